@@ -1,0 +1,108 @@
+"""UIAgent: the pipeline, the history sent to the model, and the typed shared state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import JsonValue
+
+from core.blocks.base import BlockEnv
+from core.blocks.tool_call import ToolCallBlock
+from core.blocks.ui_action import UIActionFunction
+from core.chat_client import ChatClient
+from core.handlers import builtin_handlers
+from core.messages import ChatMessage, ChatOptions, ToolDeclaration
+from core.pipeline import Handler, Pipeline, StateMapper
+from core.state import AgentState
+from core.tool_blocks import ToolBlockRegistry
+
+__all__ = ["UIAgent"]
+
+
+class UIAgent:
+    """What the conversation sends and how what comes back becomes blocks and state.
+
+    Owns the chat client, the pipeline (handlers, blocks), the history sent to the model,
+    the shared state, and the registered UI actions (declared to the model, run only by the
+    human) and client tools' declarations. Engine thread only.
+    """
+
+    def __init__(
+        self,
+        client: ChatClient,
+        *,
+        state: AgentState | None = None,
+        env: BlockEnv | None = None,
+        handlers: list[Handler] | None = None,
+        state_mappers: list[StateMapper] | None = None,
+        tools: list[ToolDeclaration] | None = None,
+        context: list[dict[str, str]] | None = None,
+        forwarded_props: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.client = client
+        self.env = env or BlockEnv()
+        self.state = state or AgentState()
+        self.state.env = self.env
+        self.env.state = self.state
+        self.tool_blocks = ToolBlockRegistry()
+        self.ui_actions: dict[str, UIActionFunction] = {}
+        self._declarations: dict[str, ToolDeclaration] = {t.name: t for t in tools or []}
+        self.context = list(context or [])
+        self.forwarded_props = dict(forwarded_props or {})
+        self.history: list[ChatMessage] = []
+        self.pipeline = Pipeline(
+            env=self.env,
+            state=self.state,
+            builtin_handlers=builtin_handlers(self.tool_blocks, self.ui_actions),
+            state_mappers=state_mappers or (),
+        )
+        for handler in handlers or []:
+            self.pipeline.add_handler(handler)
+
+    def register_ui_action(
+        self,
+        name: str,
+        function: UIActionFunction,
+        *,
+        description: str = "",
+        parameters: dict[str, JsonValue] | None = None,
+    ) -> None:
+        """Offer the model a UI action. Only its declaration is sent; the human runs it."""
+        self.ui_actions[name] = function
+        self._declarations[name] = ToolDeclaration(
+            name=name,
+            description=description,
+            parameters=parameters or {"type": "object", "properties": {}},
+        )
+
+    def declare_tool(self, declaration: ToolDeclaration) -> None:
+        """Declare a client-side tool (run by a middleware such as FunctionInvokingChatClient)."""
+        self._declarations[declaration.name] = declaration
+
+    def register_tool_block(self, cls: type[ToolCallBlock], *, schema: Mapping[str, Any] | None = None) -> None:
+        """Render `cls.tool_name`'s calls with `cls`.
+
+        The schema defaults to the declared tool's parameters, when the tool is declared.
+
+        Raises:
+            ToolBlockSpecError: the mapped argument keys are not in the schema.
+        """
+        if schema is None and cls.tool_name in self._declarations:
+            schema = self._declarations[cls.tool_name].parameters
+        self.tool_blocks.register(cls, schema=schema)
+
+    @property
+    def declarations(self) -> list[ToolDeclaration]:
+        """Tools and UI actions offered to the model."""
+        return list(self._declarations.values())
+
+    def options(self, conversation_id: str) -> ChatOptions:
+        """The options of the next request: declarations, the committed state, context."""
+        return ChatOptions(
+            tools=self.declarations,
+            state=self.state.committed,
+            context=self.context,
+            forwarded_props=self.forwarded_props,
+            conversation_id=conversation_id,
+        )

@@ -1,0 +1,212 @@
+"""Decoding AG-UI events from SSE payloads, and expanding the `*_CHUNK` shorthands.
+
+`decode_event` parses a payload once with `json.loads` and validates it with the model of its
+`type` (cheaper than validating against the 31-member union). A `type` the SDK does not know
+becomes an `UnknownEvent`, kept with its raw data and never fatal.
+
+`ChunkExpander` rewrites `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and `REASONING_MESSAGE_CHUNK`
+into start / content / end events the way the reference TypeScript client does: a chunk opens
+its message or call when none of that kind is open (or the id changes), later chunks append,
+and any other event (except RAW and ACTIVITY_*) closes what the chunks opened.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from ag_ui.core import (
+    BaseEvent,
+    Event,
+    EventType,
+    ReasoningMessageChunkEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    TextMessageChunkEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallChunkEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from pydantic import BaseModel, ValidationError
+
+from core.errors import ProtocolError
+
+__all__ = ["UnknownEvent", "AnyEvent", "decode_event", "ChunkExpander", "event_to_raw"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownEvent:
+    """An event whose `type` AG-UI 1.0 does not define: kept raw, shown in the debug view."""
+
+    type: str
+    raw: dict[str, Any]
+
+
+AnyEvent = BaseEvent | UnknownEvent
+"""A decoded event: a validated AG-UI model, or an unknown one kept raw."""
+
+
+def _model_table() -> dict[str, type[BaseModel]]:
+    union = get_args(Event)[0]  # Annotated[Union[...], discriminator]
+    table: dict[str, type[BaseModel]] = {}
+    for model in get_args(union):
+        table[model.model_fields["type"].default.value] = model
+    return table
+
+
+_MODELS = _model_table()
+_CHUNK_PASSTHROUGH = frozenset({EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA})
+
+
+def decode_event(payload: str, position: int) -> tuple[AnyEvent, dict[str, Any]]:
+    """Parse and validate one SSE `data` payload.
+
+    Args:
+        payload: the event's JSON text.
+        position: its 1-based position in the stream, for error messages.
+
+    Returns:
+        The event, and the parsed JSON object (the event's `raw` form, camelCase as sent).
+
+    Raises:
+        ProtocolError: the payload is not a JSON object with a string `type`, or does not
+            validate against the model its `type` names.
+    """
+    try:
+        data = json.loads(payload)
+    except ValueError as exc:
+        raise _error(f"event {position} is not valid JSON: {exc}", None, position) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise _error(f"event {position} is not a JSON object with a string 'type'", None, position)
+    event_type = data["type"]
+    model = _MODELS.get(event_type)
+    if model is None:
+        return UnknownEvent(event_type, data), data
+    try:
+        return model.model_validate(data), data  # type: ignore[return-value]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(event)'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        raise _error(f"event {position} ({event_type}) is malformed: {problems}", event_type, position) from exc
+
+
+def event_to_raw(event: BaseEvent) -> dict[str, Any]:
+    """The JSON-ready, camelCase form of an event the client synthesised itself."""
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _error(message: str, event_type: str | None, position: int | None) -> ProtocolError:
+    error = ProtocolError(message)
+    error.event_type = event_type
+    error.position = position
+    return error
+
+
+class ChunkExpander:
+    """Expands `*_CHUNK` events into start / content / end triples.
+
+    Owns which message, call or reasoning message the chunks currently hold open. One per
+    stream; engine thread only.
+    """
+
+    def __init__(self) -> None:
+        self._mode: str | None = None  # "text", "tool" or "reasoning": what chunks hold open
+        self._open_id: str | None = None
+
+    def expand(self, event: AnyEvent, position: int) -> list[AnyEvent]:
+        """Rewrite one event.
+
+        Args:
+            event: the decoded event.
+            position: its position in the stream, for error messages.
+
+        Returns:
+            The events to process instead, in order (usually just `[event]`).
+
+        Raises:
+            ProtocolError: a chunk that must open a message or call lacks its id or name.
+        """
+        if isinstance(event, TextMessageChunkEvent):
+            return self._text(event, position)
+        if isinstance(event, ToolCallChunkEvent):
+            return self._tool(event, position)
+        if isinstance(event, ReasoningMessageChunkEvent):
+            return self._reasoning(event, position)
+        if self._mode is None or isinstance(event, UnknownEvent) or event.type in _CHUNK_PASSTHROUGH:
+            return [event]
+        return [*self.close(), event]
+
+    def close(self) -> list[AnyEvent]:
+        """Close whatever the chunks hold open (also called when the stream ends)."""
+        mode, open_id = self._mode, self._open_id
+        self._mode = self._open_id = None
+        if mode == "text":
+            return [TextMessageEndEvent(message_id=open_id)]
+        if mode == "tool":
+            return [ToolCallEndEvent(tool_call_id=open_id)]
+        if mode == "reasoning":
+            return [ReasoningMessageEndEvent(message_id=open_id)]
+        return []
+
+    def _switch(self, mode: str, new_id: str | None) -> list[AnyEvent]:
+        if self._mode == mode and (new_id is None or new_id == self._open_id):
+            return []
+        return self.close()
+
+    def _text(self, event: TextMessageChunkEvent, position: int) -> list[AnyEvent]:
+        out = self._switch("text", event.message_id)
+        if self._mode is None:
+            if event.message_id is None:
+                raise _error(
+                    f"event {position} (TEXT_MESSAGE_CHUNK) opens a message but has no messageId",
+                    "TEXT_MESSAGE_CHUNK",
+                    position,
+                )
+            out.append(TextMessageStartEvent(message_id=event.message_id, role=event.role or "assistant", name=event.name))
+            self._mode, self._open_id = "text", event.message_id
+        if event.delta:
+            out.append(TextMessageContentEvent(message_id=self._open_id, delta=event.delta))
+        return out
+
+    def _tool(self, event: ToolCallChunkEvent, position: int) -> list[AnyEvent]:
+        out = self._switch("tool", event.tool_call_id)
+        if self._mode is None:
+            if event.tool_call_id is None or event.tool_call_name is None:
+                raise _error(
+                    f"event {position} (TOOL_CALL_CHUNK) opens a call but lacks toolCallId or toolCallName",
+                    "TOOL_CALL_CHUNK",
+                    position,
+                )
+            out.append(
+                ToolCallStartEvent(
+                    tool_call_id=event.tool_call_id,
+                    tool_call_name=event.tool_call_name,
+                    parent_message_id=event.parent_message_id,
+                )
+            )
+            self._mode, self._open_id = "tool", event.tool_call_id
+        if event.delta:
+            out.append(ToolCallArgsEvent(tool_call_id=self._open_id, delta=event.delta))
+        return out
+
+    def _reasoning(self, event: ReasoningMessageChunkEvent, position: int) -> list[AnyEvent]:
+        out = self._switch("reasoning", event.message_id)
+        if self._mode is None:
+            if event.message_id is None:
+                raise _error(
+                    f"event {position} (REASONING_MESSAGE_CHUNK) opens a message but has no messageId",
+                    "REASONING_MESSAGE_CHUNK",
+                    position,
+                )
+            out.append(ReasoningMessageStartEvent(message_id=event.message_id))
+            self._mode, self._open_id = "reasoning", event.message_id
+        if event.delta:
+            out.append(ReasoningMessageContentEvent(message_id=self._open_id, delta=event.delta))
+        return out

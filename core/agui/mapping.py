@@ -1,0 +1,496 @@
+"""Mapping verified AG-UI events to Tandem's neutral updates.
+
+Every update carries `raw`: the event as JSON-ready camelCase data (the received object, or
+the dump of an event the client synthesised when expanding chunks). Not every event yields an
+update: starts and ends of messages carry no content and map to nothing.
+
+| AG-UI event | update contents |
+| --- | --- |
+| TEXT_MESSAGE_CONTENT | `TextContent` (message id, role from the start event) |
+| REASONING_MESSAGE_CONTENT | `ReasoningContent` |
+| REASONING_ENCRYPTED_VALUE | `ReasoningContent(encrypted_value)`; on a tool call `ToolCallContent(encrypted_value)`; on a tool result message the result again, with the value |
+| TOOL_CALL_START / ARGS / END | `ToolCallContent` (name, argument deltas, `done` with parsed arguments); calls to tools the request did not declare are `informational_only` |
+| TOOL_CALL_RESULT | `ToolResultContent`, role `tool` |
+| STATE_SNAPSHOT / STATE_DELTA | `StateSnapshotContent` / `StateDeltaContent`, with `proposal_id` when predictive |
+| ACTIVITY_SNAPSHOT / DELTA | `ActivityContent` |
+| STEP_* / SUBAGENT_* | `ActivityContent` (`step` / `subagent`); events of a subagent carry its name as `author` |
+| MESSAGES_SNAPSHOT | one update per message the client has not seen, then a `DebugContent` |
+| RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` |
+| RUN_FINISHED | approval / input requests for interrupts, then `FinishContent` |
+| RUN_ERROR | `ErrorContent` (the client raises `AgentRunError` after yielding it) |
+
+**Predictive state.** While a call to a tool named by a `PredictStateMapping` (configured, or
+announced by a `CUSTOM` `PredictState` event in the run) is unresolved, state writes touching
+its `state_key` carry `proposal_id = toolCallId`; so does the approval request for that call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from ag_ui.core import BaseEvent, EventType, Interrupt, Message
+
+from core.agui.events import AnyEvent, UnknownEvent
+from core.content import (
+    ActivityContent,
+    ApprovalRequestContent,
+    DebugContent,
+    ErrorContent,
+    FinishContent,
+    InputRequestContent,
+    ReasoningContent,
+    StateDeltaContent,
+    StateSnapshotContent,
+    TextContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.messages import ChatUpdate, Role
+
+__all__ = ["PredictStateMapping", "KnownCall", "EventMapper", "parse_expiry"]
+
+log = logging.getLogger(__name__)
+
+_ROLES: dict[str, Role] = {"assistant": "assistant", "user": "user", "system": "system", "developer": "system"}
+
+
+@dataclass(frozen=True)
+class PredictStateMapping:
+    """A tool whose streamed arguments feed a state key: writes to that key are proposals."""
+
+    state_key: str
+    tool: str
+    tool_argument: str | None = None
+
+    @classmethod
+    def parse(cls, value: object) -> PredictStateMapping | None:
+        """Read one `{state_key, tool, tool_argument}` entry (snake or camel case), or None."""
+        if isinstance(value, PredictStateMapping):
+            return value
+        if not isinstance(value, dict):
+            return None
+        key = value.get("state_key", value.get("stateKey"))
+        tool = value.get("tool")
+        argument = value.get("tool_argument", value.get("toolArgument"))
+        if not isinstance(key, str) or not isinstance(tool, str):
+            return None
+        return cls(key, tool, argument if isinstance(argument, str) else None)
+
+
+@dataclass
+class KnownCall:
+    """A tool call seen in the request history or the stream."""
+
+    name: str | None
+    parent_message_id: str | None = None
+    chunks: list[str] = field(default_factory=list)
+    arguments: dict[str, Any] | None = None
+    informational_only: bool = False
+    resolved: bool = False
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The complete arguments, parsed from the streamed chunks when needed."""
+        if self.arguments is None and self.chunks:
+            try:
+                value = json.loads("".join(self.chunks))
+            except ValueError:
+                return None
+            self.arguments = value if isinstance(value, dict) else None
+        return self.arguments
+
+
+def parse_expiry(value: str | None) -> float | None:
+    """An interrupt's `expiresAt` (ISO 8601, or seconds since the epoch) as Unix time, or None."""
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        log.warning("ignoring an interrupt expiry that is not ISO 8601")
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def _update(contents: list[Any], raw: Any, *, role: Role = "assistant", message_id: str | None = None,
+            author: str | None = None) -> ChatUpdate:
+    # Parts are built from validated events, so validation is skipped: this is the hot path.
+    return ChatUpdate.model_construct(role=role, contents=contents, message_id=message_id, author=author, raw=raw)
+
+
+class EventMapper:
+    """Turns one stream's verified events into `ChatUpdate`s.
+
+    Owns what the mapping needs to remember: the declared tool names, the calls and messages
+    seen, subagent names, predictive-state mappings, and the interrupts of the last finished run
+    (`interrupts`). One per stream; engine thread only.
+    """
+
+    def __init__(
+        self,
+        *,
+        declared_tools: Iterable[str] = (),
+        predict_state: Iterable[PredictStateMapping] = (),
+        known_calls: dict[str, KnownCall] | None = None,
+        known_message_ids: Iterable[str] = (),
+    ) -> None:
+        self._declared = frozenset(declared_tools)
+        self._configured = tuple(predict_state)
+        self._predict: list[PredictStateMapping] = list(self._configured)
+        self.calls: dict[str, KnownCall] = dict(known_calls or {})
+        """Every tool call known so far, by id."""
+        self._run_calls: list[str] = []
+        self._known_ids = set(known_message_ids)
+        self._roles: dict[str, Role] = {}
+        self._results: dict[str, ToolResultContent] = {}  # tool result message id → result
+        self._subagents: dict[str, str] = {}
+        self.interrupts: list[Interrupt] = []
+        """The interrupts the last RUN_FINISHED left open."""
+        self._handlers: dict[EventType, Callable[[Any, Any], list[ChatUpdate]]] = {
+            EventType.TEXT_MESSAGE_START: self._text_start,
+            EventType.TEXT_MESSAGE_CONTENT: self._text_content,
+            EventType.TEXT_MESSAGE_END: _nothing,
+            EventType.REASONING_START: _nothing,
+            EventType.REASONING_END: _nothing,
+            EventType.REASONING_MESSAGE_START: self._reasoning_start,
+            EventType.REASONING_MESSAGE_CONTENT: self._reasoning_content,
+            EventType.REASONING_MESSAGE_END: _nothing,
+            EventType.REASONING_ENCRYPTED_VALUE: self._encrypted,
+            EventType.TOOL_CALL_START: self._call_start,
+            EventType.TOOL_CALL_ARGS: self._call_args,
+            EventType.TOOL_CALL_END: self._call_end,
+            EventType.TOOL_CALL_RESULT: self._call_result,
+            EventType.STATE_SNAPSHOT: self._state_snapshot,
+            EventType.STATE_DELTA: self._state_delta,
+            EventType.MESSAGES_SNAPSHOT: self._messages_snapshot,
+            EventType.ACTIVITY_SNAPSHOT: self._activity_snapshot,
+            EventType.ACTIVITY_DELTA: self._activity_delta,
+            EventType.RAW: self._raw,
+            EventType.CUSTOM: self._custom,
+            EventType.RUN_STARTED: self._run_started,
+            EventType.RUN_FINISHED: self._run_finished,
+            EventType.RUN_ERROR: self._run_error,
+            EventType.STEP_STARTED: self._step,
+            EventType.STEP_FINISHED: self._step,
+            EventType.SUBAGENT_STARTED: self._subagent_started,
+            EventType.SUBAGENT_FINISHED: self._subagent_ended,
+            EventType.SUBAGENT_ERROR: self._subagent_ended,
+        }
+
+    def map(self, event: AnyEvent, raw: Any) -> list[ChatUpdate]:
+        """The updates one event produces (often none or one).
+
+        Args:
+            event: a verified event.
+            raw: its JSON-ready form.
+        """
+        if isinstance(event, UnknownEvent):
+            return [_update([DebugContent(label=f"unknown event {event.type}", value=raw)], raw)]
+        return self._handlers[event.type](event, raw)
+
+    # -- attribution -------------------------------------------------------------------------
+
+    def _author(self, event: BaseEvent) -> str | None:
+        run_id = getattr(event, "subagent_run_id", None)
+        if run_id is None:
+            return None
+        return self._subagents.get(run_id, run_id)
+
+    # -- text and reasoning ------------------------------------------------------------------
+
+    def _text_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        self._roles[event.message_id] = _ROLES.get(event.role or "assistant", "assistant")
+        self._known_ids.add(event.message_id)
+        return []
+
+    def _text_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if not event.delta:
+            return []
+        role = self._roles.get(event.message_id, "assistant")
+        part = TextContent.model_construct(text=event.delta)
+        return [_update([part], raw, role=role, message_id=event.message_id, author=self._author(event))]
+
+    def _reasoning_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        self._known_ids.add(event.message_id)
+        return []
+
+    def _reasoning_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if not event.delta:
+            return []
+        part = ReasoningContent.model_construct(text=event.delta)
+        return [_update([part], raw, message_id=event.message_id, author=self._author(event))]
+
+    def _encrypted(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        author = self._author(event)
+        if event.subtype == "tool-call":
+            call = self.calls.get(event.entity_id)
+            part: Any = ToolCallContent(
+                call_id=event.entity_id,
+                name=call.name if call else None,
+                encrypted_value=event.encrypted_value,
+                informational_only=call.informational_only if call else False,
+            )
+            return [_update([part], raw, message_id=call.parent_message_id if call else None, author=author)]
+        result = self._results.get(event.entity_id)
+        if result is not None:
+            # The value belongs to a tool message: repeat the result with it, so the history
+            # sends it back on the ToolMessage (the request builder keeps the last result per call).
+            part = result.model_copy(update={"encrypted_value": event.encrypted_value})
+            self._results[event.entity_id] = part
+            return [_update([part], raw, role="tool", message_id=event.entity_id, author=author)]
+        part = ReasoningContent(encrypted_value=event.encrypted_value)
+        return [_update([part], raw, message_id=event.entity_id, author=author)]
+
+    # -- tool calls --------------------------------------------------------------------------
+
+    def _call_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        informational = event.tool_call_name not in self._declared
+        self.calls[event.tool_call_id] = KnownCall(
+            event.tool_call_name, event.parent_message_id, informational_only=informational
+        )
+        self._run_calls.append(event.tool_call_id)
+        part = ToolCallContent.model_construct(
+            call_id=event.tool_call_id, name=event.tool_call_name, informational_only=informational
+        )
+        return [_update([part], raw, message_id=event.parent_message_id, author=self._author(event))]
+
+    def _call_args(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        call = self.calls[event.tool_call_id]
+        call.chunks.append(event.delta)
+        if not event.delta:
+            return []
+        part = ToolCallContent.model_construct(
+            call_id=event.tool_call_id, name=call.name, arguments_delta=event.delta,
+            informational_only=call.informational_only,
+        )
+        return [_update([part], raw, message_id=call.parent_message_id, author=self._author(event))]
+
+    def _call_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        call = self.calls[event.tool_call_id]
+        part = ToolCallContent.model_construct(
+            call_id=event.tool_call_id, name=call.name, done=True, arguments=call.parsed_arguments(),
+            informational_only=call.informational_only,
+        )
+        return [_update([part], raw, message_id=call.parent_message_id, author=self._author(event))]
+
+    def _call_result(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        call = self.calls.get(event.tool_call_id)
+        if call is not None:
+            call.resolved = True
+        content = event.content
+        if not isinstance(content, str):
+            content = [part.model_dump(mode="json", by_alias=True) for part in content]
+        part = ToolResultContent.model_construct(call_id=event.tool_call_id, result=content)
+        self._results[event.message_id] = part
+        self._known_ids.add(event.message_id)
+        return [_update([part], raw, role="tool", message_id=event.message_id, author=self._author(event))]
+
+    # -- state and activity ------------------------------------------------------------------
+
+    def _proposal_for(self, keys: Iterable[str]) -> str | None:
+        wanted = set(keys)
+        if not wanted:
+            return None
+        for call_id in reversed(self._run_calls):
+            call = self.calls[call_id]
+            if call.resolved:
+                continue
+            if any(m.tool == call.name and m.state_key in wanted for m in self._predict):
+                return call_id
+        return None
+
+    def _state_snapshot(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        keys = event.snapshot.keys() if isinstance(event.snapshot, dict) else ()
+        part = StateSnapshotContent.model_construct(snapshot=event.snapshot, proposal_id=self._proposal_for(keys))
+        return [_update([part], raw, author=self._author(event))]
+
+    def _state_delta(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        patch = [op.model_dump(mode="json", by_alias=True) for op in event.delta]
+        keys = [_first_segment(op["path"]) for op in patch]
+        part = StateDeltaContent.model_construct(patch=patch, proposal_id=self._proposal_for(keys))
+        return [_update([part], raw, author=self._author(event))]
+
+    def _activity_snapshot(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        part = ActivityContent(
+            activity_id=event.message_id, activity_type=event.activity_type, content=event.content,
+            replace=True if event.replace is None else event.replace,
+        )
+        return [_update([part], raw, message_id=event.message_id, author=self._author(event))]
+
+    def _activity_delta(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        patch = [op.model_dump(mode="json", by_alias=True) for op in event.patch]
+        part = ActivityContent(activity_id=event.message_id, activity_type=event.activity_type, patch=patch, replace=False)
+        return [_update([part], raw, message_id=event.message_id, author=self._author(event))]
+
+    def _step(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        status = "running" if event.type is EventType.STEP_STARTED else "finished"
+        part = ActivityContent(
+            activity_id=f"step:{event.step_name}", activity_type="step",
+            content={"name": event.step_name, "status": status},
+        )
+        return [_update([part], raw, author=self._author(event))]
+
+    def _subagent_started(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        self._subagents[event.subagent_run_id] = event.name
+        content = {"name": event.name, "status": "running", "description": event.description,
+                   "parentToolCallId": event.parent_tool_call_id}
+        part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent",
+                               content={k: v for k, v in content.items() if v is not None})
+        return [_update([part], raw, author=event.name)]
+
+    def _subagent_ended(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        name = self._subagents.get(event.subagent_run_id, event.subagent_run_id)
+        if event.type is EventType.SUBAGENT_ERROR:
+            content: dict[str, Any] = {"name": name, "status": "error", "message": event.message}
+        else:
+            outcome = event.outcome.type if event.outcome is not None else "success"
+            content = {"name": name, "status": "finished" if outcome == "success" else outcome}
+        part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent", content=content)
+        return [_update([part], raw, author=name)]
+
+    # -- snapshots and pass-through ----------------------------------------------------------
+
+    def _messages_snapshot(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        updates: list[ChatUpdate] = []
+        for message in event.messages:
+            if message.id in self._known_ids:
+                continue
+            self._known_ids.add(message.id)
+            update = self._snapshot_message(message)
+            if update is not None:
+                updates.append(update)
+        summary = {"messages": len(event.messages), "new": len(updates)}
+        updates.append(_update([DebugContent(label="messages snapshot", value=summary)], raw))
+        return updates
+
+    def _snapshot_message(self, message: Message) -> ChatUpdate | None:
+        raw = {"type": "MESSAGES_SNAPSHOT", "message": message.model_dump(mode="json", by_alias=True)}
+        role = message.role
+        parts: list[Any] = []
+        if role == "tool":
+            parts.append(ToolResultContent(call_id=message.tool_call_id, result=_text_of(message.content),
+                                           error=message.error, encrypted_value=message.encrypted_value))
+            return _update(parts, raw, role="tool", message_id=message.id)
+        if role == "reasoning":
+            parts.append(ReasoningContent(text=message.content, encrypted_value=message.encrypted_value))
+        elif role == "activity":
+            parts.append(ActivityContent(activity_id=message.id, activity_type=message.activity_type,
+                                         content=message.content))
+        elif role in ("assistant", "user", "system", "developer"):
+            text = _text_of(message.content)
+            if text:
+                parts.append(TextContent(text=text))
+            for call in getattr(message, "tool_calls", None) or []:
+                try:
+                    arguments = json.loads(call.function.arguments) if call.function.arguments else {}
+                except ValueError:
+                    arguments = {"_unparsed_arguments": call.function.arguments}
+                informational = call.function.name not in self._declared
+                self.calls.setdefault(call.id, KnownCall(call.function.name, message.id, arguments=arguments,
+                                                         informational_only=informational))
+                parts.append(ToolCallContent(call_id=call.id, name=call.function.name,
+                                             arguments=arguments if isinstance(arguments, dict) else {"_value": arguments},
+                                             done=True, informational_only=informational,
+                                             encrypted_value=call.encrypted_value))
+        if not parts:
+            return None
+        return _update(parts, raw, role=_ROLES.get(role, "assistant"), message_id=message.id)
+
+    def _raw(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        value = {"event": event.event, "source": event.source}
+        return [_update([DebugContent(label="raw", value=value)], raw, author=self._author(event))]
+
+    def _custom(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.name == "PredictState":
+            entries = event.value if isinstance(event.value, list) else [event.value]
+            for entry in entries:
+                mapping = PredictStateMapping.parse(entry)
+                if mapping is not None and mapping not in self._predict:
+                    self._predict.append(mapping)
+        label = f"custom {event.name}"
+        return [_update([DebugContent(label=label, value=event.value)], raw, author=self._author(event))]
+
+    # -- run lifecycle -----------------------------------------------------------------------
+
+    def _run_started(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        self._run_calls = []
+        self._predict = list(self._configured)
+        self.interrupts = []
+        value = {"threadId": event.thread_id, "runId": event.run_id}
+        return [_update([DebugContent(label="run started", value=value)], raw)]
+
+    def _run_error(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        return [_update([ErrorContent(message=event.message, code=event.code)], raw)]
+
+    def _run_finished(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        outcome = event.outcome
+        kind = outcome.type if outcome is not None else "success"
+        parts: list[Any] = []
+        if kind == "cancelled":
+            parts.append(FinishContent(reason="cancelled"))
+        elif kind == "interrupt":
+            self.interrupts = list(outcome.interrupts)
+            parts.extend(self._interrupt_part(interrupt) for interrupt in outcome.interrupts)
+            parts.append(FinishContent(reason="interrupt"))
+        else:
+            pending = list(outcome.pending_tool_call_ids or []) if outcome is not None else []
+            if not pending:
+                pending = [
+                    call_id for call_id in self._run_calls
+                    if not self.calls[call_id].resolved and not self.calls[call_id].informational_only
+                ]
+            parts.append(FinishContent(reason="tool_calls" if pending else "stop"))
+        return [_update(parts, raw)]
+
+    def _interrupt_part(self, interrupt: Interrupt) -> ApprovalRequestContent | InputRequestContent:
+        expires_at = parse_expiry(interrupt.expires_at)
+        call = self.calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
+        if interrupt.reason == "tool_call" and interrupt.tool_call_id:
+            schema = interrupt.response_schema or {}
+            properties = schema.get("properties") if isinstance(schema, dict) else None
+            predictive = call is not None and any(m.tool == call.name for m in self._predict)
+            return ApprovalRequestContent(
+                request_id=interrupt.id,
+                call_id=interrupt.tool_call_id,
+                tool_name=(call.name if call else None) or "unknown tool",
+                arguments=(call.parsed_arguments() if call else None) or {},
+                message=interrupt.message,
+                allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
+                proposal_id=interrupt.tool_call_id if predictive else None,
+                expires_at=expires_at,
+            )
+        return InputRequestContent(
+            request_id=interrupt.id,
+            reason=interrupt.reason,
+            message=interrupt.message,
+            response_schema=interrupt.response_schema,
+            call_id=interrupt.tool_call_id,
+            expires_at=expires_at,
+        )
+
+
+def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:
+    return []
+
+
+def _first_segment(path: str) -> str:
+    segment = path.split("/", 2)[1] if path.startswith("/") else path
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(getattr(part, "text", "") or "" for part in content)
+    return ""

@@ -1,0 +1,240 @@
+"""Building a `RunAgentInput` from Tandem's history, options and decisions.
+
+Servers are stateless, so every run carries the **full** history:
+
+- user and system messages become `UserMessage` / `SystemMessage` (text only);
+- an assistant message becomes a `ReasoningMessage` for its reasoning (with `encryptedValue`
+  echoed untouched) and an `AssistantMessage` for its text and tool calls;
+- each tool result becomes a `ToolMessage` (the last result per call wins, which is how an
+  encrypted value that arrived after its result is sent back);
+- a user message holding `ApprovalResponseContent` / `InputResponseContent` parts is not a
+  message at all: the last one becomes `resume` entries, one per **open** interrupt (an open
+  interrupt without an answer is sent as cancelled), earlier ones are dropped.
+
+Resume payloads: an approval becomes `{"approved": bool, "reason"?, "editedArgs"?}`; an input
+response sends its payload. Payloads are validated against the interrupt's `responseSchema`
+with `jsonschema` first; an invalid payload or an answer to an expired interrupt raises
+`DecisionError` and nothing is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import jsonschema
+from ag_ui.core import (
+    AssistantMessage,
+    Context,
+    FunctionCall,
+    Interrupt,
+    Message,
+    ReasoningMessage,
+    ResumeEntry,
+    RunAgentInput,
+    SystemMessage,
+    Tool,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+from core.agui.mapping import KnownCall, parse_expiry
+from core.content import (
+    ApprovalResponseContent,
+    InputResponseContent,
+    ReasoningContent,
+    TextContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.errors import DecisionError
+from core.messages import ChatMessage, ChatOptions
+
+__all__ = ["PROTOCOL_VERSION", "build_run_input", "to_agui_messages", "resume_entries", "known_calls"]
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = "1.0"
+"""The AG-UI protocol version this client speaks."""
+
+_RESPONSE_KINDS = (ApprovalResponseContent, InputResponseContent)
+Response = ApprovalResponseContent | InputResponseContent
+
+
+def build_run_input(
+    messages: Sequence[ChatMessage],
+    options: ChatOptions,
+    *,
+    thread_id: str,
+    run_id: str,
+    open_interrupts: Sequence[Interrupt] | None,
+) -> RunAgentInput:
+    """The request body for one run.
+
+    Args:
+        messages: the full history; a trailing user message of decisions becomes `resume`.
+        options: tools, state, context and forwarded properties.
+        thread_id: the conversation's stable id.
+        run_id: a new id for this run.
+        open_interrupts: the interrupts the previous run left open, or None when unknown
+            (a fresh client after a restore: entries are then built from the answers alone).
+
+    Raises:
+        DecisionError: a payload does not match its interrupt's schema, or answers an
+            expired or unknown interrupt.
+    """
+    history = list(messages)
+    responses: list[Response] = []
+    if history and history[-1].role == "user" and any(isinstance(p, _RESPONSE_KINDS) for p in history[-1].contents):
+        last = history.pop()
+        responses = [p for p in last.contents if isinstance(p, _RESPONSE_KINDS)]
+        if any(isinstance(p, TextContent) for p in last.contents):
+            history.append(last)  # its text is still a user message; its answers are stripped below
+    resume = resume_entries(responses, open_interrupts)
+    return RunAgentInput(
+        thread_id=thread_id,
+        run_id=run_id,
+        protocol_version=PROTOCOL_VERSION,
+        state=options.state if options.state is not None else {},
+        messages=to_agui_messages(history),
+        tools=[Tool(name=t.name, description=t.description, parameters=t.parameters) for t in options.tools],
+        context=[Context(description=c.get("description", ""), value=c.get("value", "")) for c in options.context],
+        forwarded_props=options.forwarded_props,
+        resume=resume or None,
+    )
+
+
+def to_agui_messages(messages: Sequence[ChatMessage]) -> list[Message]:
+    """Convert Tandem history to AG-UI messages (see the module docstring for the rules)."""
+    out: list[Message] = []
+    results: dict[str, int] = {}  # call id → index in `out`, so a later result replaces an earlier one
+    for index, message in enumerate(messages):
+        message_id = message.message_id or f"{message.role}-{index}"
+        if message.role in ("user", "system"):
+            text = "".join(p.text for p in message.contents if isinstance(p, TextContent))
+            if text or not any(isinstance(p, _RESPONSE_KINDS) for p in message.contents):
+                cls = UserMessage if message.role == "user" else SystemMessage
+                out.append(cls(id=message_id, content=text))
+            # else: an earlier run's decisions, already sent as resume entries
+        elif message.role == "assistant":
+            out.extend(_assistant_messages(message, message_id))
+        for part in message.contents:
+            if isinstance(part, ToolResultContent):
+                tool_message = _tool_message(part, message.message_id if message.role == "tool" else None)
+                if part.call_id in results:
+                    out[results[part.call_id]] = tool_message
+                else:
+                    results[part.call_id] = len(out)
+                    out.append(tool_message)
+    return out
+
+
+def _assistant_messages(message: ChatMessage, message_id: str) -> list[Message]:
+    reasoning: list[str] = []
+    encrypted: str | None = None
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    for part in message.contents:
+        if isinstance(part, ReasoningContent):
+            reasoning.append(part.text)
+            encrypted = part.encrypted_value or encrypted
+        elif isinstance(part, TextContent):
+            text.append(part.text)
+        elif isinstance(part, ToolCallContent):
+            arguments = json.dumps(part.arguments) if part.arguments is not None else (part.arguments_delta or "{}")
+            calls.append(
+                ToolCall(id=part.call_id, function=FunctionCall(name=part.name or "", arguments=arguments),
+                         encrypted_value=part.encrypted_value)
+            )
+    has_reasoning_text = any(reasoning)
+    has_answer = bool(text or calls)
+    out: list[Message] = []
+    if has_reasoning_text or (encrypted is not None and not has_answer):
+        reasoning_id = f"{message_id}-reasoning" if has_answer else message_id
+        out.append(ReasoningMessage(id=reasoning_id, content="".join(reasoning), encrypted_value=encrypted))
+        encrypted = None
+    if has_answer:
+        out.append(AssistantMessage(id=message_id, content="".join(text), tool_calls=calls or None,
+                                    encrypted_value=encrypted))
+    return out
+
+
+def _tool_message(part: ToolResultContent, message_id: str | None) -> ToolMessage:
+    result = part.result
+    content = result if isinstance(result, str) else json.dumps(result)
+    return ToolMessage(id=message_id or f"tool-{part.call_id}", tool_call_id=part.call_id, content=content,
+                       error=part.error, encrypted_value=part.encrypted_value)
+
+
+def resume_entries(responses: Sequence[Response], open_interrupts: Sequence[Interrupt] | None,
+                   *, now: float | None = None) -> list[ResumeEntry]:
+    """One resume entry per open interrupt, answered or cancelled.
+
+    Raises:
+        DecisionError: see `build_run_input`.
+    """
+    answers = {r.request_id: r for r in responses}
+    if open_interrupts is None:
+        return [_entry(answer, None, now) for answer in answers.values()]
+    entries: list[ResumeEntry] = []
+    for interrupt in open_interrupts:
+        answer = answers.pop(interrupt.id, None)
+        if answer is None:
+            entries.append(ResumeEntry(interrupt_id=interrupt.id, status="cancelled"))
+        else:
+            entries.append(_entry(answer, interrupt, now))
+    if answers:
+        raise DecisionError(f"no open interrupt {sorted(answers)[0]!r} to answer")
+    return entries
+
+
+def _entry(answer: Response, interrupt: Interrupt | None, now: float | None) -> ResumeEntry:
+    if answer.status == "cancelled":
+        return ResumeEntry(interrupt_id=answer.request_id, status="cancelled")
+    if interrupt is not None:
+        expires_at = parse_expiry(interrupt.expires_at)
+        if expires_at is not None and (now if now is not None else time.time()) > expires_at:
+            raise DecisionError(f"interrupt {interrupt.id!r} expired and can no longer be answered")
+    if isinstance(answer, ApprovalResponseContent):
+        payload: Any = {"approved": answer.approved}
+        if answer.reason is not None:
+            payload["reason"] = answer.reason
+        if answer.edited_arguments is not None:
+            payload["editedArgs"] = answer.edited_arguments
+    else:
+        payload = answer.payload
+    if interrupt is not None and interrupt.response_schema:
+        _validate(payload, interrupt.response_schema, interrupt.id)
+    return ResumeEntry(interrupt_id=answer.request_id, status="resolved", payload=payload)
+
+
+def _validate(payload: Any, schema: dict[str, Any], interrupt_id: str) -> None:
+    try:
+        jsonschema.validate(payload, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(payload)"
+        raise DecisionError(f"the answer to interrupt {interrupt_id!r} is invalid at {where}: {exc.message}") from exc
+    except jsonschema.SchemaError:
+        log.warning("interrupt %s has an invalid responseSchema; sending the answer unchecked", interrupt_id)
+
+
+def known_calls(messages: Sequence[ChatMessage], declared: frozenset[str]) -> dict[str, KnownCall]:
+    """The tool calls in the history, by id, so an approval can show a call from an earlier run."""
+    calls: dict[str, KnownCall] = {}
+    for message in messages:
+        for part in message.contents:
+            if isinstance(part, ToolCallContent):
+                call = calls.setdefault(part.call_id, KnownCall(part.name, message.message_id,
+                                                                informational_only=part.name not in declared))
+                call.name = part.name or call.name
+                if part.arguments is not None:
+                    call.arguments = dict(part.arguments)
+                elif part.arguments_delta:
+                    call.chunks.append(part.arguments_delta)
+            elif isinstance(part, ToolResultContent) and part.call_id in calls:
+                calls[part.call_id].resolved = True
+    return calls

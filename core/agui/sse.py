@@ -1,0 +1,104 @@
+"""An incremental Server-Sent Events decoder over raw bytes.
+
+The HTTP path and the embedded byte-source path both feed bytes through this one decoder, so
+they cannot disagree about framing. It follows the SSE specification's line rules (`\\n`,
+`\\r\\n` and `\\r` all end a line, a `\\r\\n` split across two chunks is one line ending,
+comment lines such as keep-alives are ignored, `data:` lines of one event are joined with
+`\\n`) and, unlike a browser, refuses to silently drop a half-received event: `close()` raises
+when the stream ended in the middle of one.
+"""
+
+from __future__ import annotations
+
+from core.errors import ProtocolError
+
+__all__ = ["SSEDecoder"]
+
+
+class SSEDecoder:
+    """Turns chunks of an SSE byte stream into the `data` payloads of its events.
+
+    Owns the bytes of an incomplete line and the fields of an incomplete event. One decoder per
+    stream; engine thread only. Lifecycle: `feed()` any number of times, then `close()` once.
+    """
+
+    def __init__(self) -> None:
+        self._tail = b""
+        self._data: list[str] = []
+        self._in_event = False
+        self.event_name = ""
+        """The `event:` field of the event being assembled (AG-UI ignores it)."""
+        self.last_event_id = ""
+        """The last `id:` field seen (kept for reconnection, which AG-UI does not use)."""
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Decode one chunk.
+
+        Args:
+            chunk: the next bytes of the stream, split anywhere.
+
+        Returns:
+            The `data` payloads of the events this chunk completed, in order.
+
+        Raises:
+            ProtocolError: a line is not valid UTF-8.
+        """
+        buffer = self._tail + chunk if self._tail else chunk
+        if not buffer:
+            return []
+        lines = buffer.splitlines(keepends=True)
+        last = lines[-1]
+        # A final "\r" may be the first half of a "\r\n" that the next chunk completes.
+        if last.endswith(b"\n"):
+            self._tail = b""
+        else:
+            self._tail = lines.pop()
+        out: list[str] = []
+        for raw in lines:
+            self._line(raw.rstrip(b"\r\n"), out)
+        return out
+
+    def close(self) -> list[str]:
+        """End the stream.
+
+        Returns:
+            The payload of a last event completed by the end of the stream (a trailing lone `\\r`).
+
+        Raises:
+            ProtocolError: the stream ended in the middle of an event.
+        """
+        out: list[str] = []
+        tail, self._tail = self._tail, b""
+        if tail.endswith(b"\r"):
+            self._line(tail.rstrip(b"\r"), out)
+            tail = b""
+        if tail.strip() or self._in_event:
+            raise ProtocolError("the event stream was cut in the middle of an event")
+        return out
+
+    def _line(self, line: bytes, out: list[str]) -> None:
+        if not line:
+            if self._data:
+                out.append("\n".join(self._data))
+                self._data = []
+            self._in_event = False
+            self.event_name = ""
+            return
+        if line[0] == 0x3A:  # ":" starts a comment: keep-alives
+            return
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"the event stream is not valid UTF-8: {exc.reason}") from exc
+        field, sep, value = text.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        self._in_event = True
+        if field == "data":
+            self._data.append(value)
+        elif field == "event":
+            self.event_name = value
+        elif field == "id":
+            if "\0" not in value:
+                self.last_event_id = value
+        # "retry" and unknown fields are ignored, as the specification says.

@@ -1,0 +1,133 @@
+"""Interactive blocks: the conversation's suspension points."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+from core.blocks.base import Block
+from core.errors import DecisionError
+from core.log_entries import HumanWrite
+from core.messages import ChatMessage
+
+__all__ = ["Outcome", "Decision", "InteractiveBlock"]
+
+Outcome = Literal["approved", "rejected", "resolved", "completed", "declined", "failed", "cancelled", "expired"]
+
+
+class Decision(BaseModel):
+    """What the human (or the runtime, for cancel and expiry) decided about an interactive block."""
+
+    model_config = ConfigDict(frozen=True)
+
+    outcome: Outcome
+    who: str
+    at: float
+    reason: str | None = None
+    edited_arguments: dict[str, JsonValue] | None = None
+    payload: JsonValue = None
+    result: JsonValue = None
+    error: str | None = None
+
+
+class InteractiveBlock(Block):
+    """A block the conversation waits on: `await block.result()` is the suspension point.
+
+    Owns the decision. The first decision wins; later ones are ignored and return False
+    (double clicks, two widgets showing one block, replays). Engine thread only.
+    """
+
+    kind = "interactive"
+
+    def __init__(self, id: str, *, expires_at: float | None = None, **kwargs: Any) -> None:
+        super().__init__(id, **kwargs)
+        self.expires_at = expires_at
+        self.decision: Decision | None = None
+        self._waiters: list[asyncio.Future[Decision]] = []
+
+    @property
+    def decided(self) -> bool:
+        """Whether a decision was taken."""
+        return self.decision is not None
+
+    @property
+    def expired(self) -> bool:
+        """Whether the request's expiry passed without a decision."""
+        if self.decision is not None:
+            return self.decision.outcome == "expired"
+        return self.expires_at is not None and self.env.clock() >= self.expires_at
+
+    @property
+    def actionable(self) -> bool:
+        """Whether a human can still decide it."""
+        return self.decision is None and not self.expired
+
+    async def result(self) -> Decision:
+        """Wait for the decision. An expiry resolves the block as `expired`."""
+        if self.decision is not None:
+            return self.decision
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._waiters.append(future)
+        timeout = None if self.expires_at is None else max(0.0, self.expires_at - self.env.clock())
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            self.resolve("expired", record=False)
+            assert self.decision is not None
+            return self.decision
+        finally:
+            if future in self._waiters:
+                self._waiters.remove(future)
+
+    def cancel(self, who: str | None = None) -> bool:
+        """Resolve as cancelled (the turn was stopped). Returns False if already decided."""
+        return self.resolve("cancelled", who=who)
+
+    def resolve(self, outcome: Outcome, *, who: str | None = None, record: bool = True, **fields: Any) -> bool:
+        """Take a decision if none was taken yet. Returns whether this call decided.
+
+        Args:
+            outcome: What was decided.
+            who: Who decided; the configured user by default.
+            record: Log the decision as a human write (false for runtime outcomes like expiry).
+            **fields: Decision fields (reason, edited_arguments, payload, result, error).
+        """
+        if self.decision is not None:
+            return False
+        decision = Decision(outcome=outcome, who=who or self.env.user, at=self.env.clock(), **fields)
+        self._accept(decision)
+        if record:
+            self.env.write("decision", self.id, decision.model_dump(mode="json"), who=decision.who)
+        return True
+
+    def restore(self, write: HumanWrite) -> None:
+        """Re-apply a logged decision during replay (never re-runs side effects)."""
+        if self.decision is None:
+            self._accept(Decision.model_validate(write.payload))
+
+    def continuation(self) -> ChatMessage | None:
+        """The message that carries this decision back to the agent."""
+        raise NotImplementedError
+
+    def _check_actionable(self) -> None:
+        if self.decision is not None:
+            raise DecisionError(f"{self.kind} {self.id!r} was already decided ({self.decision.outcome})")
+        if self.expired:
+            self.resolve("expired", record=False)
+            raise DecisionError(f"{self.kind} {self.id!r} has expired and can no longer be answered")
+
+    def _accept(self, decision: Decision) -> None:
+        self.decision = decision
+        self._on_decided(decision)
+        for future in self._waiters:
+            if not future.done():
+                future.set_result(decision)
+        self.changed()
+
+    def _on_decided(self, decision: Decision) -> None:
+        """Hook for subclasses: apply the decision's effects (tool status, proposals)."""
+
+    def content(self) -> dict[str, Any]:
+        return {"decision": self.decision.model_dump(mode="json") if self.decision else None, "expired": self.expired}

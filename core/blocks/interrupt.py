@@ -1,0 +1,91 @@
+"""Generic input requests (interrupts) answered with a JSON-schema-shaped payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+from pydantic import JsonValue
+
+from core.blocks.interactive import InteractiveBlock
+from core.content import InputResponseContent
+from core.errors import DecisionError
+from core.messages import ChatMessage
+
+__all__ = ["InterruptBlock"]
+
+
+class InterruptBlock(InteractiveBlock):
+    """The agent asks the human for input: a message and a JSON schema for the answer.
+
+    Owns the request and the decision; validates the payload against the schema before
+    accepting it, so an invalid answer never reaches the agent.
+    """
+
+    kind = "interrupt"
+
+    def __init__(
+        self,
+        id: str,
+        *,
+        request_id: str,
+        reason: str,
+        message: str | None = None,
+        response_schema: dict[str, JsonValue] | None = None,
+        call_id: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(id, **kwargs)
+        self.request_id = request_id
+        self.reason = reason
+        self.message = message
+        self.response_schema = response_schema
+        self.call_id = call_id
+
+    def validate(self, payload: JsonValue) -> list[str]:
+        """The schema violations of `payload`, as readable messages (empty when valid)."""
+        if not self.response_schema:
+            return []
+        try:
+            validator_class = jsonschema.validators.validator_for(self.response_schema)
+            validator = validator_class(self.response_schema)
+            return [
+                f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
+                for error in sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+            ]
+        except jsonschema.SchemaError as exc:
+            return [f"the agent's schema is invalid: {exc.message}"]
+
+    def respond(self, payload: JsonValue, *, who: str | None = None) -> bool:
+        """Answer with `payload`. Returns whether this call decided.
+
+        Raises:
+            DecisionError: the payload does not match the schema, or the request expired.
+        """
+        if self.decision is not None:
+            return False
+        self._check_actionable()
+        problems = self.validate(payload)
+        if problems:
+            raise DecisionError("the answer does not match the requested form: " + "; ".join(problems))
+        return self.resolve("resolved", who=who, payload=payload)
+
+    def continuation(self) -> ChatMessage:
+        decision = self.decision
+        assert decision is not None, "continuation() before a decision"
+        resolved = decision.outcome == "resolved"
+        content = InputResponseContent(
+            request_id=self.request_id,
+            status="resolved" if resolved else "cancelled",
+            payload=decision.payload if resolved else None,
+        )
+        return ChatMessage(role="user", contents=[content])
+
+    def content(self) -> dict[str, Any]:
+        return {
+            **super().content(),
+            "request_id": self.request_id,
+            "reason": self.reason,
+            "message": self.message,
+            "response_schema": self.response_schema,
+        }

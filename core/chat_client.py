@@ -1,0 +1,146 @@
+"""The narrow waist: a ChatClient takes messages and options and streams updates."""
+
+from __future__ import annotations
+
+import abc
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+from pydantic import JsonValue
+
+from core.content import ToolCallContent, ToolResultContent
+from core.messages import ChatMessage, ChatOptions, ChatUpdate
+
+__all__ = ["ChatClient", "DelegatingChatClient", "ToolFunction", "FunctionInvokingChatClient"]
+
+log = logging.getLogger(__name__)
+
+
+class ChatClient(abc.ABC):
+    """Something that answers a list of messages with a stream of updates.
+
+    Owns nothing of the conversation: it is handed the full history on every call. Used on the
+    engine thread; `aclose()` releases transport resources and is idempotent.
+    """
+
+    @abc.abstractmethod
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
+        """Stream one segment's updates.
+
+        Raises:
+            TransportError: the segment could not be completed. Closing the iterator early
+                (cancel) must release the underlying connection at once.
+        """
+
+    async def aclose(self) -> None:
+        """Release resources. Idempotent."""
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class DelegatingChatClient(ChatClient):
+    """A middleware base: forwards to an inner client; subclasses override what they change."""
+
+    def __init__(self, inner: ChatClient) -> None:
+        self.inner = inner
+
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
+        return self.inner.stream(messages, options)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+ToolFunction = Callable[[dict[str, Any]], Awaitable[JsonValue] | JsonValue]
+
+
+class FunctionInvokingChatClient(DelegatingChatClient):
+    """Middleware that runs client-side tools automatically and continues the segment.
+
+    Owns the registry of automatic tools. When the inner stream ends with calls to those tools
+    (and the server did not run them), it runs them, yields their results as tool-role updates,
+    and streams again with the calls and results appended, up to `max_rounds` times.
+    """
+
+    def __init__(self, inner: ChatClient, tools: dict[str, ToolFunction] | None = None, *, max_rounds: int = 8) -> None:
+        super().__init__(inner)
+        self.tools: dict[str, ToolFunction] = dict(tools or {})
+        self.max_rounds = max_rounds
+
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+        history = list(messages)
+        for _round in range(self.max_rounds + 1):
+            calls: dict[str, _PendingCall] = {}
+            answered: set[str] = set()
+            produced: list[ChatUpdate] = []
+            async for update in self.inner.stream(history, options):
+                produced.append(update)
+                for part in update.contents:
+                    if isinstance(part, ToolCallContent) and not part.informational_only:
+                        call = calls.setdefault(part.call_id, _PendingCall(part.call_id))
+                        call.absorb(part)
+                    elif isinstance(part, ToolResultContent):
+                        answered.add(part.call_id)
+                yield update
+            runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
+            if not runnable or _round == self.max_rounds:
+                return
+            results: list[ToolResultContent] = []
+            for call in runnable:
+                results.append(await self._invoke(call))
+            result_update = ChatUpdate(role="tool", contents=list(results))
+            yield result_update
+            history.extend(_updates_to_messages(produced))
+            history.extend(ChatMessage(role="tool", contents=[r]) for r in results)
+
+    async def _invoke(self, call: _PendingCall) -> ToolResultContent:
+        function = self.tools[call.name or ""]
+        try:
+            arguments = call.arguments()
+            outcome = function(arguments)
+            if hasattr(outcome, "__await__"):
+                outcome = await outcome  # type: ignore[misc]
+            return ToolResultContent(call_id=call.call_id, result=outcome)  # type: ignore[arg-type]
+        except Exception as exc:  # a tool's failure is reported to the model, never raised
+            log.warning("client tool %s failed: %s", call.name, exc)
+            return ToolResultContent(call_id=call.call_id, error=f"{type(exc).__name__}: {exc}")
+
+
+class _PendingCall:
+    """A tool call being assembled from streamed parts."""
+
+    def __init__(self, call_id: str) -> None:
+        self.call_id = call_id
+        self.name: str | None = None
+        self._chunks: list[str] = []
+        self._complete: dict[str, Any] | None = None
+
+    def absorb(self, part: ToolCallContent) -> None:
+        self.name = part.name or self.name
+        if part.arguments is not None:
+            self._complete = dict(part.arguments)
+        if part.arguments_delta:
+            self._chunks.append(part.arguments_delta)
+
+    def arguments(self) -> dict[str, Any]:
+        if self._complete is not None:
+            return self._complete
+        text = "".join(self._chunks).strip()
+        if not text:
+            return {}
+        value = json.loads(text)
+        if not isinstance(value, dict):
+            raise ValueError("tool arguments are not a JSON object")
+        return value
+
+
+def _updates_to_messages(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
+    from core.history import messages_from_updates
+
+    return messages_from_updates(updates)

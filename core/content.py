@@ -1,0 +1,227 @@
+"""Content parts: the neutral vocabulary carried by messages and streamed updates.
+
+Every part is a pydantic model with a `kind` discriminator, so a list of parts round-trips
+through JSON losslessly. Protocol code (core/agui, core/a2ui) translates into these; the rest of
+core never sees a protocol type.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+__all__ = [
+    "Content",
+    "ContentPart",
+    "TextContent",
+    "ReasoningContent",
+    "ToolCallContent",
+    "ToolResultContent",
+    "ApprovalRequestContent",
+    "ApprovalResponseContent",
+    "InputRequestContent",
+    "InputResponseContent",
+    "StateSnapshotContent",
+    "StateDeltaContent",
+    "ActivityContent",
+    "A2UIMessageContent",
+    "ErrorContent",
+    "FinishContent",
+    "DebugContent",
+]
+
+
+class ContentPart(BaseModel):
+    """Base of every content part: frozen data with a `kind` tag."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TextContent(ContentPart):
+    """A piece of assistant or user text (Markdown). Streamed as deltas."""
+
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningContent(ContentPart):
+    """A piece of the model's reasoning, or an encrypted reasoning value to echo back unread."""
+
+    kind: Literal["reasoning"] = "reasoning"
+    text: str = ""
+    encrypted_value: str | None = None
+    """Opaque provider value: stored and sent back untouched, never displayed."""
+
+
+class ToolCallContent(ContentPart):
+    """A tool call, or a streamed piece of one (same `call_id`).
+
+    The first part names the tool; later parts carry `arguments_delta` chunks of the JSON
+    arguments; the part with `done=True` ends the argument stream. A part may instead carry
+    the complete `arguments` at once (history messages do).
+    """
+
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str | None = None
+    arguments_delta: str = ""
+    arguments: dict[str, JsonValue] | None = None
+    done: bool = False
+    informational_only: bool = False
+    """The server already ran (or will run) this call; the client must not run it."""
+    encrypted_value: str | None = None
+    """Opaque provider value attached to the call: stored and sent back untouched, never displayed."""
+
+
+class ToolResultContent(ContentPart):
+    """The result of a tool call, matched to it by `call_id`."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    result: JsonValue = None
+    error: str | None = None
+    encrypted_value: str | None = None
+    """Opaque provider value attached to the result: stored and sent back untouched, never displayed."""
+
+
+class ApprovalRequestContent(ContentPart):
+    """The agent asks the human to approve a tool call before it runs."""
+
+    kind: Literal["approval_request"] = "approval_request"
+    request_id: str
+    call_id: str | None = None
+    tool_name: str
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    message: str | None = None
+    allow_edits: bool = False
+    """The human may approve with edited arguments."""
+    requires_confirmation: bool = True
+    """False: approved automatically, without suspending the conversation."""
+    proposal_id: str | None = None
+    """A state proposal that approval commits and rejection rolls back."""
+    expires_at: float | None = None
+    """Unix time after which the request can no longer be answered."""
+
+
+class ApprovalResponseContent(ContentPart):
+    """The human's answer to an approval request."""
+
+    kind: Literal["approval_response"] = "approval_response"
+    request_id: str
+    call_id: str | None = None
+    approved: bool
+    status: Literal["resolved", "cancelled"] = "resolved"
+    reason: str | None = None
+    edited_arguments: dict[str, JsonValue] | None = None
+
+
+class InputRequestContent(ContentPart):
+    """A generic interrupt: the agent asks the human for input shaped by a JSON schema."""
+
+    kind: Literal["input_request"] = "input_request"
+    request_id: str
+    reason: str = "input_required"
+    message: str | None = None
+    response_schema: dict[str, JsonValue] | None = None
+    call_id: str | None = None
+    expires_at: float | None = None
+    """Unix time after which the request can no longer be answered."""
+
+
+class InputResponseContent(ContentPart):
+    """The human's answer to an input request: a payload, or a cancellation."""
+
+    kind: Literal["input_response"] = "input_response"
+    request_id: str
+    status: Literal["resolved", "cancelled"] = "resolved"
+    payload: JsonValue = None
+
+
+class StateSnapshotContent(ContentPart):
+    """The agent replaces the shared state."""
+
+    kind: Literal["state_snapshot"] = "state_snapshot"
+    snapshot: JsonValue
+    proposal_id: str | None = None
+    """Set when this write is a proposal (predictive state) rather than a commit."""
+
+
+class StateDeltaContent(ContentPart):
+    """The agent patches the shared state with RFC 6902 operations."""
+
+    kind: Literal["state_delta"] = "state_delta"
+    patch: list[dict[str, JsonValue]]
+    proposal_id: str | None = None
+    """Set when this write is a proposal (predictive state) rather than a commit."""
+
+
+class ActivityContent(ContentPart):
+    """Progress or plan information: a snapshot, or a patch over the last snapshot."""
+
+    kind: Literal["activity"] = "activity"
+    activity_id: str
+    activity_type: str
+    content: JsonValue = None
+    patch: list[dict[str, JsonValue]] | None = None
+    replace: bool = True
+
+
+class A2UIMessageContent(ContentPart):
+    """One A2UI message (createSurface, updateComponents, ...) for a declarative surface."""
+
+    kind: Literal["a2ui_message"] = "a2ui_message"
+    surface_id: str | None = None
+    message: dict[str, JsonValue]
+    status: str | None = None
+    """Lifecycle status of the surface's generation (building, retrying, failed)."""
+
+
+class ErrorContent(ContentPart):
+    """The agent or the transport reports an error inside the stream."""
+
+    kind: Literal["error"] = "error"
+    message: str
+    code: str | None = None
+
+
+class FinishContent(ContentPart):
+    """The segment ended; `reason` says how."""
+
+    kind: Literal["finish"] = "finish"
+    reason: Literal["stop", "tool_calls", "interrupt", "cancelled"] = "stop"
+
+
+class DebugContent(ContentPart):
+    """Protocol traffic with no neutral meaning (custom or raw events, unknown event types).
+
+    Kept in the log and shown in a debug view, never dropped.
+    """
+
+    kind: Literal["debug"] = "debug"
+    label: str
+    value: JsonValue = None
+
+
+Content = Annotated[
+    Union[
+        TextContent,
+        ReasoningContent,
+        ToolCallContent,
+        ToolResultContent,
+        ApprovalRequestContent,
+        ApprovalResponseContent,
+        InputRequestContent,
+        InputResponseContent,
+        StateSnapshotContent,
+        StateDeltaContent,
+        ActivityContent,
+        A2UIMessageContent,
+        ErrorContent,
+        FinishContent,
+        DebugContent,
+    ],
+    Field(discriminator="kind"),
+]
+"""Any content part, discriminated by `kind`."""
+

@@ -1,0 +1,318 @@
+"""AgentContext: turns, status, and the loop with its suspension points."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+
+from core.agent import UIAgent
+from core.blocks.interactive import InteractiveBlock
+from core.blocks.misc import ErrorBlock
+from core.blocks.text import TextBlock
+from core.errors import ConversationBusy, TandemError
+from core.history import messages_from_updates
+from core.log_entries import (
+    HumanWrite,
+    HumanWriteLogged,
+    SegmentEnded,
+    SegmentStarted,
+    TurnEnded,
+    TurnStarted,
+    UpdateLogged,
+)
+from core.messages import ChatMessage, ChatUpdate
+from core.notify import Notifier, Subscription
+from core.blocks.base import Block
+from core.thread import ConversationThread, InMemoryThread
+from core.turns import Status, Turn, TurnStatus
+
+__all__ = ["AgentContext"]
+
+log = logging.getLogger(__name__)
+
+
+class AgentContext:
+    """Runs the conversation: turns, status, the segment loop, cancel, retry and the log.
+
+    Owns the turns, the status, the follow-up queue, the running task and the thread (log).
+    The loop streams a segment, and if it produced interactive blocks, enters
+    `awaiting_input`, awaits all of them, turns the decisions into continuation messages and
+    streams the next segment in the same turn. Errors become conversation state, never
+    exceptions in the caller. Engine thread only; every notification fires on it.
+    """
+
+    def __init__(
+        self,
+        agent: UIAgent,
+        *,
+        thread: ConversationThread | None = None,
+        id_factory: Callable[[], str] | None = None,
+        max_segments: int = 32,
+    ) -> None:
+        self.agent = agent
+        self.thread = thread or InMemoryThread()
+        self.turns: list[Turn] = []
+        self.status = Status.IDLE
+        self.queued: list[ChatMessage] = []
+        """Follow-up messages sent while busy, drained atomically into the next turn."""
+        self.max_segments = max_segments
+        self._new_id = id_factory or (lambda: uuid.uuid4().hex[:12])
+        self._task: asyncio.Task[None] | None = None
+        self._failed: tuple[Turn, int] | None = None
+        self._turn_added: Notifier[Turn] = Notifier()
+        self._status_changed: Notifier[Status] = Notifier()
+        agent.env.record = self._record_human_write
+
+    # -- notifications -----------------------------------------------------------------------
+
+    def on_turn_added(self, callback: Callable[[Turn], None]) -> Subscription:
+        """Call `callback(turn)` when a turn starts."""
+        return self._turn_added.subscribe(callback)
+
+    def on_status_changed(self, callback: Callable[[Status], None]) -> Subscription:
+        """Call `callback(status)` when the status changes."""
+        return self._status_changed.subscribe(callback)
+
+    def on_block_added(self, callback: Callable[[Block], None]) -> Subscription:
+        """Call `callback(block)` when a block is emitted."""
+        return self.agent.pipeline.on_block_added(callback)
+
+    @property
+    def blocks(self) -> list[Block]:
+        """Every block of the conversation, in order."""
+        return self.agent.pipeline.blocks
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is streaming or awaiting input."""
+        return self.status in (Status.STREAMING, Status.AWAITING_INPUT)
+
+    @property
+    def pending_blocks(self) -> list[InteractiveBlock]:
+        """Interactive blocks still waiting for the human."""
+        return [b for b in self.blocks if isinstance(b, InteractiveBlock) and b.actionable]
+
+    @property
+    def conversation_id(self) -> str:
+        """The id that names this conversation to the agent (stable across turns and restarts)."""
+        return self.thread.thread_id
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def send(self, message: str | ChatMessage | Sequence[ChatMessage]) -> Turn:
+        """Start a turn with `message` (plus any queued follow-ups) and return it at once.
+
+        Raises:
+            ConversationBusy: a turn is streaming or awaiting input; use `queue()` instead.
+        """
+        if self.busy:
+            raise ConversationBusy(
+                "the agent is still answering; wait for it, cancel it, or queue the message as a follow-up"
+            )
+        messages = [*self.queued, *self._as_messages(message)]
+        self.queued.clear()
+        return self._start_turn(messages)
+
+    def queue(self, message: str | ChatMessage) -> None:
+        """Queue a follow-up; it starts the next turn when the current one completes."""
+        self.queued.extend(self._as_messages(message))
+
+    async def wait_idle(self) -> None:
+        """Wait until no turn is running (queued follow-ups included)."""
+        while self._task is not None and not self._task.done():
+            await asyncio.shield(self._task)
+
+    # -- cancel, retry, dispose --------------------------------------------------------------
+
+    async def cancel(self) -> None:
+        """Stop the running turn: close the stream, cancel pending decisions, roll back proposals.
+
+        The partial answer stays, marked stopped; the status returns to idle.
+        """
+        task = self._task
+        if task is None or task.done():
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def retry(self) -> Turn:
+        """Resume the failed turn from its failed segment.
+
+        Raises:
+            ConversationBusy: a turn is running.
+            TandemError: there is nothing to retry.
+        """
+        if self.busy:
+            raise ConversationBusy("a turn is running; there is nothing to retry")
+        if self._failed is None:
+            raise TandemError("there is no failed turn to retry")
+        turn, _index = self._failed
+        self._failed = None
+        self._retire_error_blocks(turn)
+        turn.settle(TurnStatus.RUNNING)
+        self._set_status(Status.STREAMING)
+        self._task = asyncio.create_task(self._run(turn, [], retry=True), name=f"turn-{turn.id}-retry")
+        return turn
+
+    async def dispose(self) -> None:
+        """Cancel what runs, roll back unresolved proposals, close the client and the thread."""
+        await self.cancel()
+        self.agent.state.rollback_proposals()
+        await self.agent.client.aclose()
+        self.thread.close()
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def _start_turn(self, messages: list[ChatMessage]) -> Turn:
+        if self._failed is not None:
+            self._retire_error_blocks(self._failed[0])
+            self._failed = None
+        turn = Turn(self._new_id(), messages)
+        self.turns.append(turn)
+        self.thread.append(TurnStarted(turn_id=turn.id, messages=messages, at=self.agent.env.clock()))
+        for ordinal, message in enumerate(messages):
+            self.agent.pipeline.add_user_message(message, turn.id, ordinal)
+        self._turn_added.notify(turn)
+        self._set_status(Status.STREAMING)
+        self._task = asyncio.create_task(self._run(turn, messages), name=f"turn-{turn.id}")
+        return turn
+
+    async def _run(self, turn: Turn, continuation: list[ChatMessage], *, retry: bool = False) -> None:
+        try:
+            while True:
+                if turn.segments >= self.max_segments:
+                    self._fail(turn, turn.segments, f"the agent asked to continue more than {self.max_segments} times in one turn")
+                    return
+                index = turn.segments
+                turn.segments += 1
+                self.thread.append(SegmentStarted(turn_id=turn.id, index=index, retry=retry, continuation=continuation))
+                self.agent.history.extend(continuation)
+                retry = False
+                try:
+                    updates = await self._stream(turn, index)
+                except asyncio.CancelledError:
+                    raise
+                except TandemError as exc:
+                    self._fail(turn, index, str(exc))
+                    return
+                except Exception as exc:  # a chat client bug must not crash the caller either
+                    log.exception("chat client failed")
+                    self._fail(turn, index, f"unexpected {type(exc).__name__}: {exc}")
+                    return
+                interactive = self.agent.pipeline.end_segment()
+                self.agent.history.extend(messages_from_updates(updates))
+                self.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="completed"))
+                self._commit()
+                if not interactive:
+                    break
+                continuation = await self._await_decisions(interactive)
+            self._end_turn(turn, TurnStatus.COMPLETED)
+        except asyncio.CancelledError:
+            self._cancelled(turn)
+            raise
+        finally:
+            if self._task is asyncio.current_task():
+                self._task = None
+        if self.queued and self.status is Status.IDLE:
+            messages = list(self.queued)
+            self.queued.clear()
+            self._start_turn(messages)
+
+    async def _stream(self, turn: Turn, index: int) -> list[ChatUpdate]:
+        pipeline = self.agent.pipeline
+        pipeline.begin_segment(turn.id, index)
+        self._set_status(Status.STREAMING)
+        updates: list[ChatUpdate] = []
+        options = self.agent.options(self.conversation_id)
+        stream = self.agent.client.stream(list(self.agent.history), options)
+        # aclosing: a cancel must close the transport's stream now, not at garbage collection.
+        async with contextlib.aclosing(stream):  # type: ignore[type-var]
+            async for update in stream:
+                self.thread.append(UpdateLogged(turn_id=turn.id, update=update))
+                updates.append(update)
+                pipeline.process(update)
+        return updates
+
+    async def _await_decisions(self, interactive: list[InteractiveBlock]) -> list[ChatMessage]:
+        pending = [b for b in interactive if not b.decided]
+        if pending:
+            self._set_status(Status.AWAITING_INPUT)
+            await asyncio.gather(*(b.result() for b in pending))
+        self._set_status(Status.STREAMING)
+        return [b.continuation() for b in interactive]
+
+    def _fail(self, turn: Turn, index: int, message: str) -> None:
+        pipeline = self.agent.pipeline
+        pipeline.end_segment()
+        self.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="error", error=message))
+        self._commit()
+        existing = [b for b in pipeline.segment_blocks if isinstance(b, ErrorBlock)]
+        if existing:
+            existing[-1].set_retryable(True)
+        else:
+            block = ErrorBlock(pipeline.unique_id(f"{turn.id}/error/{index}"), message=message, retryable=True)
+            block.turn_id = turn.id
+            pipeline.add_block(block)
+        self.agent.state.rollback_proposals()
+        self._failed = (turn, index)
+        turn.settle(TurnStatus.ERROR, message)
+        self._set_status(Status.ERROR)
+
+    def _cancelled(self, turn: Turn) -> None:
+        pipeline = self.agent.pipeline
+        for block in pipeline.segment_blocks:
+            if isinstance(block, TextBlock) and block.role == "assistant" and block.lifecycle.value == "active":
+                block.mark_stopped()
+        pipeline.end_segment()
+        for block in self.blocks:
+            if isinstance(block, InteractiveBlock) and block.turn_id == turn.id and not block.decided:
+                block.cancel()
+        self.thread.append(SegmentEnded(turn_id=turn.id, index=max(0, turn.segments - 1), outcome="cancelled"))
+        self._record_human_write(
+            HumanWrite(kind="cancel", target=turn.id, who=self.agent.env.user, at=self.agent.env.clock())
+        )
+        self._end_turn(turn, TurnStatus.CANCELLED)
+
+    def _end_turn(self, turn: Turn, status: TurnStatus) -> None:
+        self.agent.state.rollback_proposals()
+        self.thread.append(TurnEnded(turn_id=turn.id, status=status.value))  # type: ignore[arg-type]
+        self._commit()
+        turn.settle(status)
+        self._set_status(Status.IDLE)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _retire_error_blocks(self, turn: Turn) -> None:
+        for block in self.blocks:
+            if isinstance(block, ErrorBlock) and block.turn_id == turn.id:
+                block.set_retryable(False)
+
+    def _record_human_write(self, write: HumanWrite) -> None:
+        self.thread.append(HumanWriteLogged(write=write))
+        self._commit()
+
+    def _commit(self) -> None:
+        try:
+            self.thread.commit()
+        except TandemError as exc:
+            # The log could not be written: say so in the conversation, keep running.
+            log.error("could not write the conversation log: %s", exc)
+            block = ErrorBlock(self.agent.pipeline.unique_id("log-error"), message=f"the conversation log could not be saved: {exc}", code="log")
+            self.agent.pipeline.add_block(block)
+
+    def _set_status(self, status: Status) -> None:
+        if status is not self.status:
+            self.status = status
+            self._status_changed.notify(status)
+
+    @staticmethod
+    def _as_messages(message: str | ChatMessage | Sequence[ChatMessage]) -> list[ChatMessage]:
+        if isinstance(message, str):
+            return [ChatMessage.user(message)]
+        if isinstance(message, ChatMessage):
+            return [message]
+        return list(message)

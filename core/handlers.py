@@ -1,0 +1,319 @@
+"""The built-in handlers: one per kind of content the runtime understands."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from core.blocks.approval import ApprovalBlock
+from core.blocks.base import Block
+from core.blocks.interrupt import InterruptBlock
+from core.blocks.misc import ActivityBlock, ErrorBlock
+from core.blocks.text import ReasoningBlock, TextBlock
+from core.blocks.tool_call import ToolCallBlock
+from core.blocks.ui_action import UIActionBlock, UIActionFunction
+from core.content import (
+    ActivityContent,
+    ApprovalRequestContent,
+    DebugContent,
+    ErrorContent,
+    FinishContent,
+    InputRequestContent,
+    ReasoningContent,
+    TextContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.pipeline import PASS, Complete, Emit, Transition, Update, UpdateContext
+from core.tool_blocks import ToolBlockRegistry
+
+__all__ = [
+    "TextHandler",
+    "ReasoningHandler",
+    "UIActionHandler",
+    "ToolCallHandler",
+    "ApprovalHandler",
+    "InterruptHandler",
+    "ActivityHandler",
+    "ErrorHandler",
+    "DebugBlock",
+    "DebugHandler",
+    "SegmentEndHandler",
+    "builtin_handlers",
+]
+
+
+def _role(context: UpdateContext) -> str:
+    return "assistant" if context.update.role == "tool" else context.update.role
+
+
+class TextHandler:
+    """Text parts: accumulate into the newest text block of the same message, else start one."""
+
+    block_class: type[TextBlock] = TextBlock
+    content_class: type = TextContent
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if type(part) is not self.content_class:
+            return PASS
+        if block is not None:
+            same_message = block.message_id == context.update.message_id
+            if type(block) is self.block_class and block is context.newest and same_message:
+                self._append(block, part)  # type: ignore[arg-type]
+                return Update()
+            return PASS
+        new = self.block_class(
+            context.block_id(f"{context.message_key()}/{self.block_class.kind}"),
+            role=_role(context),  # type: ignore[arg-type]
+            author=context.update.author,
+            message_id=context.update.message_id,
+        )
+        self._append(new, part)
+        return Emit(new)
+
+    def _append(self, block: TextBlock, part: TextContent) -> None:
+        if part.text:
+            block.append(part.text)
+
+
+class ReasoningHandler(TextHandler):
+    """Reasoning parts: like text, into reasoning blocks; encrypted values are kept, not shown."""
+
+    block_class = ReasoningBlock
+    content_class = ReasoningContent
+
+    def _append(self, block: TextBlock, part: ReasoningContent) -> None:  # type: ignore[override]
+        assert isinstance(block, ReasoningBlock)
+        if part.encrypted_value is not None:
+            block.encrypted_values.append(part.encrypted_value)
+            block.changed()
+        if part.text:
+            block.append(part.text)
+
+
+class UIActionHandler:
+    """Calls to registered UI actions become interactive UI-action blocks."""
+
+    def __init__(self, functions: Mapping[str, UIActionFunction]) -> None:
+        self.functions = functions
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if not isinstance(part, ToolCallContent):
+            return PASS
+        if block is not None:
+            if not (isinstance(block, UIActionBlock) and block.call_id == part.call_id):
+                return PASS
+            _stream_arguments(block, part)
+            return Update()
+        if part.informational_only or part.name not in self.functions:
+            return PASS
+        new = UIActionBlock(
+            context.block_id(f"action/{part.call_id}"),
+            call_id=part.call_id,
+            name=part.name or "",
+            arguments={},
+            function=self.functions[part.name or ""],
+            role="assistant",
+            author=context.update.author,
+            message_id=context.update.message_id,
+        )
+        _stream_arguments(new, part)
+        return Emit(new)
+
+
+def _stream_arguments(block: ToolCallBlock | UIActionBlock, part: ToolCallContent) -> None:
+    if part.arguments_delta:
+        block.append_arguments(part.arguments_delta)
+    if part.arguments is not None or part.done:
+        block.finish_arguments(dict(part.arguments) if part.arguments is not None else None)
+
+
+class ToolCallHandler:
+    """Tool calls and their results; typed tool blocks come from the registry."""
+
+    def __init__(self, registry: ToolBlockRegistry) -> None:
+        self.registry = registry
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if block is not None:
+            if not isinstance(block, ToolCallBlock):
+                return PASS
+            if isinstance(part, ToolCallContent) and part.call_id == block.call_id:
+                _stream_arguments(block, part)
+                return Update()
+            if isinstance(part, ToolResultContent) and part.call_id == block.call_id:
+                block.set_result(part.result, part.error)
+                return Complete()
+            return PASS
+        if isinstance(part, ToolResultContent):
+            # A result for a call of an earlier segment (or one a UI action already shows).
+            earlier = context.pipeline.by_id.get(f"tool/{part.call_id}")
+            if isinstance(earlier, ToolCallBlock):
+                earlier.set_result(part.result, part.error)
+                return Update(earlier)
+            return PASS
+        if not isinstance(part, ToolCallContent):
+            return PASS
+        cls = self.registry.block_class(part.name)
+        new = cls(
+            context.block_id(f"tool/{part.call_id}"),
+            call_id=part.call_id,
+            name=part.name or "",
+            informational_only=part.informational_only,
+            role="assistant",
+            author=context.update.author,
+            message_id=context.update.message_id,
+        )
+        _stream_arguments(new, part)
+        return Emit(new)
+
+
+class ApprovalHandler:
+    """Approval requests become approval blocks; those not requiring confirmation decide at once."""
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if block is not None or not isinstance(part, ApprovalRequestContent):
+            return PASS
+        tool = context.pipeline.by_id.get(f"tool/{part.call_id}") if part.call_id else None
+        new = ApprovalBlock(
+            context.block_id(f"approval/{part.request_id}"),
+            request_id=part.request_id,
+            tool_name=part.tool_name,
+            arguments=dict(part.arguments),
+            call_id=part.call_id,
+            message=part.message,
+            allow_edits=part.allow_edits,
+            proposal_id=part.proposal_id,
+            tool_block=tool if isinstance(tool, ToolCallBlock) else None,
+            expires_at=part.expires_at,
+            role="assistant",
+            author=context.update.author,
+        )
+        if not part.requires_confirmation:
+            new.env = context.pipeline.env
+            new.resolve("approved", who="auto", record=False, reason="no confirmation required")
+        return Emit(new)
+
+
+class InterruptHandler:
+    """Generic input requests become interrupt blocks with a JSON-schema form."""
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if block is not None or not isinstance(part, InputRequestContent):
+            return PASS
+        return Emit(
+            InterruptBlock(
+                context.block_id(f"interrupt/{part.request_id}"),
+                request_id=part.request_id,
+                reason=part.reason,
+                message=part.message,
+                response_schema=dict(part.response_schema) if part.response_schema else None,
+                call_id=part.call_id,
+                expires_at=part.expires_at,
+                role="assistant",
+                author=context.update.author,
+            )
+        )
+
+
+class ActivityHandler:
+    """Activity snapshots and deltas update one block per activity id, across segments."""
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if not isinstance(part, ActivityContent):
+            return PASS
+        if block is not None:
+            if isinstance(block, ActivityBlock) and block.id == f"activity/{part.activity_id}":
+                block.apply(part.content, part.patch, part.replace)
+                return Update()
+            return PASS
+        earlier = context.pipeline.by_id.get(f"activity/{part.activity_id}")
+        if isinstance(earlier, ActivityBlock):
+            earlier.apply(part.content, part.patch, part.replace)
+            return Update(earlier)
+        new = ActivityBlock(
+            context.block_id(f"activity/{part.activity_id}"),
+            activity_type=part.activity_type,
+            role="assistant",
+            author=context.update.author,
+        )
+        new.apply(part.content, part.patch, part.replace)
+        return Emit(new)
+
+
+class ErrorHandler:
+    """Errors the agent reports in the stream become error blocks."""
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if block is not None or not isinstance(part, ErrorContent):
+            return PASS
+        new = ErrorBlock(
+            context.block_id(f"error/{context.message_key()}"),
+            message=part.message,
+            code=part.code,
+            role="assistant",
+            author=context.update.author,
+        )
+        return Emit(new)
+
+
+class DebugBlock(Block):
+    """Protocol traffic with no neutral meaning, for a debug view (hidden by default)."""
+
+    kind = "debug"
+
+    def __init__(self, id: str, *, label: str, value: object, **kwargs: object) -> None:
+        super().__init__(id, **kwargs)  # type: ignore[arg-type]
+        self.label = label
+        self.value = value
+
+    def content(self) -> dict[str, object]:
+        return {"label": self.label, "value": self.value}
+
+
+class DebugHandler:
+    """Debug parts (custom or raw protocol events) become debug blocks, completed at once."""
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if block is not None or not isinstance(part, DebugContent):
+            return PASS
+        new = DebugBlock(context.block_id(f"debug/{context.message_key()}"), label=part.label, value=part.value)
+        context.pipeline.add_block(new)
+        return Update(new)
+
+
+class SegmentEndHandler:
+    """Finish parts record how the segment ended; they produce no block."""
+
+    def __init__(self) -> None:
+        self.last_reason: str | None = None
+
+    def handle(self, context: UpdateContext, block: Block | None) -> Transition:
+        part = context.part
+        if block is not None or not isinstance(part, FinishContent):
+            return PASS
+        self.last_reason = part.reason
+        return Complete(None)
+
+
+def builtin_handlers(registry: ToolBlockRegistry, ui_actions: Mapping[str, UIActionFunction]) -> list:
+    """The built-in handlers, in the order phase 2 offers them content."""
+    return [
+        TextHandler(),
+        ReasoningHandler(),
+        UIActionHandler(ui_actions),
+        ToolCallHandler(registry),
+        ApprovalHandler(),
+        InterruptHandler(),
+        ActivityHandler(),
+        ErrorHandler(),
+        DebugHandler(),
+        SegmentEndHandler(),
+    ]

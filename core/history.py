@@ -1,0 +1,123 @@
+"""Folding streamed updates into the complete messages the model is sent next time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from core.content import (
+    Content,
+    ReasoningContent,
+    TextContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.messages import ChatMessage, ChatUpdate, Role
+
+__all__ = ["messages_from_updates"]
+
+# Only conversation content goes back to the model; state, activity, errors and protocol
+# debris are projections or events, not history.
+_HISTORY_KINDS = {"text", "reasoning", "tool_call", "tool_result"}
+
+
+def messages_from_updates(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
+    """Fold a segment's updates into complete messages.
+
+    Consecutive updates with the same role and message id form one message; text and reasoning
+    deltas are joined, streamed tool-call chunks become one call with parsed arguments.
+    Tool results always go into tool-role messages, one per result.
+    """
+    builders: list[_MessageBuilder] = []
+    for update in updates:
+        for part in update.contents:
+            if part.kind not in _HISTORY_KINDS:
+                continue
+            if isinstance(part, ToolResultContent):
+                builders.append(_MessageBuilder("tool", None, update.author))
+                builders[-1].add(part)
+                continue
+            role: Role = update.role if update.role != "tool" else "assistant"
+            current = builders[-1] if builders else None
+            if current is None or current.role != role or not current.accepts(update.message_id):
+                current = _MessageBuilder(role, update.message_id, update.author)
+                builders.append(current)
+            current.add(part)
+    return [message for builder in builders if (message := builder.build()) is not None]
+
+
+class _MessageBuilder:
+    def __init__(self, role: Role, message_id: str | None, author: str | None) -> None:
+        self.role = role
+        self.message_id = message_id
+        self.author = author
+        self.parts: list[Content] = []
+        self._calls: dict[str, _CallBuilder] = {}
+
+    def accepts(self, message_id: str | None) -> bool:
+        return message_id is None or self.message_id is None or message_id == self.message_id
+
+    def add(self, part: Content) -> None:
+        if isinstance(part, TextContent) and self.parts and isinstance(self.parts[-1], TextContent):
+            self.parts[-1] = TextContent(text=self.parts[-1].text + part.text)
+        elif (
+            isinstance(part, ReasoningContent)
+            and part.encrypted_value is None
+            and self.parts
+            and isinstance(self.parts[-1], ReasoningContent)
+            and self.parts[-1].encrypted_value is None
+        ):
+            self.parts[-1] = ReasoningContent(text=self.parts[-1].text + part.text)
+        elif isinstance(part, ToolCallContent):
+            call = self._calls.get(part.call_id)
+            if call is None:
+                call = self._calls[part.call_id] = _CallBuilder(part.call_id, len(self.parts))
+                self.parts.append(part)  # placeholder, replaced in build()
+            call.absorb(part)
+        else:
+            self.parts.append(part)
+
+    def build(self) -> ChatMessage | None:
+        for call in self._calls.values():
+            self.parts[call.position] = call.build()
+        if not self.parts:
+            return None
+        return ChatMessage(role=self.role, contents=self.parts, message_id=self.message_id, author=self.author)
+
+
+class _CallBuilder:
+    def __init__(self, call_id: str, position: int) -> None:
+        self.call_id = call_id
+        self.position = position
+        self.name: str | None = None
+        self.chunks: list[str] = []
+        self.arguments: dict | None = None
+        self.informational_only = False
+        self.encrypted_value: str | None = None
+
+    def absorb(self, part: ToolCallContent) -> None:
+        self.name = part.name or self.name
+        self.informational_only = self.informational_only or part.informational_only
+        self.encrypted_value = part.encrypted_value or self.encrypted_value
+        if part.arguments is not None:
+            self.arguments = dict(part.arguments)
+        if part.arguments_delta:
+            self.chunks.append(part.arguments_delta)
+
+    def build(self) -> ToolCallContent:
+        arguments = self.arguments
+        if arguments is None:
+            text = "".join(self.chunks).strip()
+            try:
+                parsed = json.loads(text) if text else {}
+            except json.JSONDecodeError:
+                parsed = {"_unparsed_arguments": text}
+            arguments = parsed if isinstance(parsed, dict) else {"_value": parsed}
+        return ToolCallContent(
+            call_id=self.call_id,
+            name=self.name,
+            arguments=arguments,
+            done=True,
+            informational_only=self.informational_only,
+            encrypted_value=self.encrypted_value,
+        )

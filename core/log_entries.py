@@ -1,0 +1,102 @@
+"""What the conversation log holds: requests, updates, segment boundaries and human writes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from core.messages import ChatMessage, ChatUpdate
+
+__all__ = [
+    "HumanWriteKind",
+    "HumanWrite",
+    "TurnStarted",
+    "SegmentStarted",
+    "UpdateLogged",
+    "SegmentEnded",
+    "HumanWriteLogged",
+    "TurnEnded",
+    "LogEntry",
+]
+
+HumanWriteKind = Literal[
+    "decision",  # an approval, input request or UI action was decided
+    "proposal_accept",
+    "proposal_reject",
+    "state_edit",  # a direct human edit of shared state (RFC 6902 patch)
+    "cancel",  # the human stopped a turn
+]
+
+
+class HumanWrite(BaseModel):
+    """One thing the human decided or edited: who, what, when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: HumanWriteKind
+    target: str
+    """The block id, proposal id or turn id the write applies to."""
+    who: str
+    at: float
+    payload: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class TurnStarted(BaseModel):
+    """A turn began with the human's request messages."""
+
+    entry: Literal["turn_started"] = "turn_started"
+    turn_id: str
+    messages: list[ChatMessage]
+    at: float
+
+
+class SegmentStarted(BaseModel):
+    """A segment (one call to the chat client) began; `retry` marks a retried segment."""
+
+    entry: Literal["segment_started"] = "segment_started"
+    turn_id: str
+    index: int
+    retry: bool = False
+    continuation: list[ChatMessage] = Field(default_factory=list)
+    """Messages the human's decisions turned into, appended to the history before this segment."""
+
+
+class UpdateLogged(BaseModel):
+    """One update that came out of the chat client."""
+
+    entry: Literal["update"] = "update"
+    turn_id: str
+    update: ChatUpdate
+
+
+class SegmentEnded(BaseModel):
+    """A segment ended; `outcome` says how (completed, error, cancelled)."""
+
+    entry: Literal["segment_ended"] = "segment_ended"
+    turn_id: str
+    index: int
+    outcome: Literal["completed", "error", "cancelled"]
+    error: str | None = None
+
+
+class HumanWriteLogged(BaseModel):
+    """A human write, logged the moment it happened."""
+
+    entry: Literal["human_write"] = "human_write"
+    write: HumanWrite
+
+
+class TurnEnded(BaseModel):
+    """A turn ended with its final status."""
+
+    entry: Literal["turn_ended"] = "turn_ended"
+    turn_id: str
+    status: Literal["completed", "error", "cancelled"]
+
+
+LogEntry = Annotated[
+    Union[TurnStarted, SegmentStarted, UpdateLogged, SegmentEnded, HumanWriteLogged, TurnEnded],
+    Field(discriminator="entry"),
+]
+"""Any log entry, discriminated by `entry`."""

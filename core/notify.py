@@ -1,0 +1,73 @@
+"""Change notification: subscribers, subscriptions, and isolation of failing callbacks."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+__all__ = ["Subscription", "Notifier"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class Subscription:
+    """A handle on one subscriber; `close()` unsubscribes. Idempotent, safe during a notification."""
+
+    def __init__(self, notifier: Notifier[object], callback: Callable[[object], None]) -> None:
+        self._notifier: Notifier[object] | None = notifier
+        self._callback = callback
+
+    @property
+    def active(self) -> bool:
+        """Whether the subscriber still receives notifications."""
+        return self._notifier is not None
+
+    def close(self) -> None:
+        """Stop receiving notifications."""
+        if self._notifier is not None:
+            self._notifier._remove(self)
+            self._notifier = None
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Notifier(Generic[T]):
+    """A list of subscribers notified synchronously, in subscription order.
+
+    Owns its subscriptions. A subscriber that raises is logged and isolated, like Textual's
+    `Signal`; subscribing or unsubscribing during a notification takes effect from the next one.
+    Engine thread only.
+    """
+
+    def __init__(self) -> None:
+        self._subscriptions: list[Subscription] = []
+
+    def subscribe(self, callback: Callable[[T], None]) -> Subscription:
+        """Call `callback(value)` on every notification until the subscription is closed."""
+        subscription = Subscription(self, callback)  # type: ignore[arg-type]
+        # Copy-on-write: a notification in progress keeps iterating over the old list.
+        self._subscriptions = [*self._subscriptions, subscription]
+        return subscription
+
+    def notify(self, value: T) -> None:
+        """Call every active subscriber with `value`."""
+        for subscription in self._subscriptions:
+            if not subscription.active:
+                continue
+            try:
+                subscription._callback(value)
+            except Exception:
+                log.exception("subscriber %r failed", subscription._callback)
+
+    def __len__(self) -> int:
+        return len(self._subscriptions)
+
+    def _remove(self, subscription: Subscription) -> None:
+        self._subscriptions = [s for s in self._subscriptions if s is not subscription]

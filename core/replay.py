@@ -1,0 +1,192 @@
+"""Restoring a conversation by replaying its log through the same handlers and state mapper."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from core.agent import UIAgent
+from core.blocks.interactive import InteractiveBlock
+from core.blocks.misc import ErrorBlock
+from core.context import AgentContext
+from core.errors import PatchError
+from core.history import messages_from_updates
+from core.log_entries import (
+    HumanWrite,
+    HumanWriteLogged,
+    LogEntry,
+    SegmentEnded,
+    SegmentStarted,
+    TurnEnded,
+    TurnStarted,
+    UpdateLogged,
+)
+from core.messages import ChatUpdate
+from core.thread import ConversationThread
+from core.turns import Status, Turn, TurnStatus
+
+__all__ = ["restore"]
+
+log = logging.getLogger(__name__)
+
+
+async def restore(
+    agent: UIAgent,
+    thread: ConversationThread,
+    *,
+    id_factory: Callable[[], str] | None = None,
+    resume: bool = True,
+) -> AgentContext:
+    """Rebuild a conversation from its log.
+
+    Decided blocks come back decided and not actionable; UI actions are never run again;
+    accepted proposals stay accepted; human edits are re-applied. A turn that was waiting for
+    the human when the log ends is waiting again (durable suspension): answering it sends the
+    continuation as a new request with the stored history, unless it expired. A turn whose
+    segment was cut off mid-stream comes back as a retryable error.
+
+    Args:
+        agent: A fresh agent configured like the original (same handlers and UI actions).
+        thread: The log to replay; new entries are appended to it.
+        id_factory: Turn id factory for turns started after the restore.
+        resume: Start waiting on pending interactive blocks at once (needs a running loop).
+    """
+    context = AgentContext(agent, thread=thread, id_factory=id_factory)
+    replayer = _Replayer(context)
+    agent.env.replaying = True
+    try:
+        for entry in thread.entries():
+            replayer.apply(entry)
+    finally:
+        agent.env.replaying = False
+    replayer.finish(resume=resume)
+    return context
+
+
+class _Replayer:
+    """Applies log entries to a fresh context, mirroring what the live loop did."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+        self.agent = context.agent
+        self.pipeline = context.agent.pipeline
+        self.turns: dict[str, Turn] = {}
+        self.updates: list[ChatUpdate] = []
+        self.open_segment: SegmentStarted | None = None
+        self.last_interactive: list[InteractiveBlock] = []
+
+    def apply(self, entry: LogEntry) -> None:
+        if isinstance(entry, TurnStarted):
+            turn = Turn(entry.turn_id, list(entry.messages))
+            self.turns[turn.id] = turn
+            self.context.turns.append(turn)
+            for ordinal, message in enumerate(entry.messages):
+                self.pipeline.add_user_message(message, turn.id, ordinal)
+            self.last_interactive = []
+        elif isinstance(entry, SegmentStarted):
+            turn = self.turns[entry.turn_id]
+            turn.segments = max(turn.segments, entry.index + 1)
+            turn.settle(TurnStatus.RUNNING)
+            self.agent.history.extend(entry.continuation)
+            self.pipeline.begin_segment(entry.turn_id, entry.index)
+            self.updates = []
+            self.open_segment = entry
+            self.last_interactive = []
+            if entry.retry:
+                for block in self.pipeline.blocks:
+                    if isinstance(block, ErrorBlock) and block.turn_id == entry.turn_id:
+                        block.set_retryable(False)
+        elif isinstance(entry, UpdateLogged):
+            self.updates.append(entry.update)
+            self.pipeline.process(entry.update)
+        elif isinstance(entry, SegmentEnded):
+            self._segment_ended(entry)
+        elif isinstance(entry, HumanWriteLogged):
+            self._human_write(entry.write)
+        elif isinstance(entry, TurnEnded):
+            turn = self.turns[entry.turn_id]
+            self.agent.state.rollback_proposals()
+            turn.settle(TurnStatus(entry.status), turn.error)
+            self.context._failed = None
+            self.last_interactive = []
+
+    def _segment_ended(self, entry: SegmentEnded) -> None:
+        turn = self.turns[entry.turn_id]
+        self.open_segment = None
+        if entry.outcome == "completed":
+            self.last_interactive = self.pipeline.end_segment()
+            self.agent.history.extend(messages_from_updates(self.updates))
+        elif entry.outcome == "error":
+            self.pipeline.end_segment()
+            self._error_block(turn, entry.index, entry.error or "the segment failed")
+        else:
+            self.pipeline.end_segment()
+            self.last_interactive = []
+
+    def _error_block(self, turn: Turn, index: int, message: str) -> None:
+        existing = [b for b in self.pipeline.segment_blocks if isinstance(b, ErrorBlock)]
+        if existing:
+            existing[-1].set_retryable(True)
+        else:
+            block = ErrorBlock(self.pipeline.unique_id(f"{turn.id}/error/{index}"), message=message, retryable=True)
+            block.turn_id = turn.id
+            self.pipeline.add_block(block)
+        self.agent.state.rollback_proposals()
+        turn.settle(TurnStatus.ERROR, message)
+        self.context._failed = (turn, index)
+
+    def _human_write(self, write: HumanWrite) -> None:
+        state = self.agent.state
+        try:
+            if write.kind == "decision":
+                block = self.pipeline.by_id.get(write.target)
+                if isinstance(block, InteractiveBlock):
+                    block.restore(write)
+                else:
+                    log.warning("logged decision for unknown block %s", write.target)
+            elif write.kind == "proposal_accept":
+                if state.has_proposal(write.target):
+                    state.accept(write.target, record=False)
+            elif write.kind == "proposal_reject":
+                state.reject(write.target, record=False)
+            elif write.kind == "state_edit":
+                patch = write.payload.get("patch")
+                if isinstance(patch, list):
+                    state.edit(patch, record=False)  # type: ignore[arg-type]
+        except (PatchError, KeyError) as exc:
+            log.warning("could not re-apply logged %s on %s: %s", write.kind, write.target, exc)
+
+    def finish(self, *, resume: bool) -> None:
+        context = self.context
+        open_turns = [t for t in context.turns if t.status is TurnStatus.RUNNING]
+        if not open_turns:
+            context.status = Status.ERROR if context._failed else Status.IDLE
+            return
+        turn = open_turns[-1]
+        if self.open_segment is not None:
+            # The app stopped while this segment streamed: what was committed stays; retry resumes.
+            self.pipeline.end_segment()
+            index = self.open_segment.index
+            context.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="error", error="the app stopped while the agent was answering"))
+            context.thread.commit()
+            self._error_block(turn, index, "the app stopped while the agent was answering")
+            context.status = Status.ERROR
+            return
+        interactive = self.last_interactive
+        if not interactive:
+            # The log ends between segments with nothing to wait for: close the turn.
+            context._end_turn(turn, TurnStatus.COMPLETED)
+            return
+        context.status = Status.AWAITING_INPUT
+        if resume:
+            context._task = asyncio.get_running_loop().create_task(self._resume(turn, interactive), name=f"turn-{turn.id}-resumed")
+
+    async def _resume(self, turn: Turn, interactive: list[InteractiveBlock]) -> None:
+        context = self.context
+        try:
+            continuation = await context._await_decisions(interactive)
+        except asyncio.CancelledError:
+            context._cancelled(turn)
+            raise
+        await context._run(turn, continuation)

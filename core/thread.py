@@ -1,0 +1,67 @@
+"""The conversation log: the interface every store implements, and the in-memory one."""
+
+from __future__ import annotations
+
+import abc
+import uuid
+
+from core.log_entries import LogEntry
+
+__all__ = ["ConversationThread", "InMemoryThread"]
+
+
+class ConversationThread(abc.ABC):
+    """An append-only log of one conversation: requests, updates and the human's writes.
+
+    Entries are appended as they happen and become durable at `commit()`: the runtime
+    commits once per segment and after every human write, so a crash loses at most the
+    segment being streamed and never leaves half of one. Engine thread only.
+    """
+
+    thread_id: str
+
+    @abc.abstractmethod
+    def append(self, entry: LogEntry) -> None:
+        """Add an entry to the pending (uncommitted) tail."""
+
+    @abc.abstractmethod
+    def commit(self) -> None:
+        """Make every pending entry durable, atomically.
+
+        Raises:
+            LogStoreError: the store could not be written; pending entries are kept.
+        """
+
+    @abc.abstractmethod
+    def entries(self) -> list[LogEntry]:
+        """Every committed entry, in order."""
+
+    def close(self) -> None:
+        """Release the store. Idempotent."""
+
+
+class InMemoryThread(ConversationThread):
+    """A log kept in memory: for tests, and for conversations nobody asked to keep."""
+
+    def __init__(self, thread_id: str | None = None, entries: list[LogEntry] | None = None) -> None:
+        self.thread_id = thread_id or uuid.uuid4().hex
+        self._committed: list[LogEntry] = list(entries or [])
+        self._pending: list[LogEntry] = []
+        self.commits = 0
+
+    def append(self, entry: LogEntry) -> None:
+        self._pending.append(entry)
+
+    def commit(self) -> None:
+        if self._pending:
+            self._committed.extend(self._pending)
+            self._pending.clear()
+            self.commits += 1
+
+    def entries(self) -> list[LogEntry]:
+        return list(self._committed)
+
+    @property
+    def pending(self) -> list[LogEntry]:
+        """Entries appended since the last commit."""
+        return list(self._pending)
