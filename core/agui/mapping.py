@@ -156,6 +156,8 @@ class EventMapper:
         self._subagents: dict[str, str] = {}
         self.interrupts: list[Interrupt] = []
         """The interrupts the last RUN_FINISHED left open."""
+        self.run_error: Any = None
+        """The RUN_ERROR event that ended the stream, if one did."""
         self._handlers: dict[EventType, Callable[[Any, Any], list[ChatUpdate]]] = {
             EventType.TEXT_MESSAGE_START: self._text_start,
             EventType.TEXT_MESSAGE_CONTENT: self._text_content,
@@ -430,6 +432,7 @@ class EventMapper:
         return [_update([DebugContent(label="run started", value=value)], raw)]
 
     def _run_error(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        self.run_error = event
         return [_update([ErrorContent(message=event.message, code=event.code)], raw)]
 
     def _run_finished(self, event: Any, raw: Any) -> list[ChatUpdate]:

@@ -136,8 +136,8 @@ def select_scenario(run_input: RunAgentInput) -> Selection:
     if tool_message is not None:
         call = find_tool_call(run_input, tool_message.tool_call_id)
         name = call.function.name if call else ""
-        scenario = _TOOL_RESULTS[name][0] if name in _TOOL_RESULTS else "tool_result"
-        return Selection(scenario, "tool_result", tool_call=call, tool_message=tool_message)
+        continued = _TOOL_RESULTS[name][0] if name in _TOOL_RESULTS else "tool_result"
+        return Selection(continued, "tool_result", tool_call=call, tool_message=tool_message)
     user = last_user_message(run_input)
     text = message_text(user.content) if user else ""
     command = _DEMO_COMMAND.match(text)

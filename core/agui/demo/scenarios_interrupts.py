@@ -260,8 +260,8 @@ def document(ctx: RunContext) -> Iterator[Step]:
     s = ctx.script
     yield s.custom("PredictState", [{"state_key": "document", "tool": "write_document", "tool_argument": "document"}])
     original = ctx.state.get("document")
-    has_original = isinstance(original, str) and original.strip()
-    draft = f"{original.rstrip()}{DOCUMENT_ADDITION}" if has_original else DOCUMENT_STARTER
+    has_original = isinstance(original, str) and bool(original.strip())
+    draft = f"{str(original).rstrip()}{DOCUMENT_ADDITION}" if has_original else DOCUMENT_STARTER
     parent = s.message_id()
     verb = "extend your document" if has_original else "draft a document"
     yield from s.text(f"I'll {verb}. Watch it appear, then apply or discard the changes.", message_id=parent)

@@ -259,7 +259,7 @@ class Script:
     @staticmethod
     def delta(*ops: dict[str, Any]) -> StateDeltaEvent:
         """Return a STATE_DELTA holding the given RFC 6902 operations."""
-        return StateDeltaEvent(delta=list(ops))
+        return StateDeltaEvent.model_validate({"delta": list(ops)})
 
     @staticmethod
     def custom(name: str, value: Any) -> CustomEvent:

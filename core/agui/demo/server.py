@@ -75,7 +75,7 @@ def create_app(speed: float = 1.0) -> Starlette:
             errors = exc.errors(include_url=False, include_input=False, include_context=False)
             logger.info("rejected a RunAgentInput with %d error(s)", len(errors))
             return _unprocessable([dict(error) for error in errors])
-        encoder = EventEncoder(accept=request.headers.get("accept"))
+        encoder = EventEncoder(accept=request.headers.get("accept", ""))
         return StreamingResponse(
             encode_sse(agent, run_input), media_type=encoder.get_content_type(), headers=_STREAM_HEADERS
         )

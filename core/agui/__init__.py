@@ -1,0 +1,36 @@
+"""The AG-UI 1.0 transport: any AG-UI server (or in-process agent) as a `ChatClient`.
+
+Everything protocol-shaped stays in this package; it hands the rest of core neutral updates.
+Modules: `client` (the ChatClient), `transport` (HTTP and byte sources), `sse` (framing),
+`events` (decoding, chunk expansion), `verifier` (event order), `mapping` (events → updates),
+`request` (history and decisions → `RunAgentInput`).
+"""
+
+from __future__ import annotations
+
+from core.agui.client import AGUIChatClient, AGUIStatistics
+from core.agui.events import ChunkExpander, UnknownEvent, decode_event
+from core.agui.mapping import EventMapper, PredictStateMapping
+from core.agui.request import PROTOCOL_VERSION, build_run_input, to_agui_messages
+from core.agui.sse import SSEDecoder
+from core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
+from core.agui.verifier import EventVerifier
+
+__all__ = [
+    "AGUIChatClient",
+    "AGUIStatistics",
+    "AGUITransport",
+    "ByteSource",
+    "ByteSourceTransport",
+    "ChunkExpander",
+    "EventMapper",
+    "EventVerifier",
+    "HttpTransport",
+    "PROTOCOL_VERSION",
+    "PredictStateMapping",
+    "SSEDecoder",
+    "UnknownEvent",
+    "build_run_input",
+    "decode_event",
+    "to_agui_messages",
+]

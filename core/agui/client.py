@@ -1,0 +1,215 @@
+"""`AGUIChatClient`: any AG-UI 1.0 server as a `ChatClient`.
+
+One run per `stream()` call: build the `RunAgentInput` (full history, tools, state, context,
+forwarded props, resume entries), open the transport, then push the body through one path —
+SSE bytes → `SSEDecoder` → `decode_event` → `ChunkExpander` → `EventVerifier` → `EventMapper`
+→ updates. HTTP and the embedded byte source share that path.
+
+Error contract (every error is a `TransportError` with `run_id` set, raised `from` its cause):
+
+- the server cannot be reached → `ConnectError`; connect/read timeouts → `TransportTimeout`;
+  a non-2xx answer → `ServerStatusError` (its message and a summary of a 422 body);
+- a wrong content type, malformed SSE or JSON, events out of order, a stream that ends
+  mid-event or before `RUN_FINISHED` → `ProtocolError` (with `event_type` and `position`
+  when an event is at fault);
+- `RUN_ERROR` → the client first **yields** an update holding `ErrorContent` (and the raw
+  event), **then raises** `AgentRunError` (message, `code`), so the segment's updates are all
+  logged and the turn ends in `error`, ready for a retry.
+
+Closing the iterator early (cancel) closes the HTTP response at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import NamedTuple
+
+import httpx
+from ag_ui.core import Interrupt
+
+from core.agui.events import ChunkExpander, decode_event, event_to_raw
+from core.agui.mapping import EventMapper, PredictStateMapping
+from core.agui.request import build_run_input, known_calls
+from core.agui.sse import SSEDecoder
+from core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
+from core.agui.verifier import EventVerifier
+from core.chat_client import ChatClient
+from core.errors import AgentRunError, ProtocolError, TransportError
+from core.messages import ChatMessage, ChatOptions, ChatUpdate
+
+__all__ = ["AGUIChatClient", "AGUIStatistics"]
+
+log = logging.getLogger(__name__)
+
+
+class AGUIStatistics(NamedTuple):
+    """Counters over the client's lifetime, for tests and benchmarks."""
+
+    runs: int
+    bytes_received: int
+    events: int
+    updates: int
+
+
+class AGUIChatClient(ChatClient):
+    """A `ChatClient` speaking AG-UI 1.0 over HTTP + SSE, or over an in-process byte source.
+
+    Owns its transport (and the `httpx.AsyncClient` it created), the predictive-state mappings
+    the app configured, and the interrupts each thread's last run left open (so the next run
+    can resume every one of them). Engine thread only. Lifecycle: use, then `aclose()`
+    (idempotent); streaming after close raises `RuntimeError`.
+
+    Args:
+        url: the AG-UI endpoint.
+        headers: sent on every request (for example `Authorization`); never logged.
+        connect_timeout: seconds to establish the connection (None: no limit).
+        read_timeout: seconds the stream may stay silent (None: no limit).
+        http_client: a client to use instead of creating one (it is not closed by `aclose()`).
+        predict_state: `{state_key, tool, tool_argument}` mappings (dicts or
+            `PredictStateMapping`): state writes to `state_key` while a `tool` call is
+            unresolved are proposals.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        connect_timeout: float | None = 10.0,
+        read_timeout: float | None = 120.0,
+        http_client: httpx.AsyncClient | None = None,
+        predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,
+    ) -> None:
+        transport = HttpTransport(url, headers=headers, connect_timeout=connect_timeout, read_timeout=read_timeout,
+                                  http_client=http_client)
+        self._setup(transport, predict_state)
+
+    @classmethod
+    def from_byte_source(
+        cls,
+        source: ByteSource,
+        *,
+        predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,
+    ) -> AGUIChatClient:
+        """A client fed by an in-process agent instead of HTTP.
+
+        Args:
+            source: called with the `RunAgentInput` of each run; returns an async iterator of
+                the SSE bytes of its events (for example `EventEncoder().encode(event)` per
+                event). It is closed (`aclose()`) when the caller stops early.
+            predict_state: as for the constructor.
+        """
+        return cls.from_transport(ByteSourceTransport(source), predict_state=predict_state)
+
+    @classmethod
+    def from_transport(
+        cls,
+        transport: AGUITransport,
+        *,
+        predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,
+    ) -> AGUIChatClient:
+        """A client over any `AGUITransport`."""
+        client = cls.__new__(cls)
+        client._setup(transport, predict_state)
+        return client
+
+    def _setup(self, transport: AGUITransport, predict_state: Iterable[PredictStateMapping | dict[str, str]] | None) -> None:
+        self._transport = transport
+        mappings = [PredictStateMapping.parse(entry) for entry in predict_state or ()]
+        if any(m is None for m in mappings):
+            raise ValueError("predict_state entries need 'state_key' and 'tool'")
+        self._predict = tuple(m for m in mappings if m is not None)
+        self._thread_id = f"thread-{uuid.uuid4().hex[:12]}"
+        self._open_interrupts: dict[str, list[Interrupt]] = {}
+        self._closed = False
+        self._runs = self._bytes = self._events = self._updates = 0
+
+    def open_interrupts(self, thread_id: str) -> list[Interrupt]:
+        """The interrupts the thread's last run left open (empty once resumed)."""
+        return list(self._open_interrupts.get(thread_id, ()))
+
+    def statistics(self) -> AGUIStatistics:
+        """Lifetime counters: runs, bytes, events and updates."""
+        return AGUIStatistics(self._runs, self._bytes, self._events, self._updates)
+
+    async def aclose(self) -> None:
+        """Close the transport (and the HTTP client this object created). Idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._transport.aclose()
+
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+        """Run the agent once and stream its updates.
+
+        Raises:
+            TransportError: see the module docstring for which subclass means what.
+            DecisionError: a resume payload is invalid (nothing was sent).
+            RuntimeError: the client was closed.
+        """
+        if self._closed:
+            raise RuntimeError("AGUIChatClient is closed")
+        thread_id = options.conversation_id or self._thread_id
+        run_id = f"run-{uuid.uuid4().hex}"
+        declared = frozenset(tool.name for tool in options.tools)
+        run_input = build_run_input(messages, options, thread_id=thread_id, run_id=run_id,
+                                    open_interrupts=self._open_interrupts.get(thread_id))
+        mapper = EventMapper(
+            declared_tools=declared,
+            predict_state=self._predict,
+            known_calls=known_calls(messages, declared),
+            known_message_ids=(m.message_id for m in messages if m.message_id),
+        )
+        self._open_interrupts.pop(thread_id, None)  # they are resumed or cancelled by this run
+        self._runs += 1
+        log.info("AG-UI run %s on thread %s: %d messages", run_id, thread_id, len(run_input.messages))
+        try:
+            async with self._transport.open(run_input) as body:
+                async for update in self._pipeline(body, mapper):
+                    yield update
+        except TransportError as exc:
+            exc.run_id = exc.run_id or run_id
+            log.info("AG-UI run %s failed: %s", run_id, exc)
+            raise
+        finally:
+            if mapper.interrupts:
+                self._open_interrupts[thread_id] = list(mapper.interrupts)
+
+    async def _pipeline(self, body: AsyncIterator[bytes], mapper: EventMapper) -> AsyncIterator[ChatUpdate]:
+        decoder = SSEDecoder()
+        expander = ChunkExpander()
+        verifier = EventVerifier()
+        position = 0
+        async for chunk in body:
+            self._bytes += len(chunk)
+            for payload in decoder.feed(chunk):
+                position += 1
+                for update in self._process(payload, position, expander, verifier, mapper):
+                    yield update
+                if mapper.run_error is not None:
+                    raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
+        for payload in decoder.close():
+            position += 1
+            for update in self._process(payload, position, expander, verifier, mapper):
+                yield update
+            if mapper.run_error is not None:
+                raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
+        if verifier.phase in ("idle", "running"):
+            open_items = verifier.open_items()
+            detail = f" (still open: {', '.join(open_items)})" if open_items else ""
+            error = ProtocolError(f"the stream ended before RUN_FINISHED after {position} events{detail}")
+            error.position = position
+            raise error
+
+    def _process(self, payload: str, position: int, expander: ChunkExpander, verifier: EventVerifier,
+                 mapper: EventMapper) -> list[ChatUpdate]:
+        event, raw = decode_event(payload, position)
+        self._events += 1
+        expanded = expander.expand(event, position)
+        updates: list[ChatUpdate] = []
+        for item in expanded:
+            verifier.check(item, position)
+            updates.extend(mapper.map(item, raw if item is event else event_to_raw(item)))
+        self._updates += len(updates)
+        return updates

@@ -1,0 +1,197 @@
+"""Where the SSE bytes of a run come from: an HTTP POST, or an in-process byte source.
+
+A transport is one method, `open(run_input)`, an async context manager yielding the response
+body as an async iterator of bytes; leaving the context closes the body at once (cancel).
+`HttpTransport` translates every `httpx` failure at this boundary into Tandem's tree
+(`raise ... from exc`); request headers never appear in a log line or an error message, and
+the URL is shown without credentials or query.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from ag_ui.core import RunAgentInput
+
+from core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
+
+__all__ = ["ByteSource", "AGUITransport", "HttpTransport", "ByteSourceTransport", "safe_url", "summarise_body"]
+
+log = logging.getLogger(__name__)
+
+ByteSource = Callable[[RunAgentInput], AsyncIterator[bytes]]
+"""An in-process agent: given the run input, yields the SSE-encoded bytes of its events."""
+
+_MAX_ERROR_BODY = 64 * 1024
+
+
+class AGUITransport(abc.ABC):
+    """Opens the SSE byte stream of one run. Engine thread only; `aclose()` is idempotent."""
+
+    @abc.abstractmethod
+    def open(self, run_input: RunAgentInput) -> Any:
+        """An async context manager yielding an `AsyncIterator[bytes]` of the response body.
+
+        Raises:
+            TransportError: the stream could not be opened or read (subclass says why).
+        """
+
+    async def aclose(self) -> None:
+        """Release resources. Idempotent."""
+
+
+class ByteSourceTransport(AGUITransport):
+    """Feeds an in-process byte source through the same SSE path as HTTP (no network, no buffering)."""
+
+    def __init__(self, source: ByteSource) -> None:
+        self._source = source
+
+    @asynccontextmanager
+    async def open(self, run_input: RunAgentInput) -> AsyncIterator[AsyncIterator[bytes]]:
+        iterator = self._source(run_input)
+        try:
+            yield iterator
+        finally:
+            close = getattr(iterator, "aclose", None)
+            if close is not None:
+                await close()
+
+
+class HttpTransport(AGUITransport):
+    """POSTs the run input and streams the `text/event-stream` response.
+
+    Owns its `httpx.AsyncClient` unless one was passed in. Headers are sent on every request and
+    never logged.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        connect_timeout: float | None = 10.0,
+        read_timeout: float | None = 120.0,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.url = url
+        self._headers = dict(headers or {})
+        self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout,
+                                      pool=connect_timeout)
+        self._owns_client = http_client is None
+        self._client = http_client if http_client is not None else httpx.AsyncClient(timeout=self._timeout)
+
+    @asynccontextmanager
+    async def open(self, run_input: RunAgentInput) -> AsyncIterator[AsyncIterator[bytes]]:
+        body = run_input.model_dump_json(by_alias=True, exclude_none=True).encode()
+        headers = {**self._headers, "Accept": "text/event-stream", "Content-Type": "application/json"}
+        where = safe_url(self.url)
+        log.debug("POST %s run %s (%d bytes)", where, run_input.run_id, len(body))
+        try:
+            async with self._client.stream("POST", self.url, content=body, headers=headers,
+                                           timeout=self._timeout) as response:
+                await _check_response(response, where)
+                yield _body(response, where)
+        except httpx.HTTPError as exc:
+            raise translate(exc, where, self._timeout) from exc
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+
+async def _body(response: httpx.Response, where: str) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in response.aiter_raw():
+            yield chunk
+    except httpx.HTTPError as exc:
+        raise translate(exc, where, None) from exc
+
+
+async def _check_response(response: httpx.Response, where: str) -> None:
+    if not response.is_success:
+        try:
+            raw = b""
+            async for chunk in response.aiter_raw():
+                raw += chunk
+                if len(raw) > _MAX_ERROR_BODY:
+                    break
+        except httpx.HTTPError:
+            pass
+        summary = summarise_body(raw[:_MAX_ERROR_BODY], response.headers.get("content-type", ""))
+        message = f"{where} answered {response.status_code} {response.reason_phrase}"
+        raise ServerStatusError(f"{message}: {summary}" if summary else message, status_code=response.status_code)
+    content_type = response.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "text/event-stream":
+        raise ProtocolError(f"{where} answered with content type {content_type or '(none)'!r}, not text/event-stream")
+
+
+def translate(exc: httpx.HTTPError, where: str, timeout: httpx.Timeout | None) -> TransportError:
+    """The Tandem error for an `httpx` failure (never quoting request headers)."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        limit = f" after {timeout.connect:g} s" if timeout and timeout.connect else ""
+        return TransportTimeout(f"connecting to {where} timed out{limit}")
+    if isinstance(exc, httpx.ReadTimeout):
+        limit = f" for {timeout.read:g} s" if timeout and timeout.read else ""
+        return TransportTimeout(f"{where} sent nothing{limit}")
+    if isinstance(exc, httpx.TimeoutException):
+        return TransportTimeout(f"talking to {where} timed out")
+    if isinstance(exc, httpx.ConnectError):
+        return ConnectError(f"cannot connect to {where}: {_reason(exc)}")
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return ProtocolError(f"the stream from {where} was cut: {_reason(exc)}")
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.CloseError)):
+        return TransportError(f"the connection to {where} failed: {_reason(exc)}")
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return ConnectError(f"cannot use {where}: {_reason(exc)}")
+    return TransportError(f"request to {where} failed: {_reason(exc)}")
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.split())[:300]
+
+
+def safe_url(url: str) -> str:
+    """The URL without credentials, query or fragment, for messages."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return "(invalid URL)"
+    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
+
+
+def summarise_body(body: bytes, content_type: str) -> str:
+    """A one-line summary of an error response: its message, or its validation errors."""
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return ""
+    if "json" in content_type or text[:1] in "[{":
+        try:
+            return _summarise_json(json.loads(text))[:500]
+        except ValueError:
+            pass
+    return " ".join(text.split())[:300]
+
+
+def _summarise_json(data: Any) -> str:
+    if isinstance(data, dict):
+        for key in ("detail", "message", "error", "errors"):
+            if key in data:
+                return _summarise_json(data[key])
+        return json.dumps(data)[:300]
+    if isinstance(data, list) and data and all(isinstance(e, dict) and "msg" in e for e in data):
+        problems = []
+        for error in data[:5]:
+            loc = ".".join(str(p) for p in error.get("loc", []) if p != "body") or "(body)"
+            problems.append(f"{loc}: {error['msg']}")
+        more = f" (+{len(data) - 5} more)" if len(data) > 5 else ""
+        return "; ".join(problems) + more
+    if isinstance(data, str):
+        return " ".join(data.split())
+    return json.dumps(data)[:300]

@@ -1,0 +1,95 @@
+"""The `tandem` command line. Parsing imports nothing heavy: `tandem --help` must stay instant."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+__all__ = ["main", "build_parser", "parse_headers"]
+
+HEADER_ENV = "TANDEM_HEADERS"
+"""Extra request headers, newline-separated `Name: value` lines (never logged or stored)."""
+
+
+def _version() -> str:
+    try:
+        return version("tandem")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def parse_headers(values: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """`Name: value` strings (and the TANDEM_HEADERS variable) → a header dict.
+
+    Raises:
+        SystemExit: a header is not of the form `Name: value` (the message names it by name only).
+    """
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    lines = [line for line in (environ.get(HEADER_ENV, "") if environ else "").splitlines() if line.strip()]
+    headers: dict[str, str] = {}
+    for raw in [*lines, *values]:
+        name, sep, value = raw.partition(":")
+        if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
+            label = name.strip()[:40] or "(empty)"
+            raise SystemExit(f"tandem: bad header {label!r}: expected 'Name: value'")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _add_connection_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="an AG-UI server's endpoint (default: the embedded demo agent)")
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help=f"a request header, repeatable (also ${HEADER_ENV}); never logged or stored",
+    )
+    parser.add_argument("--speed", type=float, default=1.0, help="demo agent pacing: 1 realistic, 0 instant")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for `tandem` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="tandem",
+        description="A terminal client in which you and an AI agent work on the same state (AG-UI).",
+    )
+    parser.add_argument("--version", action="version", version=f"tandem {_version()}")
+    _add_connection_args(parser)
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
+    parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
+    sub = parser.add_subparsers(dest="command")
+
+    ask = sub.add_parser("ask", help="stream one turn to stdout (headless)")
+    _add_connection_args(ask)
+    ask.add_argument("--approve", choices=["ask", "all", "none"], default="ask", help="how approvals are decided")
+    ask.add_argument("--json", action="store_true", help="one JSON object per block event")
+    ask.add_argument("message", nargs="+", help="the message to send")
+
+    serve = sub.add_parser("serve-demo", help="serve the demo agent over HTTP + SSE")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--speed", type=float, default=1.0)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `tandem` console script."""
+    args = build_parser().parse_args(argv)
+    if args.command == "ask":
+        from tui.ask import run_ask
+
+        return run_ask(args, parse_headers(args.header))
+    if args.command == "serve-demo":
+        from tui.serve import run_serve_demo
+
+        return run_serve_demo(args)
+    from tui.app_main import run_app
+
+    return run_app(args, parse_headers(args.header))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

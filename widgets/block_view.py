@@ -1,0 +1,63 @@
+"""The base of every block widget: holds a block, repaints on request, asks for decisions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+from textual.widget import Widget
+
+from core.blocks.base import Block
+
+__all__ = ["BlockView"]
+
+
+class BlockView(Widget):
+    """A widget showing one core block.
+
+    Owns nothing of the block: it reads it on the UI thread in `refresh_block()` (called by
+    the app's bridge at most once per frame per block) and never mutates it. Decisions go out
+    as `BlockView.DecisionRequested` messages; the app forwards them to the engine thread.
+    """
+
+    DEFAULT_CSS = """
+    BlockView {
+        height: auto;
+    }
+    """
+
+    class DecisionRequested(Message):
+        """Posted when the human decides; handled by the app as `on_block_view_decision_requested`."""
+
+        def __init__(self, block: Block, method: str, kwargs: dict[str, Any] | None = None) -> None:
+            super().__init__()
+            self.block = block
+            """The block decided on."""
+            self.method = method
+            """The block's decision method: approve, reject, respond, invoke, decline, cancel."""
+            self.kwargs = dict(kwargs or {})
+            """Keyword arguments for the method."""
+
+    def __init__(self, block: Block, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.block = block
+        self.shown_version = -1
+        """The block version last painted; the bridge skips repaints of what is already shown."""
+
+    def on_mount(self) -> None:
+        self.refresh_block()
+
+    def refresh_block(self) -> None:
+        """Re-read the block and update the widget (UI thread). Subclasses extend `update_from_block`."""
+        version = self.block.version
+        if version == self.shown_version:
+            return
+        self.shown_version = version
+        self.update_from_block()
+
+    def update_from_block(self) -> None:
+        """Paint the block's current content. Override in subclasses."""
+
+    def request_decision(self, method: str, **kwargs: Any) -> None:
+        """Ask the app to call `block.<method>(**kwargs)` on the engine thread."""
+        self.post_message(self.DecisionRequested(self.block, method, kwargs))
