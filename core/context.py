@@ -243,7 +243,8 @@ class AgentContext:
             self._set_status(Status.AWAITING_INPUT)
             await asyncio.gather(*(b.result() for b in pending))
         self._set_status(Status.STREAMING)
-        return [b.continuation() for b in interactive]
+        # Every built-in interactive block answers; a block with nothing to say returns None.
+        return [message for b in interactive if (message := b.continuation()) is not None]
 
     def _fail(self, turn: Turn, index: int, message: str) -> None:
         pipeline = self.agent.pipeline

@@ -68,7 +68,7 @@ class TextHandler:
             author=context.update.author,
             message_id=context.update.message_id,
         )
-        self._append(new, part)
+        self._append(new, part)  # type: ignore[arg-type]
         return Emit(new)
 
     def _append(self, block: TextBlock, part: TextContent) -> None:

@@ -55,6 +55,10 @@ class ChatUpdate(BaseModel):
     raw: JsonValue = None
 
 
+def _empty_object_schema() -> dict[str, JsonValue]:
+    return {"type": "object", "properties": {}}
+
+
 class ToolDeclaration(BaseModel):
     """A tool the client offers the model: client-side tools and UI actions, declarations only."""
 
@@ -62,7 +66,7 @@ class ToolDeclaration(BaseModel):
 
     name: str
     description: str = ""
-    parameters: dict[str, JsonValue] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: dict[str, JsonValue] = Field(default_factory=_empty_object_schema)
 
 
 class ChatOptions(BaseModel):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
+from contextlib import contextmanager
 from collections.abc import Iterator
 from typing import Any
 
@@ -188,7 +190,7 @@ class TestSelection:
         assert select_scenario(RunAgentInput.model_validate(make_input(prompt))).scenario == scenario
 
     def test_last_user_message_decides(self) -> None:
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"id": "u1", "role": "user", "content": "/demo weather"},
             {"id": "a1", "role": "assistant", "content": "It is sunny."},
             {"id": "u2", "role": "user", "content": [{"type": "text", "text": "now a haiku"}]},
@@ -556,13 +558,13 @@ class TestApp:
         assert [s["command"] for s in response.json()["scenarios"]] == [f"/demo {s.name}" for s in SCENARIOS]
 
 
-@pytest.fixture(scope="module")
-def served_url() -> Iterator[str]:
-    """Serve ``create_app(0)`` with uvicorn on 127.0.0.1, an ephemeral port, in a thread."""
+@contextmanager
+def serve(speed: float) -> Iterator[str]:
+    """Serve ``create_app(speed)`` with uvicorn on 127.0.0.1, an ephemeral port, in a thread."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(0), log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(create_app(speed), log_level="warning", lifespan="off"))
     started = threading.Event()
 
     def serve() -> None:
@@ -579,10 +581,18 @@ def served_url() -> Iterator[str]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     assert started.wait(10), "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def served_url() -> Iterator[str]:
+    with serve(0) as url:
+        yield url
 
 
 class TestServedOverHttp:
@@ -592,15 +602,15 @@ class TestServedOverHttp:
         result = await validate_endpoint(served_url, TransportOptions(input=body, timeout_ms=10_000))
         problems = [f"{d.rule}: {d.message}" for d in result.report.diagnostics if d.severity != "info"]
         assert not problems
-        assert result.status == 200 and result.content_type.startswith("text/event-stream")
+        assert result.status == 200 and (result.content_type or "").startswith("text/event-stream")
         assert result.event_count > 2
 
     async def test_resumed_run_over_http(self, served_url: str) -> None:
         first = await run_validated(DemoAgent(speed=0), make_input("/demo delete"))
         (interrupt,) = outcome(first)["interrupts"]
         messages = [{"id": "user-1", "role": "user", "content": "/demo delete"}, *history_from(first)]
-        body = make_input(messages=messages, run_id="run-2",
-                          resume=[{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}])
+        entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}
+        body = make_input(messages=messages, run_id="run-2", resume=[entry])
         options = TransportOptions(input=body, validator=ValidatorOptions(severity_overrides=RESUMED_RUN_OVERRIDES))
         result = await validate_endpoint(served_url, options)
         assert [d.rule for d in result.report.diagnostics if d.severity != "info"] == []
@@ -615,6 +625,17 @@ class TestServedOverHttp:
                         events.append(json.loads(line.removeprefix("data: ")))
         expected = await run_validated(DemoAgent(speed=0), make_input("/demo weather"))
         assert _strip_timestamps(events) == _strip_timestamps(expected)
+
+    async def test_paced_stream_arrives_incrementally(self) -> None:
+        """At speed 1 weather pauses 0.4 s before its tool result; a buffered response would hide the gap."""
+        arrivals: dict[str, float] = {}
+        with serve(1.0) as url:
+            async with httpx.AsyncClient(timeout=10) as client:
+                async with client.stream("POST", url, json=make_input("/demo weather")) as response:
+                    async for line in response.aiter_lines():
+                        if line.startswith("data: "):
+                            arrivals.setdefault(json.loads(line[6:])["type"], time.monotonic())
+        assert arrivals["TOOL_CALL_RESULT"] - arrivals["TOOL_CALL_END"] >= 0.2
 
     async def test_malformed_input_is_422_over_http(self, served_url: str) -> None:
         async with httpx.AsyncClient(timeout=10) as client:

@@ -7,14 +7,16 @@ from collections.abc import Iterator
 
 from ag_ui.core import ToolCall, ToolMessage
 
-from .history import last_user_message, message_text, tool_call_args
+from .history import last_user_message, tool_call_args
 from .script import Pause, RunContext, Step
 
 __all__ = [
     "THEMES",
+    "build_long_answer",
     "chat",
     "chat_theme_result",
     "failure",
+    "help_answer",
     "long_answer",
     "reasoning",
     "requested_theme",
@@ -248,9 +250,3 @@ def help_answer(ctx: RunContext, catalog: str, unknown: str | None = None) -> It
     )
     yield from ctx.script.text(text)
     yield ctx.script.finished()
-
-
-def user_text(ctx: RunContext) -> str:
-    """Return the text of the request's last user message ('' when there is none)."""
-    user = last_user_message(ctx.run_input)
-    return message_text(user.content) if user else ""

@@ -29,6 +29,7 @@ __all__ = [
     "address",
     "address_resume",
     "delete",
+    "delete_path",
     "delete_resume",
     "document",
     "document_resume",

@@ -1,0 +1,158 @@
+"""Wiring the runtime for the CLI and the app: which chat client, which UI actions and tool blocks.
+
+Imports nothing from Textual, so `tandem ask` and `tandem serve-demo` stay light.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import JsonValue
+
+from core.agent import UIAgent
+from core.blocks.base import BlockEnv
+from core.blocks.tool_call import ToolCallBlock
+from core.chat_client import ChatClient, FunctionInvokingChatClient
+from core.context import AgentContext
+from core.messages import ToolDeclaration
+from core.thread import ConversationThread
+from core.tool_blocks import tool_block
+
+__all__ = [
+    "WeatherBlock",
+    "HaikuBlock",
+    "AppHooks",
+    "THEMES",
+    "build_chat_client",
+    "build_agent",
+    "build_context",
+]
+
+THEMES = ("dark", "light", "high-contrast")
+"""Theme names the `change_theme` UI action accepts."""
+
+
+@tool_block("get_weather", arguments={"location": "location"}, result="weather")
+class WeatherBlock(ToolCallBlock):
+    """A `get_weather` call: the location asked for and the weather report the server returned."""
+
+    location: str | None
+    weather: Any
+
+
+@tool_block("generate_haiku", arguments={"japanese": "japanese", "english": "english"})
+class HaikuBlock(ToolCallBlock):
+    """A `generate_haiku` call: three lines in Japanese and their English rendering."""
+
+    japanese: list[str] | None
+    english: list[str] | None
+
+
+_HAIKU_SCHEMA: dict[str, JsonValue] = {
+    "type": "object",
+    "properties": {
+        "japanese": {"type": "array", "items": {"type": "string"}},
+        "english": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["japanese", "english"],
+}
+_STEPS_SCHEMA: dict[str, JsonValue] = {
+    "type": "object",
+    "properties": {
+        "steps": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"description": {"type": "string"}, "status": {"type": "string", "enum": ["enabled", "disabled"]}},
+            },
+        }
+    },
+    "required": ["steps"],
+}
+_THEME_SCHEMA: dict[str, JsonValue] = {
+    "type": "object",
+    "properties": {"theme": {"type": "string", "enum": list(THEMES)}},
+    "required": ["theme"],
+}
+
+
+@dataclass
+class AppHooks:
+    """What the client-side actions may do to the application (set by the app; no-ops headless)."""
+
+    set_theme: Callable[[str], None] = lambda name: None
+    """Switch the app theme; called on the engine thread, so it must be thread-safe."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def build_chat_client(url: str | None, headers: dict[str, str] | None = None, *, speed: float = 1.0) -> ChatClient:
+    """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
+
+    The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
+    logic as a remote server's; no port is opened.
+    """
+    from core.agui import AGUIChatClient
+
+    if url:
+        return AGUIChatClient(url, headers=headers)
+    from core.agui.demo import DemoAgent, encode_sse
+
+    agent = DemoAgent(speed)
+    return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+
+
+def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:
+    # Shown by the HaikuBlock card; the agent only needs to know it was displayed.
+    return {"shown": True}
+
+
+def build_agent(client: ChatClient, *, hooks: AppHooks | None = None, env: BlockEnv | None = None) -> UIAgent:
+    """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks."""
+    hooks = hooks or AppHooks()
+    client_tools = {"generate_haiku": _generate_haiku}
+    agent = UIAgent(FunctionInvokingChatClient(client, client_tools), env=env)
+    agent.declare_tool(
+        ToolDeclaration(name="generate_haiku", description="Show a haiku to the user as a card.", parameters=_HAIKU_SCHEMA)
+    )
+
+    def change_theme(arguments: dict[str, Any]) -> JsonValue:
+        name = str(arguments.get("theme", ""))
+        if name not in THEMES:
+            raise ValueError(f"unknown theme {name!r}; choose one of {', '.join(THEMES)}")
+        hooks.set_theme(name)
+        return {"theme": name, "applied": True}
+
+    def generate_task_steps(arguments: dict[str, Any]) -> JsonValue:
+        # The human's selection is the result: {"accepted": bool, "steps": [...]}.
+        steps = arguments.get("steps") or []
+        accepted = bool(arguments.get("accepted", True))
+        return {"accepted": accepted, "steps": steps if accepted else []}
+
+    agent.register_ui_action(
+        "change_theme", change_theme, description="Switch the terminal app's colour theme.", parameters=_THEME_SCHEMA
+    )
+    agent.register_ui_action(
+        "generate_task_steps",
+        generate_task_steps,
+        description="Show the user a list of steps to select and confirm before you carry them out.",
+        parameters=_STEPS_SCHEMA,
+    )
+    agent.register_tool_block(WeatherBlock, schema={"type": "object", "properties": {"location": {"type": "string"}}})
+    agent.register_tool_block(HaikuBlock)
+    return agent
+
+
+def build_context(
+    url: str | None,
+    headers: dict[str, str] | None = None,
+    *,
+    speed: float = 1.0,
+    hooks: AppHooks | None = None,
+    thread: ConversationThread | None = None,
+    env: BlockEnv | None = None,
+) -> AgentContext:
+    """The whole engine-side conversation for a server (or the demo). Call on the engine loop."""
+    agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env)
+    return AgentContext(agent, thread=thread)

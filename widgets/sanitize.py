@@ -1,0 +1,75 @@
+"""The one sanitiser for agent-supplied text, and the one encoder for agent ids.
+
+Every string that came from an agent (text, tool names, arguments, results, state keys and
+values, messages, labels) passes through `sanitize` before it reaches a widget, and is then
+inserted as data (`agent_text` → `Content`), never parsed as markup. Pure functions: any thread.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from textual.content import Content
+
+__all__ = ["sanitize", "safe_id", "agent_text", "pretty_json"]
+
+# C0 controls except \t (0x09) and \n (0x0a); ESC (0x1b) is C0 too; DEL (0x7f); C1 (0x80-0x9f).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ID_SAFE = re.compile(r"[A-Za-z0-9-]")
+
+
+def sanitize(text: str) -> str:
+    """Remove what could drive the terminal: C0 controls except newline and tab, ESC, DEL and C1.
+
+    A carriage return is dropped too (it would let an agent overwrite a line). Markup characters
+    are left alone: callers insert the result as data (`agent_text`), never as markup.
+
+    Args:
+        text: An agent-supplied string (anything else is turned into one with `str`).
+
+    Returns:
+        The text without terminal control characters.
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    return _CONTROL.sub("", text)
+
+
+def safe_id(agent_id: str) -> str:
+    """Encode an agent id as a valid, collision-free Textual widget id.
+
+    Letters, digits and `-` are kept; `_` becomes `__`; any other character becomes
+    `_<hex code point>_`. The mapping is injective (distinct ids stay distinct) and the result
+    always starts with `t-`, so it never starts with a digit.
+
+    Example:
+        >>> safe_id("call-1:abc")
+        't-call-1_3a_abc'
+    """
+    out = ["t-"]
+    for char in str(agent_id):
+        if _ID_SAFE.match(char):
+            out.append(char)
+        elif char == "_":
+            out.append("__")
+        else:
+            out.append(f"_{ord(char):x}_")
+    return "".join(out)
+
+
+def agent_text(text: Any) -> Content:
+    """Sanitised agent text as `Content`: shown literally, never parsed as markup."""
+    return Content(sanitize(text if isinstance(text, str) else str(text)))
+
+
+def pretty_json(value: Any) -> str:
+    """Pretty-printed, sanitised JSON of an agent value (strings shown as they are)."""
+    if isinstance(value, str):
+        return sanitize(value)
+    try:
+        dumped = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
+    except (TypeError, ValueError):
+        dumped = repr(value)
+    return sanitize(dumped)
