@@ -256,6 +256,14 @@ class Pipeline:
                     "every block needs an id unique in the conversation and stable under replay "
                     "(use UpdateContext.block_id())"
                 )
+            if self._active:
+                # A text stream that a later block interrupted can never resume: retire it, so
+                # phase 1 stays proportional to what is really open, not to the segment's length.
+                superseded = [b for b, _h in self._active if b.superseded_by_successor]
+                if superseded:
+                    self._active = [(b, h) for b, h in self._active if not b.superseded_by_successor]
+                    for old in superseded:
+                        old.complete()
             self._add(block)
             self._active.append((block, handler))
         elif isinstance(transition, Complete):

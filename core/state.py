@@ -235,7 +235,8 @@ class AgentState:
 
     def _patched(self, document: Any, patch: Patch) -> Any:
         try:
-            return jsonpatch.apply_patch(copy.deepcopy(document), patch)
+            # in_place=False copies the document first, so a failing patch leaves it untouched.
+            return jsonpatch.apply_patch(document, patch, in_place=False)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError, IndexError) as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc

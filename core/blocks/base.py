@@ -65,6 +65,8 @@ class Block:
     """
 
     kind: ClassVar[str] = "block"
+    superseded_by_successor: ClassVar[bool] = False
+    """Whether emitting any later block ends this one (streams like text cannot resume)."""
 
     def __init__(self, id: str, *, role: Role = "assistant", author: str | None = None, message_id: str | None = None) -> None:
         self.id = id

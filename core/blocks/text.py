@@ -17,6 +17,7 @@ class TextBlock(Block):
     """
 
     kind = "text"
+    superseded_by_successor = True
 
     def __init__(self, id: str, **kwargs: Any) -> None:
         super().__init__(id, **kwargs)
