@@ -29,7 +29,7 @@ from typing import NamedTuple
 import httpx
 from ag_ui.core import Interrupt
 
-from core.agui.events import ChunkExpander, decode_event, event_to_raw
+from core.agui.events import ChunkExpander, UnknownEvent, event_to_raw, parse_payload, plain_delta, validate_event
 from core.agui.mapping import EventMapper, PredictStateMapping
 from core.agui.request import build_run_input, known_calls
 from core.agui.sse import SSEDecoder
@@ -40,6 +40,8 @@ from core.errors import AgentRunError, ProtocolError, TransportError
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
+
+_DELTA_TYPES = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT", "TOOL_CALL_ARGS"})
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +168,24 @@ class AGUIChatClient(ChatClient):
         log.info("AG-UI run %s on thread %s: %d messages", run_id, thread_id, len(run_input.messages))
         try:
             async with self._transport.open(run_input) as body:
-                async for update in self._pipeline(body, mapper):
-                    yield update
+                # The pipeline is inlined here: every async-generator layer costs each update a hop.
+                decoder, expander, verifier = SSEDecoder(), ChunkExpander(), EventVerifier()
+                position = 0
+                async for chunk in body:
+                    self._bytes += len(chunk)
+                    for payload in decoder.feed(chunk):
+                        position += 1
+                        for update in self._process(payload, position, expander, verifier, mapper):
+                            yield update
+                        if mapper.run_error is not None:
+                            raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
+                for payload in decoder.close():
+                    position += 1
+                    for update in self._process(payload, position, expander, verifier, mapper):
+                        yield update
+                    if mapper.run_error is not None:
+                        raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
+                _check_ended(verifier, position)
         except TransportError as exc:
             exc.run_id = exc.run_id or run_id
             log.info("AG-UI run %s failed: %s", run_id, exc)
@@ -176,40 +194,31 @@ class AGUIChatClient(ChatClient):
             if mapper.interrupts:
                 self._open_interrupts[thread_id] = list(mapper.interrupts)
 
-    async def _pipeline(self, body: AsyncIterator[bytes], mapper: EventMapper) -> AsyncIterator[ChatUpdate]:
-        decoder = SSEDecoder()
-        expander = ChunkExpander()
-        verifier = EventVerifier()
-        position = 0
-        async for chunk in body:
-            self._bytes += len(chunk)
-            for payload in decoder.feed(chunk):
-                position += 1
-                for update in self._process(payload, position, expander, verifier, mapper):
-                    yield update
-                if mapper.run_error is not None:
-                    raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
-        for payload in decoder.close():
-            position += 1
-            for update in self._process(payload, position, expander, verifier, mapper):
-                yield update
-            if mapper.run_error is not None:
-                raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
-        if verifier.phase in ("idle", "running"):
-            open_items = verifier.open_items()
-            detail = f" (still open: {', '.join(open_items)})" if open_items else ""
-            error = ProtocolError(f"the stream ended before RUN_FINISHED after {position} events{detail}")
-            error.position = position
-            raise error
-
-    def _process(self, payload: str, position: int, expander: ChunkExpander, verifier: EventVerifier,
+    def _process(self, payload: str | bytes, position: int, expander: ChunkExpander, verifier: EventVerifier,
                  mapper: EventMapper) -> list[ChatUpdate]:
-        event, raw = decode_event(payload, position)
+        data = parse_payload(payload, position)
         self._events += 1
-        expanded = expander.expand(event, position)
-        updates: list[ChatUpdate] = []
-        for item in expanded:
+        if expander.idle and data["type"] in _DELTA_TYPES:
+            delta = plain_delta(data)
+            if delta is not None and verifier.accepts_delta(delta[0], delta[1]):
+                updates = mapper.map_delta(*delta, data)
+                self._updates += len(updates)
+                return updates
+        event = validate_event(data, position)
+        updates = []
+        for item in expander.expand(event, position):
             verifier.check(item, position)
-            updates.extend(mapper.map(item, raw if item is event else event_to_raw(item)))
+            raw = data if item is event or isinstance(item, UnknownEvent) else event_to_raw(item)
+            updates.extend(mapper.map(item, raw))
         self._updates += len(updates)
         return updates
+
+
+def _check_ended(verifier: EventVerifier, position: int) -> None:
+    """Raise if the stream ended while a run was still going (or before one started)."""
+    if verifier.phase in ("idle", "running"):
+        open_items = verifier.open_items()
+        detail = f" (still open: {', '.join(open_items)})" if open_items else ""
+        error = ProtocolError(f"the stream ended before RUN_FINISHED after {position} events{detail}")
+        error.position = position
+        raise error

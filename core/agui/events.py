@@ -1,7 +1,8 @@
 """Decoding AG-UI events from SSE payloads, and expanding the `*_CHUNK` shorthands.
 
-`decode_event` parses a payload once with `json.loads` and validates it with the model of its
-`type` (cheaper than validating against the 31-member union). A `type` the SDK does not know
+`decode_event` parses a payload once (pydantic-core's JSON parser) and validates it with the model
+of its `type` (cheaper than validating against the 31-member union); `plain_delta` recognises
+well-formed content deltas, the bulk of a stream, without building a model. A `type` the SDK does not know
 becomes an `UnknownEvent`, kept with its raw data and never fatal.
 
 `ChunkExpander` rewrites `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and `REASONING_MESSAGE_CHUNK`
@@ -12,7 +13,6 @@ and any other event (except RAW and ACTIVITY_*) closes what the chunks opened.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -34,10 +34,20 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 
 from core.errors import ProtocolError
 
-__all__ = ["UnknownEvent", "AnyEvent", "decode_event", "ChunkExpander", "event_to_raw"]
+__all__ = [
+    "UnknownEvent",
+    "AnyEvent",
+    "parse_payload",
+    "validate_event",
+    "decode_event",
+    "plain_delta",
+    "ChunkExpander",
+    "event_to_raw",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,37 +74,77 @@ _MODELS = _model_table()
 _CHUNK_PASSTHROUGH = frozenset({EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA})
 
 
-def decode_event(payload: str, position: int) -> tuple[AnyEvent, dict[str, Any]]:
-    """Parse and validate one SSE `data` payload.
+def parse_payload(payload: str | bytes, position: int) -> dict[str, Any]:
+    """Parse one SSE `data` payload into a JSON object with a string `type`.
 
-    Args:
-        payload: the event's JSON text.
-        position: its 1-based position in the stream, for error messages.
-
-    Returns:
-        The event, and the parsed JSON object (the event's `raw` form, camelCase as sent).
+    Uses pydantic-core's JSON parser (several times faster than `json`); NaN and Infinity are
+    refused, so the result is always JSON-ready.
 
     Raises:
-        ProtocolError: the payload is not a JSON object with a string `type`, or does not
-            validate against the model its `type` names.
+        ProtocolError: the payload is not JSON, or not an object with a string `type`.
     """
     try:
-        data = json.loads(payload)
+        data = from_json(payload, allow_inf_nan=False)
     except ValueError as exc:
         raise _error(f"event {position} is not valid JSON: {exc}", None, position) from exc
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _error(f"event {position} is not a JSON object with a string 'type'", None, position)
+    return data
+
+
+def validate_event(data: dict[str, Any], position: int) -> AnyEvent:
+    """Validate a parsed payload with the model its `type` names (`UnknownEvent` if none).
+
+    Raises:
+        ProtocolError: the object does not validate; the error names the type and position.
+    """
     event_type = data["type"]
     model = _MODELS.get(event_type)
     if model is None:
-        return UnknownEvent(event_type, data), data
+        return UnknownEvent(event_type, data)
     try:
-        return model.model_validate(data), data  # type: ignore[return-value]
+        return model.model_validate(data)  # type: ignore[return-value]
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(event)'}: {err['msg']}" for err in exc.errors()[:5]
         )
         raise _error(f"event {position} ({event_type}) is malformed: {problems}", event_type, position) from exc
+
+
+def decode_event(payload: str | bytes, position: int) -> tuple[AnyEvent, dict[str, Any]]:
+    """Parse and validate one payload: the event and its raw JSON object (camelCase, as sent).
+
+    Raises:
+        ProtocolError: see `parse_payload` and `validate_event`.
+    """
+    data = parse_payload(payload, position)
+    return validate_event(data, position), data
+
+
+_DELTA_KEYS = {
+    "TEXT_MESSAGE_CONTENT": "messageId",
+    "REASONING_MESSAGE_CONTENT": "messageId",
+    "TOOL_CALL_ARGS": "toolCallId",
+}
+_DELTA_ALLOWED = frozenset({"type", "messageId", "toolCallId", "delta", "timestamp", "subagentRunId"})
+
+
+def plain_delta(data: dict[str, Any]) -> tuple[str, str, str, str | None] | None:
+    """`(type, id, delta, subagentRunId)` for a well-formed content delta, else None.
+
+    The hot path: text, reasoning and argument deltas are most of a stream, and these plain
+    checks accept exactly what their models would, for the fields they carry. Anything else
+    (extra fields, wrong types) returns None and takes the validating path.
+    """
+    key = _DELTA_KEYS.get(data["type"])
+    if key is None or not data.keys() <= _DELTA_ALLOWED:
+        return None
+    ident, delta, subagent = data.get(key), data.get("delta"), data.get("subagentRunId")
+    timestamp = data.get("timestamp", 0)
+    if (type(ident) is not str or type(delta) is not str or (subagent is not None and type(subagent) is not str)
+            or type(timestamp) is not int or not -9007199254740991 <= timestamp <= 9007199254740991):
+        return None
+    return data["type"], ident, delta, subagent
 
 
 def event_to_raw(event: BaseEvent) -> dict[str, Any]:
@@ -119,6 +169,11 @@ class ChunkExpander:
     def __init__(self) -> None:
         self._mode: str | None = None  # "text", "tool" or "reasoning": what chunks hold open
         self._open_id: str | None = None
+
+    @property
+    def idle(self) -> bool:
+        """True when no chunk-opened message or call is pending (events pass through unchanged)."""
+        return self._mode is None
 
     def expand(self, event: AnyEvent, position: int) -> list[AnyEvent]:
         """Rewrite one event.
@@ -145,7 +200,7 @@ class ChunkExpander:
 
     def close(self) -> list[AnyEvent]:
         """Close whatever the chunks hold open (also called when the stream ends)."""
-        mode, open_id = self._mode, self._open_id
+        mode, open_id = self._mode, self._open_id or ""
         self._mode = self._open_id = None
         if mode == "text":
             return [TextMessageEndEvent(message_id=open_id)]
@@ -172,7 +227,7 @@ class ChunkExpander:
             out.append(TextMessageStartEvent(message_id=event.message_id, role=event.role or "assistant", name=event.name))
             self._mode, self._open_id = "text", event.message_id
         if event.delta:
-            out.append(TextMessageContentEvent(message_id=self._open_id, delta=event.delta))
+            out.append(TextMessageContentEvent(message_id=self._open_id or "", delta=event.delta))
         return out
 
     def _tool(self, event: ToolCallChunkEvent, position: int) -> list[AnyEvent]:
@@ -193,7 +248,7 @@ class ChunkExpander:
             )
             self._mode, self._open_id = "tool", event.tool_call_id
         if event.delta:
-            out.append(ToolCallArgsEvent(tool_call_id=self._open_id, delta=event.delta))
+            out.append(ToolCallArgsEvent(tool_call_id=self._open_id or "", delta=event.delta))
         return out
 
     def _reasoning(self, event: ReasoningMessageChunkEvent, position: int) -> list[AnyEvent]:
@@ -208,5 +263,5 @@ class ChunkExpander:
             out.append(ReasoningMessageStartEvent(message_id=event.message_id))
             self._mode, self._open_id = "reasoning", event.message_id
         if event.delta:
-            out.append(ReasoningMessageContentEvent(message_id=self._open_id, delta=event.delta))
+            out.append(ReasoningMessageContentEvent(message_id=self._open_id or "", delta=event.delta))
         return out

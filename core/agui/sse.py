@@ -31,19 +31,41 @@ class SSEDecoder:
         self.last_event_id = ""
         """The last `id:` field seen (kept for reconnection, which AG-UI does not use)."""
 
-    def feed(self, chunk: bytes) -> list[str]:
+    def feed(self, chunk: bytes) -> list[str | bytes]:
         """Decode one chunk.
 
         Args:
             chunk: the next bytes of the stream, split anywhere.
 
         Returns:
-            The `data` payloads of the events this chunk completed, in order.
+            The `data` payloads of the events this chunk completed, in order (`bytes` when
+            taken verbatim from the stream, which a JSON parser accepts as UTF-8).
 
         Raises:
             ProtocolError: a line is not valid UTF-8.
         """
         buffer = self._tail + chunk if self._tail else chunk
+        if not self._in_event and b"\r" not in buffer:
+            return self._feed_lf(buffer)
+        return self._feed_lines(buffer)
+
+    def _feed_lf(self, buffer: bytes) -> list[str | bytes]:
+        # Fast path for "\n"-framed streams (what servers send): split into events at once and
+        # take a one-line "data: ..." event as is; other events go through the line rules. The
+        # bytes after the last blank line wait, unparsed, for the rest of their event.
+        blocks = buffer.split(b"\n\n")
+        self._tail = blocks.pop()
+        out: list[str | bytes] = []
+        for block in blocks:
+            if block.startswith(b"data: ") and b"\n" not in block:
+                out.append(block[6:])
+            else:
+                for line in block.split(b"\n"):
+                    self._line(line, out)
+                self._line(b"", out)
+        return out
+
+    def _feed_lines(self, buffer: bytes) -> list[str | bytes]:
         if not buffer:
             return []
         lines = buffer.splitlines(keepends=True)
@@ -53,12 +75,12 @@ class SSEDecoder:
             self._tail = b""
         else:
             self._tail = lines.pop()
-        out: list[str] = []
+        out: list[str | bytes] = []
         for raw in lines:
             self._line(raw.rstrip(b"\r\n"), out)
         return out
 
-    def close(self) -> list[str]:
+    def close(self) -> list[str | bytes]:
         """End the stream.
 
         Returns:
@@ -67,16 +89,20 @@ class SSEDecoder:
         Raises:
             ProtocolError: the stream ended in the middle of an event.
         """
-        out: list[str] = []
         tail, self._tail = self._tail, b""
-        if tail.endswith(b"\r"):
-            self._line(tail.rstrip(b"\r"), out)
-            tail = b""
-        if tail.strip() or self._in_event:
+        out: list[str | bytes] = []
+        if tail:
+            if not tail.endswith((b"\n", b"\r")):
+                tail += b"\n"  # an unterminated last line still counts: a comment is harmless, a field is a cut
+            out = self._feed_lines(tail)
+            if self._tail:  # a final lone "\r" ends its line at the end of the stream
+                rest, self._tail = self._tail, b""
+                self._line(rest.rstrip(b"\r"), out)
+        if self._in_event:
             raise ProtocolError("the event stream was cut in the middle of an event")
         return out
 
-    def _line(self, line: bytes, out: list[str]) -> None:
+    def _line(self, line: bytes, out: list[str | bytes]) -> None:
         if not line:
             if self._data:
                 out.append("\n".join(self._data))

@@ -47,6 +47,13 @@ _CONTINUERS: dict[EventType, tuple[str, str, bool]] = {
 }
 
 
+_DELTA_KINDS = {
+    "TEXT_MESSAGE_CONTENT": "text message",
+    "REASONING_MESSAGE_CONTENT": "reasoning message",
+    "TOOL_CALL_ARGS": "tool call",
+}
+
+
 class EventVerifier:
     """Enforces the AG-UI event order over one stream, which may hold several runs in sequence.
 
@@ -112,6 +119,11 @@ class EventVerifier:
                 self._fail(event, position, f"no open {kind} {key!r}")
             if closes:
                 self._open[kind].discard(key)
+
+    def accepts_delta(self, event_type: str, key: str) -> bool:
+        """Whether a content delta (`plain_delta`) is in order; if not, `check()` the full event to raise."""
+        kind = _DELTA_KINDS[event_type]
+        return self.phase == "running" and key in self._open[kind]
 
     def open_items(self) -> list[str]:
         """What is open right now, as `kind 'id'` labels (for diagnostics)."""

@@ -48,14 +48,13 @@ class RawServer:
         length = next((int(line.split(":", 1)[1]) for line in head.split("\r\n")
                        if line.lower().startswith("content-length:")), 0)
         self.requests.append(Request(head, await reader.readexactly(length)))
+        watcher = asyncio.ensure_future(self._watch(reader))  # notices the client hanging up
         try:
             await self.script(writer)
             await writer.drain()
-        except (ConnectionError, asyncio.CancelledError):
+        except ConnectionError:
             pass
         finally:
-            watcher = asyncio.ensure_future(self._watch(reader))
-            await asyncio.sleep(0)
             writer.close()
             await watcher
 

@@ -1,0 +1,89 @@
+"""Benchmark: SSE bytes → updates through AGUIChatClient, next to the SDK's own parse rate.
+
+Run: `python tests/perf/bench_agui.py [events]`. Builds one stream of realistic events (mostly
+text and tool-argument deltas, as a chatty model produces), then measures in the same process:
+
+1. `TypeAdapter(ag_ui.core.Event).validate_json` over the same event payloads (parse only);
+2. the client's whole path: bytes in 4 KiB pieces → SSE → decode → verify → map → `ChatUpdate`.
+
+Prints both rates in events/s and their ratio; the target is a ratio within 2×.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from ag_ui.core import Event, RunAgentInput
+from pydantic import TypeAdapter
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from core.agui import AGUIChatClient  # noqa: E402
+from core.messages import ChatMessage, ChatOptions  # noqa: E402
+
+
+def build_events(count: int) -> list[dict]:
+    events: list[dict] = [{"type": "RUN_STARTED", "threadId": "t", "runId": "r", "timestamp": 1}]
+    turn = 0
+    while len(events) < count - 1:
+        message, call = f"msg-{turn:06d}-5d01-45a7-8abb-c450225022dc", f"call_{turn}"
+        events.append({"type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant", "timestamp": 1})
+        for i in range(40):
+            events.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": f"token {i} ",
+                           "timestamp": 1795969233011})
+        events.append({"type": "TEXT_MESSAGE_END", "messageId": message, "timestamp": 1})
+        events.append({"type": "TOOL_CALL_START", "toolCallId": call, "toolCallName": "get_weather",
+                       "parentMessageId": message, "timestamp": 1})
+        for i in range(10):
+            events.append({"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": f'"k{i}": {i}, ', "timestamp": 1})
+        events.append({"type": "TOOL_CALL_END", "toolCallId": call, "timestamp": 1})
+        events.append({"type": "TOOL_CALL_RESULT", "messageId": f"res-{turn}", "toolCallId": call,
+                       "content": "Sunny, 21C in Paris", "role": "tool", "timestamp": 1})
+        events.append({"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/counter", "value": turn}]})
+        turn += 1
+    events.append({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": {"type": "success"}})
+    return events
+
+
+def bench_validate_json(payloads: list[bytes]) -> float:
+    adapter = TypeAdapter(Event)
+    start = time.perf_counter()
+    for payload in payloads:
+        adapter.validate_json(payload)
+    return time.perf_counter() - start
+
+
+async def bench_client(body: bytes, piece: int = 4096) -> tuple[float, int]:
+    async def source(run_input: RunAgentInput) -> AsyncIterator[bytes]:
+        for offset in range(0, len(body), piece):
+            yield body[offset:offset + piece]
+
+    client = AGUIChatClient.from_byte_source(source)
+    updates = 0
+    start = time.perf_counter()
+    async for _ in client.stream([ChatMessage.user("hi")], ChatOptions()):
+        updates += 1
+    return time.perf_counter() - start, updates
+
+
+def main(count: int = 20_000, repeats: int = 5) -> None:
+    events = build_events(count)
+    payloads = [json.dumps(e, separators=(",", ":")).encode() for e in events]
+    body = b"".join(b"data: " + p + b"\n\n" for p in payloads)
+    parse = min(bench_validate_json(payloads) for _ in range(repeats))
+    runs = [asyncio.run(bench_client(body)) for _ in range(repeats)]
+    full, updates = min(runs)
+    n = len(events)
+    print(f"events: {n}, bytes: {len(body)}, updates: {updates}")
+    print(f"TypeAdapter(Event).validate_json : {n / parse:10,.0f} events/s")
+    print(f"AGUIChatClient SSE bytes→updates : {n / full:10,.0f} events/s")
+    print(f"ratio (client time / parse time) : {full / parse:.2f}x  (target ≤ 2x)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000)
