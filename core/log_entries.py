@@ -26,6 +26,8 @@ HumanWriteKind = Literal[
     "proposal_reject",
     "state_edit",  # a direct human edit of shared state (RFC 6902 patch)
     "cancel",  # the human stopped a turn
+    "a2ui_input",  # the human wrote an A2UI surface's local data model (an input)
+    "a2ui_action",  # the human fired an A2UI event action (sent to the agent in a new run)
 ]
 
 

@@ -154,6 +154,12 @@ class _Replayer:
                 patch = write.payload.get("patch")
                 if isinstance(patch, list):
                     state.edit(patch, record=False)  # type: ignore[arg-type]
+            elif write.kind != "cancel":
+                # Block-level writes of other kinds (A2UI inputs and actions) restore themselves.
+                target = self.pipeline.by_id.get(write.target)
+                restore_write = getattr(target, "restore", None)
+                if callable(restore_write):
+                    restore_write(write)
         except (PatchError, KeyError) as exc:
             log.warning("could not re-apply logged %s on %s: %s", write.kind, write.target, exc)
 
