@@ -42,7 +42,8 @@ class Notifier(Generic[T]):
     """A list of subscribers notified synchronously, in subscription order.
 
     Owns its subscriptions. A subscriber that raises is logged and isolated, like Textual's
-    `Signal`; subscribing or unsubscribing during a notification takes effect from the next one.
+    `Signal`. Subscribing during a notification takes effect from the next one; unsubscribing
+    takes effect at once, and never makes the notification skip another subscriber.
     Engine thread only.
     """
 

@@ -51,6 +51,11 @@ def _overlaps(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/") or a == "" or b == ""
 
 
+def _as_document(value: Any) -> Any:
+    """No state yet (None) is the empty object: requests send `{}` for it, so agents patch `{}`."""
+    return {} if value is None else value
+
+
 def _pointer_value(document: Any, pointer: str) -> Any:
     try:
         return jsonpatch.JsonPointer(pointer).resolve(document)
@@ -93,6 +98,8 @@ class AgentState:
         """The committed value with every pending proposal applied: what the agent proposes."""
         if not self._view_valid:
             view = copy.deepcopy(self._committed)
+            if self._proposals:
+                view = _as_document(view)
             for proposal in self._proposals.values():
                 try:
                     view = jsonpatch.apply_patch(view, proposal.operations)
@@ -113,7 +120,7 @@ class AgentState:
     def proposal_diff(self, proposal_id: str) -> Patch:
         """The proposal as a minimal RFC 6902 patch against the committed value."""
         proposal = self._proposals[proposal_id]
-        proposed = jsonpatch.apply_patch(copy.deepcopy(self._committed), proposal.operations)
+        proposed = jsonpatch.apply_patch(_as_document(copy.deepcopy(self._committed)), proposal.operations)
         return list(jsonpatch.make_patch(self._committed, proposed))
 
     def typed(self) -> BaseModel | None:
@@ -140,12 +147,15 @@ class AgentState:
     def apply_delta(self, patch: Patch, *, proposal_id: str | None = None) -> None:
         """Apply RFC 6902 operations (all ops) to the committed value, or add them to a proposal.
 
+        A committed write ends the pending proposals over the fields it writes.
+
         Raises:
             PatchError: the patch does not apply, or the result fails validation. The state is
                 unchanged and marked as diverged.
         """
         if proposal_id is None:
             self._commit(self._patched(self._committed, patch), note="agent delta")
+            self._end_proposals_over(patch)
             self._changed_now()
             return
         proposal = self._proposals.get(proposal_id) or Proposal(proposal_id)
@@ -190,7 +200,7 @@ class AgentState:
         Raises:
             PatchError: the patch does not apply; nothing changed.
         """
-        new_value = self._patched(self._committed, patch)
+        new_value = self._patched(self._committed, patch, human=True)
         self._commit(new_value, note="human edit", human=True)
         found: list[Conflict] = []
         for proposal in self._proposals.values():
@@ -233,12 +243,13 @@ class AgentState:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _patched(self, document: Any, patch: Patch) -> Any:
+    def _patched(self, document: Any, patch: Patch, *, human: bool = False) -> Any:
         try:
             # in_place=False copies the document first, so a failing patch leaves it untouched.
-            return jsonpatch.apply_patch(document, patch, in_place=False)
+            return jsonpatch.apply_patch(_as_document(document), patch, in_place=False)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError, IndexError) as exc:
-            self._diverge(f"state patch failed: {exc}")
+            if not human:  # a human's bad edit is refused; it says nothing about the agent's copy
+                self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
 
     def _commit(self, value: Any, *, note: str, human: bool = False) -> None:
@@ -255,6 +266,15 @@ class AgentState:
     def _diverge(self, message: str) -> None:
         self.diverged, self.divergence = True, message
         self._changed_now()
+
+    def _end_proposals_over(self, patch: Patch) -> None:
+        """A committed agent write ends the proposals over the fields it wrote: they were predictions of it."""
+        written = {str(op.get("path", "")) for op in patch if op.get("op") != "test"}
+        written |= {str(op.get("from", "")) for op in patch if op.get("op") == "move"}
+        for proposal in list(self._proposals.values()):
+            if any(_overlaps(path, proposed) for path in written for proposed in proposal.paths()):
+                del self._proposals[proposal.id]
+                self._drop_conflicts(proposal.id)
 
     def _drop_conflicts(self, proposal_id: str) -> None:
         self.conflicts = [c for c in self.conflicts if c.proposal_id != proposal_id]

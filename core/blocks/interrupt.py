@@ -48,6 +48,8 @@ class InterruptBlock(InteractiveBlock):
             return []
         try:
             validator_class = jsonschema.validators.validator_for(self.response_schema)
+            # The schema comes from the agent: check it, or a malformed one raises TypeError mid-validation.
+            validator_class.check_schema(self.response_schema)
             validator = validator_class(self.response_schema)
             return [
                 f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"

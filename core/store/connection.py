@@ -1,0 +1,88 @@
+"""Opening the store's SQLite file, and translating SQLite's errors at the boundary."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from core.errors import LogStoreError
+
+__all__ = ["connect", "translated", "prepare_file", "START_FRESH_HINT"]
+
+START_FRESH_HINT = "start a new store with `tandem threads --start-fresh` (the old file is kept beside it)"
+"""The way out offered when the file cannot be read."""
+
+_CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB} if hasattr(sqlite3, "SQLITE_NOTADB") else set()
+
+
+def prepare_file(path: Path) -> None:
+    """Create the store's directory (0700) and file (0600) if missing; tighten a loose file.
+
+    Raises:
+        LogStoreError: the directory or file cannot be created.
+    """
+    directory = path.parent
+    try:
+        if not directory.exists():
+            directory.mkdir(mode=0o700, parents=True)
+            os.chmod(directory, 0o700)  # mkdir's mode is filtered by the umask
+        if not path.exists():
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            os.close(fd)
+        # SQLite gives the -wal and -shm files the database file's permissions.
+        if os.name == "posix" and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except FileExistsError:
+        pass  # another process created it between the check and the open
+    except OSError as exc:
+        raise LogStoreError(f"cannot create the thread store {path}: {exc.strerror or exc}") from exc
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open `path` in autocommit mode with WAL, foreign keys and full sync.
+
+    Usable from any one thread at a time (`check_same_thread=False`): the store is created on
+    the UI thread and its threads are written on the engine thread.
+
+    Raises:
+        LogStoreError: the file cannot be opened or is not a database.
+    """
+    connection: sqlite3.Connection | None = None
+    with translated(path):
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5.0)
+        try:
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise LogStoreError(f"the thread store {path} cannot use WAL mode (it reports {mode!r})")
+            connection.execute("PRAGMA foreign_keys = ON")
+            # Committed means on disk: commits come once per segment, so the fsync is cheap.
+            connection.execute("PRAGMA synchronous = FULL")
+        except BaseException:
+            connection.close()
+            raise
+    return connection
+
+
+@contextlib.contextmanager
+def translated(path: Path) -> Iterator[None]:
+    """Re-raise `sqlite3.Error` as `LogStoreError` naming the file and a way out."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise LogStoreError(describe(path, exc)) from exc
+
+
+def describe(path: Path, exc: sqlite3.Error) -> str:
+    """A one-line explanation of a SQLite failure on `path`."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    text = str(exc)
+    if code in _CORRUPT_CODES or isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text
+    ):
+        return f"the thread store {path} is unreadable ({text}); {START_FRESH_HINT}"
+    if "locked" in text or "busy" in text:
+        return f"the thread store {path} is busy in another process ({text}); try again"
+    return f"the thread store {path} could not be used ({text})"

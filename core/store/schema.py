@@ -1,0 +1,118 @@
+"""The thread store's schema and its ordered migrations.
+
+A database records its version in `schema_version` (one row). Opening a store applies, in one
+transaction each, every migration above that version; a database newer than this code is refused
+rather than guessed at. A file without the table is version 0 (an empty file SQLite just created,
+or one made before versioning).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import NamedTuple
+
+from core.errors import LogStoreError
+
+__all__ = ["Migration", "MIGRATIONS", "SCHEMA_VERSION", "schema_version", "migrate"]
+
+
+class Migration(NamedTuple):
+    """One step of the schema: the version it produces and the statements that produce it."""
+
+    version: int
+    summary: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "threads and their log entries",
+        (
+            """
+            CREATE TABLE threads (
+                id TEXT PRIMARY KEY,
+                title TEXT,
+                server_url TEXT,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                turns INTEGER NOT NULL DEFAULT 0
+            )
+            """,
+            # One row per LogEntry, its whole pydantic model as JSON (updates keep `raw`).
+            """
+            CREATE TABLE entries (
+                thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (thread_id, seq)
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
+    Migration(
+        2,
+        "index threads by last update (list, latest)",
+        ("CREATE INDEX threads_by_updated ON threads (updated_at DESC)",),
+    ),
+)
+"""Every migration, in order; append new ones, never edit a released one."""
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+"""The version this code writes."""
+
+
+def schema_version(connection: sqlite3.Connection) -> int:
+    """The database's schema version (0 when it has none)."""
+    has_table = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if not has_table:
+        return 0
+    row = connection.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(connection: sqlite3.Connection, where: str) -> int:
+    """Bring the database up to `SCHEMA_VERSION`, one transaction per migration.
+
+    Args:
+        connection: An open connection in autocommit mode (`isolation_level=None`).
+        where: The file, for error messages.
+
+    Returns:
+        The version the database had before.
+
+    Raises:
+        LogStoreError: the database is newer than this code.
+        sqlite3.Error: a migration failed (the caller translates it).
+    """
+    before = schema_version(connection)
+    if before > SCHEMA_VERSION:
+        raise LogStoreError(
+            f"the thread store {where} has schema version {before}, newer than this Tandem understands "
+            f"({SCHEMA_VERSION}); upgrade Tandem, or point it at another file"
+        )
+    for migration in MIGRATIONS:
+        if migration.version <= before:
+            continue
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read inside the write lock: another process may have migrated meanwhile.
+            if schema_version(connection) >= migration.version:
+                connection.execute("COMMIT")
+                continue
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+            )
+            for statement in migration.statements:
+                connection.execute(statement)
+            connection.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", (migration.version, time.time()))
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+    return before

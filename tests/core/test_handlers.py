@@ -1,0 +1,208 @@
+"""The built-in handlers: one per content kind the runtime understands."""
+
+from __future__ import annotations
+
+from _scripts import Clock, approval, interrupt, make_agent, text, tool_call, tool_result
+
+from core import (
+    ActivityBlock,
+    ApprovalBlock,
+    ChatUpdate,
+    ErrorBlock,
+    InterruptBlock,
+    Lifecycle,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolStatus,
+    UIActionBlock,
+    UIAgent,
+)
+from core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent
+from core.handlers import DebugBlock
+from core.scripted import ScriptedChatClient
+
+
+def new_agent(**kwargs: object) -> UIAgent:
+    agent = make_agent(ScriptedChatClient([]), clock=Clock(), **kwargs)  # type: ignore[arg-type]
+    agent.pipeline.begin_segment("t1", 0)
+    return agent
+
+
+def feed(agent: UIAgent, *updates: ChatUpdate) -> None:
+    for update in updates:
+        agent.pipeline.process(update)
+
+
+class TestText:
+    def test_a_new_message_id_starts_a_new_block(self) -> None:
+        agent = new_agent()
+        feed(agent, text("one", message_id="m1"), text("two", message_id="m2"))
+        assert [b.text for b in agent.pipeline.blocks] == ["one", "two"]  # type: ignore[attr-defined]
+        assert [b.id for b in agent.pipeline.blocks] == ["m1/text", "m2/text"]
+
+    def test_the_block_carries_role_author_and_message(self) -> None:
+        agent = new_agent()
+        feed(agent, ChatUpdate(role="assistant", message_id="m1", author="planner", contents=[]))
+        feed(agent, text("hi").model_copy(update={"author": "planner"}))
+        (block,) = agent.pipeline.blocks
+        assert (block.role, block.author, block.message_id) == ("assistant", "planner", "m1")
+
+    def test_reasoning_and_text_are_separate_blocks(self) -> None:
+        agent = new_agent()
+        feed(
+            agent,
+            ChatUpdate(message_id="m1", contents=[ReasoningContent(text="thinking ")]),
+            ChatUpdate(message_id="m1", contents=[ReasoningContent(text="hard", encrypted_value="opaque")]),
+            text("answer"),
+        )
+        reasoning, answer = agent.pipeline.blocks
+        assert isinstance(reasoning, ReasoningBlock)
+        assert reasoning.text == "thinking hard"
+        assert reasoning.encrypted_values == ["opaque"]
+        assert "opaque" not in str(reasoning.content())
+        assert isinstance(answer, TextBlock) and answer.text == "answer"
+
+
+class TestToolCalls:
+    def test_status_goes_streaming_then_running_then_succeeded(self) -> None:
+        agent = new_agent()
+        statuses: list[ToolStatus] = []
+        feed(agent, tool_call("c1", "get_weather", delta='{"ci'))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, ToolCallBlock)
+        block.on_changed(lambda b: statuses.append(b.status))  # type: ignore[attr-defined]
+        feed(agent, tool_call("c1", delta='ty": "Oslo"}'), tool_call("c1", done=True), tool_result("c1", "rain"))
+        assert statuses[0] is ToolStatus.STREAMING_ARGUMENTS
+        assert ToolStatus.RUNNING in statuses
+        assert block.status is ToolStatus.SUCCEEDED
+        assert block.arguments == {"city": "Oslo"}
+        assert block.result == "rain"
+        assert block.lifecycle is Lifecycle.INACTIVE
+
+    def test_a_result_with_an_error_fails_the_call(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "get_weather", arguments={}), tool_result("c1", error="no such city"))
+        (block,) = agent.pipeline.blocks
+        assert block.status is ToolStatus.FAILED  # type: ignore[attr-defined]
+        assert block.error == "no such city"  # type: ignore[attr-defined]
+
+    def test_unparseable_arguments_are_reported_not_raised(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "get_weather", delta="{not json"), tool_call("c1", done=True))
+        (block,) = agent.pipeline.blocks
+        assert block.arguments == {}  # type: ignore[attr-defined]
+        assert "not a JSON object" in (block.arguments_error or "")  # type: ignore[attr-defined]
+
+    def test_a_result_in_a_later_segment_finds_its_call(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "search", arguments={"q": "x"}))
+        agent.pipeline.end_segment()
+        agent.pipeline.begin_segment("t1", 1)
+        feed(agent, tool_result("c1", ["hit"]))
+        (block,) = agent.pipeline.blocks
+        assert block.status is ToolStatus.SUCCEEDED  # type: ignore[attr-defined]
+        assert block.result == ["hit"]  # type: ignore[attr-defined]
+
+    def test_informational_calls_are_shown_not_run(self) -> None:
+        ran: list[dict] = []
+        agent = new_agent(ui_actions={"highlight": lambda args: ran.append(args)})
+        feed(agent, tool_call("c1", "highlight", arguments={"id": 1}, informational_only=True))
+        (block,) = agent.pipeline.blocks
+        assert type(block) is ToolCallBlock
+        assert block.informational_only
+        assert ran == []
+
+
+class TestUIActions:
+    def test_calls_to_registered_actions_become_ui_action_blocks(self) -> None:
+        agent = new_agent(ui_actions={"highlight": lambda args: None})
+        feed(agent, tool_call("c1", "highlight", delta='{"row": 3}'), tool_call("c1", done=True))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, UIActionBlock)
+        assert block.id == "action/c1"
+        assert block.arguments == {"row": 3}
+        assert block.actionable
+
+    def test_an_action_is_not_actionable_while_its_arguments_stream(self) -> None:
+        agent = new_agent(ui_actions={"highlight": lambda args: None})
+        feed(agent, tool_call("c1", "highlight", delta='{"row"'))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, UIActionBlock)
+        assert not block.actionable
+
+    def test_only_declarations_reach_the_model(self) -> None:
+        agent = new_agent(ui_actions={"highlight": lambda args: None})
+        (declaration,) = agent.options("conv").tools
+        assert declaration.name == "highlight"
+        assert declaration.description == "the highlight action"
+
+
+class TestApprovalsAndInterrupts:
+    def test_an_approval_is_linked_to_its_tool_call(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "delete_file", arguments={"path": "/tmp/x"}), approval("r1", call_id="c1"))
+        tool, request = agent.pipeline.blocks
+        assert isinstance(request, ApprovalBlock)
+        assert request.tool_block is tool
+        assert request.id == "approval/r1"
+        request.reject(reason="no")
+        assert tool.status is ToolStatus.DENIED  # type: ignore[attr-defined]
+
+    def test_an_input_request_becomes_an_interrupt_block(self) -> None:
+        agent = new_agent()
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        feed(agent, interrupt("q1", schema=schema, message="Your name?", reason="missing_name"))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, InterruptBlock)
+        assert (block.id, block.reason, block.message, block.response_schema) == (
+            "interrupt/q1",
+            "missing_name",
+            "Your name?",
+            schema,
+        )
+
+
+class TestActivityErrorsDebugFinish:
+    def test_an_activity_is_one_block_patched_across_segments(self) -> None:
+        agent = new_agent()
+        feed(agent, ChatUpdate(contents=[ActivityContent(activity_id="plan", activity_type="PLAN", content={"steps": ["a"]})]))
+        agent.pipeline.end_segment()
+        agent.pipeline.begin_segment("t1", 1)
+        patch = [{"op": "add", "path": "/steps/-", "value": "b"}]
+        feed(agent, ChatUpdate(contents=[ActivityContent(activity_id="plan", activity_type="PLAN", patch=patch)]))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, ActivityBlock)
+        assert block.value == {"steps": ["a", "b"]}
+
+    def test_a_failing_activity_patch_is_kept_as_an_error(self) -> None:
+        agent = new_agent()
+        bad = [{"op": "remove", "path": "/nope"}]
+        feed(
+            agent,
+            ChatUpdate(contents=[ActivityContent(activity_id="p", activity_type="PLAN", content={"a": 1})]),
+            ChatUpdate(contents=[ActivityContent(activity_id="p", activity_type="PLAN", patch=bad)]),
+        )
+        (block,) = agent.pipeline.blocks
+        assert block.value == {"a": 1}  # type: ignore[attr-defined]
+        assert "activity patch failed" in (block.error or "")  # type: ignore[attr-defined]
+
+    def test_an_error_part_becomes_an_error_block(self) -> None:
+        agent = new_agent()
+        feed(agent, ChatUpdate(message_id="m1", contents=[ErrorContent(message="quota exceeded", code="429")]))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, ErrorBlock)
+        assert (block.message, block.code) == ("quota exceeded", "429")
+
+    def test_debug_parts_are_kept_as_completed_debug_blocks(self) -> None:
+        agent = new_agent()
+        feed(agent, ChatUpdate(message_id="m1", contents=[DebugContent(label="CUSTOM", value={"x": 1})]))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, DebugBlock)
+        assert block.lifecycle is Lifecycle.INACTIVE
+        assert block.content() == {"label": "CUSTOM", "value": {"x": 1}}
+
+    def test_a_finish_part_makes_no_block(self) -> None:
+        agent = new_agent()
+        feed(agent, text("done"), ChatUpdate(contents=[FinishContent(reason="stop")]))
+        assert [b.kind for b in agent.pipeline.blocks] == ["text"]

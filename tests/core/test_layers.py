@@ -1,0 +1,70 @@
+"""Layer rules: core imports no UI package, and every package's `__all__` is its public namespace."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import core
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+UI_PACKAGES = ("textual", "widgets", "tui", "themes")
+
+
+def core_modules() -> list[str]:
+    return ["core", *(m.name for m in pkgutil.walk_packages(core.__path__, "core."))]
+
+
+def core_packages() -> list[str]:
+    """Every package of core (the UI packages' surfaces are pinned in tests/widgets/test_exports.py)."""
+    return ["core", *(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if m.ispkg)]
+
+
+def imported_ui_packages(statement: str) -> list[str]:
+    """Run `statement` in a fresh interpreter and list the UI packages it imported."""
+    probe = (
+        f"{statement}\n"
+        "import json, sys\n"
+        f"print(json.dumps(sorted({{name.split('.')[0] for name in sys.modules}} & {set(UI_PACKAGES)!r})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPOSITORY, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    names: list[str] = json.loads(result.stdout)
+    return names
+
+
+class TestCoreImportsNoUI:
+    def test_importing_core_loads_no_ui_package(self) -> None:
+        assert imported_ui_packages("import core") == []
+
+    def test_no_core_module_loads_a_ui_package(self) -> None:
+        statement = "\n".join(f"import {name}" for name in core_modules())
+        assert imported_ui_packages(statement) == []
+
+
+@pytest.mark.parametrize("package", core_packages())
+def test_all_is_the_public_namespace(package: str) -> None:
+    """Like httpx's test_exported_members: `__all__` lists exactly the public names (house rule 6).
+
+    A name imported only for the package's own use should be imported under a private alias.
+    """
+    module = importlib.import_module(package)
+    public = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not inspect.ismodule(value) and name != "annotations"
+    }
+    exported = getattr(module, "__all__", None)
+    assert exported is not None, f"{package} has no __all__"
+    assert len(exported) == len(set(exported)), f"{package}.__all__ lists a name twice"
+    assert sorted(set(public) - set(exported)) == [], f"public in {package} but not in __all__"
+    assert sorted(set(exported) - set(public)) == [], f"in {package}.__all__ but not defined"
