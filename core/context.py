@@ -190,6 +190,9 @@ class AgentContext:
                 index = turn.segments
                 turn.segments += 1
                 self.thread.append(SegmentStarted(turn_id=turn.id, index=index, retry=retry, continuation=continuation))
+                # The request (and the decisions it carries) is durable before anything streams:
+                # a crash mid-segment then restores as a retryable error, not a lost question.
+                self._commit()
                 self.agent.history.extend(continuation)
                 retry = False
                 try:

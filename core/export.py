@@ -206,12 +206,11 @@ class _Transcript:
             for message in entry.messages:
                 self.message(message)
         elif isinstance(entry, SegmentStarted):
+            # Its continuation repeats the turn's request (first segment) or the decisions,
+            # which the transcript shows where they were taken.
             self.run = None
             if entry.retry:
                 self.add("_Retried._")
-            for message in entry.continuation:
-                if message.role == "user" and message.text:
-                    self.message(message)
         elif isinstance(entry, UpdateLogged):
             label = "Assistant" if entry.update.role in ("assistant", "tool") else entry.update.role.capitalize()
             if entry.update.author:

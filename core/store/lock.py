@@ -59,7 +59,8 @@ class ThreadLock:
                     "(export or list it meanwhile: those only read)"
                 )
             os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, str(os.getpid()).encode())
         except BaseException:
             os.close(fd)
             raise
@@ -82,7 +83,8 @@ class ThreadLock:
 
 def _read_pid(fd: int) -> int | None:
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii", "replace").strip()
     except OSError:
         return None
     return int(text) if text.isdigit() else None

@@ -17,7 +17,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 def clean_title(text: str, limit: int = TITLE_LENGTH) -> str:
     """The first non-blank line of `text`, without control characters, cut to `limit`."""
-    line = next((line for line in text.splitlines() if line.strip()), "")
+    line = next((line for line in text.split("\n") if line.strip()), "")
     line = " ".join(_CONTROL.sub(" ", line).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 

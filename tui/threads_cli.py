@@ -1,0 +1,141 @@
+"""`tandem threads` (list, rename, delete, start fresh) and `tandem export` (Markdown, JSON lines).
+
+Plain command-line output: these print, nothing else in `tui/` does. Errors go to stderr as one
+`tandem: …` line with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from core.errors import LogStoreError
+from core.export import ExportHeader, markdown_safe, to_jsonl, to_markdown
+from core.store import ThreadInfo, ThreadStore
+
+__all__ = ["add_threads_arguments", "add_export_arguments", "run_threads", "run_export"]
+
+
+def add_threads_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--start-fresh`."""
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--delete", metavar="ID", default=None, help="delete a thread (an id or a unique prefix)")
+    action.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), default=None, help="change a thread's title")
+    action.add_argument(
+        "--start-fresh",
+        action="store_true",
+        help="move an unreadable thread store aside (kept as threads.sqlite3.corrupt-<time>) and start a new one",
+    )
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `export` subcommand's arguments: `ID`, `--format md|jsonl`, `-o FILE`."""
+    parser.add_argument("thread_id", metavar="ID", help="the thread to export (an id or a unique prefix)")
+    parser.add_argument("--format", choices=["md", "jsonl"], default="md", help="Markdown to read, JSON lines for tools")
+    parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE (created 0600) instead of stdout")
+
+
+def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out: TextIO | None = None,
+                err: TextIO | None = None) -> int:
+    """List saved threads, or delete, rename, or start fresh.
+
+    Reads `args.delete` (str | None), `args.rename` ([ID, TITLE] | None), `args.start_fresh` (bool).
+
+    Args:
+        args: The parsed arguments.
+        store_path: The store file (default: the user data directory's).
+        out: Where the list goes (stdout by default).
+        err: Where errors go (stderr by default).
+
+    Returns:
+        The exit status.
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        if args.start_fresh:
+            store = ThreadStore.start_fresh(store_path)
+            store.close()
+            print(f"Started a new thread store at {store.path}; the old one is kept as {store.quarantined}.", file=out)
+            return 0
+        with ThreadStore(store_path) as store:
+            if args.delete:
+                thread_id = store.resolve(args.delete)
+                store.delete(thread_id)
+                print(f"Deleted thread {thread_id}.", file=out)
+                return 0
+            if args.rename:
+                thread_id = store.resolve(args.rename[0])
+                store.rename(thread_id, args.rename[1])
+                print(f"Renamed thread {thread_id}.", file=out)
+                return 0
+            _print_list(store.list(), out)
+            return 0
+    except LogStoreError as exc:
+        print(f"tandem: {markdown_safe(str(exc))}", file=err)
+        return 1
+
+
+def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out: TextIO | None = None,
+               err: TextIO | None = None) -> int:
+    """Write a thread's log as Markdown or JSON lines, to a file or stdout.
+
+    Reads `args.thread_id` (str), `args.format` ("md" | "jsonl"), `args.output` (str | None).
+    The thread is only read: exporting works while the thread is open in the app.
+
+    Returns:
+        The exit status.
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        with ThreadStore(store_path) as store:
+            thread_id = store.resolve(args.thread_id)
+            if args.format == "jsonl":
+                text = "".join(to_jsonl(json for _seq, json in store.read_json(thread_id)))
+            else:
+                info = store.info(thread_id)
+                header = ExportHeader(info.id, info.title, info.server_url, info.created_at, info.updated_at)
+                text = to_markdown(store.read(thread_id), header)
+    except LogStoreError as exc:
+        print(f"tandem: {markdown_safe(str(exc))}", file=err)
+        return 1
+    if args.output is None:
+        out.write(text)
+        return 0
+    try:
+        fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as exc:
+        print(f"tandem: cannot write {args.output}: {exc.strerror or exc}", file=err)
+        return 1
+    print(f"Exported thread {thread_id} to {args.output}.", file=err)
+    return 0
+
+
+def _print_list(threads: list[ThreadInfo], out: TextIO) -> None:
+    if not threads:
+        print("No saved threads.", file=out)
+        return
+    rows = [("ID", "TITLE", "SERVER", "UPDATED", "TURNS")]
+    for info in threads:
+        rows.append((
+            info.id,
+            _cell(info.title or "(untitled)", 60),
+            _cell(info.server_url or "demo", 40),
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at)),
+            str(info.turns),
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4].rjust(5), file=out)
+
+
+def _cell(text: str, limit: int) -> str:
+    value = " ".join(markdown_safe(text).split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
