@@ -68,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="one JSON object per block event")
     ask.add_argument("message", nargs="+", help="the message to send")
 
+    from tui.threads_cli import add_export_arguments, add_threads_arguments
+
+    add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
+    add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
+
     serve = sub.add_parser("serve-demo", help="serve the demo agent over HTTP + SSE")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -82,6 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         from tui.ask import run_ask
 
         return run_ask(args, parse_headers(args.header))
+    if args.command == "threads":
+        from tui.threads_cli import run_threads
+
+        return run_threads(args)
+    if args.command == "export":
+        from tui.threads_cli import run_export
+
+        return run_export(args)
     if args.command == "serve-demo":
         from tui.serve import run_serve_demo
 
