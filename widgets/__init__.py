@@ -19,7 +19,9 @@ from core.blocks import (
     UIActionBlock,
     UnhandledContentBlock,
 )
+from core.a2ui import SurfaceBlock as _SurfaceBlock
 from core.handlers import DebugBlock
+from widgets.a2ui_surface import SurfaceView
 from widgets.activity import ActivityView
 from widgets.approval import ApprovalView
 from widgets.approval_modal import ApprovalModal, ApprovalResult
@@ -29,6 +31,7 @@ from widgets.error import ErrorView
 from widgets.generic import GenericView
 from widgets.haiku import HaikuView
 from widgets.interrupt import InterruptView
+from widgets.marked_checkbox import MarkedCheckbox
 from widgets.reasoning import ReasoningView
 from widgets.sanitize import agent_text, safe_id, sanitize
 from widgets.schema_form import SchemaForm
@@ -50,9 +53,11 @@ __all__ = [
     "GenericView",
     "HaikuView",
     "InterruptView",
+    "MarkedCheckbox",
     "ReasoningView",
     "SchemaForm",
     "StatePanel",
+    "SurfaceView",
     "TextView",
     "ToolCallView",
     "UIActionView",
@@ -79,6 +84,7 @@ _BLOCK_VIEWS: list[tuple[type[Block], type[BlockView]]] = [
     (InterruptBlock, InterruptView),
     (UIActionBlock, UIActionView),
     (ActivityBlock, ActivityView),
+    (_SurfaceBlock, SurfaceView),
     (ErrorBlock, ErrorView),
     (UnhandledContentBlock, UnhandledView),
     (DebugBlock, DebugView),

@@ -1,11 +1,89 @@
-"""Placeholder for ActivityView (being written)."""
+"""Activity and plan blocks shown as progress."""
 
 from __future__ import annotations
 
-from widgets.generic import GenericView
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.widgets import ProgressBar, Static
+
+from core.blocks.misc import ActivityBlock
+from widgets.block_view import BlockView
+from widgets.sanitize import agent_text, pretty_json, sanitize
 
 __all__ = ["ActivityView"]
 
+_STEP_MARKS = {"completed": "✓", "done": "✓", "in_progress": "▸", "running": "▸", "failed": "✗", "skipped": "–"}
 
-class ActivityView(GenericView):
-    """Placeholder."""
+
+def _steps(value: Any) -> list[dict[str, Any]] | None:
+    """The plan's steps, when the activity content has a list of steps (dicts or strings)."""
+    if not isinstance(value, dict):
+        return None
+    steps = value.get("steps")
+    if not isinstance(steps, list):
+        return None
+    return [step if isinstance(step, dict) else {"description": str(step)} for step in steps]
+
+
+class ActivityView(BlockView):
+    """Progress or a plan: a title line, a progress bar when the content has steps or a fraction,
+    and the steps with a mark each (✓ done, ▸ in progress, ✗ failed, · pending).
+
+    Owns a title Static, a ProgressBar and a body Static. Unknown shapes show as JSON.
+    UI thread only.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    ActivityView {
+        height: auto;
+        margin: 0 0 1 0;
+        padding: 0 1;
+        border-left: outer $accent;
+        & > .activity-view--title { color: $text-accent; text-style: bold; }
+        & > ProgressBar { height: 1; }
+        & > .activity-view--error { color: $text-error; }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="activity-view--title")
+        yield ProgressBar(total=100, show_eta=False)
+        yield Static(classes="activity-view--body")
+        yield Static(classes="activity-view--error")
+
+    def update_from_block(self) -> None:
+        block = self.block
+        assert isinstance(block, ActivityBlock)
+        value = block.value
+        title = sanitize(block.activity_type)
+        heading = value.get("title") if isinstance(value, dict) else None
+        if isinstance(heading, str):
+            title = f"{title}: {sanitize(heading)}"
+        self.query_one(".activity-view--title", Static).update(Content(title))
+        bar = self.query_one(ProgressBar)
+        body = self.query_one(".activity-view--body", Static)
+        steps = _steps(value)
+        if steps is not None:
+            done = sum(1 for step in steps if str(step.get("status", "")).lower() in ("completed", "done"))
+            bar.display = True
+            bar.update(total=max(len(steps), 1), progress=done)
+            lines = []
+            for step in steps:
+                mark = _STEP_MARKS.get(str(step.get("status", "")).lower(), "·")
+                text = step.get("description", step.get("title", step.get("name", "")))
+                lines.append(Content(f"{mark} ") + agent_text(text))
+            body.update(Content("\n").join(lines))
+        elif isinstance(value, dict) and isinstance(fraction := value.get("progress"), (int, float)):
+            progress = float(fraction)
+            bar.display = True
+            bar.update(total=1.0 if progress <= 1 else 100.0, progress=progress)
+            message = value.get("message")
+            body.update(agent_text(message) if isinstance(message, str) else Content(""))
+        else:
+            bar.display = False
+            body.update(agent_text(pretty_json(value)))
+        error = self.query_one(".activity-view--error", Static)
+        error.display = block.error is not None
+        error.update(agent_text(block.error or ""))

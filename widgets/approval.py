@@ -1,11 +1,110 @@
-"""Placeholder for ApprovalView (being written)."""
+"""An approval inline in the conversation: pending with a Review button, or decided (who, when)."""
 
 from __future__ import annotations
 
-from widgets.generic import GenericView
+import datetime
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from core.blocks.approval import ApprovalBlock
+from widgets.block_view import BlockView
+from widgets.sanitize import agent_text, pretty_json
 
 __all__ = ["ApprovalView"]
 
+_OUTCOMES = {
+    "approved": ("✓", "approved"),
+    "rejected": ("✗", "rejected"),
+    "cancelled": ("⊘", "cancelled"),
+    "expired": ("⌛", "expired"),
+}
 
-class ApprovalView(GenericView):
-    """Placeholder."""
+
+class ApprovalView(BlockView):
+    """An approval request in the conversation.
+
+    Shows the tool name, the agent's message and either "waiting for your decision" with a
+    "Review…" button (which posts `ApprovalView.ReviewRequested`; the app opens the
+    `ApprovalModal`) or the decision with who and when (and the reason, or "with edited
+    arguments"). State classes: `-pending`, `-approved`, `-rejected`, `-cancelled`, `-expired`.
+    UI thread only.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    ApprovalView {
+        height: auto;
+        margin: 0 0 1 0;
+        padding: 0 1;
+        border: round $warning;
+        & > .approval-view--title { text-style: bold; }
+        & > .approval-view--status { color: $text-muted; }
+        & > Button { margin: 0; }
+        &.-approved { border: round $success; }
+        &.-approved > .approval-view--status { color: $text-success; }
+        &.-rejected, &.-cancelled, &.-expired { border: round $error; }
+        &.-rejected > .approval-view--status { color: $text-error; }
+    }
+    """
+
+    class ReviewRequested(Message):
+        """The human wants to decide now; handled as `on_approval_view_review_requested`."""
+
+        def __init__(self, view: ApprovalView, block: ApprovalBlock) -> None:
+            super().__init__()
+            self.view = view
+            """The view that posted it."""
+            self.block = block
+            """The approval to review."""
+
+        @property
+        def control(self) -> ApprovalView:
+            """The view (lets `@on(ApprovalView.ReviewRequested, "#id")` match)."""
+            return self.view
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="approval-view--title")
+        yield Static(classes="approval-view--message")
+        yield Static(classes="approval-view--status")
+        yield Button(Content("Review…"), variant="warning", compact=True, classes="approval-view--review")
+
+    def update_from_block(self) -> None:
+        block = self.block
+        assert isinstance(block, ApprovalBlock)
+        self.query_one(".approval-view--title", Static).update(Content("⚠ approval: ") + agent_text(block.tool_name))
+        message = self.query_one(".approval-view--message", Static)
+        message.display = bool(block.message)
+        message.update(agent_text(block.message or ""))
+        decision = block.decision
+        for outcome in ("pending", *_OUTCOMES):
+            self.set_class(False, f"-{outcome}")
+        status = self.query_one(".approval-view--status", Static)
+        review = self.query_one(Button)
+        if decision is None:
+            self.add_class("-pending")
+            expired = block.expired
+            status.update(Content("⌛ expired" if expired else "… waiting for your decision"))
+            review.display = not expired
+            return
+        review.display = False
+        symbol, word = _OUTCOMES.get(decision.outcome, ("•", decision.outcome))
+        self.add_class(f"-{decision.outcome}")
+        when = datetime.datetime.fromtimestamp(decision.at).strftime("%H:%M")
+        text = Content(f"{symbol} {word} by ") + agent_text(decision.who) + Content(f" at {when}")
+        if decision.reason:
+            text = text + Content(": ") + agent_text(decision.reason)
+        if decision.edited_arguments is not None:
+            text = text + Content("\n  with edited arguments ") + agent_text(pretty_json(decision.edited_arguments))
+        status.update(text)
+
+    @on(Button.Pressed, ".approval-view--review")
+    def _review(self, event: Button.Pressed) -> None:
+        event.stop()
+        block = self.block
+        assert isinstance(block, ApprovalBlock)
+        if block.actionable:
+            self.post_message(self.ReviewRequested(self, block))

@@ -43,12 +43,23 @@ class BlockView(Widget):
         self.block = block
         self.shown_version = -1
         """The block version last painted; the bridge skips repaints of what is already shown."""
+        self._composed = False
 
     def on_mount(self) -> None:
+        self._composed = True
         self.refresh_block()
 
+    def on_unmount(self) -> None:
+        self._composed = False
+
     def refresh_block(self) -> None:
-        """Re-read the block and update the widget (UI thread). Subclasses extend `update_from_block`."""
+        """Re-read the block and update the widget (UI thread). Subclasses extend `update_from_block`.
+
+        Before the view is mounted (or after it was unmounted) this does nothing: its children
+        do not exist yet, and mounting paints the current version anyway.
+        """
+        if not self._composed:
+            return
         version = self.block.version
         if version == self.shown_version:
             return

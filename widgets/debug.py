@@ -1,11 +1,48 @@
-"""Placeholder for DebugView (being written)."""
+"""Protocol traffic with no neutral meaning, visible only in debug mode."""
 
 from __future__ import annotations
 
-from widgets.generic import GenericView
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from core.handlers import DebugBlock
+from widgets.block_view import BlockView
+from widgets.sanitize import agent_text, pretty_json
 
 __all__ = ["DebugView"]
 
 
-class DebugView(GenericView):
-    """Placeholder."""
+class DebugView(BlockView):
+    """A debug block's label and JSON value; hidden unless the screen has the `-debug` class.
+
+    Owns two Statics. UI thread only.
+    """
+
+    SCOPED_CSS: ClassVar[bool] = False
+    """Unscoped, so the rule can look up to the screen's `-debug` class."""
+
+    DEFAULT_CSS: ClassVar[str] = """
+    DebugView {
+        display: none;
+        height: auto;
+        padding: 0 1;
+        color: $text-muted;
+        border-left: outer $panel;
+        & > .debug-view--label { text-style: bold; }
+    }
+    Screen.-debug DebugView {
+        display: block;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="debug-view--label")
+        yield Static(classes="debug-view--value")
+
+    def update_from_block(self) -> None:
+        block = self.block
+        assert isinstance(block, DebugBlock)
+        self.query_one(".debug-view--label", Static).update(agent_text(f"⚙ {block.label}"))
+        self.query_one(".debug-view--value", Static).update(agent_text(pretty_json(block.value)))

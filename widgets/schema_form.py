@@ -1,11 +1,249 @@
-"""Placeholder (being written)."""
+"""A form rendered from a JSON schema, validated with jsonschema before it is submitted."""
 
 from __future__ import annotations
 
+import json
+from typing import Any, ClassVar
+
+import jsonschema
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Button, Input, Select, Static
+
+from widgets.marked_checkbox import MarkedCheckbox
+from widgets.sanitize import agent_text, safe_id, sanitize
 
 __all__ = ["SchemaForm"]
 
+_ROOT = "\x00root"
+"""Field key used when the schema is not an object (the whole payload is one field)."""
+
 
 class SchemaForm(Widget):
-    """Placeholder."""
+    """Fields for a JSON schema: string and number inputs, checkboxes, selects for enums.
+
+    Owns the field widgets; reads the schema once at construction. Object schemas get one field
+    per property (required ones marked `*`); other schemas get a single field. Nested objects and
+    arrays are edited as JSON text. On submit the values are converted, checked with jsonschema
+    and either shown as errors (class `-invalid`) or posted as `SchemaForm.Submitted`.
+    Every label, description and enum value from the schema is sanitised and shown as data.
+    UI thread only.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    SchemaForm {
+        height: auto;
+        & .schema-form--field { height: auto; margin: 0 0 1 0; }
+        & .schema-form--label { text-style: bold; }
+        & .schema-form--required { color: $text-error; }
+        & .schema-form--description { color: $text-muted; }
+        & .schema-form--field-error { color: $text-error; display: none; }
+        & .schema-form--field.-invalid .schema-form--field-error { display: block; }
+        & .schema-form--field.-invalid Input { border: tall $error; }
+        & .schema-form--errors { color: $text-error; display: none; }
+        &.-invalid .schema-form--errors { display: block; }
+        & .schema-form--submit { margin: 0; }
+    }
+    """
+
+    class Submitted(Message):
+        """A valid payload was submitted; handled as `on_schema_form_submitted`."""
+
+        def __init__(self, form: SchemaForm, payload: Any) -> None:
+            super().__init__()
+            self.form = form
+            """The form that posted it."""
+            self.payload = payload
+            """The value, valid against the schema."""
+
+        @property
+        def control(self) -> SchemaForm:
+            """The form (lets `@on(SchemaForm.Submitted, "#id")` match)."""
+            return self.form
+
+    def __init__(
+        self,
+        schema: dict[str, Any] | None,
+        *,
+        submit_label: str = "Submit",
+        disabled: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """
+        Args:
+            schema: The JSON schema of the answer (None or {} accepts any object: no fields).
+            submit_label: The submit button's label (ours, not the agent's).
+        """
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.schema: dict[str, Any] = dict(schema or {})
+        self.submit_label = submit_label
+        self._fields: dict[str, dict[str, Any]] = self._field_specs()
+
+    def compose(self) -> ComposeResult:
+        for key, spec in self._fields.items():
+            with Vertical(classes="schema-form--field", id=self._field_id(key)):
+                yield self._label(key, spec)
+                description = spec.get("description")
+                if isinstance(description, str) and description:
+                    yield Static(agent_text(description), classes="schema-form--description")
+                yield self._input(key, spec)
+                yield Static(classes="schema-form--field-error")
+        yield Static(classes="schema-form--errors")
+        yield Button(Content(self.submit_label), variant="primary", compact=True, classes="schema-form--submit")
+
+    @on(Button.Pressed, ".schema-form--submit")
+    def _submit_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.submit()
+
+    @on(Input.Submitted)
+    def _input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit()
+
+    def submit(self) -> bool:
+        """Validate the fields; post `Submitted` if valid, else show the errors. Returns validity."""
+        payload, errors = self.collect()
+        if not errors:
+            errors = self.validate(payload)
+        self._show_errors(errors)
+        if errors:
+            return False
+        self.post_message(self.Submitted(self, payload))
+        return True
+
+    def collect(self) -> tuple[Any, dict[str, str]]:
+        """The payload from the fields, and conversion errors by field key."""
+        values: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for key, spec in self._fields.items():
+            widget = self.query_one(f"#{self._field_id(key)} .schema-form--input")
+            try:
+                present, value = self._read(widget, spec)
+            except ValueError as exc:
+                errors[key] = str(exc)
+                continue
+            if present:
+                values[key] = value
+        if _ROOT in self._fields:
+            return values.get(_ROOT), errors
+        return values, errors
+
+    def validate(self, payload: Any) -> dict[str, str]:
+        """Schema violations of `payload`, by field key (`""` for the form as a whole)."""
+        try:
+            validator = jsonschema.validators.validator_for(self.schema)(self.schema)
+            found = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+        except jsonschema.SchemaError as exc:
+            return {"": f"the agent's schema is invalid: {sanitize(exc.message)}"}
+        errors: dict[str, str] = {}
+        for error in found:
+            path = list(error.absolute_path)
+            key = _ROOT if _ROOT in self._fields else (str(path[0]) if path else "")
+            if error.validator == "required" and not path and isinstance(error.instance, dict):
+                missing = [name for name in self._required() if name not in error.instance]
+                for name in missing:
+                    errors.setdefault(name, "required")
+                continue
+            errors.setdefault(key if key in self._fields else "", sanitize(error.message))
+        return errors
+
+    def _show_errors(self, errors: dict[str, str]) -> None:
+        for key in self._fields:
+            field = self.query_one(f"#{self._field_id(key)}")
+            message = errors.get(key)
+            field.set_class(message is not None, "-invalid")
+            field.query_one(".schema-form--field-error", Static).update(Content(f"✗ {message}" if message else ""))
+        self.set_class(bool(errors), "-invalid")
+        summary = [f"✗ {message}" for key, message in errors.items() if key not in self._fields]
+        if errors and not summary:
+            summary = [f"✗ {len(errors)} field(s) need attention"]
+        self.query_one(".schema-form--errors", Static).update(Content("\n".join(summary)))
+
+    def _field_specs(self) -> dict[str, dict[str, Any]]:
+        schema = self.schema
+        properties = schema.get("properties")
+        if schema.get("type", "object") == "object" and isinstance(properties, dict):
+            return {str(key): spec if isinstance(spec, dict) else {} for key, spec in properties.items()}
+        if schema and schema.get("type") != "object":
+            return {_ROOT: schema}
+        return {}
+
+    def _required(self) -> list[str]:
+        required = self.schema.get("required")
+        return [str(name) for name in required] if isinstance(required, list) else []
+
+    def _field_id(self, key: str) -> str:
+        return "schema-field-" + safe_id(key)
+
+    def _label(self, key: str, spec: dict[str, Any]) -> Static:
+        title = spec.get("title")
+        text = agent_text(title if isinstance(title, str) and title else ("value" if key == _ROOT else key))
+        if key in self._required() or (key == _ROOT):
+            text = text + Content(" *").stylize("bold")
+        return Static(text, classes="schema-form--label")
+
+    def _input(self, key: str, spec: dict[str, Any]) -> Widget:
+        kind = spec.get("type")
+        default = spec.get("default")
+        enum = spec.get("enum")
+        if isinstance(enum, list) and enum:
+            options = [(agent_text(_display(value)), index) for index, value in enumerate(enum)]
+            initial = enum.index(default) if default in enum else Select.NULL
+            return Select(options, value=initial, allow_blank=key not in self._required(), classes="schema-form--input")
+        if kind == "boolean":
+            return MarkedCheckbox(Content("yes"), value=bool(default), classes="schema-form--input")
+        if kind in ("integer", "number"):
+            return Input(
+                "" if default is None else str(default),
+                type="integer" if kind == "integer" else "number",
+                classes="schema-form--input",
+            )
+        if kind in ("object", "array"):
+            return Input(
+                "" if default is None else sanitize(json.dumps(default)),
+                placeholder="JSON",
+                classes="schema-form--input",
+            )
+        return Input("" if default is None else sanitize(str(default)), classes="schema-form--input")
+
+    def _read(self, widget: Widget, spec: dict[str, Any]) -> tuple[bool, Any]:
+        """(present, value) from a field widget. Raises ValueError for unconvertible text."""
+        kind = spec.get("type")
+        if isinstance(widget, Select):
+            if widget.value is Select.NULL or widget.value is None:
+                return False, None
+            return True, spec["enum"][widget.value]
+        if isinstance(widget, MarkedCheckbox):
+            return True, widget.value
+        assert isinstance(widget, Input)
+        text = widget.value
+        if text.strip() == "":
+            return False, None
+        if kind == "integer":
+            try:
+                return True, int(text)
+            except ValueError:
+                raise ValueError("must be a whole number") from None
+        if kind == "number":
+            try:
+                number = float(text)
+            except ValueError:
+                raise ValueError("must be a number") from None
+            return True, int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+        if kind in ("object", "array"):
+            try:
+                return True, json.loads(text)
+            except ValueError:
+                raise ValueError("must be JSON") from None
+        return True, text
+
+
+def _display(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)

@@ -1,11 +1,373 @@
-"""Placeholder (being written)."""
+"""The shared-state side panel: committed state as a tree, proposals as diffs, direct edits."""
 
 from __future__ import annotations
 
-from textual.widget import Widget
+import json
+from typing import Any, ClassVar
 
-__all__ = ["StatePanel"]
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Input, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from core.state import AgentState
+from widgets.sanitize import agent_text, sanitize
+
+__all__ = ["StatePanel", "diff_lines"]
+
+_MARKS = {"add": ("+", "-added"), "remove": ("−", "-removed"), "replace": ("~", "-changed"), "move": ("~", "-changed"), "copy": ("+", "-added")}
 
 
-class StatePanel(Widget):
-    """Placeholder."""
+def _short(value: Any, limit: int = 60) -> str:
+    """A one-line, sanitised JSON rendering of a value."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = sanitize(text).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _escape_pointer_part(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _resolve(document: Any, pointer: str) -> Any:
+    value = document
+    for part in pointer.split("/")[1:] if pointer else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, list):
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            value = value[part]
+        else:
+            raise KeyError(pointer)
+    return value
+
+
+def diff_lines(committed: Any, operations: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """A proposal's RFC 6902 diff as display lines.
+
+    Returns:
+        (symbol, state class, text) per operation: `+` added, `−` removed, `~` changed; the
+        symbol makes the diff readable without colour. Text is sanitised.
+    """
+    lines = []
+    for op in operations:
+        kind = str(op.get("op", ""))
+        path = sanitize(str(op.get("path", ""))) or "/"
+        symbol, css_class = _MARKS.get(kind, ("~", "-changed"))
+        if kind in ("add", "copy"):
+            text = f"{path}: {_short(op.get('value'))}" if kind == "add" else f"{path} ← {sanitize(str(op.get('from', '')))}"
+        elif kind == "remove":
+            try:
+                old = _short(_resolve(committed, str(op.get("path", ""))))
+            except (KeyError, IndexError, ValueError):
+                old = "?"
+            text = f"{path}: {old}"
+        elif kind == "replace":
+            try:
+                old = _short(_resolve(committed, str(op.get("path", ""))))
+            except (KeyError, IndexError, ValueError):
+                old = "?"
+            text = f"{path}: {old} → {_short(op.get('value'))}"
+        elif kind == "move":
+            text = f"{sanitize(str(op.get('from', '')))} → {path}"
+        else:
+            text = f"{path}: {sanitize(kind)} {_short(op.get('value'))}"
+        lines.append((symbol, css_class, text))
+    return lines
+
+
+class StatePanel(Vertical, can_focus=False):
+    """The shared state: the committed value as a tree, each pending proposal as a diff.
+
+    Owns a Tree (node data: the JSON pointer of the field), one card per proposal with
+    Accept / Reject, the divergence and conflict notices, and an Input for editing a leaf.
+    Reads the `AgentState` on the UI thread in `refresh_state()` (the app calls it when the
+    state changed) and never writes it: Accept/Reject post `StatePanel.ProposalDecided`, an edit
+    posts `StatePanel.EditRequested` with an RFC 6902 patch. Every key and value is sanitised.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    StatePanel {
+        height: 1fr;
+        padding: 0 1;
+        & > .state-panel--title { text-style: bold; color: $text-primary; }
+        & > .state-panel--divergence { color: $text-warning; display: none; }
+        & > .state-panel--conflicts { color: $text-error; display: none; }
+        &.-diverged > .state-panel--divergence { display: block; }
+        &.-conflicted > .state-panel--conflicts { display: block; }
+        & > .state-panel--scroll { height: 1fr; }
+        & Tree { height: auto; max-height: 100%; background: transparent; }
+        & .state-panel--proposal { height: auto; margin: 1 0 0 0; padding: 0 1; border: round $warning; }
+        & .state-panel--proposal-title { color: $text-warning; text-style: bold; }
+        & .state-panel--diff.-added { color: $text-success; }
+        & .state-panel--diff.-removed { color: $text-error; }
+        & .state-panel--diff.-changed { color: $text-warning; }
+        & .state-panel--proposal Horizontal { height: auto; }
+        & .state-panel--proposal Button { margin: 0 1 0 0; min-width: 10; }
+        & > .state-panel--editor { display: none; }
+        &.-editing > .state-panel--editor { display: block; }
+        & > .state-panel--empty { color: $text-muted; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit field", id="tandem.edit_state"),
+        Binding("escape", "cancel_edit", "Cancel edit", show=False),
+    ]
+    """
+    | Key(s) | Description |
+    | :- | :- |
+    | e / enter (on a leaf) | Edit the selected field; Enter in the field commits. |
+    | escape | Cancel the edit. |
+    """
+
+    class ProposalDecided(Message):
+        """Accept or Reject was pressed; handled as `on_state_panel_proposal_decided`."""
+
+        def __init__(self, panel: StatePanel, proposal_id: str, accept: bool) -> None:
+            super().__init__()
+            self.panel = panel
+            """The panel that posted it."""
+            self.proposal_id = proposal_id
+            """The proposal decided on."""
+            self.accept = accept
+            """True to commit it, False to drop it."""
+
+        @property
+        def control(self) -> StatePanel:
+            """The panel."""
+            return self.panel
+
+    class EditRequested(Message):
+        """The human edited a field; handled as `on_state_panel_edit_requested`."""
+
+        def __init__(self, panel: StatePanel, patch: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self.panel = panel
+            """The panel that posted it."""
+            self.patch = patch
+            """RFC 6902 operations for `AgentState.edit`."""
+
+        @property
+        def control(self) -> StatePanel:
+            """The panel."""
+            return self.panel
+
+    def __init__(
+        self,
+        state: AgentState | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.state = state
+        """The state shown; replace it with `set_state()`."""
+        self._editing: str | None = None
+        self._shown_proposals: list[tuple[str, list[tuple[str, str, str]]]] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("state"), classes="state-panel--title")
+        yield Static(classes="state-panel--divergence")
+        yield Static(classes="state-panel--conflicts")
+        with VerticalScroll(classes="state-panel--scroll"):
+            yield Static(Content("no shared state"), classes="state-panel--empty")
+            tree: Tree[str] = Tree(Text("state"), data="")
+            tree.show_root = False
+            yield tree
+            yield Vertical(classes="state-panel--proposals")
+        yield Input(classes="state-panel--editor")
+
+    def on_mount(self) -> None:
+        self.refresh_state()
+
+    @on(Tree.NodeSelected)
+    def _node_selected(self, event: Tree.NodeSelected[str]) -> None:
+        event.stop()
+        if not event.node.allow_expand:
+            self._start_edit(event.node)
+
+    @on(Input.Submitted, ".state-panel--editor")
+    def _edit_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        path = self._editing
+        if path is None or self.state is None:
+            return
+        try:
+            old = _resolve(self.state.committed, path)
+        except (KeyError, IndexError, ValueError):
+            old = None
+        value = _parse_edit(event.value, old)
+        self._stop_edit()
+        self.post_message(self.EditRequested(self, [{"op": "replace", "path": path, "value": value}]))
+
+    @on(Button.Pressed, ".state-panel--accept, .state-panel--reject")
+    def _proposal_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        proposal_id = getattr(event.button, "proposal_id", None)
+        if proposal_id is not None:
+            self.post_message(self.ProposalDecided(self, proposal_id, event.button.has_class("state-panel--accept")))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_edit":
+            return self._editing is not None
+        return True
+
+    def action_edit(self) -> None:
+        """Edit the field under the tree cursor (leaves only)."""
+        node = self.query_one(Tree).cursor_node
+        if node is not None and not node.allow_expand and node.data is not None:
+            self._start_edit(node)
+
+    def action_cancel_edit(self) -> None:
+        """Close the editor without committing."""
+        self._stop_edit()
+
+    def set_state(self, state: AgentState | None) -> None:
+        """Show another state object (a new conversation)."""
+        self.state = state
+        self._shown_proposals = None
+        self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Repaint the tree, the proposals, divergence and conflicts from the state (UI thread)."""
+        state = self.state
+        committed = state.committed if state is not None else None
+        self.query_one(".state-panel--empty").display = committed is None
+        self._paint_tree(committed)
+        self._paint_notices(state)
+        self._paint_proposals(state)
+
+    def _paint_tree(self, committed: Any) -> None:
+        tree: Tree[str] = self.query_one(Tree)
+        tree.display = committed is not None
+        expanded = {node.data for node in _walk(tree.root) if node.is_expanded and node.data is not None}
+        cursor = tree.cursor_node.data if tree.cursor_node is not None else None
+        tree.clear()
+        if committed is None:
+            return
+        _add_children(tree.root, committed, "", expanded, first=True)
+        tree.root.expand()
+        if cursor is not None:
+            for node in _walk(tree.root):
+                if node.data == cursor and node is not tree.root:
+                    tree.move_cursor(node)
+                    break
+
+    def _paint_notices(self, state: AgentState | None) -> None:
+        diverged = state is not None and state.diverged
+        self.set_class(diverged, "-diverged")
+        if state is not None and diverged:
+            self.query_one(".state-panel--divergence", Static).update(
+                Content("⚠ out of sync with the agent: ") + agent_text(state.divergence or "")
+            )
+        conflicts = state.conflicts if state is not None else []
+        self.set_class(bool(conflicts), "-conflicted")
+        lines = [
+            Content("⚠ conflict at ")
+            + agent_text(conflict.path or "/")
+            + Content(": you set ")
+            + agent_text(_short(conflict.human_value))
+            + Content(", the agent proposes ")
+            + agent_text(_short(conflict.agent_value))
+            for conflict in conflicts
+        ]
+        self.query_one(".state-panel--conflicts", Static).update(Content("\n").join(lines))
+
+    def _paint_proposals(self, state: AgentState | None) -> None:
+        shown: list[tuple[str, list[tuple[str, str, str]]]] = []
+        if state is not None:
+            for proposal_id in state.proposals:
+                try:
+                    operations = state.proposal_diff(proposal_id)
+                except Exception as exc:  # a stale proposal still shows, with why it no longer applies
+                    self.log.warning("proposal", proposal_id, "does not apply:", exc)
+                    shown.append((proposal_id, [("!", "-removed", "no longer applies to the committed state")]))
+                    continue
+                shown.append((proposal_id, diff_lines(state.committed, operations)))
+        if shown == self._shown_proposals:
+            return
+        self._shown_proposals = shown
+        container = self.query_one(".state-panel--proposals", Vertical)
+        container.remove_children()
+        container.mount_all(_proposal_card(proposal_id, lines) for proposal_id, lines in shown)
+
+    def _start_edit(self, node: TreeNode[str]) -> None:
+        if node.data is None or self.state is None:
+            return
+        self._editing = node.data
+        try:
+            value = _resolve(self.state.committed, node.data)
+        except (KeyError, IndexError, ValueError):
+            return
+        editor = self.query_one(".state-panel--editor", Input)
+        editor.value = sanitize(value) if isinstance(value, str) else sanitize(json.dumps(value))
+        editor.placeholder = f"new value for {sanitize(node.data)}"
+        self.add_class("-editing")
+        editor.focus()
+        self.refresh_bindings()
+
+    def _stop_edit(self) -> None:
+        self._editing = None
+        self.remove_class("-editing")
+        self.query_one(Tree).focus()
+        self.refresh_bindings()
+
+
+def _parse_edit(text: str, old: Any) -> Any:
+    """The typed value of an edit: strings stay text, other fields parse as JSON when they can."""
+    if isinstance(old, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _walk(node: TreeNode[str]) -> list[TreeNode[str]]:
+    nodes = [node]
+    for child in node.children:
+        nodes.extend(_walk(child))
+    return nodes
+
+
+def _add_children(parent: TreeNode[str], value: Any, pointer: str, expanded: set[str], *, first: bool = False) -> None:
+    items: list[tuple[str, Any]]
+    if isinstance(value, dict):
+        items = [(str(key), item) for key, item in value.items()]
+    elif isinstance(value, list):
+        items = [(str(index), item) for index, item in enumerate(value)]
+    else:
+        parent.add_leaf(Text(_short(value)), data=pointer)
+        return
+    for key, item in items:
+        path = f"{pointer}/{_escape_pointer_part(key)}"
+        if isinstance(item, (dict, list)):
+            size = f"{{{len(item)}}}" if isinstance(item, dict) else f"[{len(item)}]"
+            node = parent.add(Text(f"{sanitize(key)} {size}"), data=path)
+            _add_children(node, item, path, expanded)
+            if path in expanded or first:
+                node.expand()
+        else:
+            parent.add_leaf(Text(f"{sanitize(key)}: {_short(item)}"), data=path)
+
+
+def _proposal_card(proposal_id: str, lines: list[tuple[str, str, str]]) -> Vertical:
+    accept = Button(Content("✓ Accept"), variant="success", compact=True, classes="state-panel--accept")
+    reject = Button(Content("✗ Reject"), variant="error", compact=True, classes="state-panel--reject")
+    accept.proposal_id = proposal_id  # type: ignore[attr-defined]
+    reject.proposal_id = proposal_id  # type: ignore[attr-defined]
+    diff = [Static(Content(f"{symbol} ") + Content(text), classes=f"state-panel--diff {css}") for symbol, css, text in lines]
+    return Vertical(
+        Static(Content("proposed change ") + agent_text(proposal_id), classes="state-panel--proposal-title"),
+        *diff,
+        Horizontal(accept, reject),
+        classes="state-panel--proposal",
+    )

@@ -1,11 +1,227 @@
-"""Placeholder for TextView (being written)."""
+"""Streaming Markdown for a text block: appends only what is new, splits long messages."""
 
 from __future__ import annotations
 
-from widgets.generic import GenericView
+import datetime
+from typing import ClassVar, NamedTuple
 
-__all__ = ["TextView"]
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+from core.blocks.text import TextBlock
+from widgets.block_view import BlockView
+from widgets.sanitize import sanitize
+
+__all__ = ["TextView", "TextViewStatistics", "ChunkSplitter"]
 
 
-class TextView(GenericView):
-    """Placeholder."""
+class TextViewStatistics(NamedTuple):
+    """What a `TextView` did, for tests and benchmarks."""
+
+    paints: int
+    """How many times `update_from_block` ran."""
+    chars_written: int
+    """Characters appended to Markdown chunks; equals the sanitised text length when only suffixes are fed."""
+    chunks: int
+    """How many Markdown widgets the message is split across."""
+
+
+class ChunkSplitter:
+    """Finds where a growing Markdown text may be cut into a new chunk.
+
+    Owns the scan state (fence, partial line, blocks in the current chunk), so each call costs
+    O(length of the new text), not O(message). A cut is allowed only at a blank line outside a
+    fenced code block, after `blocks_per_chunk` blocks in the current chunk.
+    """
+
+    def __init__(self, blocks_per_chunk: int) -> None:
+        self.blocks_per_chunk = blocks_per_chunk
+        self._partial = ""
+        self._fence: str | None = None
+        self._blocks = 0
+        self._previous_blank = True
+
+    def feed(self, text: str) -> list[int]:
+        """Scan new text; return the offsets in `text` after which a new chunk starts."""
+        cuts: list[int] = []
+        position = 0
+        for piece in text.splitlines(keepends=True):
+            position += len(piece)
+            if not piece.endswith("\n"):
+                self._partial += piece
+                break
+            line = self._partial + piece
+            self._partial = ""
+            if self._scan_line(line):
+                cuts.append(position)
+        return cuts
+
+    def _scan_line(self, line: str) -> bool:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip(" "))
+        if indent < 4 and stripped[:3] in ("```", "~~~"):
+            marker = stripped[0] * (len(stripped) - len(stripped.lstrip(stripped[0])))
+            if self._fence is None:
+                self._fence = marker
+            elif stripped.startswith(self._fence) and not stripped.lstrip(self._fence[0]):
+                self._fence = None
+        blank = not stripped
+        if self._fence is None and blank and not self._previous_blank:
+            self._blocks += 1
+            self._previous_blank = True
+            if self._blocks >= self.blocks_per_chunk:
+                self._blocks = 0
+                return True
+            return False
+        self._previous_blank = blank
+        return False
+
+
+class TextView(BlockView):
+    """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
+
+    Owns one or more Markdown chunk widgets and a drain worker that appends to the last one,
+    coalescing what arrives while Markdown is busy. Each paint feeds only the text added since
+    the last paint (a token costs O(token), not O(message)); after
+    `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank line outside a code
+    fence, so the per-append cost of Textual's Markdown (which grows with its document) stays
+    bounded. UI thread only. The time comes from the optional `timestamp` attribute (epoch
+    seconds) the app sets; without it no time is shown (snapshots show no clock).
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    TextView {
+        height: auto;
+        margin: 0 0 1 0;
+        padding: 0 1;
+        border-left: outer $primary;
+        & > .text-view--header {
+            color: $text-muted;
+            text-style: bold;
+        }
+        & > Markdown {
+            margin: 0;
+            padding: 0;
+            background: transparent;
+        }
+        & > .text-view--stopped {
+            display: none;
+            color: $text-warning;
+            text-style: italic;
+        }
+        &.-stopped > .text-view--stopped {
+            display: block;
+        }
+        &.-user {
+            border-left: outer $accent;
+            background: $boost;
+        }
+    }
+    """
+
+    BLOCKS_PER_CHUNK: ClassVar[int] = 40
+    """Markdown blocks (paragraphs, lists, fences) per chunk widget before a new one starts."""
+
+    def __init__(
+        self,
+        block: TextBlock,
+        *,
+        timestamp: float | None = None,
+        blocks_per_chunk: int | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(block, name=name, id=id, classes=classes)
+        self.timestamp = timestamp
+        """When the message was sent or started (epoch seconds), set by the app; None shows no time."""
+        self._splitter = ChunkSplitter(blocks_per_chunk or self.BLOCKS_PER_CHUNK)
+        self._fed = 0
+        self._outbox: list[list[str]] = []
+        self._draining = False
+        self._chunks: list[Markdown] = []
+        self._paints = 0
+        self._chars_written = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="text-view--header")
+        yield Static(Content("⏹ stopped"), classes="text-view--stopped")
+
+    def update_from_block(self) -> None:
+        block = self.block
+        assert isinstance(block, TextBlock)
+        self._paints += 1
+        self.set_class(block.role == "user", "-user")
+        self.set_class(block.stopped, "-stopped")
+        self.query_one(".text-view--header", Static).update(self._header())
+        text = block.text
+        if len(text) > self._fed:
+            suffix = sanitize(text[self._fed :])
+            self._fed = len(text)
+            self._queue(suffix)
+        self._schedule_flush()
+
+    def statistics(self) -> TextViewStatistics:
+        """Paints, characters written and chunk count so far."""
+        return TextViewStatistics(self._paints, self._chars_written, len(self._chunks))
+
+    @property
+    def chunks(self) -> list[Markdown]:
+        """The Markdown widgets holding the message, in order."""
+        return list(self._chunks)
+
+    def _header(self) -> Content:
+        block = self.block
+        author = sanitize(block.author or ("you" if block.role == "user" else "assistant"))
+        header = Content(author)
+        if self.timestamp is not None:
+            when = datetime.datetime.fromtimestamp(self.timestamp).strftime("%H:%M")
+            header = header + Content(f" · {when}")
+        return header
+
+    def _queue(self, suffix: str) -> None:
+        """Split the new text at chunk boundaries; the first piece continues the last chunk."""
+        cuts = self._splitter.feed(suffix)
+        start = 0
+        pieces: list[str] = []
+        for cut in cuts:
+            pieces.append(suffix[start:cut])
+            start = cut
+        pieces.append(suffix[start:])
+        if not self._outbox:
+            self._outbox.append([])
+        self._outbox[-1].append(pieces[0])
+        for piece in pieces[1:]:
+            self._outbox.append([piece])
+
+    def _schedule_flush(self) -> None:
+        if not self._draining and self._outbox:
+            self._draining = True
+            self.run_worker(self._drain(), group="text-view-drain", exit_on_error=False)
+
+    async def _drain(self) -> None:
+        """Append queued text to the chunk widgets until the queue is empty.
+
+        Runs as a worker (cancelled with the view). Text that arrives while an append is in
+        progress is appended in one go by the next iteration: like `MarkdownStream`, this
+        coalesces when Markdown falls behind (about 20 appends a second), without a bare task.
+        """
+        try:
+            while self._outbox:
+                outbox, self._outbox = self._outbox, []
+                for index, pieces in enumerate(outbox):
+                    if index > 0 or not self._chunks:
+                        await self._new_chunk()
+                    fragment = "".join(pieces)
+                    if fragment:
+                        self._chars_written += len(fragment)
+                        await self._chunks[-1].append(fragment)
+        finally:
+            self._draining = False
+
+    async def _new_chunk(self) -> None:
+        # Links are never opened by the widget: the app checks the scheme and asks first.
+        chunk = Markdown(open_links=False, classes="text-view--chunk")
+        self._chunks.append(chunk)
+        await self.mount(chunk, before=self.query_one(".text-view--stopped"))

@@ -1,11 +1,134 @@
-"""Placeholder for ToolCallView (being written)."""
+"""A tool call as a compact card with its status, expanding to arguments and result."""
 
 from __future__ import annotations
 
-from widgets.generic import GenericView
+import json
+from typing import Any, ClassVar
 
-__all__ = ["ToolCallView"]
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+from core.blocks.tool_call import ToolCallBlock, ToolStatus
+from widgets.block_view import BlockView
+from widgets.sanitize import agent_text, pretty_json, sanitize
+
+__all__ = ["ToolCallView", "STATUS_LABELS"]
+
+STATUS_LABELS: dict[ToolStatus, tuple[str, str]] = {
+    ToolStatus.STREAMING_ARGUMENTS: ("…", "preparing"),
+    ToolStatus.RUNNING: ("⟳", "running"),
+    ToolStatus.SUCCEEDED: ("✓", "done"),
+    ToolStatus.FAILED: ("✗", "failed"),
+    ToolStatus.DENIED: ("⊘", "denied"),
+    ToolStatus.CANCELLED: ("⊘", "cancelled"),
+}
+"""Symbol and word per status: the card reads without colour."""
+
+_STATUS_CLASSES = {
+    ToolStatus.STREAMING_ARGUMENTS: "-streaming",
+    ToolStatus.RUNNING: "-running",
+    ToolStatus.SUCCEEDED: "-done",
+    ToolStatus.FAILED: "-failed",
+    ToolStatus.DENIED: "-denied",
+    ToolStatus.CANCELLED: "-cancelled",
+}
 
 
-class ToolCallView(GenericView):
-    """Placeholder."""
+class ToolCallView(BlockView):
+    """One tool call: a one-line card (symbol, tool name, status) that expands to details.
+
+    Owns a `Collapsible` whose body shows the pretty-printed arguments (the raw text while they
+    stream) and the result or error. The status is a CSS class (`-streaming`, `-running`,
+    `-done`, `-failed`, `-denied`, `-cancelled`). Typed tool views subclass it and override
+    `summary()` to show the result in their own way. UI thread only.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    ToolCallView {
+        height: auto;
+        margin: 0 0 1 0;
+        & > Collapsible {
+            border-top: none;
+            border-left: outer $secondary;
+            padding: 0 0 0 1;
+            background: $surface;
+        }
+        & .tool-call-view--summary { padding: 0 0 0 2; }
+        & .tool-call-view--label { color: $text-muted; text-style: bold; }
+        & .tool-call-view--args, & .tool-call-view--result { color: $text; }
+        & .tool-call-view--error { color: $text-error; }
+        &.-running > Collapsible { border-left: outer $accent; }
+        &.-done > Collapsible { border-left: outer $success; }
+        &.-failed > Collapsible { border-left: outer $error; }
+        &.-denied > Collapsible, &.-cancelled > Collapsible { border-left: outer $warning; }
+        &.-failed CollapsibleTitle { color: $text-error; }
+        &.-denied CollapsibleTitle, &.-cancelled CollapsibleTitle { color: $text-warning; }
+    }
+    """
+
+    def __init__(self, block: ToolCallBlock, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(block, name=name, id=id, classes=classes)
+
+    @property
+    def tool(self) -> ToolCallBlock:
+        """The block, typed."""
+        assert isinstance(self.block, ToolCallBlock)
+        return self.block
+
+    def compose(self) -> ComposeResult:
+        with Collapsible(title=Content("tool"), collapsed=True):  # type: ignore[arg-type]
+            with Vertical():
+                yield Static(Content("arguments"), classes="tool-call-view--label")
+                yield Static(classes="tool-call-view--args")
+                yield Static(Content("result"), classes="tool-call-view--label tool-call-view--result-label")
+                yield Static(classes="tool-call-view--result")
+        yield Static(classes="tool-call-view--summary")
+
+    def update_from_block(self) -> None:
+        block = self.tool
+        for status, css_class in _STATUS_CLASSES.items():
+            self.set_class(block.status is status, css_class)
+        symbol, word = STATUS_LABELS[block.status]
+        title = Content(f"{symbol} ") + agent_text(block.name) + Content(f" · {word}")
+        self.query_one(Collapsible).title = title  # type: ignore[assignment]
+        self.query_one(".tool-call-view--args", Static).update(agent_text(self._arguments_text()))
+        result = self.query_one(".tool-call-view--result", Static)
+        if block.error:
+            result.set_class(True, "tool-call-view--error")
+            result.update(agent_text(block.error))
+        else:
+            result.set_class(False, "tool-call-view--error")
+            result.update(agent_text("" if block.result is None else pretty_json(decoded_result(block.result))))
+        has_result = block.result is not None or block.error is not None
+        result.display = has_result
+        self.query_one(".tool-call-view--result-label").display = has_result
+        summary = self.summary()
+        summary_widget = self.query_one(".tool-call-view--summary", Static)
+        summary_widget.display = summary is not None
+        if summary is not None:
+            summary_widget.update(summary)
+
+    def summary(self) -> Content | None:
+        """A short always-visible rendering of the call (typed tool views override). None: none."""
+        return None
+
+    def _arguments_text(self) -> str:
+        block = self.tool
+        if block.arguments is not None:
+            text = pretty_json(block.arguments)
+            if block.arguments_error:
+                text += "\n" + sanitize(block.arguments_error)
+            return text
+        return sanitize(block.arguments_text) or "…"
+
+
+def decoded_result(result: Any) -> Any:
+    """Tool results often arrive as JSON text: show the value when it decodes."""
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except ValueError:
+            return result
+    return result

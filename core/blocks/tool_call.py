@@ -94,7 +94,9 @@ class ToolCallBlock(Block):
         self.error = error
         if self.result_attribute:
             setattr(self, self.result_attribute, _decode_result(result))
-        self.status = ToolStatus.FAILED if error else ToolStatus.SUCCEEDED
+        if self.status not in (ToolStatus.DENIED, ToolStatus.CANCELLED):
+            # A human's refusal stands: the server's report on a refused call is not a success.
+            self.status = ToolStatus.FAILED if error else ToolStatus.SUCCEEDED
         self.changed()
 
     def set_status(self, status: ToolStatus) -> None:

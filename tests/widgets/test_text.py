@@ -1,0 +1,133 @@
+"""TextView: suffix-only streaming, splitting long messages, author/time, stopped mark."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from core.blocks import TextBlock
+from widgets import TextView, view_for
+from widgets.text import ChunkSplitter
+
+
+class _Host(App[None]):
+    def __init__(self, view: TextView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+
+def _block(role: str = "assistant", author: str | None = None) -> TextBlock:
+    block = TextBlock("msg-1:0", role=role, author=author)  # type: ignore[arg-type]
+    block.activate()
+    return block
+
+
+def _source(view: TextView) -> str:
+    return "".join(chunk.source for chunk in view.chunks)
+
+
+class TestStreaming:
+    async def test_each_paint_feeds_only_the_new_suffix(self) -> None:
+        block = _block()
+        view = TextView(block)
+        async with _Host(view).run_test() as pilot:
+            for index in range(30):
+                block.append(f"token{index} ")
+                view.refresh_block()
+                await pilot.app.workers.wait_for_complete()
+            block.complete()
+            view.refresh_block()
+            await pilot.app.workers.wait_for_complete()
+            stats = view.statistics()
+            assert stats.chars_written == len(block.text), "the whole document was re-fed"
+            assert _source(view) == block.text
+            assert stats.paints == 32
+
+    async def test_unchanged_block_is_not_repainted(self) -> None:
+        block = _block()
+        block.append("hello")
+        view = TextView(block)
+        async with _Host(view).run_test() as pilot:
+            await pilot.app.workers.wait_for_complete()
+            view.refresh_block()
+            view.refresh_block()
+            assert view.statistics().paints == 1
+
+    async def test_escape_sequences_never_reach_markdown(self) -> None:
+        block = _block()
+        view = TextView(block)
+        async with _Host(view).run_test() as pilot:
+            block.append("a\x1b]52;c;ZXZpbA==\x07b \x9b2J [@click=app.quit]x[/]")
+            block.complete()
+            view.refresh_block()
+            await pilot.app.workers.wait_for_complete()
+            assert _source(view) == "a]52;c;ZXZpbA==b 2J [@click=app.quit]x[/]"
+            assert pilot.app.is_running
+
+
+class TestSplitting:
+    async def test_long_message_is_split_across_markdown_widgets(self) -> None:
+        block = _block()
+        view = TextView(block, blocks_per_chunk=5)
+        async with _Host(view).run_test() as pilot:
+            for index in range(23):
+                block.append(f"paragraph {index}\n\n")
+                view.refresh_block()
+                await pilot.app.workers.wait_for_complete()
+            block.complete()
+            view.refresh_block()
+            await pilot.app.workers.wait_for_complete()
+            assert len(view.chunks) == 5
+            assert _source(view) == block.text
+            assert all(chunk.source.endswith("\n\n") for chunk in view.chunks[:-1])
+            assert view.statistics().chars_written == len(block.text)
+
+    def test_never_cuts_inside_a_code_fence(self) -> None:
+        splitter = ChunkSplitter(blocks_per_chunk=1)
+        text = "intro\n\n```python\nx = 1\n\n\ny = 2\n```\n\nafter\n\n"
+        cuts = splitter.feed(text)
+        assert cuts == [len("intro\n\n"), len(text) - len("after\n\n"), len(text)]
+
+    def test_cuts_found_across_token_boundaries(self) -> None:
+        splitter = ChunkSplitter(blocks_per_chunk=1)
+        text = "one\n\n~~~\ncode\n\n~~~\n\ntwo\n\n"
+        cuts: list[int] = []
+        for index, char in enumerate(text):
+            cuts.extend(index + offset for offset in splitter.feed(char))
+        assert cuts == ChunkSplitter(blocks_per_chunk=1).feed(text)
+
+
+class TestLook:
+    async def test_user_message_has_author_and_time_from_the_app(self) -> None:
+        block = _block(role="user", author="ada")
+        block.append("hi")
+        view = TextView(block, timestamp=0.0)
+        async with _Host(view).run_test():
+            assert view.has_class("-user")
+            header = str(view.query_one(".text-view--header", Static).render())
+            assert header.startswith("ada · ")
+
+    async def test_without_timestamp_no_time_is_shown(self) -> None:
+        block = _block(author="[b]agent[/b]")
+        view = TextView(block)
+        async with _Host(view).run_test():
+            assert not view.has_class("-user")
+            assert str(view.query_one(".text-view--header", Static).render()) == "[b]agent[/b]"
+
+    async def test_stopped_answer_is_marked(self) -> None:
+        block = _block()
+        block.append("half an ans")
+        view = TextView(block)
+        async with _Host(view).run_test() as pilot:
+            assert not view.query_one(".text-view--stopped").display or not view.has_class("-stopped")
+            block.mark_stopped()
+            view.refresh_block()
+            await pilot.app.workers.wait_for_complete()
+            assert view.has_class("-stopped")
+            assert view.query_one(".text-view--stopped").styles.display == "block"
+
+    def test_view_for_picks_text_view(self) -> None:
+        assert isinstance(view_for(TextBlock("m:0")), TextView)

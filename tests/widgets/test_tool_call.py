@@ -1,0 +1,114 @@
+"""ToolCallView: status card, expanding details, hostile tool names."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Collapsible, Static
+
+from core.blocks import ToolCallBlock, ToolStatus
+from widgets import ToolCallView, view_for
+
+
+class _Host(App[None]):
+    def __init__(self, view: ToolCallView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+
+def _title(view: ToolCallView) -> str:
+    return str(view.query_one(Collapsible).title)
+
+
+def _drive(block: ToolCallBlock, status: ToolStatus) -> None:
+    block.activate()
+    if status is ToolStatus.STREAMING_ARGUMENTS:
+        block.append_arguments('{"city": "Par')
+        return
+    block.finish_arguments({"city": "Paris"})
+    if status is ToolStatus.SUCCEEDED:
+        block.set_result('{"ok": true}')
+    elif status is ToolStatus.FAILED:
+        block.set_result(None, error="boom")
+    elif status in (ToolStatus.DENIED, ToolStatus.CANCELLED):
+        block.set_status(status)
+
+
+@pytest.mark.parametrize(
+    ("status", "css_class", "word"),
+    [
+        (ToolStatus.STREAMING_ARGUMENTS, "-streaming", "preparing"),
+        (ToolStatus.RUNNING, "-running", "running"),
+        (ToolStatus.SUCCEEDED, "-done", "done"),
+        (ToolStatus.FAILED, "-failed", "failed"),
+        (ToolStatus.DENIED, "-denied", "denied"),
+        (ToolStatus.CANCELLED, "-cancelled", "cancelled"),
+    ],
+)
+async def test_card_shows_status_as_class_and_words(status: ToolStatus, css_class: str, word: str) -> None:
+    block = ToolCallBlock("call-1", call_id="call-1", name="search")
+    _drive(block, status)
+    view = ToolCallView(block)
+    async with _Host(view).run_test():
+        assert block.status is status
+        assert view.has_class(css_class)
+        assert [c for c in ("-streaming", "-running", "-done", "-failed", "-denied", "-cancelled") if view.has_class(c)] == [css_class]
+        assert _title(view).endswith(f"search · {word}")
+
+
+async def test_status_changes_repaint_the_card() -> None:
+    block = ToolCallBlock("call-1", call_id="call-1", name="search")
+    block.activate()
+    view = ToolCallView(block)
+    async with _Host(view).run_test() as pilot:
+        block.append_arguments('{"q": "tea"}')
+        view.refresh_block()
+        assert view.has_class("-streaming")
+        assert '{"q": "tea"}' in str(view.query_one(".tool-call-view--args", Static).render())
+        block.finish_arguments()
+        view.refresh_block()
+        assert view.has_class("-running") and not view.has_class("-streaming")
+        block.set_result({"hits": 3})
+        view.refresh_block()
+        await pilot.pause()
+        assert view.has_class("-done")
+
+
+async def test_expands_to_pretty_arguments_and_result() -> None:
+    block = ToolCallBlock("call-1", call_id="call-1", name="search")
+    _drive(block, ToolStatus.SUCCEEDED)
+    view = ToolCallView(block)
+    async with _Host(view).run_test() as pilot:
+        collapsible = view.query_one(Collapsible)
+        assert collapsible.collapsed
+        collapsible.query_one("CollapsibleTitle").focus()
+        await pilot.press("enter")
+        assert not collapsible.collapsed
+        assert str(view.query_one(".tool-call-view--args", Static).render()) == '{\n  "city": "Paris"\n}'
+        assert str(view.query_one(".tool-call-view--result", Static).render()) == '{\n  "ok": true\n}'
+
+
+async def test_failed_call_shows_its_error() -> None:
+    block = ToolCallBlock("call-1", call_id="call-1", name="search")
+    _drive(block, ToolStatus.FAILED)
+    view = ToolCallView(block)
+    async with _Host(view).run_test():
+        result = view.query_one(".tool-call-view--result", Static)
+        assert str(result.render()) == "boom"
+        assert result.has_class("tool-call-view--error")
+
+
+async def test_hostile_tool_name_and_arguments_stay_literal() -> None:
+    block = ToolCallBlock("call:1", call_id="call:1", name="[@click=app.quit]x[/]\x1b[2J")
+    block.activate()
+    block.finish_arguments({"[/x": "\x9b31m"})
+    view = view_for(block)
+    async with _Host(view).run_test() as pilot:  # type: ignore[arg-type]
+        await pilot.pause()
+        assert view.id == "t-call_3a_1"
+        assert "[@click=app.quit]x[/][2J · running" in _title(view)  # type: ignore[arg-type]
+        assert '"[/x": "31m"' in str(view.query_one(".tool-call-view--args", Static).render())
+        assert pilot.app.is_running
