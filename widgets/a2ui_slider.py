@@ -1,0 +1,121 @@
+"""A keyboard-operable slider: a bar with a knob and the value beside it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+
+from textual.widget import Widget
+
+__all__ = ["SliderBar"]
+
+
+class SliderBar(Widget, can_focus=True):
+    """A numeric value between a minimum and a maximum, moved by keys or a click.
+
+    Owns its value and bounds; posts `SliderBar.Changed` when the value changes. UI thread only.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    SliderBar {
+        height: 1;
+        width: 1fr;
+        min-width: 12;
+        color: $text-muted;
+        &:focus { color: $text-primary; text-style: bold; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "step(-1)", "Decrease", show=False),
+        Binding("right,l", "step(1)", "Increase", show=False),
+        Binding("pagedown", "step(-10)", "Decrease a lot", show=False),
+        Binding("pageup", "step(10)", "Increase a lot", show=False),
+        Binding("home", "to_end(0)", "Minimum", show=False),
+        Binding("end", "to_end(1)", "Maximum", show=False),
+    ]
+    """
+    | Key(s) | Description |
+    | :- | :- |
+    | left, h | One step down. |
+    | right, l | One step up. |
+    | pagedown / pageup | Ten steps down / up. |
+    | home / end | The minimum / the maximum. |
+    """
+
+    value: reactive[float] = reactive(0.0)
+    """The current value, clamped to the bounds and rounded to the step."""
+
+    class Changed(Message):
+        """The value changed (`on_slider_bar_changed`)."""
+
+        def __init__(self, slider: SliderBar, value: float) -> None:
+            super().__init__()
+            self.slider = slider
+            """The slider that changed."""
+            self.value = value
+            """Its new value (an int when the step is whole)."""
+
+        @property
+        def control(self) -> SliderBar:
+            """The slider (for `@on(..., selector)`)."""
+            return self.slider
+
+    def __init__(
+        self,
+        value: float = 0,
+        *,
+        minimum: float = 0,
+        maximum: float = 100,
+        step: float | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.minimum = min(minimum, maximum)
+        self.maximum = max(minimum, maximum)
+        span = self.maximum - self.minimum
+        whole = float(self.minimum).is_integer() and float(self.maximum).is_integer()
+        self.step = step or (1 if whole and span <= 100 else (span / 100 or 1))
+        self.set_reactive(SliderBar.value, self._fit(value))
+
+    def _fit(self, value: float) -> float:
+        value = max(self.minimum, min(self.maximum, float(value)))
+        steps = round((value - self.minimum) / self.step)
+        fitted = min(self.maximum, self.minimum + steps * self.step)
+        return int(fitted) if float(self.step).is_integer() and float(self.minimum).is_integer() else round(fitted, 6)
+
+    def validate_value(self, value: float) -> float:
+        return self._fit(value)
+
+    def watch_value(self, value: float) -> None:
+        self.post_message(self.Changed(self, value))
+
+    def render(self) -> Content:
+        label = f" {self.value:g}"
+        width = max(self.size.width - len(label) - 1, 4)
+        span = self.maximum - self.minimum
+        position = round((self.value - self.minimum) / span * (width - 1)) if span else 0
+        bar = "━" * position + "●" + "─" * (width - 1 - position)
+        return Content(bar + label)
+
+    def on_click(self, event: events.Click) -> None:
+        label = len(f" {self.value:g}")
+        width = max(self.size.width - label - 1, 4)
+        if 0 <= event.x < width:
+            self.value = self.minimum + (self.maximum - self.minimum) * event.x / max(width - 1, 1)
+
+    def action_step(self, steps: int) -> None:
+        """Move the value by `steps` steps."""
+        self.value = self.value + steps * self.step
+
+    def action_to_end(self, end: int) -> None:
+        """Jump to the minimum (0) or the maximum (1)."""
+        self.value = self.maximum if end else self.minimum

@@ -1,0 +1,315 @@
+"""The A2UI surface view: an agent's declarative UI rendered natively inside the conversation."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, ClassVar
+
+from pydantic import JsonValue
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from core.a2ui import ResolvedComponent, SurfaceBlock
+from widgets.a2ui_components import (
+    ButtonComponent,
+    CardComponent,
+    DividerComponent,
+    FallbackComponent,
+    IconComponent,
+    LayoutComponent,
+    MediaComponent,
+    ModalComponent,
+    PlaceholderComponent,
+    SurfaceModal,
+    TabsComponent,
+    TextComponent,
+)
+from widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
+from widgets.block_view import BlockView
+from widgets.sanitize import agent_text, safe_id
+
+__all__ = ["SurfaceView", "render_keys"]
+
+_STATUS_TEXT = {
+    "building": "… the agent is building this UI",
+    "retrying": "↻ the agent is retrying this UI",
+    "failed": "✗ the agent could not build this UI",
+    "deleted": "⊘ the agent removed this UI",
+}
+
+_MODAL_PREFIX = "modal:"
+"""Render keys of an open modal's content widgets (they live on the modal screen)."""
+
+# Properties whose change alters what a renderer composes: a change rebuilds the surface.
+_STRUCTURAL: dict[str, tuple[str, ...]] = {
+    "TextField": ("variant",),
+    "ChoicePicker": ("variant", "options", "filterable"),
+    "Slider": ("min", "max", "step"),
+    "DateTimeInput": ("enableDate", "enableTime"),
+    "Divider": ("axis",),
+    "Tabs": ("tabs",),
+    "Modal": (),
+}
+_LEAVES: dict[str, Callable[..., Widget]] = {
+    "Text": TextComponent,
+    "Image": MediaComponent,
+    "Video": MediaComponent,
+    "AudioPlayer": MediaComponent,
+    "Icon": IconComponent,
+    "Divider": DividerComponent,
+    "Button": ButtonComponent,
+    "TextField": TextFieldComponent,
+    "CheckBox": CheckBoxComponent,
+    "ChoicePicker": ChoicePickerComponent,
+    "Slider": SliderComponent,
+    "DateTimeInput": DateTimeComponent,
+}
+
+
+def render_keys(root: ResolvedComponent) -> Iterator[tuple[str, ResolvedComponent]]:
+    """(render key, component) pre-order, the key unique even when the agent reuses a child.
+
+    The key is `ResolvedComponent.key`, suffixed `#2`, `#3`… for a repeated reference, so the
+    same tree always yields the same keys: they name the widgets across rebuilds.
+    """
+    seen: dict[str, int] = {}
+
+    def visit(node: ResolvedComponent) -> Iterator[tuple[str, ResolvedComponent]]:
+        count = seen.get(node.key, 0) + 1
+        seen[node.key] = count
+        yield (node.key if count == 1 else f"{node.key}#{count}"), node
+        for child in node.children:
+            yield from visit(child)
+
+    yield from visit(root)
+
+
+def _signature(root: ResolvedComponent) -> tuple[Any, ...]:
+    """What must stay equal for an in-place update: keys, types, slots, structural props."""
+    return tuple(
+        (
+            key,
+            node.type,
+            node.placeholder,
+            tuple((slot, len(children)) for slot, children in node.slots.items()),
+            repr([node.props.get(name) for name in _STRUCTURAL.get(node.type, ())]),
+            node.action_kind,
+        )
+        for key, node in render_keys(root)
+    )
+
+
+class SurfaceView(BlockView):
+    """An A2UI surface: a frame naming the agent, a status line, an error line and the components.
+
+    Owns the rendered widgets, keyed by render key (`render_keys`). A newer block version
+    updates them in place while the structure is the same; otherwise the tree is rebuilt,
+    keeping focus and unsent typing by key. Inputs post `ValueChanged`, buttons `ActionFired`;
+    the app forwards both to the engine thread (`tui.a2ui_actions`). UI thread only.
+    State classes: `-building`, `-retrying`, `-failed`, `-deleted`, `-invalid`.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    SurfaceView {
+        height: auto;
+        margin: 0 0 1 0;
+        padding: 0 1;
+        border: round $secondary;
+        border-title-color: $text-secondary;
+        & > .surface-view--status { color: $text-muted; height: auto; }
+        & > .surface-view--error { color: $text-error; height: auto; }
+        & > .surface-view--tree { height: auto; }
+        &.-failed { border: round $error; }
+        &.-deleted { border: round $panel; }
+        &.-deleted > .surface-view--tree { display: none; }
+    }
+    """
+
+    class ValueChanged(Message):
+        """An input changed: write `value` at `path` in the surface's local data model.
+
+        Handled by the app as `on_surface_view_value_changed` (→ `handle_value_changed` on the
+        engine thread). Nothing goes to the agent.
+        """
+
+        def __init__(self, block: SurfaceBlock, path: str, value: JsonValue) -> None:
+            super().__init__()
+            self.block = block
+            """The surface."""
+            self.path = path
+            """An absolute JSON Pointer into the data model."""
+            self.value = value
+            """The new value."""
+
+    class ActionFired(Message):
+        """A button (or any component with an action) was pressed.
+
+        Handled by the app as `on_surface_view_action_fired` (→ `handle_surface_action` on the
+        engine thread, which fires it and sends the event or asks before opening a URL).
+        """
+
+        def __init__(self, block: SurfaceBlock, component_id: str, scope: str) -> None:
+            super().__init__()
+            self.block = block
+            """The surface."""
+            self.component_id = component_id
+            """The component whose action fires."""
+            self.scope = scope
+            """Its data scope ("/" or a template item's path)."""
+
+    def __init__(self, block: SurfaceBlock, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(block, name=name, id=id, classes=classes)
+        self._widgets: dict[str, Widget] = {}
+        self._signature: tuple[Any, ...] | None = None
+        self._modal: tuple[str, SurfaceModal] | None = None
+        self._tree = Vertical(classes="surface-view--tree")
+
+    @property
+    def surface(self) -> SurfaceBlock:
+        """The block, typed."""
+        assert isinstance(self.block, SurfaceBlock)
+        return self.block
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="surface-view--status")
+        yield Static(classes="surface-view--error")
+        yield self._tree
+
+    def update_from_block(self) -> None:
+        block = self.surface
+        self.border_title = agent_text(block.frame_title)
+        for status in _STATUS_TEXT:
+            self.set_class(block.status == status, f"-{status}")
+        status = self.query_one(".surface-view--status", Static)
+        text = _STATUS_TEXT.get(block.status)
+        if block.status == "retrying" and block.status_errors:
+            text = f"{text}: {block.status_errors[-1]}"
+        status.update(agent_text(text) if text else Content(""))
+        status.display = text is not None
+        error = self.query_one(".surface-view--error", Static)
+        line = block.error_line
+        error.update(Content("⚠ ") + agent_text(line) if line else Content(""))
+        error.display = line is not None
+        self.set_class(line is not None, "-invalid")
+        self._render_tree(block.tree())
+
+    # -- the component tree ------------------------------------------------------------------
+
+    def widget_for(self, key: str) -> Widget | None:
+        """The widget rendering the component with render key `key` (tests, focus)."""
+        return self._widgets.get(key)
+
+    def _render_tree(self, root: ResolvedComponent | None) -> None:
+        if root is None:
+            if self._widgets:
+                self._replace_tree(Vertical(classes="surface-view--tree"))
+                self._widgets = {}
+                self._signature = None
+            return
+        signature = _signature(root)
+        keys = dict(render_keys(root))
+        if signature == self._signature:
+            for key, node in keys.items():
+                for name in (key, f"{_MODAL_PREFIX}{key}"):
+                    widget = self._widgets.get(name)
+                    if widget is not None:
+                        widget.update_node(node)  # type: ignore[attr-defined]
+            return
+        focused = self._focused_key()
+        old = self._widgets
+        self._signature = signature
+        self._widgets = {k: w for k, w in old.items() if k.startswith(_MODAL_PREFIX)}
+        names = {id(node): key for key, node in render_keys(root)}
+        tree = self._build(root, names)
+        for key, widget in self._widgets.items():
+            previous = old.get(key)
+            if isinstance(widget, InputComponent) and isinstance(previous, InputComponent) and previous is not widget:
+                widget.carry_from(previous)
+        self._replace_tree(Vertical(tree, classes="surface-view--tree"), focused if focused in self._widgets else None)
+
+    def _replace_tree(self, tree: Vertical, focus: str | None = None) -> None:
+        # A fresh container: the old one's removal is asynchronous, and its widgets' ids would
+        # clash with the new ones until it completes.
+        old, self._tree = self._tree, tree
+        old.remove()
+        mounted = self.mount(tree, after=old)
+        if focus is not None:
+            self.call_later(self._refocus, mounted, focus)
+
+    def _build(self, node: ResolvedComponent, names: dict[int, str]) -> Widget:
+        key = names[id(node)]
+        widget_id = safe_id(key)
+        if node.placeholder:
+            widget: Widget = PlaceholderComponent(node, id=widget_id)
+        elif node.type in ("Row", "Column", "List"):
+            widget = LayoutComponent(node, [self._build(child, names) for child in node.slots.get("children", ())], id=widget_id)
+        elif node.type == "Card":
+            widget = CardComponent(node, [self._build(child, names) for child in node.slots.get("child", ())], id=widget_id)
+        elif node.type == "Tabs":
+            widget = TabsComponent(node, [self._build(child, names) for child in node.slots.get("tabs", ())], id=widget_id)
+        elif node.type == "Modal":
+            widget = ModalComponent(node, id=widget_id)
+        elif node.type in _LEAVES and node.supported:
+            widget = _LEAVES[node.type](node, id=widget_id)
+        else:
+            widget = FallbackComponent(node, [self._build(child, names) for child in node.children], id=widget_id)
+        widget.add_class("a2ui-component")
+        self._widgets[key] = widget
+        return widget
+
+    def _focused_key(self) -> str | None:
+        focused = self.app.focused if self.is_attached else None
+        node: Any = focused
+        while node is not None and node is not self:
+            for key, widget in self._widgets.items():
+                if widget is node:
+                    return key
+            node = node.parent
+        return None
+
+    async def _refocus(self, mounted: Awaitable[None], key: str) -> None:
+        await mounted
+        widget = self._widgets.get(key)
+        if widget is None:
+            return
+        target = widget if widget.focusable else next((w for w in widget.query("*") if w.focusable), None)
+        if target is not None:
+            target.focus()
+
+    # -- component messages ------------------------------------------------------------------
+
+    @on(InputComponent.Edited)
+    def _edited(self, message: InputComponent.Edited) -> None:
+        message.stop()
+        self.post_message(self.ValueChanged(self.surface, message.path, message.value))
+
+    @on(ButtonComponent.Clicked)
+    def _clicked(self, message: ButtonComponent.Clicked) -> None:
+        message.stop()
+        self.post_message(self.ActionFired(self.surface, message.node.id, message.node.scope))
+
+    @on(ModalComponent.Opened)
+    def _open_modal(self, message: ModalComponent.Opened) -> None:
+        message.stop()
+        root = self.surface.tree()
+        key = next((k for k, w in self._widgets.items() if w is message.modal), None)
+        if root is None or key is None or self._modal is not None:
+            return
+        current = dict(render_keys(root)).get(key)
+        content = current.slots.get("content", ()) if current is not None else ()
+        if not content:
+            return
+        names = {id(node): f"{_MODAL_PREFIX}{k}" for k, node in render_keys(root)}
+        modal = SurfaceModal(self, agent_text(self.surface.frame_title), self._build(content[0], names))
+        self._modal = (key, modal)
+        self.app.push_screen(modal, lambda _result: self._modal_closed())
+
+    def _modal_closed(self) -> None:
+        self._modal = None
+        for key in [k for k in self._widgets if k.startswith(_MODAL_PREFIX)]:
+            del self._widgets[key]
