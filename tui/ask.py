@@ -1,0 +1,499 @@
+"""`tandem ask`: one turn, headless, streamed to stdout.
+
+The turn runs on one asyncio loop (`asyncio.run`), so blocks, decisions and output all happen on
+the engine loop. Interactive blocks are decided by a policy, `--approve`:
+
+| policy | approval | UI action | input request |
+|---|---|---|---|
+| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate, else cancel |
+| `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | cancel |
+| `ask` | prompt | prompt | prompt |
+
+With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream). A
+pipe on stdin is read one answer a line, which makes the mode scriptable:
+
+- approvals: `y [reason]`, `n [reason]`, `e {"edited": "arguments"}`, or the AG-UI payload
+  `{"approved": bool, "editedArgs": {...}, "reason": "..."}`;
+- UI actions: `y`, `n [reason]`, `e {"arguments": ...}` (`generate_task_steps` also takes
+  `e 1 3`: keep steps 1 and 3);
+- input requests: one JSON object, validated against the request's schema;
+- end of input cancels whatever is still open.
+
+Exit status: 0 when the turn completed; 1 with a one-line reason on stderr when it failed
+(agent error, connection refused, …); 130 when interrupted. Headers are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, TextIO
+
+from pydantic import JsonValue
+
+from core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActionBlock
+from core.context import AgentContext
+from core.errors import DecisionError, TandemError
+from core.turns import Status, Turn, TurnStatus
+from tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
+
+__all__ = ["run_ask", "ask_turn", "LineReader", "Decider", "Policy"]
+
+Policy = Literal["ask", "all", "none"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+TASK_STEPS_ACTION = "generate_task_steps"
+"""The UI action whose answer is a selection of steps: `{"steps": [...], "accepted": bool}`."""
+
+
+def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
+    """Run `tandem ask` as parsed by `tui.cli`; return the exit status.
+
+    Args:
+        args: `url`, `speed`, `approve`, `json` and `message` (a list of words).
+        headers: request headers for `--url` (never printed).
+    """
+    message = " ".join(args.message)
+    try:
+        return asyncio.run(
+            ask_turn(
+                message,
+                url=args.url,
+                headers=headers,
+                speed=args.speed,
+                policy=args.approve,
+                as_json=args.json,
+                stdin=sys.stdin,
+                stdout=sys.stdout,
+                stderr=sys.stderr,
+            )
+        )
+    except KeyboardInterrupt:
+        _say(sys.stderr, "interrupted")
+        return EXIT_INTERRUPTED
+
+
+async def ask_turn(
+    message: str,
+    *,
+    url: str | None,
+    headers: dict[str, str],
+    speed: float,
+    policy: Policy,
+    as_json: bool,
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status."""
+    from tui.backend import build_context
+
+    try:
+        context = build_context(url, headers, speed=speed)
+    except (TandemError, ValueError) as exc:
+        from core.agui.transport import safe_url
+
+        _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
+        return EXIT_FAILED
+    printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout)
+    printer.attach(context)
+    decider = Decider(context, policy, LineReader(stdin), prompts=stderr if _is_tty(stdin) else None, errors=stderr)
+    turn: Turn | None = None
+    try:
+        turn = await context.send(message)
+        await turn.wait()
+    except asyncio.CancelledError:
+        await context.cancel()
+        if turn is not None:
+            printer.finish(context, turn)
+        raise
+    finally:
+        decider.close()
+        printer.close()
+        await context.dispose()
+    printer.finish(context, turn)
+    if turn.status is TurnStatus.COMPLETED:
+        return EXIT_OK
+    if turn.status is TurnStatus.CANCELLED:
+        _say(stderr, "the turn was cancelled")
+        return EXIT_INTERRUPTED
+    _say(stderr, turn.error or "the turn failed")
+    return EXIT_FAILED
+
+
+def _say(stderr: TextIO, reason: str) -> None:
+    """The one line `tandem ask` writes to stderr when it fails."""
+    stderr.write(f"tandem: {one_line(reason, 300)}\n")
+    stderr.flush()
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class LineReader:
+    """Reads stdin one line at a time without blocking the loop.
+
+    Each read runs `readline()` in a daemon thread, so an interrupted process never waits for a
+    line that will not come. Engine loop only; one read at a time.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._eof = False
+
+    async def readline(self) -> str | None:
+        """The next line without its line ending, or None at end of input."""
+        if self._eof:
+            return None
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+
+        def deliver(line: str) -> None:
+            if not future.done():
+                future.set_result(line)
+
+        def read() -> None:
+            try:
+                line = self._stream.readline()
+            except (OSError, ValueError):
+                line = ""
+            try:
+                loop.call_soon_threadsafe(deliver, line)
+            except RuntimeError:  # the loop closed while we waited: nobody needs the line
+                pass
+
+        threading.Thread(target=read, name="tandem-ask-stdin", daemon=True).start()
+        line = await future
+        if line == "":
+            self._eof = True
+            return None
+        return line.rstrip("\r\n")
+
+
+class _Answer:
+    """A parsed answer to an approval or a UI action."""
+
+    def __init__(self, yes: bool, *, arguments: dict[str, JsonValue] | None = None, reason: str | None = None) -> None:
+        self.yes = yes
+        self.arguments = arguments
+        self.reason = reason
+
+
+class Decider:
+    """Decides the interactive blocks of the running turn by `policy`, once the turn waits for them.
+
+    Owns the deciding task (at most one at a time) and the line reader. Engine loop only:
+    subscribes to the context's status and decides on the same loop. `close()` is idempotent.
+    """
+
+    def __init__(
+        self,
+        context: AgentContext,
+        policy: Policy,
+        reader: LineReader,
+        *,
+        prompts: TextIO | None,
+        errors: TextIO,
+    ) -> None:
+        self.context = context
+        self.policy = policy
+        self.reader = reader
+        self.prompts = prompts
+        """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
+        self.errors = errors
+        self._task: asyncio.Task[None] | None = None
+        self._sub = context.on_status_changed(self._status_changed)
+
+    def close(self) -> None:
+        """Stop deciding. Idempotent."""
+        self._sub.close()
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    def _status_changed(self, status: Status) -> None:
+        if status is Status.AWAITING_INPUT and (self._task is None or self._task.done()):
+            self._task = asyncio.get_running_loop().create_task(self._decide_pending(), name="tandem-ask-decide")
+
+    async def _decide_pending(self) -> None:
+        while pending := self.context.pending_blocks:
+            for block in pending:
+                try:
+                    await self.decide(block)
+                except DecisionError as exc:
+                    self._complain(str(exc))
+                if block.actionable:  # nothing decided it (a bug or an unknown kind): do not spin
+                    block.cancel()
+
+    async def decide(self, block: InteractiveBlock) -> None:
+        """Decide one block by the policy."""
+        if isinstance(block, ApprovalBlock):
+            await self._decide_approval(block)
+        elif isinstance(block, UIActionBlock):
+            await self._decide_action(block)
+        elif isinstance(block, InterruptBlock):
+            await self._decide_input(block)
+        else:
+            block.cancel()
+
+    # -- approvals ---------------------------------------------------------------------------
+
+    async def _decide_approval(self, block: ApprovalBlock) -> None:
+        if self.policy == "all":
+            block.approve()
+            return
+        if self.policy == "none":
+            block.reject()
+            return
+        choices = "y/n/e(dit)" if block.allow_edits else "y/n"
+        prompt = f"approve {one_line(block.tool_name, 60)} {short_json(block.arguments)}? [{choices}] "
+        answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=_parse_approval)
+        if answer is None:
+            block.cancel()
+        elif answer.yes:
+            block.approve(edited_arguments=answer.arguments, reason=answer.reason)
+        else:
+            block.reject(reason=answer.reason)
+
+    # -- UI actions --------------------------------------------------------------------------
+
+    async def _decide_action(self, block: UIActionBlock) -> None:
+        if self.policy == "all":
+            await block.invoke(_accepted_arguments(block))
+            return
+        if self.policy == "none":
+            await self._refuse_action(block, None)
+            return
+        prompt = f"run {one_line(block.name, 60)} {short_json(block.arguments)}? [y/n/e(dit)] "
+        steps = _steps(block.arguments) if block.name == TASK_STEPS_ACTION else None
+        answer = await self._read_answer(prompt, allow_edits=True, parse=lambda line: _parse_action(line, steps))
+        if answer is None:
+            block.cancel()
+        elif answer.yes:
+            await block.invoke(answer.arguments if answer.arguments is not None else _accepted_arguments(block))
+        else:
+            await self._refuse_action(block, answer.reason)
+
+    async def _refuse_action(self, block: UIActionBlock, reason: str | None) -> None:
+        if block.name == TASK_STEPS_ACTION:
+            # Rejecting the steps is an answer the agent expects, not a refusal to show them.
+            await block.invoke({"accepted": False, "steps": []})
+        else:
+            block.decline(reason=reason)
+
+    # -- input requests ----------------------------------------------------------------------
+
+    async def _decide_input(self, block: InterruptBlock) -> None:
+        if self.policy == "none":
+            block.cancel()
+            return
+        if self.policy == "all":
+            defaults = _schema_defaults(block.response_schema)
+            if defaults is not None and not block.validate(defaults):
+                block.respond(defaults)
+            else:
+                block.cancel()
+            return
+        while block.actionable:
+            if self.prompts is not None:
+                self._prompt(f"{one_line(block.message or block.reason, 200)}\n")
+                line = await self._readline("answer as JSON, or press Enter to fill in a form: ")
+            else:
+                line = await self._readline(None)
+            if line is None:
+                block.cancel()
+                return
+            if not line.strip():
+                if self.prompts is None:
+                    continue
+                payload: JsonValue = await self._fill_form(block)
+                if payload is None:
+                    block.cancel()
+                    return
+            else:
+                try:
+                    payload = json.loads(line)
+                except ValueError as exc:
+                    self._complain(f"not JSON: {exc}")
+                    continue
+            problems = block.validate(payload)
+            if problems:
+                self._complain("the answer does not match the form: " + "; ".join(problems))
+                continue
+            block.respond(payload)
+
+    async def _fill_form(self, block: InterruptBlock) -> dict[str, JsonValue] | None:
+        """Prompt for each property of the schema; None at end of input."""
+        schema: dict[str, Any] = dict(block.response_schema or {})
+        properties = schema.get("properties")
+        required = set(schema["required"]) if isinstance(schema.get("required"), list) else set()
+        payload: dict[str, JsonValue] = {}
+        for name, raw_spec in (properties.items() if isinstance(properties, dict) else []):
+            spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+            label = one_line(spec.get("title") or name, 60)
+            hints = []
+            if isinstance(spec.get("enum"), list):
+                hints.append("/".join(one_line(choice, 40) for choice in spec["enum"]))
+            if "default" in spec:
+                hints.append(f"default {short_json(spec['default'], 40)}")
+            hint = f" ({', '.join(hints)})" if hints else ""
+            line = await self._readline(f"  {label}{'*' if name in required else ''}{hint}: ")
+            if line is None:
+                return None
+            if not line.strip():
+                if "default" in spec:
+                    payload[name] = spec["default"]
+                continue
+            payload[name] = _typed_value(line.strip(), spec)
+        return payload
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def _read_answer(
+        self, prompt: str, *, allow_edits: bool, parse: Callable[[str], _Answer | str]
+    ) -> _Answer | None:
+        """Read until a line parses; None at end of input."""
+        while True:
+            line = await self._readline(prompt)
+            if line is None:
+                return None
+            if not line.strip():
+                continue
+            if self.prompts is not None and line.strip().lower() in ("e", "edit") and allow_edits:
+                edited = await self._readline("edited arguments as JSON: ")
+                if edited is None:
+                    return None
+                line = f"e {edited}"
+            if self.prompts is not None and line.strip().lower() in ("n", "no"):
+                reason = await self._readline("reason (optional): ")
+                if reason is None:
+                    return None
+                line = f"n {reason}"
+            answer = parse(line)
+            if isinstance(answer, str):
+                self._complain(answer)
+                continue
+            if answer.arguments is not None and not allow_edits:
+                self._complain("this request does not accept edited arguments")
+                continue
+            return answer
+
+    async def _readline(self, prompt: str | None) -> str | None:
+        if prompt and self.prompts is not None:
+            self._prompt(prompt)
+        return await self.reader.readline()
+
+    def _prompt(self, text: str) -> None:
+        assert self.prompts is not None
+        self.prompts.write(text)
+        self.prompts.flush()
+
+    def _complain(self, text: str) -> None:
+        self.errors.write(f"tandem: {one_line(text, 300)}\n")
+        self.errors.flush()
+
+
+def _parse_approval(line: str) -> _Answer | str:
+    """`y [reason]`, `n [reason]`, `e {json}` or `{"approved": …}` → an answer, or what is wrong."""
+    text = line.strip()
+    if text.startswith("{"):
+        try:
+            payload = json.loads(text)
+        except ValueError as exc:
+            return f"not JSON: {exc}"
+        if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
+            return 'expected {"approved": true|false, "editedArgs": {...}, "reason": "..."}'
+        edited = payload.get("editedArgs")
+        if edited is not None and not isinstance(edited, dict):
+            return "editedArgs must be a JSON object"
+        reason = payload.get("reason")
+        return _Answer(payload["approved"], arguments=edited, reason=str(reason) if reason else None)
+    word, _, rest = text.partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word in ("y", "yes", "a", "approve"):
+        return _Answer(True, reason=rest or None)
+    if word in ("n", "no", "r", "reject", "deny"):
+        return _Answer(False, reason=rest or None)
+    if word in ("e", "edit"):
+        return _edited(rest)
+    return "answer y (approve), n [reason] (reject) or e {JSON arguments} (approve with edits)"
+
+
+def _parse_action(line: str, steps: list[dict[str, Any]] | None) -> _Answer | str:
+    """`y`, `n [reason]`, `e {json}` (or, for task steps, `e 1 3`) → an answer, or what is wrong."""
+    word, _, rest = line.strip().partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word in ("y", "yes", "run"):
+        return _Answer(True)
+    if word in ("n", "no", "decline", "reject"):
+        return _Answer(False, reason=rest or None)
+    if word in ("e", "edit"):
+        if steps is not None and rest and not rest.startswith("{"):
+            return _select_steps(steps, rest)
+        return _edited(rest)
+    return "answer y (run), n [reason] (decline) or e {JSON arguments} (run with these arguments)"
+
+
+def _edited(text: str) -> _Answer | str:
+    try:
+        arguments = json.loads(text)
+    except ValueError as exc:
+        return f"edited arguments are not JSON: {exc}"
+    if not isinstance(arguments, dict):
+        return "edited arguments must be a JSON object"
+    return _Answer(True, arguments=arguments)
+
+
+def _steps(arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    steps = arguments.get("steps")
+    return [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
+
+
+def _select_steps(steps: list[dict[str, Any]], text: str) -> _Answer | str:
+    """`1 3` or `1,3` → every step, the chosen ones enabled and the others disabled."""
+    try:
+        chosen = {int(word) for word in text.replace(",", " ").split()}
+    except ValueError:
+        return f"expected step numbers between 1 and {len(steps)}, like: e 1 3"
+    if not chosen or not chosen <= set(range(1, len(steps) + 1)):
+        return f"expected step numbers between 1 and {len(steps)}, like: e 1 3"
+    selection: list[JsonValue] = [
+        {**step, "status": "enabled" if number in chosen else "disabled"} for number, step in enumerate(steps, start=1)
+    ]
+    return _Answer(True, arguments={"steps": selection, "accepted": True})
+
+
+def _accepted_arguments(block: UIActionBlock) -> dict[str, JsonValue]:
+    """The arguments that accept an action as proposed (every task step, confirmed)."""
+    if block.name == TASK_STEPS_ACTION:
+        return {"steps": block.arguments.get("steps") or [], "accepted": True}
+    return dict(block.arguments)
+
+
+def _schema_defaults(schema: dict[str, Any] | None) -> dict[str, JsonValue] | None:
+    properties = (schema or {}).get("properties")
+    if not isinstance(properties, dict):
+        return None
+    return {name: spec["default"] for name, spec in properties.items() if isinstance(spec, dict) and "default" in spec}
+
+
+def _typed_value(text: str, spec: dict[str, Any]) -> JsonValue:
+    """A form field's text as the schema's type: JSON for non-strings, the text itself otherwise."""
+    kind = spec.get("type")
+    if kind in (None, "string") or (isinstance(kind, list) and "string" in kind):
+        return text
+    try:
+        value: JsonValue = json.loads(text)
+    except ValueError:
+        return text  # validation will say what is wrong with it
+    return value
