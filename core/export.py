@@ -48,10 +48,10 @@ from core.log_entries import (
 )
 from core.messages import ChatMessage
 
+from core.sanitize import sanitize
+
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown", "to_jsonl", "jsonl_safe"]
 
-# C0 controls except tab and newline (ESC among them), DEL and C1: what could drive a terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # In a JSON text these can only occur inside strings, where a \u escape means the same thing.
 _JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029]")
 _SUMMARY_LIMIT = 200
@@ -59,7 +59,7 @@ _SUMMARY_LIMIT = 200
 
 def markdown_safe(text: str) -> str:
     """`text` without control characters (tab and newline kept; carriage returns dropped)."""
-    return _CONTROL.sub("", text)
+    return sanitize(text)
 
 
 def jsonl_safe(line: str) -> str:

@@ -36,21 +36,13 @@ from core.notify import Subscription
 from core.state import AgentState
 from core.turns import Turn
 
+from core.sanitize import sanitize
+
 __all__ = ["sanitize", "short_json", "one_line", "Printer", "PlainPrinter", "JsonPrinter"]
 
-# C0 controls except \t (0x09) and \n (0x0a); ESC (0x1b) is C0 too; DEL (0x7f); C1 (0x80-0x9f).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 _SHORT = 120
 """Characters a value may take on a labelled line before it is cut."""
-
-
-def sanitize(text: object) -> str:
-    """Remove what could drive the terminal: C0 controls except newline and tab, ESC, DEL and C1.
-
-    A carriage return is dropped too, so an agent cannot overwrite a line already written.
-    """
-    return _CONTROL.sub("", text if isinstance(text, str) else str(text))
 
 
 def one_line(text: object, limit: int | None = None) -> str:

@@ -13,28 +13,11 @@ from typing import Any
 
 from textual.content import Content
 
+from core.sanitize import sanitize
+
 __all__ = ["sanitize", "safe_id", "agent_text", "pretty_json"]
 
-# C0 controls except \t (0x09) and \n (0x0a); ESC (0x1b) is C0 too; DEL (0x7f); C1 (0x80-0x9f).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ID_SAFE = re.compile(r"[A-Za-z0-9-]")
-
-
-def sanitize(text: str) -> str:
-    """Remove what could drive the terminal: C0 controls except newline and tab, ESC, DEL and C1.
-
-    A carriage return is dropped too (it would let an agent overwrite a line). Markup characters
-    are left alone: callers insert the result as data (`agent_text`), never as markup.
-
-    Args:
-        text: An agent-supplied string (anything else is turned into one with `str`).
-
-    Returns:
-        The text without terminal control characters.
-    """
-    if not isinstance(text, str):
-        text = str(text)
-    return _CONTROL.sub("", text)
 
 
 def safe_id(agent_id: str) -> str:
