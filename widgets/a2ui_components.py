@@ -273,7 +273,7 @@ class CardComponent(ComponentWidget):
     DEFAULT_CSS: ClassVar[str] = """
     CardComponent {
         height: auto;
-        border: round $panel-lighten-2;
+        border: round $border-blurred;
         padding: 0 1;
     }
     """

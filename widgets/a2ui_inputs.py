@@ -251,6 +251,10 @@ class ChoicePickerComponent(InputComponent):
         & > RadioSet { width: 100%; }
         & > SelectionList { height: auto; max-height: 10; }
         & > .a2ui-choice--filter { margin: 0; }
+        /* Textual keeps $foreground on the blurred cursor: unreadable where the theme's blurred
+           cursor background is light (tandem-high-contrast). */
+        & > RadioSet:blur > RadioButton.-selected > .toggle--label { color: $block-cursor-blurred-foreground; }
+        & > SelectionList > .option-list--option-highlighted { color: $block-cursor-blurred-foreground; }
     }
     """
 
@@ -324,10 +328,12 @@ class ChoicePickerComponent(InputComponent):
         needle = event.value.casefold().strip()
         if self.multiple:
             selection = self.query_one(SelectionList)
+            # An OptionList cannot hide an option: the ones that don't match are greyed out.
             for index, (label, _value) in enumerate(self._choices):
-                option = selection.get_option_at_index(index)
-                option.disabled = bool(needle) and needle not in label.casefold()
-            selection.refresh()
+                if needle and needle not in label.casefold():
+                    selection.disable_option_at_index(index)
+                else:
+                    selection.enable_option_at_index(index)
             return
         for button, (label, _value) in zip(self.query(RadioButton).results(RadioButton), self._choices):
             button.display = not needle or needle in label.casefold()

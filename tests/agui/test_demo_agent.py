@@ -142,13 +142,13 @@ class TestPublicSurface:
     def test_all_matches_public_names(self) -> None:
         public = {name for name in vars(demo) if not name.startswith("_")}
         submodules = {"agent", "history", "scenarios", "scenarios_chat", "scenarios_interrupts",
-                      "scenarios_state", "scenarios_tools", "script", "server", "annotations"}
+                      "scenarios_state", "scenarios_tools", "scenarios_booking", "script", "server", "annotations"}
         assert set(demo.__all__) == public - submodules
 
     def test_scenario_names(self) -> None:
         assert {s.name for s in SCENARIOS} == {
             "chat", "weather", "steps", "haiku", "plan", "recipe", "document", "delete", "address",
-            "reasoning", "failure", "long",
+            "reasoning", "failure", "long", "booking",
         }
 
 

@@ -10,7 +10,9 @@ the request itself:
   approval, whose tool name in the history picks ``delete`` or ``document``);
 - the last message is a tool message: the tool call it answers, found in the
   history, names the client tool (``change_theme``, ``generate_task_steps``,
-  ``generate_haiku``).
+  ``generate_haiku``);
+- an A2UI event arrives (``forwardedProps.a2uiAction.userAction``, or a last
+  user message describing it): the ``booking`` form was submitted or closed.
 
 Anything else gets the help answer.
 """
@@ -24,6 +26,7 @@ from typing import Any, Literal
 
 from ag_ui.core import ResumeEntry, RunAgentInput, ToolCall, ToolMessage
 
+from . import scenarios_booking as booking_
 from . import scenarios_chat as chat_
 from . import scenarios_interrupts as interrupts_
 from . import scenarios_state as state_
@@ -77,6 +80,8 @@ SCENARIOS: tuple[Scenario, ...] = (
              (r"haiku", r"poem"), _ignore_request(tools_.haiku)),
     Scenario("weather", "Backend tool rendering", "calls the server-side tool `get_weather(location)`",
              (r"weather", r"forecast", r"temperature"), tools_.weather),
+    Scenario("booking", "A2UI surface", "draws a booking form (A2UI); submitting it sends an event back",
+             (r"book", r"reserv"), booking_.booking),
     Scenario("reasoning", "Reasoning", "thinks out loud (reasoning events) before answering",
              (r"reason", r"think"), _ignore_request(chat_.reasoning)),
     Scenario("long", "Long answer", "streams a Markdown answer of several thousand tokens",
@@ -106,7 +111,7 @@ class Selection:
 
     scenario: str
     """A scenario name, or ``help``."""
-    phase: Literal["start", "tool_result", "resume"]
+    phase: Literal["start", "tool_result", "resume", "a2ui_action"]
     """Whether the run starts the scenario or continues it."""
     request: str = ""
     """The request text a starting scenario reads (after any ``/demo NAME``)."""
@@ -118,6 +123,8 @@ class Selection:
     """The tool result a ``tool_result`` continuation reads."""
     resume: ResumeEntry | None = None
     """The resume entry a ``resume`` continuation reads."""
+    action: dict[str, Any] | None = None
+    """The A2UI event an ``a2ui_action`` continuation answers."""
 
 
 def select_scenario(run_input: RunAgentInput) -> Selection:
@@ -132,6 +139,9 @@ def select_scenario(run_input: RunAgentInput) -> Selection:
     """
     if run_input.resume:
         return _select_resume(run_input, run_input.resume[0])
+    action = booking_.read_action(run_input)
+    if action is not None:
+        return Selection("booking", "a2ui_action", action=action)
     tool_message = pending_tool_message(run_input)
     if tool_message is not None:
         call = find_tool_call(run_input, tool_message.tool_call_id)
@@ -181,6 +191,9 @@ def run_selection(ctx: RunContext, selection: Selection) -> Iterator[Step]:
             return _TOOL_RESUMES[call.function.name][1](ctx, entry, call, tool_call_args(call))
         message = f"The demo agent has no pending interrupt '{entry.interrupt_id}' in this conversation."
         return iter([s.error(message, code="UNKNOWN_INTERRUPT")])
+    if selection.phase == "a2ui_action":
+        assert selection.action is not None
+        return booking_.action(ctx, selection.action)
     if selection.phase == "tool_result":
         assert selection.tool_message is not None
         return _tool_result(ctx, selection.tool_call, selection.tool_message)
