@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from core.a2ui import install_a2ui
 from core.agent import UIAgent
 from core.blocks.base import BlockEnv
 from core.blocks.tool_call import ToolCallBlock
@@ -108,7 +109,9 @@ def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:
     return {"shown": True}
 
 
-def build_agent(client: ChatClient, *, hooks: AppHooks | None = None, env: BlockEnv | None = None) -> UIAgent:
+def build_agent(
+    client: ChatClient, *, hooks: AppHooks | None = None, env: BlockEnv | None = None, agent_id: str = "demo"
+) -> UIAgent:
     """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks."""
     hooks = hooks or AppHooks()
     client_tools = {"generate_haiku": _generate_haiku}
@@ -141,6 +144,8 @@ def build_agent(client: ChatClient, *, hooks: AppHooks | None = None, env: Block
     )
     agent.register_tool_block(WeatherBlock, schema={"type": "object", "properties": {"location": {"type": "string"}}})
     agent.register_tool_block(HaikuBlock)
+    # A2UI surfaces: fired events ride in forwardedProps (core.a2ui.find_outbox(agent) reaches them).
+    install_a2ui(agent, agent_id=agent_id, delivery="forwarded_props")
     return agent
 
 
@@ -154,5 +159,5 @@ def build_context(
     env: BlockEnv | None = None,
 ) -> AgentContext:
     """The whole engine-side conversation for a server (or the demo). Call on the engine loop."""
-    agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env)
+    agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env, agent_id=url or "demo")
     return AgentContext(agent, thread=thread)

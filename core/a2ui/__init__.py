@@ -17,7 +17,7 @@ from core.a2ui.catalog import (
     capabilities,
     capabilities_context_entry,
 )
-from core.a2ui.handler import A2UIHandler, install_a2ui
+from core.a2ui.handler import A2UIHandler, find_outbox, install_a2ui
 from core.a2ui.operations import ACTIVITY_TYPE, SurfaceStatus
 from core.a2ui.outbound import A2UIChatClient, A2UIOutbox, DeliveryMode, a2ui_forwarded_props, action_message
 from core.a2ui.resolved import CheckResult, ResolvedComponent
@@ -46,5 +46,6 @@ __all__ = [
     "agent_display_name",
     "capabilities",
     "capabilities_context_entry",
+    "find_outbox",
     "install_a2ui",
 ]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from core.a2ui.outbound import A2UIOutbox, DeliveryMode
     from core.agent import UIAgent
 
-__all__ = ["A2UIHandler", "install_a2ui"]
+__all__ = ["A2UIHandler", "find_outbox", "install_a2ui"]
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +248,11 @@ def install_a2ui(agent: UIAgent, *, agent_id: str = "agent", delivery: DeliveryM
     """
     from core.a2ui.outbound import A2UIChatClient, A2UIOutbox
 
+    installed = find_outbox(agent)
+    if installed is not None:
+        # Idempotent: a second handler would emit every surface twice.
+        installed.delivery = delivery
+        return installed
     handler = A2UIHandler(agent_id=agent_id)
     handler.attach(agent.pipeline)
     entry = capabilities_context_entry()
@@ -257,3 +262,11 @@ def install_a2ui(agent: UIAgent, *, agent_id: str = "agent", delivery: DeliveryM
     if wrap_client and not isinstance(agent.client, A2UIChatClient):
         agent.client = A2UIChatClient(agent.client, outbox)
     return outbox
+
+
+def find_outbox(agent: UIAgent) -> A2UIOutbox | None:
+    """The outbox `install_a2ui` attached to `agent`, if A2UI is installed (and the client wrapped)."""
+    from core.a2ui.outbound import A2UIChatClient
+
+    client = agent.client
+    return client.outbox if isinstance(client, A2UIChatClient) else None
