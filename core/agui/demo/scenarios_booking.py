@@ -191,7 +191,8 @@ def action(ctx: RunContext, event: dict[str, Any]) -> Iterator[Step]:
     """Answer an A2UI event: confirm a submitted booking, or remove the surface on close."""
     s = ctx.script
     name = event.get("name")
-    context = event.get("context") if isinstance(event.get("context"), dict) else {}
+    raw_context = event.get("context")
+    context: dict[str, Any] = raw_context if isinstance(raw_context, dict) else {}
     if event.get("surfaceId") not in (None, SURFACE_ID):
         yield from s.text(f"I received the UI event `{name}`, but I have no surface `{event.get('surfaceId')}` in this demo.")
     elif name == SUBMIT_EVENT:
