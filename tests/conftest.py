@@ -1,0 +1,22 @@
+"""Shared test configuration: SVG snapshots live in the top-level `snapshots/` folder.
+
+pytest-textual-snapshot (pinned to 1.1.0 in pyproject.toml) writes `tests/__snapshots__/` next to
+each test module by default; this one override of `SVGImageExtension.dirname` relocates them to
+`snapshots/<test module>/`. Re-check it when the plugin's version changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_textual_snapshot import SVGImageExtension
+
+SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
+"""Where every SVG snapshot is stored."""
+
+
+def _snapshot_dirname(cls: type[SVGImageExtension], *, test_location: object) -> str:
+    return str(SNAPSHOT_ROOT / test_location.basename)  # type: ignore[attr-defined]
+
+
+SVGImageExtension.dirname = classmethod(_snapshot_dirname)  # type: ignore[method-assign,assignment]

@@ -1,0 +1,480 @@
+"""TandemApp: the Textual app that shows a conversation run by the engine thread."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.screen import Screen
+
+from core.blocks import ApprovalBlock, Block, InteractiveBlock, InterruptBlock, UIActionBlock
+from core.context import AgentContext
+from core.errors import TandemError
+from core.state import AgentState
+from core.turns import Status
+from themes import THEMES
+from tui.bridge import FRAME_SECONDS, Bridge
+from tui.clipboard import clipboard_caveat, conversation_markdown, last_answer
+from tui.composer import Composer
+from tui.conversation import Conversation
+from tui.engine import ContextFactory, Engine
+from tui.screens.main_screen import MainScreen
+from widgets import ApprovalModal, ApprovalResult, ApprovalView, BlockView, ErrorView, StatePanel, sanitize
+
+__all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "welcome_content"]
+
+DEMO_SCENARIOS = (
+    "chat", "weather", "steps", "haiku", "plan", "recipe", "document",
+    "delete", "address", "reasoning", "failure", "long",
+)  # fmt: skip
+"""The embedded demo agent's scenarios, offered as `/demo NAME` prompts on the welcome screen."""
+
+THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast": "tandem-high-contrast"}
+"""Short theme names (CLI, the `change_theme` UI action) → registered Textual theme names."""
+
+
+def welcome_content(*, demo: bool, endpoint: str | None = None) -> Content:
+    """The welcome text: what the app is connected to, how to connect, what to try."""
+    lines = ["Welcome to Tandem — you and an agent, working on the same state.", ""]
+    if demo:
+        lines += [
+            "No model is connected: you are talking to the built-in demo agent.",
+            "Connect a real AG-UI agent with:  tandem --url https://your-agent.example/agent",
+            "",
+            "Try one of these (type it and press Enter):",
+            *("   ".join(f"/demo {name:<9}" for name in DEMO_SCENARIOS[i : i + 4]).rstrip() for i in range(0, len(DEMO_SCENARIOS), 4)),
+        ]
+    else:
+        lines += [f"Connected to {sanitize(endpoint or 'an AG-UI agent')}.", "Type a message and press Enter."]
+    lines += ["", "Ctrl+P commands · F2 state panel · Esc cancels a turn · Ctrl+Q quits"]
+    return Content("\n".join(lines))
+
+
+class TandemApp(App[None]):
+    """The terminal client: a conversation, approvals, UI actions and the shared-state panel.
+
+    Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
+    loop), the bridge, the queue of approvals to show, and the app-level commands. Runs on the UI
+    thread; the only engine-thread entry point is `set_theme_from_engine`. Lifecycle: mount starts
+    the engine; unmount (or quit) stops it before the app's loop closes.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
+    ]
+    """
+    | Key | Description |
+    | :- | :- |
+    | ctrl+q | Quit. |
+    | ctrl+p | The command palette (new conversation, panel, theme, copy, export, debug). |
+    """
+
+    def __init__(
+        self,
+        context_factory: ContextFactory,
+        *,
+        data_dir: Path | None = None,
+        clock: Callable[[], float] | None = None,
+        demo: bool = False,
+        endpoint: str | None = None,
+        theme: str | None = None,
+        frame_seconds: float = FRAME_SECONDS,
+        approval_guard_seconds: float = 0.3,
+    ) -> None:
+        """
+        Args:
+            context_factory: Builds the conversation on the engine loop: `(loop) -> AgentContext`.
+            data_dir: Where exports go (the user data dir by default).
+            clock: Epoch-seconds clock for message times; None shows no times (snapshots).
+            demo: Whether the conversation is with the embedded demo agent (the welcome says so).
+            endpoint: The agent's URL, shown on the welcome screen.
+            theme: dark, light, high-contrast or a registered theme name.
+            frame_seconds: The bridge's frame: engine changes are painted at most this often.
+            approval_guard_seconds: Keys are ignored this long after an approval modal opens.
+        """
+        super().__init__()
+        self._factory = context_factory
+        self.data_dir = data_dir
+        self.clock = clock
+        self.demo = demo
+        self.endpoint = endpoint
+        self.approval_guard_seconds = approval_guard_seconds
+        self.engine = Engine(context_factory)
+        self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
+        self.context: AgentContext | None = None
+        """The conversation (read on the UI thread; call its methods only through the bridge)."""
+        self.ready = asyncio.Event()
+        """Set once the engine built the conversation and the bridge is attached."""
+        self._times: dict[str, float | None] = {}
+        self._approvals: list[ApprovalBlock] = []
+        self._approval_modal: ApprovalModal | None = None
+        self._panel_chosen = False
+        self._main: MainScreen | None = None
+        for tandem_theme in THEMES:
+            self.register_theme(tandem_theme)
+        self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def main(self) -> MainScreen:
+        """The main screen."""
+        assert self._main is not None
+        return self._main
+
+    def on_mount(self) -> None:
+        # Pushed rather than returned by get_default_screen(): Textual loads a screen's CSS_PATH
+        # only for pushed (and mode) screens.
+        self._main = MainScreen(welcome=welcome_content(demo=self.demo, endpoint=self.endpoint), timestamps=self._timestamp)
+        self.push_screen(self._main)
+        self._start_engine()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_turn":
+            return self._main is not None and self._main.status in (Status.STREAMING, Status.AWAITING_INPUT)
+        return True
+
+    @work(exit_on_error=False, group="engine")
+    async def _start_engine(self) -> None:
+        try:
+            context = await asyncio.wrap_future(self.engine.start())
+            await asyncio.wrap_future(self.engine.call(lambda: self.bridge.attach(context)))
+        except Exception as exc:
+            self.log.error("the engine failed to start", exc)
+            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
+            return
+        self.context = context
+        self.ready.set()
+
+    async def on_unmount(self) -> None:
+        await self.stop_engine()
+
+    async def stop_engine(self) -> None:
+        """Detach the bridge and stop the engine (idempotent); the UI loop keeps running meanwhile."""
+        if self.engine.running:
+            try:
+                await asyncio.wrap_future(self.engine.call(self.bridge.detach))
+            except Exception:
+                self.log.warning("could not detach the bridge")
+        await asyncio.to_thread(self.engine.stop)
+
+    async def action_quit(self) -> None:
+        await self.stop_engine()
+        self.exit()
+
+    # -- the bridge's entry points (UI thread) ------------------------------------------------
+
+    def on_bridge_wake(self, _message: Bridge.Wake) -> None:
+        self.bridge.wake()
+
+    def on_bridge_call(self, message: Bridge.Call) -> None:
+        self.bridge.on_call(message)
+
+    def bridge_blocks_added(self, blocks: list[Block]) -> None:
+        if not self._painting():
+            return
+        if self.clock is not None:
+            now = self.clock()
+            for block in blocks:
+                self._times.setdefault(block.id, now)
+        self.main.blocks_added(blocks)
+        for block in blocks:
+            if isinstance(block, ApprovalBlock) and block.actionable:
+                self._approvals.append(block)
+        self._show_next_approval()
+        self._update_waiting()
+
+    def bridge_blocks_changed(self, blocks: list[Block]) -> None:
+        if not self._painting():
+            return
+        self.main.blocks_changed(blocks)
+        modal = self._approval_modal
+        if modal is not None and any(block is modal.block for block in blocks):
+            modal.refresh_block()
+        if any(isinstance(block, InteractiveBlock) for block in blocks):
+            self._update_waiting()
+
+    def bridge_status_changed(self, status: Status) -> None:
+        if not self._painting():
+            return
+        self.main.set_status(status)
+        self._update_waiting()
+
+    def bridge_state_changed(self, state: AgentState) -> None:
+        if not self._painting():
+            return
+        panel = self.main.state_panel
+        if panel.state is not state:
+            panel.set_state(state)
+        else:
+            panel.refresh_state()
+        if not self._panel_chosen and (state.committed not in (None, {}) or state.proposals):
+            self.main.panel_visible = True
+
+    def _painting(self) -> bool:
+        # A frame may still be due while the app shuts down and its screens are gone.
+        return self.is_running and self._main is not None and self._main.is_mounted
+
+    def _timestamp(self, block: Block) -> float | None:
+        return self._times.get(block.id)
+
+    # -- engine thread entry point -------------------------------------------------------------
+
+    def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
+        """Switch the theme from the engine thread (the `change_theme` UI action). Thread-safe.
+
+        Returns:
+            A future of the applied theme name; it fails with ValueError for an unknown theme.
+        """
+        return self.bridge.to_ui(lambda: self.apply_theme(name))
+
+    def apply_theme(self, name: str) -> str:
+        """Switch to `name` (dark, light, high-contrast, or a registered theme name). UI thread.
+
+        Raises:
+            ValueError: no such theme.
+        """
+        theme = THEME_ALIASES.get(name, name)
+        if theme not in self.available_themes:
+            raise ValueError(f"unknown theme {name!r}; choose one of {', '.join(THEME_ALIASES)}")
+        self.theme = theme
+        return theme
+
+    # -- decisions from widgets ----------------------------------------------------------------
+
+    def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
+        message.stop()
+        self._decide(message.block, message.method, message.kwargs)
+
+    def on_error_view_retry_requested(self, message: ErrorView.RetryRequested) -> None:
+        message.stop()
+        self._run_on_engine(lambda context: context.retry(), "Retry failed")
+
+    def on_state_panel_proposal_decided(self, message: StatePanel.ProposalDecided) -> None:
+        message.stop()
+        proposal_id, accept = message.proposal_id, message.accept
+        self._run_on_engine(
+            lambda context: context.agent.state.accept(proposal_id) if accept else context.agent.state.reject(proposal_id),
+            "Could not apply your decision on the proposal",
+        )
+
+    def on_state_panel_edit_requested(self, message: StatePanel.EditRequested) -> None:
+        message.stop()
+        patch = message.patch
+        self._run_on_engine(lambda context: context.agent.state.edit(patch), "Could not edit the state")
+
+    def on_approval_view_review_requested(self, message: ApprovalView.ReviewRequested) -> None:
+        message.stop()
+        block = message.block
+        if block.actionable and self._approval_modal is None:
+            self._open_approval(block)
+        elif block.actionable and block not in self._approvals:
+            self._approvals.insert(0, block)
+
+    @work(exit_on_error=False, group="decisions")
+    async def _decide(self, block: Block, method: str, kwargs: dict[str, Any]) -> None:
+        try:
+            await asyncio.wrap_future(self.bridge.decide(block, method, kwargs))
+        except TandemError as exc:
+            self.notify(sanitize(str(exc)), title="Not applied", severity="warning")
+
+    @work(exit_on_error=False, group="engine-calls")
+    async def _run_on_engine(self, call: Callable[[AgentContext], Any], failure: str) -> Any:
+        context = self.context
+        if context is None:
+            self.notify("The conversation is not ready yet", severity="warning")
+            return None
+        try:
+            return await self.bridge.run_on_engine(lambda: call(context))
+        except (TandemError, KeyError) as exc:
+            self.notify(sanitize(str(exc)), title=failure, severity="warning")
+            return None
+
+    # -- approvals ------------------------------------------------------------------------------
+
+    def _show_next_approval(self) -> None:
+        while self._approval_modal is None and self._approvals:
+            block = self._approvals.pop(0)
+            if block.actionable:
+                self._open_approval(block)
+
+    def _open_approval(self, block: ApprovalBlock) -> None:
+        modal = ApprovalModal(block, guard_seconds=self.approval_guard_seconds)
+        self._approval_modal = modal
+
+        def done(result: ApprovalResult | None) -> None:
+            self._approval_modal = None
+            if result is not None and result.method is not None and block.actionable:
+                self._decide(block, result.method, result.decision_kwargs())
+            self._show_next_approval()
+
+        self.push_screen(modal, done)
+
+    # -- the composer -----------------------------------------------------------------------------
+
+    def on_composer_sent(self, message: Composer.Sent) -> None:
+        message.stop()
+        self._send(message.text)
+
+    @work(exit_on_error=False, group="send")
+    async def _send(self, text: str) -> None:
+        context = self.context
+        if context is None:
+            self.notify("The conversation is not ready yet; try again in a moment", severity="warning")
+            return
+
+        async def send_or_queue() -> int:
+            if context.busy:
+                context.queue(text)
+                return len(context.queued)
+            await context.send(text)
+            return 0
+
+        try:
+            queued = await self.bridge.run_on_engine(send_or_queue)
+        except TandemError as exc:
+            self.notify(sanitize(str(exc)), title="Not sent", severity="warning")
+            return
+        self.main.composer.queued = queued
+
+    def _update_waiting(self) -> None:
+        context = self.context
+        if context is None:
+            return
+        self.main.composer.queued = len(context.queued)
+        if context.status is not Status.AWAITING_INPUT:
+            self.main.set_waiting(None)
+            return
+        pending = context.pending_blocks
+        self.main.set_waiting(waiting_reason(pending))
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_cancel_turn(self) -> None:
+        self._run_on_engine(lambda context: context.cancel(), "Could not cancel")
+
+    def action_toggle_panel(self) -> None:
+        self._panel_chosen = True
+        self.main.panel_visible = not self.main.panel_visible
+
+    def action_toggle_debug(self) -> None:
+        conversation = self.main.conversation
+        conversation.show_debug = not conversation.show_debug
+        self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden")
+
+    def action_copy_last_answer(self) -> None:
+        answer = last_answer(self.main.conversation.all_blocks)
+        if answer is None or not answer.text.strip():
+            self.notify("There is no answer to copy yet", severity="warning")
+            return
+        self.copy_to_clipboard(answer.text)
+        caveat = clipboard_caveat()
+        note = f" ({caveat})" if caveat else ""
+        self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard")
+
+    def action_export(self) -> None:
+        path = self.export_markdown()
+        if path is not None:
+            self.notify(f"Exported the conversation to {path}", title="Export", timeout=8)
+
+    def export_markdown(self) -> Path | None:
+        """Write the conversation as Markdown into the data dir; returns the file (UI thread)."""
+        directory = self.data_dir or _default_data_dir()
+        conversation_id = self.context.conversation_id if self.context is not None else "conversation"
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock())) if self.clock else "latest"
+        path = directory / f"tandem-{_safe_name(conversation_id)}-{stamp}.md"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            path.write_text(conversation_markdown(self.main.conversation.all_blocks), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Could not export: {exc}", severity="error")
+            return None
+        return path
+
+    def action_new_conversation(self) -> None:
+        self._new_conversation()
+
+    @work(exit_on_error=False, exclusive=True, group="engine")
+    async def _new_conversation(self) -> None:
+        self.ready.clear()
+        old = self.context
+        self.context = None
+
+        async def replace() -> AgentContext:
+            self.bridge.detach()
+            if old is not None:
+                await old.dispose()
+            built = self._factory(asyncio.get_running_loop())
+            context: AgentContext = await built if inspect.isawaitable(built) else built
+            self.engine.context = context
+            self.bridge.reset()
+            self.bridge.attach(context)
+            return context
+
+        try:
+            context = await self.bridge.run_on_engine(replace)
+        except Exception as exc:
+            self.notify(f"Could not start a new conversation: {sanitize(str(exc))}", severity="error")
+            return
+        self.main.conversation.clear()
+        self._approvals.clear()
+        self._times.clear()
+        self.context = context
+        self.ready.set()
+        self.main.composer.focus_input()
+        self.notify("Started a new conversation")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield SystemCommand("New conversation", "Start over with an empty conversation", self.action_new_conversation)
+        yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", self.action_toggle_panel)
+        for short, name in THEME_ALIASES.items():
+            yield SystemCommand(f"Theme: {short}", f"Switch to the {short} theme", lambda name=name: self.apply_theme(name))
+        yield SystemCommand("Copy last answer", "Copy the last answer to the clipboard (OSC 52)", self.action_copy_last_answer)
+        yield SystemCommand("Export", "Save the conversation as Markdown in the data folder", self.action_export)
+        yield SystemCommand("Toggle debug view", "Show or hide protocol debug blocks (F3)", self.action_toggle_debug)
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+
+    # -- helpers for tests ---------------------------------------------------------------------
+
+    @property
+    def conversation(self) -> Conversation:
+        """The conversation view of the main screen."""
+        return self.main.conversation
+
+
+def waiting_reason(pending: list[InteractiveBlock]) -> str:
+    """Why the composer waits, naming what the agent waits for (agent names sanitised)."""
+    if not pending:
+        return "waiting for the agent to continue"
+    block = pending[0]
+    more = f" (+{len(pending) - 1} more)" if len(pending) > 1 else ""
+    if isinstance(block, ApprovalBlock):
+        what = f"approve or reject {sanitize(block.tool_name)!r}"
+    elif isinstance(block, UIActionBlock):
+        what = f"run or decline the action {sanitize(block.name)!r}"
+    elif isinstance(block, InterruptBlock):
+        what = "answer the agent's question above"
+    else:
+        what = "answer the request above"
+    return f"The agent waits for you to {what}{more}."
+
+
+def _default_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tandem", appauthor=False))
+
+
+def _safe_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40] or "conversation"

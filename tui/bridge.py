@@ -1,0 +1,293 @@
+"""The bridge: the only code that crosses between the engine thread and the UI thread.
+
+Engine → UI: core notifies synchronously on the engine thread; the bridge only records what
+changed (new blocks, dirty blocks, status, state) and posts at most one wake-up message to the
+app per frame (`App.post_message` is thread-safe and, unlike `call_from_thread`, never blocks the
+engine, so quitting cannot deadlock). On the UI thread the wake-up schedules one flush per frame
+that repaints each dirty view once, with the block's final state: nothing is lost, and the cost of
+a token does not depend on the length of the conversation.
+
+UI → engine: decisions and commands go through `Engine.submit` (`run_coroutine_threadsafe`); the
+UI awaits the returned future with `asyncio.wrap_future`, never synchronously.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from textual.message import Message
+
+from core.blocks.base import Block
+from core.context import AgentContext
+from core.notify import Subscription
+from core.state import AgentState
+from core.turns import Status
+from tui.engine import Engine
+
+__all__ = ["Bridge", "BridgeStatistics", "BridgeTarget", "FRAME_SECONDS"]
+
+T = TypeVar("T")
+
+FRAME_SECONDS = 1 / 30
+"""The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
+
+
+class BridgeTarget(Protocol):
+    """What the bridge paints into (the app). Every method runs on the UI thread."""
+
+    def post_message(self, message: Message) -> bool: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], Any]) -> Any: ...
+
+    def bridge_blocks_added(self, blocks: list[Block]) -> None: ...
+
+    def bridge_blocks_changed(self, blocks: list[Block]) -> None: ...
+
+    def bridge_status_changed(self, status: Status) -> None: ...
+
+    def bridge_state_changed(self, state: AgentState) -> None: ...
+
+
+class BridgeStatistics(NamedTuple):
+    """Counters for tests and benchmarks (read on any thread; approximate while running)."""
+
+    ui_calls: int
+    """Wake-up messages posted from the engine thread to the UI thread."""
+    flushes: int
+    """Flushes run on the UI thread (each paints everything dirty at that moment)."""
+    notifications: int
+    """Change notifications received from core on the engine thread."""
+    repaints: dict[str, int]
+    """Repaints per block id."""
+    blocks_added: int
+    """Blocks handed to the UI."""
+    engine_seconds: float
+    """Time the engine thread spent in bridge callbacks (what the UI costs the stream)."""
+
+
+class Bridge:
+    """Marshals core notifications to the UI, coalesced per frame, and UI decisions to the engine.
+
+    Owns the subscriptions on the context, its blocks and its state, the pending changes (under
+    a lock) and the counters. Engine-side methods (`attach`, the `_on_*` callbacks) run on the
+    engine thread; `flush` and `wake` run on the UI thread. Lifecycle: `attach` once the context
+    exists → `detach` before the engine stops.
+    """
+
+    class Wake(Message):
+        """Posted (thread-safely) to the app when engine changes wait to be painted.
+
+        Handled by the app as `on_bridge_wake`, which calls `Bridge.wake()`.
+        """
+
+    class Call(Message):
+        """Runs `function` on the UI thread for the engine; handled as `on_bridge_call`."""
+
+        def __init__(self, function: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
+            super().__init__()
+            self.function = function
+            """What to run on the UI thread."""
+            self.future = future
+            """Resolved with the function's result or exception."""
+
+        def run(self) -> None:
+            """Run the function and resolve the future (UI thread)."""
+            if self.future.set_running_or_notify_cancel():
+                try:
+                    self.future.set_result(self.function())
+                except Exception as exc:
+                    self.future.set_exception(exc)
+
+    def __init__(self, engine: Engine, target: BridgeTarget, *, frame_seconds: float = FRAME_SECONDS) -> None:
+        self.engine = engine
+        self.target = target
+        self.frame_seconds = frame_seconds
+        self._lock = threading.Lock()
+        self._added: list[Block] = []
+        self._dirty: dict[str, Block] = {}
+        self._status: Status | None = None
+        self._state: AgentState | None = None
+        self._wake_pending = False
+        self._timer_pending = False
+        self._last_flush = 0.0
+        self._subscriptions: list[Subscription] = []
+        self._closed = False
+        self._ui_calls = 0
+        self._flushes = 0
+        self._notifications = 0
+        self._blocks_added = 0
+        self._engine_seconds = 0.0
+        self._repaints: Counter[str] = Counter()
+
+    # -- engine thread -----------------------------------------------------------------------
+
+    def attach(self, context: AgentContext) -> None:
+        """Subscribe to the context, its existing blocks and its state (engine thread)."""
+        self._subscriptions += [
+            context.on_block_added(self._on_block_added),
+            context.on_status_changed(self._on_status_changed),
+            context.agent.state.on_changed(self._on_state_changed),
+        ]
+        for block in context.blocks:
+            self._on_block_added(block)
+        self._on_status_changed(context.status)
+        self._on_state_changed(context.agent.state)
+
+    def detach(self) -> None:
+        """Close every subscription; later notifications are dropped (engine thread, idempotent)."""
+        self._closed = True
+        subscriptions, self._subscriptions = self._subscriptions, []
+        for subscription in subscriptions:
+            subscription.close()
+
+    def reset(self) -> None:
+        """Drop pending changes and accept notifications again (engine thread, after `detach`)."""
+        with self._lock:
+            self._added, self._dirty, self._status, self._state = [], {}, None, None
+            self._closed = False
+
+    def _on_block_added(self, block: Block) -> None:
+        started = time.perf_counter()
+        self._subscriptions.append(block.on_changed(self._on_block_changed))
+        with self._lock:
+            self._added.append(block)
+            self._notifications += 1
+        self._wake(started)
+
+    def _on_block_changed(self, block: Block) -> None:
+        started = time.perf_counter()
+        with self._lock:
+            self._dirty[block.id] = block
+            self._notifications += 1
+        self._wake(started)
+
+    def _on_status_changed(self, status: Status) -> None:
+        started = time.perf_counter()
+        with self._lock:
+            self._status = status
+            self._notifications += 1
+        self._wake(started)
+
+    def _on_state_changed(self, state: AgentState) -> None:
+        started = time.perf_counter()
+        with self._lock:
+            self._state = state
+            self._notifications += 1
+        self._wake(started)
+
+    def _wake(self, started: float) -> None:
+        post = False
+        with self._lock:
+            if not self._wake_pending and not self._closed:
+                self._wake_pending = post = True
+                self._ui_calls += 1
+        if post and not self._post(Bridge.Wake()):
+            with self._lock:  # the app is not running (yet, or any more): try again next change
+                self._wake_pending = False
+        self._engine_seconds += time.perf_counter() - started
+
+    def _post(self, message: Message) -> bool:
+        try:
+            return self.target.post_message(message)
+        except RuntimeError:  # the app's loop is closed
+            return False
+
+    # -- UI thread ---------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """A wake-up arrived: flush now, or at the next frame if the last flush was recent."""
+        if self._timer_pending:
+            return
+        delay = self._last_flush + self.frame_seconds - time.monotonic()
+        if delay <= 0:
+            self.flush()
+        else:
+            self._timer_pending = True
+            self.target.set_timer(delay, self._timed_flush)
+
+    def _timed_flush(self) -> None:
+        self._timer_pending = False
+        self.flush()
+
+    def flush(self) -> None:
+        """Paint everything pending: new blocks, each dirty block once, status, state (UI thread)."""
+        with self._lock:
+            added, self._added = self._added, []
+            dirty, self._dirty = self._dirty, {}
+            status, self._status = self._status, None
+            state, self._state = self._state, None
+            self._wake_pending = False
+        self._last_flush = time.monotonic()
+        self._flushes += 1
+        if added:
+            self._blocks_added += len(added)
+            new_ids = {block.id for block in added}
+            # A new view reads the block's current state when it mounts: no repaint needed.
+            dirty = {key: block for key, block in dirty.items() if key not in new_ids}
+            self.target.bridge_blocks_added(added)
+        if dirty:
+            self._repaints.update(dirty.keys())
+            self.target.bridge_blocks_changed(list(dirty.values()))
+        if status is not None:
+            self.target.bridge_status_changed(status)
+        if state is not None:
+            self.target.bridge_state_changed(state)
+
+    def on_call(self, message: Bridge.Call) -> None:
+        """Run an engine-requested UI function (UI thread)."""
+        message.run()
+
+    # -- crossing over -----------------------------------------------------------------------
+
+    def to_engine(self, function: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        """Call `function()` on the engine thread; a coroutine it returns is awaited there.
+
+        Returns:
+            A future of the result; on the UI thread, `await asyncio.wrap_future(...)` it.
+        """
+
+        async def run() -> Any:
+            result = function()
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+
+        return self.engine.submit(run())
+
+    def decide(self, block: Block, method: str, kwargs: dict[str, Any] | None = None) -> concurrent.futures.Future[Any]:
+        """Call `block.<method>(**kwargs)` on the engine thread (awaiting `invoke`'s coroutine)."""
+        bound = getattr(block, method)
+        return self.to_engine(lambda: bound(**(kwargs or {})))
+
+    def to_ui(self, function: Callable[[], T]) -> concurrent.futures.Future[T]:
+        """Call `function()` on the UI thread without blocking the caller (any thread).
+
+        Returns:
+            A future of the result; on the engine loop, `await asyncio.wrap_future(...)` it.
+        """
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        if not self._post(Bridge.Call(function, future)):
+            future.set_exception(RuntimeError("the app is not running"))
+        return future
+
+    async def run_on_engine(self, function: Callable[[], Any]) -> Any:
+        """`to_engine`, awaited on the UI loop (never blocks the UI thread)."""
+        return await asyncio.wrap_future(self.to_engine(function))
+
+    def statistics(self) -> BridgeStatistics:
+        """The counters so far."""
+        return BridgeStatistics(
+            ui_calls=self._ui_calls,
+            flushes=self._flushes,
+            notifications=self._notifications,
+            repaints=dict(self._repaints),
+            blocks_added=self._blocks_added,
+            engine_seconds=self._engine_seconds,
+        )

@@ -1,0 +1,388 @@
+"""The conversation view: a bounded window of block views over the whole conversation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import var
+from textual.widget import Widget
+from textual.widgets import Static
+
+from core.blocks.base import Block
+from core.handlers import DebugBlock
+from widgets import BlockView, TextView, safe_id, view_for
+
+__all__ = ["Conversation", "ConversationScroll", "NewContentHint"]
+
+
+class ConversationScroll(VerticalScroll, can_focus=True):
+    """The scrolling list of block views; reports scrolls to its `Conversation`.
+
+    | Key | Description |
+    | :- | :- |
+    | end | Jump to the end of the conversation and follow the stream again. |
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    ConversationScroll {
+        height: 1fr;
+        &:focus {
+            background-tint: $foreground 3%;
+        }
+    }
+    """
+
+    def __init__(self, on_scrolled: Callable[[float, float], None], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._on_scrolled = on_scrolled
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._on_scrolled(old_value, new_value)
+
+    def release_anchor(self) -> None:
+        # Textual releases the anchor on any user scroll and, on 8.2.8, does not re-engage it
+        # reliably (textual#6677). The Conversation owns following instead: it un-anchors when the
+        # user scrolls up and re-anchors at the end, so a scroll only keeps its target here.
+        self.scroll_target_y = self.scroll_y
+
+    def action_scroll_end(self) -> None:
+        conversation = self.parent
+        assert isinstance(conversation, Conversation)
+        conversation.jump_to_end()
+
+
+class NewContentHint(Static):
+    """The "new content below" line shown while the user reads further up."""
+
+    DEFAULT_CSS: ClassVar[str] = """
+    NewContentHint {
+        display: none;
+        height: 1;
+        width: 100%;
+        content-align: center middle;
+        background: $accent 30%;
+        color: $text;
+        &.-shown {
+            display: block;
+        }
+    }
+    """
+
+    class Pressed(Message):
+        """The hint was clicked; handled by `Conversation` to jump to the end."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class Conversation(Vertical):
+    """Shows the conversation's blocks, at most `max_mounted` views at a time.
+
+    Owns the ordered list of shown blocks (debug blocks only with `show_debug`), the window
+    `[lo, hi)` of them that is mounted, their views, and the follow state. Textual lays out every
+    mounted widget on every frame, so the window stays bounded however long the conversation:
+    following the stream keeps the last `window` views; scrolling to the top or bottom edge mounts
+    the next `chunk` views there and unmounts as many at the far end. Core keeps every block, so a
+    view is rebuilt from its block whenever it comes back. UI thread only.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    Conversation {
+        height: 1fr;
+        & > #welcome {
+            padding: 1 2;
+            color: $text-muted;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+end", "jump_to_end", "Follow", show=False, id="tandem.follow"),
+    ]
+    """
+    | Key | Description |
+    | :- | :- |
+    | ctrl+end | Jump to the end of the conversation and follow the stream again. |
+    """
+
+    window: ClassVar[int] = 60
+    """Views kept mounted while following the stream."""
+    chunk: ClassVar[int] = 20
+    """Views mounted at once when scrolling past the top or bottom of the window."""
+    max_mounted: ClassVar[int] = 100
+    """The most views ever mounted at once."""
+
+    following = var(True)
+    """Whether the view sticks to the end of the stream."""
+    show_debug = var(False)
+    """Whether debug blocks (protocol traffic) are shown."""
+
+    class FollowChanged(Message):
+        """Following started or stopped; handled as `on_conversation_follow_changed`."""
+
+        def __init__(self, following: bool) -> None:
+            super().__init__()
+            self.following = following
+            """Whether the view follows the stream now."""
+
+    def __init__(
+        self,
+        *,
+        welcome: Content | None = None,
+        timestamps: Callable[[Block], float | None] | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._welcome = welcome
+        self._timestamps = timestamps or (lambda block: None)
+        self.all_blocks: list[Block] = []
+        """Every block the app was given, in order (shown or not)."""
+        self._shown: list[Block] = []
+        self._lo = 0
+        self._hi = 0
+        self._views: dict[str, BlockView] = {}
+        self._unseen = False
+        self._adjusting = False
+        self._serial = 0
+
+    def compose(self) -> ComposeResult:
+        with ConversationScroll(self._scrolled, id="conversation-scroll"):
+            if self._welcome is not None:
+                yield Static(self._welcome, id="welcome")
+        yield NewContentHint(Content("▼ new content below · End (ctrl+end) follows again"), id="new-content-hint")
+
+    @property
+    def scroller(self) -> ConversationScroll:
+        """The scroll container holding the views."""
+        return self.query_one(ConversationScroll)
+
+    @property
+    def mounted_views(self) -> list[BlockView]:
+        """The views currently mounted, top to bottom."""
+        return [self._views[block.id] for block in self._shown[self._lo : self._hi] if block.id in self._views]
+
+    @property
+    def shown_blocks(self) -> list[Block]:
+        """The blocks the conversation shows (in the window or not)."""
+        return list(self._shown)
+
+    def view_of(self, block: Block) -> BlockView | None:
+        """The mounted view of `block`, if it is in the window."""
+        return self._views.get(block.id)
+
+    # -- watchers ----------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.scroller.anchor(self.following)
+
+    def watch_following(self, following: bool) -> None:
+        if self.is_mounted:
+            # Not now: this may run inside a scroll animation's step, which must not be stopped
+            # from within (Textual's animator would lose its place).
+            self.call_later(self._apply_anchor)
+        if following:
+            self._unseen = False
+        self._update_hint()
+        self.post_message(self.FollowChanged(following))
+
+    def _apply_anchor(self) -> None:
+        # Anchored, Textual's compositor keeps the end in view on every layout, including
+        # Markdown that grows after the bridge painted it.
+        if self.scroller.is_anchored != self.following:
+            self.scroller.anchor(self.following)
+
+    def watch_show_debug(self, show: bool) -> None:
+        self._shown = [block for block in self.all_blocks if self._shows(block)]
+        self._remount_end()
+
+    # -- the bridge's entry points -------------------------------------------------------------
+
+    def add_blocks(self, blocks: Iterable[Block]) -> None:
+        """Append blocks; mounted at once while following, else announced by the hint."""
+        new = []
+        for block in blocks:
+            self.all_blocks.append(block)
+            if self._shows(block):
+                self._shown.append(block)
+                new.append(block)
+        if not new:
+            return
+        self._hide_welcome()
+        at_end = self._hi == len(self._shown) - len(new)
+        if self.following and at_end:
+            # Mount only what stays in the window (a burst may bring more than a window).
+            new_lo = max(self._lo, len(self._shown) - self.window)
+            self._unmount(self._shown[self._lo : min(new_lo, self._hi)])
+            self._lo = new_lo
+            self._hi = max(self._hi, new_lo)
+            self._mount_range(self._hi, len(self._shown))
+            self._scroll_to_end()
+        else:
+            self._unseen = True
+            self._update_hint()
+
+    def refresh_blocks(self, blocks: Iterable[Block]) -> None:
+        """Repaint the views of changed blocks that are mounted (others repaint when mounted)."""
+        for block in blocks:
+            view = self._views.get(block.id)
+            # A view not mounted yet reads the block's latest state when it mounts.
+            if view is not None and view.is_mounted:
+                view.refresh_block()
+                if not self.following:
+                    self._unseen = self._unseen or block is self._shown[-1]
+        if self.following:
+            self._scroll_to_end()
+        else:
+            self._update_hint()
+
+    def clear(self) -> None:
+        """Forget every block and view (a new conversation)."""
+        self.scroller.remove_children(list(self._views.values()))
+        self._views.clear()
+        self.all_blocks.clear()
+        self._shown.clear()
+        self._lo = self._hi = 0
+        self._unseen = False
+        self.following = True
+        welcome = self.scroller.query("#welcome")
+        welcome.set(display=True)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_jump_to_end(self) -> None:
+        self.jump_to_end()
+
+    def jump_to_end(self) -> None:
+        """Show the last views, scroll to the end and follow the stream again."""
+        if self._hi < len(self._shown):
+            self._remount_end()
+        self.following = True
+        self._scroll_to_end()
+
+    def on_new_content_hint_pressed(self, _message: NewContentHint.Pressed) -> None:
+        self.jump_to_end()
+
+    # -- windowing ---------------------------------------------------------------------------
+
+    def _shows(self, block: Block) -> bool:
+        return self.show_debug or not isinstance(block, DebugBlock)
+
+    def _make_view(self, block: Block) -> BlockView:
+        # A view unmounted a moment ago may still be in the DOM while its block comes back, so
+        # each mount gets its own (encoded) id.
+        self._serial += 1
+        view = view_for(block, id=f"{safe_id(block.id)}--{self._serial}")
+        if isinstance(view, TextView):
+            view.timestamp = self._timestamps(block)
+        self._views[block.id] = view
+        return view
+
+    def _mount_range(self, start: int, stop: int, *, before: Widget | None = None) -> list[BlockView]:
+        views = [self._make_view(block) for block in self._shown[start:stop]]
+        if views:
+            if before is not None:
+                self.scroller.mount_all(views, before=before)
+            else:
+                self.scroller.mount_all(views)
+        if before is not None:
+            self._lo = start
+        else:
+            self._hi = stop
+        return views
+
+    def _unmount(self, blocks: list[Block]) -> None:
+        views = [self._views.pop(block.id) for block in blocks if block.id in self._views]
+        if views:
+            self.scroller.remove_children(views)
+
+    def _trim_top(self, *, keep: int) -> int:
+        """Unmount views above the last `keep`; returns the height removed (in lines)."""
+        excess = (self._hi - self._lo) - keep
+        if excess <= 0:
+            return 0
+        blocks = self._shown[self._lo : self._lo + excess]
+        height = sum(self._views[b.id].outer_size.height for b in blocks if b.id in self._views)
+        self._unmount(blocks)
+        self._lo += excess
+        return height
+
+    def _trim_bottom(self, *, keep: int) -> None:
+        excess = (self._hi - self._lo) - keep
+        if excess > 0:
+            self._unmount(self._shown[self._hi - excess : self._hi])
+            self._hi -= excess
+
+    def _remount_end(self) -> None:
+        self._unmount(self._shown[self._lo : self._hi])
+        self._lo = self._hi = max(0, len(self._shown) - self.window)
+        self._mount_range(self._lo, len(self._shown))
+
+    def _scrolled(self, old: float, new: float) -> None:
+        if self._adjusting or not self.is_mounted:
+            return
+        scroller = self.scroller
+        at_bottom = new >= scroller.max_scroll_y - 0.5
+        if at_bottom:
+            if self._hi < len(self._shown):
+                self._extend_down()
+            elif not self.following:
+                self.following = True
+        elif new < old and self.following:
+            # Content shrinking clamps scroll_y too, but then the view is still at the bottom.
+            self.following = False
+        if new <= 0 and self._lo > 0:
+            self._extend_up()
+
+    def _extend_up(self) -> None:
+        anchor = self._views.get(self._shown[self._lo].id)
+        start = max(0, self._lo - self.chunk)
+        self._mount_range(start, self._lo, before=anchor)
+        self._trim_bottom(keep=self.max_mounted)
+        if anchor is not None:
+            self._keep_at_top(anchor)
+
+    def _extend_down(self) -> None:
+        anchor = self._top_visible_view()
+        self._mount_range(self._hi, min(len(self._shown), self._hi + self.chunk))
+        self._trim_top(keep=self.max_mounted)
+        if anchor is not None and anchor.is_attached:
+            self._keep_at_top(anchor, offset=anchor.region.y - self.scroller.content_region.y)
+
+    def _top_visible_view(self) -> BlockView | None:
+        top = self.scroller.content_region.y
+        for view in self.mounted_views:
+            if view.region.bottom > top:
+                return view
+        return None
+
+    def _keep_at_top(self, anchor: Widget, *, offset: int = 0) -> None:
+        """After the next layout, scroll so `anchor` sits `offset` lines below the top."""
+        self._adjusting = True
+
+        def adjust() -> None:
+            try:
+                if anchor.is_attached:
+                    self.scroller.scroll_to(y=anchor.virtual_region.y - offset, animate=False, immediate=True)
+            finally:
+                self._adjusting = False
+
+        self.scroller.call_after_refresh(adjust)
+
+    def _scroll_to_end(self) -> None:
+        self.scroller.scroll_end(animate=False)
+
+    def _hide_welcome(self) -> None:
+        for welcome in self.scroller.query("#welcome"):
+            welcome.display = False
+
+    def _update_hint(self) -> None:
+        hint = self.query_one(NewContentHint)
+        hint.set_class(not self.following and (self._unseen or self._hi < len(self._shown)), "-shown")
