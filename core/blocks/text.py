@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from core.blocks.base import Block
@@ -13,7 +14,9 @@ class TextBlock(Block):
     """Accumulated Markdown from one run of text parts.
 
     Owns the text so far and the `stopped` mark (the turn was cancelled mid-answer).
-    Appends are O(length of the delta): chunks are joined lazily.
+    Appends are O(length of the delta): chunks are joined lazily. Appended on the engine
+    thread; `text` may be read from the UI thread, so the join and the append share a lock
+    (uncontended, it costs far less than the notification that follows an append).
     """
 
     kind = "text"
@@ -23,19 +26,22 @@ class TextBlock(Block):
         super().__init__(id, **kwargs)
         self._chunks: list[str] = []
         self._joined = ""
+        self._lock = threading.Lock()
         self.stopped = False
 
     @property
     def text(self) -> str:
         """All text received so far."""
-        if self._chunks:
-            self._joined += "".join(self._chunks)
-            self._chunks.clear()
-        return self._joined
+        with self._lock:
+            if self._chunks:
+                self._joined += "".join(self._chunks)
+                self._chunks.clear()
+            return self._joined
 
     def append(self, delta: str) -> None:
         """Add a delta and notify."""
-        self._chunks.append(delta)
+        with self._lock:
+            self._chunks.append(delta)
         self.changed()
 
     def mark_stopped(self) -> None:
