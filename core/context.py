@@ -62,6 +62,7 @@ class AgentContext:
         self._new_id = id_factory or (lambda: uuid.uuid4().hex[:12])
         self._task: asyncio.Task[None] | None = None
         self._failed: tuple[Turn, int] | None = None
+        self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
         agent.env.record = self._record_human_write
@@ -159,7 +160,13 @@ class AgentContext:
         return turn
 
     async def dispose(self) -> None:
-        """Cancel what runs, roll back unresolved proposals, close the client and the thread."""
+        """Stop what runs, roll back unresolved proposals, close the client and the thread.
+
+        Unlike `cancel()`, nothing is logged: the app is closing, not the human deciding. A turn
+        waiting for a decision stays waiting in the log (durable suspension: `restore()` brings
+        it back answerable); a segment cut mid-stream restores as a retryable error.
+        """
+        self._disposing = True
         await self.cancel()
         self.agent.state.rollback_proposals()
         await self.agent.client.aclose()
@@ -215,7 +222,8 @@ class AgentContext:
                 continuation = await self._await_decisions(interactive)
             self._end_turn(turn, TurnStatus.COMPLETED)
         except asyncio.CancelledError:
-            self._cancelled(turn)
+            if not self._disposing:
+                self._cancelled(turn)
             raise
         finally:
             if self._task is asyncio.current_task():

@@ -193,6 +193,7 @@ class _Replayer:
         try:
             continuation = await context._await_decisions(interactive)
         except asyncio.CancelledError:
-            context._cancelled(turn)
+            if not context._disposing:
+                context._cancelled(turn)
             raise
         await context._run(turn, continuation)

@@ -17,7 +17,10 @@ from core.blocks.base import BlockEnv
 from core.blocks.tool_call import ToolCallBlock
 from core.chat_client import ChatClient, FunctionInvokingChatClient
 from core.context import AgentContext
+from core.errors import LogStoreError
 from core.messages import ToolDeclaration
+from core.replay import restore
+from core.store import ThreadStore
 from core.thread import ConversationThread
 from core.tool_blocks import tool_block
 
@@ -29,6 +32,8 @@ __all__ = [
     "build_chat_client",
     "build_agent",
     "build_context",
+    "open_context",
+    "forget_if_empty",
 ]
 
 THEMES = ("dark", "light", "high-contrast")
@@ -161,3 +166,49 @@ def build_context(
     """The whole engine-side conversation for a server (or the demo). Call on the engine loop."""
     agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env, agent_id=url or "demo")
     return AgentContext(agent, thread=thread)
+
+
+async def open_context(
+    url: str | None,
+    headers: dict[str, str] | None = None,
+    *,
+    speed: float = 1.0,
+    hooks: AppHooks | None = None,
+    store: ThreadStore | None = None,
+    resume: str | None = None,
+    env: BlockEnv | None = None,
+) -> AgentContext:
+    """A conversation saved in `store`: a new thread, or a restored one when `resume` is given.
+
+    Call on the engine loop (a restored turn that was waiting for the human waits again).
+
+    Args:
+        resume: A thread id or unique prefix; "" means the most recent thread.
+
+    Raises:
+        LogStoreError: the store cannot be read, the thread does not exist, or another
+            process has it open.
+    """
+    agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env, agent_id=url or "demo")
+    if store is None:
+        return AgentContext(agent)
+    if resume is None:
+        return AgentContext(agent, thread=store.create(server_url=url))
+    if resume:
+        thread_id = store.resolve(resume)
+    else:
+        latest = store.latest()
+        if latest is None:
+            raise LogStoreError("there is no saved thread to resume yet; start one with `tandem`")
+        thread_id = latest.id
+    return await restore(agent, store.open(thread_id))
+
+
+def forget_if_empty(context: AgentContext, store: ThreadStore | None) -> None:
+    """Delete the context's thread from `store` if nothing was ever said in it (call after dispose)."""
+    if store is None or context.turns:
+        return
+    try:
+        store.delete(context.thread.thread_id)
+    except LogStoreError:
+        pass  # still open elsewhere, or already gone: an empty thread is harmless

@@ -202,6 +202,18 @@ class TestDurableSuspension:
             ["approval_response"],
         )
 
+    async def test_quitting_while_suspended_keeps_the_request_answerable(self) -> None:
+        conversation = await self.suspended()
+        await conversation.context.dispose()  # the app quits; the human decided nothing
+        assert not [e for e in conversation.thread.entries() if isinstance(e, HumanWriteLogged)]
+        client = ScriptedChatClient([[text("Deleted.", message_id="m2"), finish()]])
+        context = await restored(conversation, client=client)
+        assert context.status is Status.AWAITING_INPUT
+        (block,) = context.pending_blocks
+        assert block.approve()  # type: ignore[attr-defined]
+        await context.wait_idle()
+        assert context.turns[-1].status is TurnStatus.COMPLETED
+
     async def test_the_decision_taken_after_restore_is_logged_once(self) -> None:
         conversation = await self.suspended()
         client = ScriptedChatClient([[finish()]])
