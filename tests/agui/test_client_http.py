@@ -25,7 +25,7 @@ from core.errors import ConnectError, ProtocolError, ServerStatusError, Transpor
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 SECRET = "Bearer s3cret-token-value"
-CAPTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "agui" / "pydantic-ai"
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 
 Script = Callable[[asyncio.StreamWriter], Awaitable[None]]
 

@@ -33,7 +33,7 @@ from core.errors import AgentRunError
 from core.history import messages_from_updates
 from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
-CAPTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "agui" / "pydantic-ai"
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 NAMES = sorted(path.stem for path in CAPTURES.glob("*.sse"))
 
 

@@ -20,7 +20,7 @@ from core.agui import AGUIChatClient
 from core.errors import TandemError
 from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
-CAPTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "agui" / "pydantic-ai"
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 BODIES = [path.read_bytes() for path in sorted(CAPTURES.glob("*.sse"))]
 
 ids = st.sampled_from(["a", "b"])

@@ -18,7 +18,7 @@ from ag_ui.core import Event
 from pai_server import SCENARIOS, PaiServer
 from pydantic import TypeAdapter
 
-CAPTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "agui" / "pydantic-ai"
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 EVENT = TypeAdapter(Event)
 ID_KEYS = ("messageId", "parentMessageId", "entityId")
 
