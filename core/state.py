@@ -121,7 +121,7 @@ class AgentState:
         """The proposal as a minimal RFC 6902 patch against the committed value."""
         proposal = self._proposals[proposal_id]
         proposed = jsonpatch.apply_patch(_as_document(copy.deepcopy(self._committed)), proposal.operations)
-        return list(jsonpatch.make_patch(self._committed, proposed))
+        return list(jsonpatch.make_patch(_as_document(self._committed), proposed))
 
     def typed(self) -> BaseModel | None:
         """The committed value as the state model, when one is configured."""
