@@ -1,4 +1,10 @@
-"""TandemApp: the Textual app that shows a conversation run by the engine thread."""
+"""TandemApp: the Textual app that shows a conversation run by the engine thread.
+
+Start-up paints before it loads: this module imports Textual and light modules only. The first
+frame shows the welcome, the composer and "starting"; then the engine thread imports the runtime
+(core, the AG-UI client, A2UI: most of the start-up time) and the block widgets follow on the UI
+thread. Names from `core` and `widgets` are therefore imported inside the methods that need them.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import inspect
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -16,19 +22,20 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
 
-from core.blocks import ApprovalBlock, Block, InteractiveBlock, InterruptBlock, UIActionBlock
-from core.context import AgentContext
-from core.errors import TandemError
-from core.state import AgentState
-from core.turns import Status
 from themes import THEMES
 from tui.bridge import FRAME_SECONDS, Bridge
-from tui.clipboard import clipboard_caveat, conversation_markdown, last_answer
 from tui.composer import Composer
 from tui.conversation import Conversation
 from tui.engine import ContextFactory, Engine
+from tui.garbage import FullCollectionPause
 from tui.screens.main_screen import MainScreen
-from widgets import ApprovalModal, ApprovalResult, ApprovalView, BlockView, ErrorView, StatePanel, sanitize
+
+if TYPE_CHECKING:
+    from core.blocks import ApprovalBlock, Block, InteractiveBlock
+    from core.context import AgentContext
+    from core.state import AgentState
+    from core.turns import Status
+    from widgets import ApprovalModal, ApprovalResult, ApprovalView, BlockView, ErrorView, StatePanel
 
 __all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "welcome_content"]
 
@@ -42,8 +49,15 @@ THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast"
 """Short theme names (CLI, the `change_theme` UI action) → registered Textual theme names."""
 
 
-def welcome_content(*, demo: bool, endpoint: str | None = None) -> Content:
-    """The welcome text: what the app is connected to, how to connect, what to try."""
+def welcome_content(*, demo: bool, endpoint: str | None = None, connecting: bool = False) -> Content:
+    """The welcome text: what the app is connected to, how to connect, what to try.
+
+    Args:
+        demo: Whether the agent is the embedded demo agent.
+        endpoint: The agent's URL (sanitised before it is shown).
+        connecting: Say "connecting" without the URL: the first frame, before the sanitiser
+            (in core) is imported. The app replaces it once the engine is up.
+    """
     lines = ["Welcome to Tandem — you and an agent, working on the same state.", ""]
     if demo:
         lines += [
@@ -53,7 +67,11 @@ def welcome_content(*, demo: bool, endpoint: str | None = None) -> Content:
             "Try one of these (type it and press Enter):",
             *("   ".join(f"/demo {name:<9}" for name in DEMO_SCENARIOS[i : i + 4]).rstrip() for i in range(0, len(DEMO_SCENARIOS), 4)),
         ]
+    elif connecting:
+        lines += ["Connecting to the AG-UI agent…", "Type a message and press Enter."]
     else:
+        from widgets.sanitize import sanitize
+
         lines += [f"Connected to {sanitize(endpoint or 'an AG-UI agent')}.", "Type a message and press Enter."]
     lines += ["", "Ctrl+P commands · F2 state panel · Esc cancels a turn · Ctrl+Q quits"]
     return Content("\n".join(lines))
@@ -65,7 +83,8 @@ class TandemApp(App[None]):
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
     loop), the bridge, the queue of approvals to show, and the app-level commands. Runs on the UI
     thread; the only engine-thread entry point is `set_theme_from_engine`. Lifecycle: mount starts
-    the engine; unmount (or quit) stops it before the app's loop closes.
+    the engine after the first frame; unmount (or quit) stops it before the app's loop closes.
+    Holds off Python's full garbage collections while a turn streams (`tui.garbage`).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -119,6 +138,7 @@ class TandemApp(App[None]):
         self._approval_modal: ApprovalModal | None = None
         self._panel_chosen = False
         self._main: MainScreen | None = None
+        self._full_collections = FullCollectionPause()
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
@@ -134,28 +154,39 @@ class TandemApp(App[None]):
     def on_mount(self) -> None:
         # Pushed rather than returned by get_default_screen(): Textual loads a screen's CSS_PATH
         # only for pushed (and mode) screens.
-        self._main = MainScreen(welcome=welcome_content(demo=self.demo, endpoint=self.endpoint), timestamps=self._timestamp)
+        welcome = welcome_content(demo=self.demo, endpoint=self.endpoint, connecting=not self.demo)
+        self._main = MainScreen(welcome=welcome, timestamps=self._timestamp)
         self.push_screen(self._main)
-        self._start_engine()
+        # Paint first: starting the engine imports the runtime (most of the start-up time).
+        self.call_after_refresh(self._start_engine)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_turn":
-            return self._main is not None and self._main.status in (Status.STREAMING, Status.AWAITING_INPUT)
+            status = self._main.status if self._main is not None else None
+            return status is not None and status.value in ("streaming", "awaiting_input")
         return True
 
     @work(exit_on_error=False, group="engine")
     async def _start_engine(self) -> None:
         try:
+            # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
+            # Then the block widgets (core is loaded by now, so this is only the widgets' own cost).
+            await self.main.mount_state_panel()
             await asyncio.wrap_future(self.engine.call(lambda: self.bridge.attach(context)))
         except Exception as exc:
+            from widgets.sanitize import sanitize
+
             self.log.error("the engine failed to start", exc)
             self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
             return
+        if not self.demo:
+            self.main.conversation.set_welcome(welcome_content(demo=False, endpoint=self.endpoint))
         self.context = context
         self.ready.set()
 
     async def on_unmount(self) -> None:
+        self._full_collections.close()
         await self.stop_engine()
 
     async def stop_engine(self) -> None:
@@ -182,6 +213,8 @@ class TandemApp(App[None]):
     def bridge_blocks_added(self, blocks: list[Block]) -> None:
         if not self._painting():
             return
+        from core.blocks import ApprovalBlock
+
         if self.clock is not None:
             now = self.clock()
             for block in blocks:
@@ -194,6 +227,8 @@ class TandemApp(App[None]):
         self._update_waiting()
 
     def bridge_blocks_changed(self, blocks: list[Block]) -> None:
+        from core.blocks import InteractiveBlock
+
         if not self._painting():
             return
         self.main.blocks_changed(blocks)
@@ -207,6 +242,7 @@ class TandemApp(App[None]):
         if not self._painting():
             return
         self.main.set_status(status)
+        self._hold_full_collections(streaming=status.value == "streaming")
         self._update_waiting()
 
     def bridge_state_changed(self, state: AgentState) -> None:
@@ -219,6 +255,14 @@ class TandemApp(App[None]):
             panel.refresh_state()
         if not self._panel_chosen and (state.committed not in (None, {}) or state.proposals):
             self.main.panel_visible = True
+
+    def _hold_full_collections(self, *, streaming: bool) -> None:
+        # A full collection stops both threads for up to ~0.5 s once a long answer is on screen:
+        # keep it out of the stream and run it once the final frame of the turn is painted.
+        if streaming:
+            self._full_collections.hold()
+        elif self._full_collections.release():
+            self.call_after_refresh(self._full_collections.collect)
 
     def _painting(self) -> bool:
         # A frame may still be due while the app shuts down and its screens are gone.
@@ -282,6 +326,9 @@ class TandemApp(App[None]):
 
     @work(exit_on_error=False, group="decisions")
     async def _decide(self, block: Block, method: str, kwargs: dict[str, Any]) -> None:
+        from core.errors import TandemError
+        from widgets.sanitize import sanitize
+
         try:
             await asyncio.wrap_future(self.bridge.decide(block, method, kwargs))
         except TandemError as exc:
@@ -289,6 +336,9 @@ class TandemApp(App[None]):
 
     @work(exit_on_error=False, group="engine-calls")
     async def _run_on_engine(self, call: Callable[[AgentContext], Any], failure: str) -> Any:
+        from core.errors import TandemError
+        from widgets.sanitize import sanitize
+
         context = self.context
         if context is None:
             self.notify("The conversation is not ready yet", severity="warning")
@@ -308,6 +358,8 @@ class TandemApp(App[None]):
                 self._open_approval(block)
 
     def _open_approval(self, block: ApprovalBlock) -> None:
+        from widgets import ApprovalModal
+
         modal = ApprovalModal(block, guard_seconds=self.approval_guard_seconds)
         self._approval_modal = modal
 
@@ -327,6 +379,9 @@ class TandemApp(App[None]):
 
     @work(exit_on_error=False, group="send")
     async def _send(self, text: str) -> None:
+        from core.errors import TandemError
+        from widgets.sanitize import sanitize
+
         context = self.context
         if context is None:
             self.notify("The conversation is not ready yet; try again in a moment", severity="warning")
@@ -347,6 +402,8 @@ class TandemApp(App[None]):
         self.main.composer.queued = queued
 
     def _update_waiting(self) -> None:
+        from core.turns import Status
+
         context = self.context
         if context is None:
             return
@@ -372,6 +429,8 @@ class TandemApp(App[None]):
         self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden")
 
     def action_copy_last_answer(self) -> None:
+        from tui.clipboard import clipboard_caveat, last_answer
+
         answer = last_answer(self.main.conversation.all_blocks)
         if answer is None or not answer.text.strip():
             self.notify("There is no answer to copy yet", severity="warning")
@@ -388,6 +447,8 @@ class TandemApp(App[None]):
 
     def export_markdown(self) -> Path | None:
         """Write the conversation as Markdown into the data dir; returns the file (UI thread)."""
+        from tui.clipboard import conversation_markdown
+
         directory = self.data_dir or _default_data_dir()
         conversation_id = self.context.conversation_id if self.context is not None else "conversation"
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock())) if self.clock else "latest"
@@ -423,6 +484,8 @@ class TandemApp(App[None]):
         try:
             context = await self.bridge.run_on_engine(replace)
         except Exception as exc:
+            from widgets.sanitize import sanitize
+
             self.notify(f"Could not start a new conversation: {sanitize(str(exc))}", severity="error")
             return
         self.main.conversation.clear()
@@ -455,6 +518,9 @@ class TandemApp(App[None]):
 
 def waiting_reason(pending: list[InteractiveBlock]) -> str:
     """Why the composer waits, naming what the agent waits for (agent names sanitised)."""
+    from core.blocks import ApprovalBlock, InterruptBlock, UIActionBlock
+    from widgets.sanitize import sanitize
+
     if not pending:
         return "waiting for the agent to continue"
     block = pending[0]

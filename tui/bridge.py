@@ -20,16 +20,19 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from textual.message import Message
 
-from core.blocks.base import Block
-from core.context import AgentContext
-from core.notify import Subscription
-from core.state import AgentState
-from core.turns import Status
 from tui.engine import Engine
+
+if TYPE_CHECKING:
+    # Annotations only: the app imports this module before core is loaded (on the engine thread).
+    from core.blocks.base import Block
+    from core.context import AgentContext
+    from core.notify import Subscription
+    from core.state import AgentState
+    from core.turns import Status
 
 __all__ = ["Bridge", "BridgeStatistics", "BridgeTarget", "FRAME_SECONDS"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,9 +14,11 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Static
 
-from core.blocks.base import Block
-from core.handlers import DebugBlock
-from widgets import BlockView, TextView, safe_id, view_for
+if TYPE_CHECKING:
+    # The view paints its welcome before core and the block widgets are imported: they are
+    # imported when the first block arrives (the engine thread has loaded core by then).
+    from core.blocks.base import Block
+    from widgets.block_view import BlockView
 
 __all__ = ["Conversation", "ConversationScroll", "NewContentHint"]
 
@@ -255,6 +257,12 @@ class Conversation(Vertical):
         welcome = self.scroller.query("#welcome")
         welcome.set(display=True)
 
+    def set_welcome(self, welcome: Content) -> None:
+        """Replace the welcome text (shown until the first block arrives)."""
+        self._welcome = welcome
+        for static in self.scroller.query("#welcome").results(Static):
+            static.update(welcome)
+
     # -- actions -----------------------------------------------------------------------------
 
     def action_jump_to_end(self) -> None:
@@ -273,9 +281,13 @@ class Conversation(Vertical):
     # -- windowing ---------------------------------------------------------------------------
 
     def _shows(self, block: Block) -> bool:
+        from core.handlers import DebugBlock
+
         return self.show_debug or not isinstance(block, DebugBlock)
 
     def _make_view(self, block: Block) -> BlockView:
+        from widgets import TextView, safe_id, view_for
+
         # A view unmounted a moment ago may still be in the DOM while its block comes back, so
         # each mount gets its own (encoded) id.
         self._serial += 1

@@ -8,9 +8,11 @@ import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
-from core.context import AgentContext
+if TYPE_CHECKING:
+    # Only for annotations: the factory imports core on the engine thread, after the first frame.
+    from core.context import AgentContext
 
 __all__ = ["ContextFactory", "Engine", "EngineNotRunning"]
 
@@ -18,7 +20,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-ContextFactory = Callable[[asyncio.AbstractEventLoop], Union[AgentContext, Awaitable[AgentContext]]]
+ContextFactory = Callable[[asyncio.AbstractEventLoop], Union["AgentContext", Awaitable["AgentContext"]]]
 """Builds the conversation on the engine loop: `factory(loop) -> AgentContext` (or an awaitable of one)."""
 
 

@@ -3,25 +3,18 @@
 `view_for(block)` picks the view for a block; every view is a `BlockView`. Widgets read blocks
 and state on the UI thread and ask for decisions with messages; they never import a transport
 or `tui`.
+
+A2UI surfaces are the exception to "everything is exported here": `SurfaceView` lives in
+`widgets.a2ui_surface`, which imports a2ui-core's component catalog (about 300 ms), so this
+package does not import it; `view_for` imports a view's module when a block of that kind first
+needs one.
 """
 
 from __future__ import annotations
 
-from core.blocks import (
-    ActivityBlock,
-    ApprovalBlock,
-    Block,
-    ErrorBlock,
-    InterruptBlock,
-    ReasoningBlock,
-    TextBlock,
-    ToolCallBlock,
-    UIActionBlock,
-    UnhandledContentBlock,
-)
-from core.a2ui import SurfaceBlock as _SurfaceBlock
-from core.handlers import DebugBlock
-from widgets.a2ui_surface import SurfaceView
+import importlib
+
+from core.blocks import Block, ToolCallBlock
 from widgets.activity import ActivityView
 from widgets.approval import ApprovalView
 from widgets.approval_modal import ApprovalModal, ApprovalResult
@@ -57,7 +50,6 @@ __all__ = [
     "ReasoningView",
     "SchemaForm",
     "StatePanel",
-    "SurfaceView",
     "TextView",
     "ToolCallView",
     "UIActionView",
@@ -75,27 +67,30 @@ TOOL_VIEWS: dict[str, type[BlockView]] = {
 }
 """Typed tool views, by tool name (the block's `name`)."""
 
-# Most specific first: ReasoningBlock is a TextBlock.
-_BLOCK_VIEWS: list[tuple[type[Block], type[BlockView]]] = [
-    (ReasoningBlock, ReasoningView),
-    (TextBlock, TextView),
-    (ToolCallBlock, ToolCallView),
-    (ApprovalBlock, ApprovalView),
-    (InterruptBlock, InterruptView),
-    (UIActionBlock, UIActionView),
-    (ActivityBlock, ActivityView),
-    (_SurfaceBlock, SurfaceView),
-    (ErrorBlock, ErrorView),
-    (UnhandledContentBlock, UnhandledView),
-    (DebugBlock, DebugView),
-]
+_BLOCK_VIEWS: dict[str, tuple[str, str]] = {
+    "core.blocks.text.ReasoningBlock": ("widgets.reasoning", "ReasoningView"),
+    "core.blocks.text.TextBlock": ("widgets.text", "TextView"),
+    "core.blocks.tool_call.ToolCallBlock": ("widgets.tool_call", "ToolCallView"),
+    "core.blocks.approval.ApprovalBlock": ("widgets.approval", "ApprovalView"),
+    "core.blocks.interrupt.InterruptBlock": ("widgets.interrupt", "InterruptView"),
+    "core.blocks.ui_action.UIActionBlock": ("widgets.ui_action", "UIActionView"),
+    "core.blocks.misc.ActivityBlock": ("widgets.activity", "ActivityView"),
+    "core.a2ui.surface.SurfaceBlock": ("widgets.a2ui_surface", "SurfaceView"),
+    "core.blocks.misc.ErrorBlock": ("widgets.error", "ErrorView"),
+    "core.blocks.misc.UnhandledContentBlock": ("widgets.unhandled", "UnhandledView"),
+    "core.handlers.DebugBlock": ("widgets.debug", "DebugView"),
+}
+"""Block class (`module.QualName`) → (view module, view class). `view_for` walks the block's
+MRO, so the most specific kind wins (a ReasoningBlock is a TextBlock) and subclasses (typed
+tool blocks) find their base's view. Names, not classes, so a kind's module (A2UI) is imported
+only when such a block is shown."""
 
 
 def view_for(block: Block, *, id: str | None = None, classes: str | None = None) -> BlockView:
     """Build the view for `block` (UI thread).
 
     Tool calls named in `TOOL_VIEWS` get their typed view; unknown block kinds get a
-    `GenericView` showing kind and JSON content.
+    `GenericView` showing kind and JSON content. The first view of a kind imports its module.
 
     Args:
         block: The core block to show.
@@ -107,7 +102,10 @@ def view_for(block: Block, *, id: str | None = None, classes: str | None = None)
         typed = TOOL_VIEWS.get(block.name)
         if typed is not None:
             return typed(block, id=widget_id, classes=classes)
-    for block_class, view_class in _BLOCK_VIEWS:
-        if isinstance(block, block_class):
+    for block_class in type(block).__mro__:
+        found = _BLOCK_VIEWS.get(f"{block_class.__module__}.{block_class.__qualname__}")
+        if found is not None:
+            module, name = found
+            view_class: type[BlockView] = getattr(importlib.import_module(module), name)
             return view_class(block, id=widget_id, classes=classes)
     return GenericView(block, id=widget_id, classes=classes)

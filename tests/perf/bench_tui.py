@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import subprocess
 import sys
@@ -38,10 +39,11 @@ def _history(count: int) -> list[Any]:
     return [text(f"earlier message {n}", message_id=f"h{n}") for n in range(count)]
 
 
-async def _paced_tokens(count: int, rate: float, gate: asyncio.Event) -> Any:
+async def _paced_tokens(count: int | None, rate: float, gate: asyncio.Event) -> Any:
+    """`count` tokens (None: until the turn is cancelled) at `rate` per second (0: unpaced)."""
     await gate.wait()
     started_at = time.perf_counter()
-    for n in range(count):
+    for n in itertools.count() if count is None else range(count):
         # Realistic Markdown: a paragraph break every 40 tokens.
         yield text(f"tok{n} " if n % 40 != 39 else f"tok{n}\n\n", message_id="answer")
         if rate:
@@ -103,11 +105,15 @@ async def repaints_during_stream() -> tuple[int, float, int, int]:
 
 
 async def key_latency(keys: int = 200) -> list[float]:
-    """Seconds from a probe thread posting a Key to the composer's text changing, while streaming."""
+    """Seconds from a probe thread posting a Key to the composer's text changing, while streaming.
+
+    The stream runs until the probe is done (then it is cancelled), so every key is measured
+    while tokens arrive; it starts `TOKENS * 5` tokens ahead, so the answer is already long.
+    """
     gate = asyncio.Event()
 
     def stream(messages: Any, options: Any) -> Any:
-        return _paced_tokens(TOKENS * 10, 2_000.0, gate)
+        return _paced_tokens(None, 2_000.0, gate)
 
     script = Scripted([stream])
     app = script.app(frame_seconds=FRAME_SECONDS)
@@ -118,6 +124,8 @@ async def key_latency(keys: int = 200) -> list[float]:
         await pilot.pause(0.05)
         app.engine.loop.call_soon_threadsafe(gate.set)
         await wait_for(pilot, lambda: len(app.conversation.all_blocks) >= 2, "the stream starts", attempts=3000)
+        answer = app.conversation.all_blocks[-1]
+        await wait_for(pilot, lambda: answer.text.count("tok") >= TOKENS * 5, "a long answer", attempts=5000)  # type: ignore[attr-defined]
         composer = app.main.composer.input
         composer.focus()
         await pilot.pause()

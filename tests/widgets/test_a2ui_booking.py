@@ -23,7 +23,8 @@ from core.scripted import ScriptedChatClient
 from themes import THEMES
 from tui.a2ui_actions import handle_surface_action, handle_value_changed
 from tui.backend import build_context
-from widgets import SurfaceView, view_for
+from widgets import view_for
+from widgets.a2ui_surface import SurfaceView
 from widgets.marked_checkbox import MarkedCheckbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")

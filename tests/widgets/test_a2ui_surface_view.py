@@ -14,7 +14,8 @@ from core.a2ui import SurfaceBlock, install_a2ui
 from core.content import ActivityContent
 from core.scripted import ScriptedChatClient
 from themes import THEMES
-from widgets import SurfaceView, view_for
+from widgets import view_for
+from widgets.a2ui_surface import SurfaceView
 from widgets.a2ui_components import ButtonComponent, FallbackComponent, PlaceholderComponent, SurfaceModal, inline_markdown
 from widgets.a2ui_inputs import iso_error
 from widgets.a2ui_slider import SliderBar

@@ -27,3 +27,22 @@ def test_widgets_never_import_a_transport_or_the_app() -> None:
     code = "import sys, widgets; bad = [m for m in ('httpx', 'tui', 'core.agui') if m in sys.modules]; print(bad)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_importing_widgets_leaves_a2ui_for_later() -> None:
+    """a2ui-core's catalog (~300 ms) is imported when a surface is first shown, not with the package."""
+    code = "import sys, widgets; print([m for m in ('core.a2ui', 'widgets.a2ui_surface') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_every_lazy_view_resolves() -> None:
+    """Each (block kind → view module) entry names a real block class and a real BlockView."""
+    import importlib
+
+    from core.blocks import Block
+
+    for block_path, (module, name) in widgets._BLOCK_VIEWS.items():
+        block_module, _, block_name = block_path.rpartition(".")
+        assert issubclass(getattr(importlib.import_module(block_module), block_name), Block), block_path
+        assert issubclass(getattr(importlib.import_module(module), name), widgets.BlockView), (module, name)

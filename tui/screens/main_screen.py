@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -12,22 +12,26 @@ from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.blocks.base import Block
-from core.turns import Status
 from themes import MAIN_SCREEN_TCSS
 from tui.composer import Composer
 from tui.conversation import Conversation
-from widgets import StatePanel
+
+if TYPE_CHECKING:
+    # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
+    from core.blocks.base import Block
+    from core.turns import Status
+    from widgets.state_panel import StatePanel
 
 __all__ = ["MainScreen", "STATUS_LABELS"]
 
-STATUS_LABELS: dict[Status, str] = {
-    Status.IDLE: "● idle",
-    Status.STREAMING: "◐ streaming… (Esc cancels)",
-    Status.AWAITING_INPUT: "◆ awaiting your input",
-    Status.ERROR: "✖ error — Retry on the card, or send again",
+STATUS_LABELS: dict[str, str] = {
+    "idle": "● idle",
+    "streaming": "◐ streaming… (Esc cancels)",
+    "awaiting_input": "◆ awaiting your input",
+    "error": "✖ error — Retry on the card, or send again",
 }
-"""What the status line says for each conversation status (symbols too, so it reads without colour)."""
+"""What the status line says for each conversation status, by `Status` value (symbols too, so it
+reads without colour). Keyed by value so the screen paints before core is imported."""
 
 STARTING_LABEL = "◌ starting…"
 """The status line until the engine built the conversation."""
@@ -40,7 +44,9 @@ class MainScreen(Screen[None]):
     """Lays out the conversation view, composer, state panel and status line.
 
     Owns the layout and what the status line says; the app owns the engine and tells the
-    screen what changed (`set_status`, `set_waiting`). UI thread only.
+    screen what changed (`set_status`, `set_waiting`). UI thread only. Lifecycle: the first frame
+    shows the welcome, the composer and "starting"; once the engine is up, the app calls
+    `mount_state_panel` (the panel needs core, which is imported after that first frame).
     """
 
     CSS_PATH = MAIN_SCREEN_TCSS
@@ -60,8 +66,8 @@ class MainScreen(Screen[None]):
     | f6 | Move focus to the conversation (then End follows the stream again). |
     """
 
-    status: reactive[Status] = reactive(Status.IDLE, init=False)
-    """The conversation's status, as last painted."""
+    status: reactive[Status | None] = reactive(None, init=False)
+    """The conversation's status, as last painted; None until the engine reported one ("starting")."""
     panel_visible = var(False)
     """Whether the state panel shows."""
 
@@ -71,7 +77,6 @@ class MainScreen(Screen[None]):
         self._timestamps = timestamps
 
     def compose(self) -> ComposeResult:
-        yield StatePanel(id="state-panel", classes="-hidden")
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
         yield Composer(placeholder="Message the agent — Enter sends, Shift+Enter or Ctrl+J for a new line", id="composer")
         yield Static(Content(STARTING_LABEL), id="status-line")
@@ -95,21 +100,37 @@ class MainScreen(Screen[None]):
 
     @property
     def state_panel(self) -> StatePanel:
-        """The shared-state panel."""
+        """The shared-state panel (mounted once the engine is up).
+
+        Raises:
+            NoMatches: the engine is not up yet.
+        """
+        from widgets.state_panel import StatePanel
+
         return self.query_one(StatePanel)
+
+    async def mount_state_panel(self) -> None:
+        """Mount the (hidden) state panel; imports the block widgets, so call it after the first frame."""
+        from widgets.state_panel import StatePanel
+
+        if not self.query(StatePanel):
+            panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
+            await self.mount(panel, before=self.conversation)
 
     def set_status(self, status: Status) -> None:
         """Show the conversation's status (also the first time, when it replaces "starting")."""
         self.status = status
-        self.query_one("#status-line", Static).update(Content(STATUS_LABELS[status]))
+        self.query_one("#status-line", Static).update(Content(STATUS_LABELS[status.value]))
 
-    def watch_status(self, status: Status) -> None:
-        self.query_one("#status-line", Static).update(Content(STATUS_LABELS[status]))
+    def watch_status(self, status: Status | None) -> None:
+        if status is not None:
+            self.query_one("#status-line", Static).update(Content(STATUS_LABELS[status.value]))
         # The app's check_action hides "Cancel" unless a turn runs.
         self.app.refresh_bindings()
 
     def watch_panel_visible(self, visible: bool) -> None:
-        self.state_panel.set_class(not visible, "-hidden")
+        for panel in self.query("#state-panel"):
+            panel.set_class(not visible, "-hidden")
 
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
