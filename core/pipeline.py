@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, get_args
 
 from core.blocks.base import Block, BlockEnv
 from core.blocks.interactive import InteractiveBlock
@@ -120,6 +120,10 @@ def default_state_mapper(update: ChatUpdate, part: Content) -> StateWrite | None
     return None
 
 
+_NEVER_STATE = frozenset(get_args(get_args(Content)[0])) - {StateSnapshotContent, StateDeltaContent}
+"""The content classes `default_state_mapper` passes over (exactly these; subclasses may differ)."""
+
+
 class Pipeline:
     """Routes updates to blocks and keeps every block of the conversation.
 
@@ -200,8 +204,10 @@ class Pipeline:
 
     def process(self, update: ChatUpdate) -> None:
         """Route every content part of `update` to state or blocks."""
+        # With only the default state mapper, a part of a kind it never claims skips the mappers.
+        only_default = len(self._state_mappers) == 1
         for part in update.contents:
-            if self._map_state(update, part):
+            if not (only_default and type(part) in _NEVER_STATE) and self._map_state(update, part):
                 continue
             context = UpdateContext(update, part, self)
             if not self._offer_active(context):
@@ -248,6 +254,8 @@ class Pipeline:
         self.add_block(unhandled)
 
     def _apply(self, transition: Transition, handler: Handler, offered: Block | None) -> None:
+        if type(transition) is Update:
+            return  # the most common: a streaming block took the part and notified
         if isinstance(transition, Emit):
             block = transition.block
             if not getattr(block, "id", None):

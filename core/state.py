@@ -63,6 +63,43 @@ def _pointer_value(document: Any, pointer: str) -> Any:
         return None
 
 
+_ATOMIC = (str, int, float, bool, type(None))
+
+
+def _patched_members(document: Any, patch: Patch) -> dict[str, Any] | None:
+    """`jsonpatch.apply_patch(document, patch)` for the common agent write, else None.
+
+    The common write replaces or adds top-level members of an object state ("/counter"). Then
+    a copy of the top-level object is all the patch changes, so the nested values are shared
+    with `document` instead of deep-copied: a committed value is never changed in place (every
+    write patches a copy), so sharing them is safe. Values are copied in as jsonpatch copies
+    them. Anything else — other operations, deeper or escaped paths, a replace of a missing
+    member, a malformed operation — returns None, and jsonpatch applies (or refuses) it.
+    """
+    if document is None:
+        document = {}
+    elif type(document) is not dict:
+        return None
+    result: dict[str, Any] | None = None
+    for op in patch:
+        if type(op) is not dict or "value" not in op:
+            return None
+        path, kind = op.get("path"), op.get("op")
+        if type(path) is not str or path[:1] != "/" or "/" in path[1:] or "~" in path:
+            return None
+        member = path[1:]
+        if kind == "replace":
+            if member not in (document if result is None else result):
+                return None
+        elif kind != "add":
+            return None
+        if result is None:
+            result = dict(document)
+        value = op["value"]
+        result[member] = value if type(value) in _ATOMIC else copy.deepcopy(value)
+    return result
+
+
 class AgentState:
     """Committed shared state plus the agent's pending proposals over it.
 
@@ -244,6 +281,9 @@ class AgentState:
     # -- internals ---------------------------------------------------------------------------
 
     def _patched(self, document: Any, patch: Patch, *, human: bool = False) -> Any:
+        patched = _patched_members(document, patch)
+        if patched is not None:
+            return patched
         try:
             # in_place=False copies the document first, so a failing patch leaves it untouched.
             return jsonpatch.apply_patch(_as_document(document), patch, in_place=False)
@@ -269,6 +309,8 @@ class AgentState:
 
     def _end_proposals_over(self, patch: Patch) -> None:
         """A committed agent write ends the proposals over the fields it wrote: they were predictions of it."""
+        if not self._proposals:
+            return
         written = {str(op.get("path", "")) for op in patch if op.get("op") != "test"}
         written |= {str(op.get("from", "")) for op in patch if op.get("op") == "move"}
         for proposal in list(self._proposals.values()):

@@ -23,13 +23,23 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import NamedTuple
+from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
+from typing import Any, NamedTuple
 
 import httpx
-from ag_ui.core import Interrupt
+from ag_ui.core import Interrupt, ReasoningMessageChunkEvent, TextMessageChunkEvent, ToolCallChunkEvent
+from pydantic_core import from_json
 
-from core.agui.events import ChunkExpander, UnknownEvent, event_to_raw, parse_payload, plain_delta, validate_event
+from core.agui.events import (
+    DELTA_FIELDS,
+    DELTA_ID_FIELDS,
+    ChunkExpander,
+    UnknownEvent,
+    event_to_raw,
+    parse_payload,
+    validate_event,
+)
 from core.agui.mapping import EventMapper, PredictStateMapping
 from core.agui.request import build_run_input, known_calls
 from core.agui.sse import SSEDecoder
@@ -41,7 +51,12 @@ from core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
 
-_DELTA_TYPES = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT", "TOOL_CALL_ARGS"})
+_MAX_SAFE = 9007199254740991
+"""The largest integer a JSON timestamp may hold (what the event models accept)."""
+_CHUNKS = (TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent)
+"""The events `ChunkExpander` rewrites."""
+_NOT_PLAIN = object()
+"""Marks a delta with members a plain delta may not have."""
 
 log = logging.getLogger(__name__)
 
@@ -167,24 +182,57 @@ class AGUIChatClient(ChatClient):
         self._runs += 1
         log.info("AG-UI run %s on thread %s: %d messages", run_id, thread_id, len(run_input.messages))
         try:
-            async with self._transport.open(run_input) as body:
-                # The pipeline is inlined here: every async-generator layer costs each update a hop.
-                decoder, expander, verifier = SSEDecoder(), ChunkExpander(), EventVerifier()
+            async with self._transport.open(run_input) as body, aclosing(self._payloads(body)) as batches:
+                # The pipeline is inlined here: every generator layer costs each update a hop.
+                # Plain content deltas, most of a stream, are checked here as `plain_delta` and
+                # `EventVerifier.accepts_delta` would; every other event goes through `_process`.
+                expander, verifier = ChunkExpander(), EventVerifier()
+                # content-delta type → (its id field, the ids now open for it)
+                deltas = {event_type: (field, verifier.open_deltas[event_type]) for event_type, field in DELTA_ID_FIELDS.items()}
+                delta_fields = DELTA_FIELDS
+                delta_update = mapper.delta_update
+                fast = False  # True while chunks hold nothing open and a run is running
                 position = 0
-                async for chunk in body:
-                    self._bytes += len(chunk)
-                    for payload in decoder.feed(chunk):
+                async for payloads in batches:
+                    for payload in payloads:
                         position += 1
-                        for update in self._process(payload, position, expander, verifier, mapper):
+                        try:
+                            data = from_json(payload, allow_inf_nan=False)
+                        except ValueError:
+                            data = None
+                        if data.__class__ is not dict or (event_type := data.get("type")).__class__ is not str:
+                            data = parse_payload(payload, position)  # raises the error that says what is wrong
+                            event_type = data["type"]
+                        self._events += 1
+                        rule = deltas.get(event_type) if fast else None
+                        if rule is not None:
+                            id_field, open_ids = rule
+                            key, delta = data.get(id_field), data.get("delta")
+                            if key.__class__ is str and delta.__class__ is str and key in open_ids:
+                                # Members besides type, id and delta: none, a timestamp, or any allowed.
+                                extra = len(data) - 3
+                                timestamp: object
+                                subagent: object
+                                if extra == 0:
+                                    timestamp, subagent = 0, None
+                                elif extra == 1 and "timestamp" in data:
+                                    timestamp, subagent = data["timestamp"], None
+                                elif data.keys() <= delta_fields:
+                                    timestamp, subagent = data.get("timestamp", 0), data.get("subagentRunId")
+                                else:
+                                    timestamp = subagent = _NOT_PLAIN
+                                if (timestamp.__class__ is int and -_MAX_SAFE <= timestamp <= _MAX_SAFE
+                                        and (subagent is None or subagent.__class__ is str)):
+                                    update = delta_update(event_type, key, delta, subagent, data)
+                                    if update is not None:
+                                        self._updates += 1
+                                        yield update
+                                    continue
+                        for update in self._process(data, position, expander, verifier, mapper):
                             yield update
                         if mapper.run_error is not None:
                             raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
-                for payload in decoder.close():
-                    position += 1
-                    for update in self._process(payload, position, expander, verifier, mapper):
-                        yield update
-                    if mapper.run_error is not None:
-                        raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
+                        fast = expander.idle and verifier.phase == "running"
                 _check_ended(verifier, position)
         except TransportError as exc:
             exc.run_id = exc.run_id or run_id
@@ -194,17 +242,28 @@ class AGUIChatClient(ChatClient):
             if mapper.interrupts:
                 self._open_interrupts[thread_id] = list(mapper.interrupts)
 
-    def _process(self, payload: str | bytes, position: int, expander: ChunkExpander, verifier: EventVerifier,
+    async def _payloads(self, body: AsyncIterator[bytes]) -> AsyncGenerator[list[str | bytes], None]:
+        """The SSE payloads of each chunk of the body, then those the end of the stream completes.
+
+        Raises:
+            ProtocolError: the bytes are not valid SSE, or the stream ended mid-event.
+        """
+        decoder = SSEDecoder()
+        async for chunk in body:
+            self._bytes += len(chunk)
+            yield decoder.feed(chunk)
+        yield decoder.close()
+
+    def _process(self, data: dict[str, Any], position: int, expander: ChunkExpander, verifier: EventVerifier,
                  mapper: EventMapper) -> list[ChatUpdate]:
-        data = parse_payload(payload, position)
-        self._events += 1
-        if expander.idle and data["type"] in _DELTA_TYPES:
-            delta = plain_delta(data)
-            if delta is not None and verifier.accepts_delta(delta[0], delta[1]):
-                updates = mapper.map_delta(*delta, data)
-                self._updates += len(updates)
-                return updates
+        """The updates of one parsed event that is not an in-order plain delta: validate, expand, verify, map."""
         event = validate_event(data, position)
+        if expander.idle and not isinstance(event, _CHUNKS):
+            # What `expand` returns then, without its checks: the event itself.
+            verifier.check(event, position)
+            updates = mapper.map(event, data)
+            self._updates += len(updates)
+            return updates
         updates = []
         for item in expander.expand(event, position):
             verifier.check(item, position)

@@ -53,6 +53,15 @@ class SSEDecoder:
         # Fast path for "\n"-framed streams (what servers send): split into events at once and
         # take a one-line "data: ..." event as is; other events go through the line rules. The
         # bytes after the last blank line wait, unparsed, for the rest of their event.
+        if buffer.startswith(b"data: "):
+            # The usual chunk: every event one "data: " line. Then the part before the last blank
+            # line holds no newline but the separators, each of them followed by "data: ".
+            end = buffer.rfind(b"\n\n")
+            if end >= 0:
+                payloads: list[str | bytes] = buffer[6:end].split(b"\n\ndata: ")  # type: ignore[assignment]
+                if buffer.count(b"\n", 0, end) == 2 * len(payloads) - 2:
+                    self._tail = buffer[end + 2:]
+                    return payloads
         blocks = buffer.split(b"\n\n")
         self._tail = blocks.pop()
         out: list[str | bytes] = []

@@ -46,6 +46,13 @@ _CONTINUERS: dict[EventType, tuple[str, str, bool]] = {
     EventType.STEP_FINISHED: ("step", "step_name", True),
 }
 
+_OPENS, _CONTINUES, _CLOSES = "opens", "continues", "closes"
+_RULES: dict[EventType, tuple[str, str, str]] = {
+    **{event_type: (kind, attribute, _OPENS) for event_type, (kind, attribute) in _OPENERS.items()},
+    **{event_type: (kind, attribute, _CLOSES if closes else _CONTINUES)
+       for event_type, (kind, attribute, closes) in _CONTINUERS.items()},
+}
+"""`_OPENERS` and `_CONTINUERS` in one table: (kind, id attribute, what the event does)."""
 
 _DELTA_KINDS = {
     "TEXT_MESSAGE_CONTENT": "text message",
@@ -65,6 +72,9 @@ class EventVerifier:
         self.phase: RunPhase = "idle"
         """Where the stream is: before any run, inside one, after a finish, after an error."""
         self._open: dict[str, set[str]] = {kind: set() for kind, _ in _OPENERS.values()}
+        self.open_deltas: dict[str, set[str]] = {event_type: self._open[kind] for event_type, kind in _DELTA_KINDS.items()}
+        """For each content-delta type, the ids it may extend right now (read-only; the sets
+        are kept, never replaced). A delta is in order when its id is here and `phase` is running."""
 
     def check(self, event: AnyEvent, position: int) -> None:
         """Accept one event or refuse it.
@@ -79,6 +89,21 @@ class EventVerifier:
         if isinstance(event, UnknownEvent):
             return
         event_type = event.type
+        rule = _RULES.get(event_type)
+        if rule is not None and self.phase == "running":
+            # Opening, continuing or closing a message, call, reasoning span or step.
+            kind, attribute, role = rule
+            key = getattr(event, attribute)
+            ids = self._open[kind]
+            if role is _OPENS:
+                if key in ids:
+                    self._fail(event, position, f"{kind} {key!r} is already open")
+                ids.add(key)
+            elif key not in ids:
+                self._fail(event, position, f"no open {kind} {key!r}")
+            elif role is _CLOSES:
+                ids.discard(key)
+            return
         if event_type is EventType.RUN_STARTED:
             if self.phase == "running":
                 self._fail(event, position, "a run is already running")
@@ -103,22 +128,6 @@ class EventVerifier:
                 self._fail(event, position, f"still open: {', '.join(still_open)}")
             self.phase = "finished"
             return
-        opener = _OPENERS.get(event_type)
-        if opener is not None:
-            kind, attribute = opener
-            key = getattr(event, attribute)
-            if key in self._open[kind]:
-                self._fail(event, position, f"{kind} {key!r} is already open")
-            self._open[kind].add(key)
-            return
-        continuer = _CONTINUERS.get(event_type)
-        if continuer is not None:
-            kind, attribute, closes = continuer
-            key = getattr(event, attribute)
-            if key not in self._open[kind]:
-                self._fail(event, position, f"no open {kind} {key!r}")
-            if closes:
-                self._open[kind].discard(key)
 
     def accepts_delta(self, event_type: str, key: str) -> bool:
         """Whether a content delta (`plain_delta`) is in order; if not, `check()` the full event to raise."""
