@@ -24,57 +24,25 @@ from textual.screen import Screen
 
 from themes import THEMES
 from tui.bridge import FRAME_SECONDS, Bridge
-from tui.composer import Composer
+from tui.composer import Composer, waiting_reason
 from tui.conversation import Conversation
 from tui.engine import ContextFactory, Engine
 from tui.garbage import FullCollectionPause
 from tui.screens.main_screen import MainScreen
+from tui.welcome import DEMO_SCENARIOS, welcome_content
 
 if TYPE_CHECKING:
-    from core.blocks import ApprovalBlock, Block, InteractiveBlock
+    from core.blocks import ApprovalBlock, Block
     from core.context import AgentContext
     from core.state import AgentState
     from core.turns import Status
+    from tui.thread_library import ThreadLibrary
     from widgets import ApprovalModal, ApprovalResult, ApprovalView, BlockView, ErrorView, StatePanel
 
-__all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "welcome_content"]
-
-DEMO_SCENARIOS = (
-    "chat", "weather", "steps", "haiku", "plan", "recipe", "document",
-    "delete", "address", "reasoning", "failure", "long",
-)  # fmt: skip
-"""The embedded demo agent's scenarios, offered as `/demo NAME` prompts on the welcome screen."""
+__all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "waiting_reason", "welcome_content"]
 
 THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast": "tandem-high-contrast"}
 """Short theme names (CLI, the `change_theme` UI action) → registered Textual theme names."""
-
-
-def welcome_content(*, demo: bool, endpoint: str | None = None, connecting: bool = False) -> Content:
-    """The welcome text: what the app is connected to, how to connect, what to try.
-
-    Args:
-        demo: Whether the agent is the embedded demo agent.
-        endpoint: The agent's URL (sanitised before it is shown).
-        connecting: Say "connecting" without the URL: the first frame, before the sanitiser
-            (in core) is imported. The app replaces it once the engine is up.
-    """
-    lines = ["Welcome to Tandem — you and an agent, working on the same state.", ""]
-    if demo:
-        lines += [
-            "No model is connected: you are talking to the built-in demo agent.",
-            "Connect a real AG-UI agent with:  tandem --url https://your-agent.example/agent",
-            "",
-            "Try one of these (type it and press Enter):",
-            *("   ".join(f"/demo {name:<9}" for name in DEMO_SCENARIOS[i : i + 4]).rstrip() for i in range(0, len(DEMO_SCENARIOS), 4)),
-        ]
-    elif connecting:
-        lines += ["Connecting to the AG-UI agent…", "Type a message and press Enter."]
-    else:
-        from widgets.sanitize import sanitize
-
-        lines += [f"Connected to {sanitize(endpoint or 'an AG-UI agent')}.", "Type a message and press Enter."]
-    lines += ["", "Ctrl+P commands · F2 state panel · Esc cancels a turn · Ctrl+Q quits"]
-    return Content("\n".join(lines))
 
 
 class TandemApp(App[None]):
@@ -94,13 +62,14 @@ class TandemApp(App[None]):
     | Key | Description |
     | :- | :- |
     | ctrl+q | Quit. |
-    | ctrl+p | The command palette (new conversation, panel, theme, copy, export, debug). |
+    | ctrl+p | The command palette (open, rename or start a thread, panel, theme, copy, export, debug). |
     """
 
     def __init__(
         self,
         context_factory: ContextFactory,
         *,
+        threads: ThreadLibrary | None = None,
         data_dir: Path | None = None,
         clock: Callable[[], float] | None = None,
         demo: bool = False,
@@ -111,7 +80,10 @@ class TandemApp(App[None]):
     ) -> None:
         """
         Args:
-            context_factory: Builds the conversation on the engine loop: `(loop) -> AgentContext`.
+            context_factory: Builds the first conversation on the engine loop: `(loop) -> AgentContext`.
+            threads: The saved threads (engine side): new conversations are saved there, and the
+                palette opens and renames them. Without it, conversations are not saved and a
+                new conversation comes from `context_factory` again.
             data_dir: Where exports go (the user data dir by default).
             clock: Epoch-seconds clock for message times; None shows no times (snapshots).
             demo: Whether the conversation is with the embedded demo agent (the welcome says so).
@@ -122,6 +94,7 @@ class TandemApp(App[None]):
         """
         super().__init__()
         self._factory = context_factory
+        self.threads = threads
         self.data_dir = data_dir
         self.clock = clock
         self.demo = demo
@@ -133,6 +106,10 @@ class TandemApp(App[None]):
         """The conversation (read on the UI thread; call its methods only through the bridge)."""
         self.ready = asyncio.Event()
         """Set once the engine built the conversation and the bridge is attached."""
+        self.thread_title: str | None = None
+        """The saved thread's title, as the store has it (None: not saved, or nothing said yet)."""
+        self.startup_error: str | None = None
+        """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
         self._times: dict[str, float | None] = {}
         self._approvals: list[ApprovalBlock] = []
         self._approval_modal: ApprovalModal | None = None
@@ -157,14 +134,12 @@ class TandemApp(App[None]):
         welcome = welcome_content(demo=self.demo, endpoint=self.endpoint, connecting=not self.demo)
         self._main = MainScreen(welcome=welcome, timestamps=self._timestamp)
         self.push_screen(self._main)
+        # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
+        # that would each time trigger a full collection. Held until the conversation's first
+        # frame (the first status, see `bridge_status_changed`), then collected once.
+        self._full_collections.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
         self.call_after_refresh(self._start_engine)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel_turn":
-            status = self._main.status if self._main is not None else None
-            return status is not None and status.value in ("streaming", "awaiting_input")
-        return True
 
     @work(exit_on_error=False, group="engine")
     async def _start_engine(self) -> None:
@@ -173,10 +148,17 @@ class TandemApp(App[None]):
             context = await asyncio.wrap_future(self.engine.start())
             # Then the block widgets (core is loaded by now, so this is only the widgets' own cost).
             await self.main.mount_state_panel()
-            await asyncio.wrap_future(self.engine.call(lambda: self.bridge.attach(context)))
+            await self._show_context(context)
         except Exception as exc:
+            from core.errors import LogStoreError
             from widgets.sanitize import sanitize
 
+            if isinstance(exc, LogStoreError):
+                # The store is unreadable, or the thread is open elsewhere: nothing to show, and
+                # the message names the way out. `run_app` prints it after the terminal is restored.
+                self.startup_error = " ".join(sanitize(str(exc)).split())
+                self.exit(return_code=1)
+                return
             self.log.error("the engine failed to start", exc)
             self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
             return
@@ -185,18 +167,51 @@ class TandemApp(App[None]):
         self.context = context
         self.ready.set()
 
+    async def _show_context(self, context: AgentContext) -> None:
+        """Show `context`: its existing (restored) blocks first, then what it does next."""
+
+        def restored_ids() -> list[str]:
+            return [block.id for block in context.blocks]
+
+        # Restored blocks carry no time of their own: show none rather than the time of the restore.
+        for block_id in await self.bridge.run_on_engine(restored_ids):
+            self._times[block_id] = None
+        self.context = context  # before the first flush: it reads the context's pending blocks
+        await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
+        self._refresh_title(context)
+
     async def on_unmount(self) -> None:
         self._full_collections.close()
         await self.stop_engine()
 
     async def stop_engine(self) -> None:
-        """Detach the bridge and stop the engine (idempotent); the UI loop keeps running meanwhile."""
+        """Detach the bridge, retire the conversation and stop the engine (idempotent).
+
+        With saved threads, the conversation is disposed of (nothing logged: an approval left
+        pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
+        The UI loop keeps running meanwhile.
+        """
         if self.engine.running:
             try:
                 await asyncio.wrap_future(self.engine.call(self.bridge.detach))
             except Exception:
                 self.log.warning("could not detach the bridge")
+            if self.threads is not None:
+                try:
+                    await asyncio.wait_for(asyncio.wrap_future(self.engine.submit(self._retire_all())), 5)
+                except Exception:  # a failing dispose must not block quitting
+                    self.log.warning("the conversation did not close cleanly")
         await asyncio.to_thread(self.engine.stop)
+
+    async def _retire_all(self) -> None:
+        # Engine thread: the engine then has nothing left to dispose of.
+        assert self.threads is not None
+        context, self.engine.context = self.engine.context, None
+        try:
+            if context is not None:
+                await self.threads.retire(context)
+        finally:
+            self.threads.close()
 
     async def action_quit(self) -> None:
         await self.stop_engine()
@@ -243,6 +258,8 @@ class TandemApp(App[None]):
             return
         self.main.set_status(status)
         self._hold_full_collections(streaming=status.value == "streaming")
+        if self.threads is not None and self.thread_title is None and self.context is not None:
+            self._refresh_title(self.context)  # the store titles a thread after its first message
         self._update_waiting()
 
     def bridge_state_changed(self, state: AgentState) -> None:
@@ -462,41 +479,124 @@ class TandemApp(App[None]):
         return path
 
     def action_new_conversation(self) -> None:
-        self._new_conversation()
+        self._switch(None)
+
+    def action_open_thread(self) -> None:
+        self._pick_thread()
+
+    def action_rename_thread(self) -> None:
+        self._rename_thread()
 
     @work(exit_on_error=False, exclusive=True, group="engine")
-    async def _new_conversation(self) -> None:
-        self.ready.clear()
-        old = self.context
-        self.context = None
+    async def _switch(self, resume: str | None) -> None:
+        """Replace the conversation: a new one (None), or a saved thread restored (its id)."""
+        from widgets.sanitize import sanitize
 
-        async def replace() -> AgentContext:
-            self.bridge.detach()
-            if old is not None:
-                await old.dispose()
+        threads = self.threads
+        old = self.context
+
+        async def open_new() -> AgentContext:
+            # Built before the old one goes: if the thread cannot be opened, nothing changes.
+            if threads is not None:
+                return await threads.open(resume)
             built = self._factory(asyncio.get_running_loop())
-            context: AgentContext = await built if inspect.isawaitable(built) else built
-            self.engine.context = context
-            self.bridge.reset()
-            self.bridge.attach(context)
-            return context
+            return await built if inspect.isawaitable(built) else built  # type: ignore[no-any-return]
 
         try:
-            context = await self.bridge.run_on_engine(replace)
+            context: AgentContext = await self.bridge.run_on_engine(open_new)
         except Exception as exc:
-            from widgets.sanitize import sanitize
-
-            self.notify(f"Could not start a new conversation: {sanitize(str(exc))}", severity="error")
+            what = "open the thread" if resume else "start a new conversation"
+            self.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10)
             return
-        self.main.conversation.clear()
+
+        async def retire_old() -> list[str]:
+            self.bridge.detach()
+            if old is not None:
+                await (threads.retire(old) if threads is not None else old.dispose())
+            self.bridge.reset()
+            self.engine.context = context
+            return [block.id for block in context.blocks]
+
+        self.ready.clear()
+        self.context = None
+        restored = await self.bridge.run_on_engine(retire_old)
+        # The old conversation's view, approvals and times go before the new blocks arrive.
+        if self._approval_modal is not None:
+            self._approval_modal.dismiss(None)
         self._approvals.clear()
-        self._times.clear()
-        self.context = context
+        self.main.conversation.clear()
+        self._times = dict.fromkeys(restored)
+        self.thread_title = None
+        self.main.set_title(None)
+        self.context = context  # before the first flush: it reads the context's pending blocks
+        await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
+        self._refresh_title(context)
         self.ready.set()
         self.main.composer.focus_input()
-        self.notify("Started a new conversation")
+        self.notify("Opened the thread" if resume else "Started a new conversation")
+
+    @work(exit_on_error=False, exclusive=True, group="threads")
+    async def _pick_thread(self) -> None:
+        from tui.screens.thread_picker import ThreadPicker
+        from widgets.sanitize import sanitize
+
+        threads = self.threads
+        if threads is None:
+            return
+        try:
+            rows = await self.bridge.run_on_engine(threads.list)
+        except Exception as exc:
+            self.notify(f"Could not list the threads: {sanitize(str(exc))}", severity="error")
+            return
+        current = self.context.conversation_id if self.context is not None else None
+        chosen = await self.push_screen_wait(ThreadPicker(rows, current=current))
+        if chosen is None or chosen == current:
+            return
+        self._switch(chosen)
+
+    @work(exit_on_error=False, exclusive=True, group="threads")
+    async def _rename_thread(self) -> None:
+        from tui.screens.rename_thread import RenameThread
+        from widgets.sanitize import sanitize
+
+        threads, context = self.threads, self.context
+        if threads is None or context is None:
+            return
+        thread_id = context.conversation_id
+        title = await self.push_screen_wait(RenameThread(self.thread_title or ""))
+        if title is None or not title.strip():
+            return
+        try:
+            await self.bridge.run_on_engine(lambda: threads.rename(thread_id, title))
+            self.thread_title = await self.bridge.run_on_engine(lambda: threads.title(thread_id))
+        except Exception as exc:
+            self.notify(f"Could not rename the thread: {sanitize(str(exc))}", severity="error")
+            return
+        self.main.set_title(self.thread_title)
+
+    @work(exit_on_error=False, group="thread-title")
+    async def _refresh_title(self, context: AgentContext) -> None:
+        threads = self.threads
+        if threads is None:
+            return
+        thread_id = context.conversation_id
+        title = await self.bridge.run_on_engine(lambda: threads.title(thread_id))
+        if context is self.context or self.context is None:
+            self.thread_title = title
+            self.main.set_title(title)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_turn":
+            status = self._main.status if self._main is not None else None
+            return status is not None and status.value in ("streaming", "awaiting_input")
+        if action in ("open_thread", "rename_thread"):
+            return self.threads is not None and self.ready.is_set()
+        return True
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        if self.threads is not None:
+            yield SystemCommand("Open thread…", "Reopen a saved conversation in place of this one", self.action_open_thread)
+            yield SystemCommand("Rename thread…", "Change this conversation's title", self.action_rename_thread)
         yield SystemCommand("New conversation", "Start over with an empty conversation", self.action_new_conversation)
         yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", self.action_toggle_panel)
         for short, name in THEME_ALIASES.items():
@@ -514,26 +614,6 @@ class TandemApp(App[None]):
     def conversation(self) -> Conversation:
         """The conversation view of the main screen."""
         return self.main.conversation
-
-
-def waiting_reason(pending: list[InteractiveBlock]) -> str:
-    """Why the composer waits, naming what the agent waits for (agent names sanitised)."""
-    from core.blocks import ApprovalBlock, InterruptBlock, UIActionBlock
-    from widgets.sanitize import sanitize
-
-    if not pending:
-        return "waiting for the agent to continue"
-    block = pending[0]
-    more = f" (+{len(pending) - 1} more)" if len(pending) > 1 else ""
-    if isinstance(block, ApprovalBlock):
-        what = f"approve or reject {sanitize(block.tool_name)!r}"
-    elif isinstance(block, UIActionBlock):
-        what = f"run or decline the action {sanitize(block.name)!r}"
-    elif isinstance(block, InterruptBlock):
-        what = "answer the agent's question above"
-    else:
-        what = "answer the request above"
-    return f"The agent waits for you to {what}{more}."
 
 
 def _default_data_dir() -> Path:

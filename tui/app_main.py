@@ -1,7 +1,8 @@
-"""`tandem` without a subcommand: wire the runtime to the app and run it.
+"""`tandem` without a subcommand: wire the runtime and the thread store to the app and run it.
 
-The runtime (`tui.backend`: core, the AG-UI client, A2UI) is imported by the factory, on the
-engine thread, after the app painted its first frame; this module imports none of it.
+The runtime (`tui.backend`: core, the AG-UI client, A2UI) and the thread store are imported and
+opened by the factory, on the engine thread, after the app painted its first frame; this module
+imports none of it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.context import AgentContext
+    from core.store import ThreadStore
     from tui.engine import ContextFactory
+    from tui.thread_library import ThreadLibrary
 
-__all__ = ["run_app", "build_factory"]
+__all__ = ["run_app", "build_factory", "build_library"]
 
 
 def build_factory(
@@ -56,15 +59,55 @@ def build_factory(
     return factory
 
 
+def build_library(
+    args: argparse.Namespace,
+    headers: dict[str, str],
+    *,
+    set_theme: Callable[[str], None] | None = None,
+    store_path: Path | None = None,
+) -> ThreadLibrary:
+    """The saved threads for these CLI arguments: conversations built by `tui.backend.open_context`.
+
+    Nothing is imported or opened here: the store is opened by the engine thread on first use.
+
+    Args:
+        args: The parsed CLI arguments (`url`, `speed`).
+        headers: HTTP headers for the agent (never stored).
+        set_theme: The thread-safe theme switch the conversation's hooks get.
+        store_path: The store file (default: `threads.sqlite3` in the user data directory).
+    """
+    from tui.thread_library import ThreadLibrary
+
+    async def build(store: ThreadStore, resume: str | None) -> AgentContext:
+        from tui import backend
+
+        hooks = backend.AppHooks()
+        if set_theme is not None:
+            hooks.set_theme = set_theme
+        return await backend.open_context(args.url, headers, speed=args.speed, hooks=hooks, store=store, resume=resume)
+
+    return ThreadLibrary(build, path=store_path)
+
+
 def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
-    """Run the terminal app until the user quits. Returns the exit code."""
+    """Run the terminal app until the user quits. Returns the exit code.
+
+    Every conversation is saved in the thread store; `args.resume` reopens one (None: a new
+    thread, "": the most recent, else an id or prefix).
+
+    Raises:
+        SystemExit: the store is unreadable or the thread is open in another process; the
+            message (printed once the terminal is restored) names the way out.
+    """
     from tui.app import TandemApp
 
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn
 
+    library = build_library(args, headers, set_theme=set_theme)
     app = TandemApp(
-        build_factory(args, headers, set_theme=set_theme),
+        library.factory(args.resume),
+        threads=library,
         data_dir=_data_dir(),
         clock=time.time,
         demo=not args.url,
@@ -73,6 +116,8 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
     )
 
     app.run()
+    if app.startup_error is not None:
+        raise SystemExit(f"tandem: {app.startup_error}")
     return app.return_code or 0
 
 

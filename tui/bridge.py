@@ -138,8 +138,15 @@ class Bridge:
             context.on_status_changed(self._on_status_changed),
             context.agent.state.on_changed(self._on_state_changed),
         ]
-        for block in context.blocks:
-            self._on_block_added(block)
+        # Existing (restored) blocks go over in one batch: added one by one, a flush on the UI
+        # thread could paint the top of a long thread before the engine reached its end.
+        started = time.perf_counter()
+        existing = list(context.blocks)
+        self._subscriptions += [block.on_changed(self._on_block_changed) for block in existing]
+        with self._lock:
+            self._added.extend(existing)
+            self._notifications += len(existing)
+        self._engine_seconds += time.perf_counter() - started
         self._on_status_changed(context.status)
         self._on_state_changed(context.agent.state)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -11,9 +11,13 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-__all__ = ["Composer", "ComposerInput"]
+if TYPE_CHECKING:
+    from core.blocks import InteractiveBlock
+
+__all__ = ["Composer", "ComposerInput", "waiting_reason"]
 
 
 class ComposerInput(TextArea):
@@ -65,7 +69,9 @@ class Composer(Vertical):
     """The input plus a line saying why it waits (awaiting a decision) or what is queued.
 
     Owns the text being written and the reason line. The app sets `reason` (None = ready) and
-    `queued`; the composer posts `Composer.Sent` with the text and clears itself. UI thread only.
+    `queued`; the composer posts `Composer.Sent` with the text and clears itself. While it waits
+    the input is disabled, which makes Textual move focus elsewhere; when it is enabled again it
+    takes focus back, unless the person has moved focus somewhere on purpose meanwhile. UI thread only.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -102,6 +108,8 @@ class Composer(Vertical):
     def __init__(self, *, placeholder: str = "", id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._placeholder = placeholder
+        self._focus_taken: bool = False
+        self._focus_moved_to: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(classes="composer--reason")
@@ -140,7 +148,8 @@ class Composer(Vertical):
         waiting = self.reason is not None
         self.set_class(waiting, "-waiting")
         self.set_class(not waiting and self.queued > 0, "-queued")
-        self.input.disabled = waiting
+        if waiting != self.input.disabled:
+            self._disable_input() if waiting else self._enable_input()
         label = self.query_one(".composer--reason", Static)
         if waiting:
             label.update(Content(f"‖ {self.reason}"))
@@ -148,5 +157,43 @@ class Composer(Vertical):
             plural = "s" if self.queued > 1 else ""
             label.update(Content(f"⧗ queued: {self.queued} follow-up{plural}, sent when the agent finishes"))
 
+    def _disable_input(self) -> None:
+        screen = self.screen
+        self._focus_taken = screen.focused is self.input
+        self.input.disabled = True  # Textual blurs it and focuses another widget (or none)
+        self._focus_moved_to = screen.focused if self._focus_taken else None
+
+    def _enable_input(self) -> None:
+        self.input.disabled = False
+        if not self._focus_taken:
+            return
+        self._focus_taken = False
+        screen = self.screen
+        focused, moved_to = screen.focused, self._focus_moved_to
+        self._focus_moved_to = None
+        # Focus still where the disabling put it (or somewhere that cannot take keys): take it back.
+        if focused is None or focused is moved_to or focused not in screen.focus_chain:
+            self.input.focus()
+
     def on_mount(self) -> None:
         self._update()
+
+
+def waiting_reason(pending: list[InteractiveBlock]) -> str:
+    """Why the composer waits, naming what the agent waits for (agent names sanitised)."""
+    from core.blocks import ApprovalBlock, InterruptBlock, UIActionBlock
+    from widgets.sanitize import sanitize
+
+    if not pending:
+        return "waiting for the agent to continue"
+    block = pending[0]
+    more = f" (+{len(pending) - 1} more)" if len(pending) > 1 else ""
+    if isinstance(block, ApprovalBlock):
+        what = f"approve or reject {sanitize(block.tool_name)!r}"
+    elif isinstance(block, UIActionBlock):
+        what = f"run or decline the action {sanitize(block.name)!r}"
+    elif isinstance(block, InterruptBlock):
+        what = "answer the agent's question above"
+    else:
+        what = "answer the request above"
+    return f"The agent waits for you to {what}{more}."

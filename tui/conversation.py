@@ -120,6 +120,9 @@ class Conversation(Vertical):
     """Views mounted at once when scrolling past the top or bottom of the window."""
     max_mounted: ClassVar[int] = 100
     """The most views ever mounted at once."""
+    burst: ClassVar[int] = 20
+    """Views mounted when more than `window` blocks arrive at once (a restored thread): enough to
+    fill a tall terminal, and a third of the first frame's cost; scrolling up mounts the rest."""
 
     following = var(True)
     """Whether the view sticks to the end of the stream."""
@@ -221,7 +224,8 @@ class Conversation(Vertical):
         at_end = self._hi == len(self._shown) - len(new)
         if self.following and at_end:
             # Mount only what stays in the window (a burst may bring more than a window).
-            new_lo = max(self._lo, len(self._shown) - self.window)
+            keep = self.window if len(new) <= self.window else self.burst
+            new_lo = max(self._lo, len(self._shown) - keep)
             self._unmount(self._shown[self._lo : min(new_lo, self._hi)])
             self._lo = new_lo
             self._hi = max(self._hi, new_lo)

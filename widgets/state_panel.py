@@ -81,6 +81,11 @@ def diff_lines(committed: Any, operations: list[dict[str, Any]]) -> list[tuple[s
     return lines
 
 
+class _StateScroll(VerticalScroll, can_focus=False):
+    """The panel's scrolling part. Not a focus stop of its own: the tree and the proposal
+    buttons inside it are, so Tab goes from the tree straight on to the next widget."""
+
+
 class StatePanel(Vertical, can_focus=False):
     """The shared state: the committed value as a tree, each pending proposal as a diff.
 
@@ -177,7 +182,7 @@ class StatePanel(Vertical, can_focus=False):
         yield Static(Content("state"), classes="state-panel--title")
         yield Static(classes="state-panel--divergence")
         yield Static(classes="state-panel--conflicts")
-        with VerticalScroll(classes="state-panel--scroll"):
+        with _StateScroll(classes="state-panel--scroll"):
             yield Static(Content("no shared state"), classes="state-panel--empty")
             tree: Tree[str] = Tree(Text("state"), data="")
             tree.show_root = False

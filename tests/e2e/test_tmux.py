@@ -89,3 +89,56 @@ def test_type_a_message_read_the_answer_and_approve_with_the_keyboard(terminal: 
     while time.monotonic() < deadline and terminal.alive():
         time.sleep(0.1)
     assert not terminal.alive(), "Ctrl+Q did not quit"
+
+
+def _quit(terminal: Terminal) -> None:
+    terminal.keys("C-q")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and terminal.alive():
+        time.sleep(0.1)
+    assert not terminal.alive(), "Ctrl+Q did not quit"
+
+
+def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -> None:
+    first = Terminal(f"env XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
+    try:
+        first.wait_for(lambda s: "/demo chat" in s and "idle" in s, "the welcome screen")
+        first.type("/demo delete")
+        first.keys("Enter")
+        first.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
+        time.sleep(0.5)  # the modal ignores keys for a short guard time after it opens
+        first.keys("Escape")  # decide later
+        first.wait_for(lambda s: "Run tool delete_file?" not in s and "awaiting your input" in s, "the modal closed")
+        _quit(first)
+    finally:
+        first.close()
+
+    second = Terminal(f"env XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0 --resume")
+    try:
+        screen = second.wait_for(lambda s: "Run tool delete_file?" in s, "the restored approval's modal")
+        assert "Welcome to Tandem" not in screen
+        time.sleep(0.5)
+        second.keys("a")
+        screen = second.wait_for(lambda s: "Deleted" in s and "idle" in s, "the agent's answer after the approval")
+        assert "approved by" in screen and "/demo delete" in screen
+        second.type("thanks")  # focus is back in the composer
+        second.wait_for(lambda s: "thanks" in s, "the typed text in the composer")
+        _quit(second)
+    finally:
+        second.close()
+
+
+def test_an_unreadable_thread_store_says_how_to_start_fresh(tmp_path: Path) -> None:
+    store = tmp_path / "tandem" / "threads.sqlite3"
+    store.parent.mkdir(mode=0o700)
+    store.write_bytes(b"not a database " * 200)
+    terminal = Terminal(f"sh -c 'env XDG_DATA_HOME={tmp_path} {TANDEM} --resume; echo tandem-exited-$?; sleep 30'")
+    try:
+        screen = terminal.wait_for(lambda s: "tandem-exited-" in s, "tandem to exit")
+        message = screen.split("tandem-exited-")[0].replace("\n", "")  # one line, wrapped by the terminal
+        assert message.startswith("tandem: the thread store ") and "is unreadable" in message
+        assert "tandem threads --start-fresh" in message and "Traceback" not in screen
+        assert "tandem-exited-1" in screen
+        assert store.read_bytes().startswith(b"not a database")
+    finally:
+        terminal.close()

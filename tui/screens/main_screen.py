@@ -51,6 +51,11 @@ class MainScreen(Screen[None]):
 
     CSS_PATH = MAIN_SCREEN_TCSS
 
+    AUTO_FOCUS = "ComposerInput"
+    """When the screen comes back without a focused widget (e.g. after a modal), only the
+    composer may take focus: Textual's default picks the first focusable widget in the DOM,
+    which is inside the state panel, even while the panel is hidden."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.cancel_turn", "Cancel", id="tandem.cancel"),
         Binding("f2", "app.toggle_panel", "State panel", id="tandem.toggle_panel"),
@@ -75,6 +80,7 @@ class MainScreen(Screen[None]):
         super().__init__(name=name)
         self._welcome = welcome
         self._timestamps = timestamps
+        self._title: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
@@ -120,23 +126,42 @@ class MainScreen(Screen[None]):
     def set_status(self, status: Status) -> None:
         """Show the conversation's status (also the first time, when it replaces "starting")."""
         self.status = status
-        self.query_one("#status-line", Static).update(Content(STATUS_LABELS[status.value]))
+        self._paint_status_line()
+
+    def set_title(self, title: str | None) -> None:
+        """Show the saved thread's title after the status (None: no title)."""
+        self._title = title
+        self._paint_status_line()
 
     def watch_status(self, status: Status | None) -> None:
-        if status is not None:
-            self.query_one("#status-line", Static).update(Content(STATUS_LABELS[status.value]))
+        self._paint_status_line()
         # The app's check_action hides "Cancel" unless a turn runs.
         self.app.refresh_bindings()
+
+    def _paint_status_line(self) -> None:
+        line = Content(STATUS_LABELS[self.status.value] if self.status is not None else STARTING_LABEL)
+        if self._title:
+            from widgets.sanitize import sanitize
+
+            # The title is the first message (or what the person typed): data, never markup.
+            line += Content(" · " + " ".join(sanitize(self._title).split()))
+        self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
         for panel in self.query("#state-panel"):
             panel.set_class(not visible, "-hidden")
+            if not visible and self.focused is not None and panel in self.focused.ancestors:
+                # A hidden widget keeps focus otherwise, and what is typed goes nowhere.
+                if self.composer.input.disabled:
+                    self.set_focus(None)  # the composer takes it when it is enabled again
+                else:
+                    self.composer.focus_input()
 
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
 
     def set_waiting(self, reason: str | None) -> None:
-        """Say why the composer waits (None: it accepts input)."""
+        """Say why the composer waits (None: it accepts input; it takes focus back if it lost it)."""
         self.composer.reason = reason
         if reason is None and self.app.focused is None:
             self.composer.focus_input()

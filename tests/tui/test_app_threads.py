@@ -1,0 +1,207 @@
+"""Saved threads in the app: resume what was on screen, answer a suspended approval, open and
+rename threads from the palette, and a store that cannot be used."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from _thread_harness import SavedScript
+from _tui_harness import approval, painted, send, shown_text, started, text, wait_for
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static
+
+from core import ApprovalBlock, Status
+from core.store import ThreadStore
+from tui.app import TandemApp
+from tui.screens.rename_thread import RenameThread
+from tui.screens.thread_picker import ThreadPicker
+from widgets import ApprovalModal
+
+SIZE = (100, 30)
+
+
+def _approval_segments() -> list[Any]:
+    request = approval("req-1", "delete_file", arguments={"path": "/tmp/a.txt"}, message="Delete this file?")
+    return [[text("I need approval."), request]]
+
+
+def _approval_block(app: TandemApp) -> ApprovalBlock:
+    return next(b for b in app.conversation.all_blocks if isinstance(b, ApprovalBlock))
+
+
+def _screen(app: TandemApp) -> tuple[str, str]:
+    """What the terminal shows: its text, and the whole SVG (styles too) without the per-run prefix."""
+    svg = re.sub(r"terminal-\d+", "terminal", app.export_screenshot())
+    lines: dict[str, str] = {}
+    for y, chunk in re.findall(r'<text [^>]*y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
+        lines[y] = lines.get(y, "") + html.unescape(chunk).replace("\xa0", " ")
+    return "\n".join(line.rstrip() for line in lines.values()), svg
+
+
+def _status_line(app: TandemApp) -> str:
+    return str(app.main.query_one("#status-line", Static).render())
+
+
+async def _quit(pilot: Pilot[Any]) -> None:
+    await pilot.press("ctrl+q")
+    await pilot.pause()
+
+
+async def _decide_later(pilot: Pilot[Any], app: TandemApp) -> None:
+    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalModal), "the modal closed")
+
+
+async def _palette(pilot: Pilot[Any], command: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*command)
+    await wait_for(pilot, lambda: command in str(pilot.app.screen.query("CommandList").first().get_option_at_index(0).prompt),
+                   f"the palette offering {command!r}")
+    await pilot.press("enter")
+
+
+class TestResume:
+    async def test_what_is_seen_after_resume_equals_what_was_seen_before_quitting(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3", state={"file": "/tmp/a.txt"})
+        first = saved.app(_approval_segments())
+        async with first.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await send(pilot, "delete it")
+            await _decide_later(pilot, first)
+            await painted(pilot)
+            before = _screen(first)
+            await _quit(pilot)
+
+        second = saved.app(resume="")
+        async with second.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await _decide_later(pilot, second)  # the pending approval asks again; put it off as before
+            await painted(pilot)
+            after = _screen(second)
+            assert "· delete it" in _status_line(second)
+        assert "delete it" in after[0] and "I need approval." in after[0]
+        assert after[0] == before[0]
+        assert after[1] == before[1]
+
+    async def test_a_suspended_approval_is_answered_after_restart(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        first = saved.app(_approval_segments())
+        async with first.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await send(pilot, "delete it")
+            await _decide_later(pilot, first)
+            await _quit(pilot)
+
+        second = saved.app([[text("Deleted.", message_id="m2")]], resume="")
+        async with second.run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the restored approval's modal")
+            assert app.main.status is Status.AWAITING_INPUT
+            await pilot.press("a")
+            await wait_for(pilot, lambda: "Deleted." in shown_text(app) and app.main.status is Status.IDLE, "the answer")
+            decision = _approval_block(app).decision
+            assert decision is not None and decision.outcome == "approved" and decision.who == "ada"
+            assert app.focused is app.main.composer.input
+            await _quit(pilot)
+
+        third = saved.app(resume="")
+        async with third.run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await painted(pilot)
+            block = _approval_block(app)
+            assert block.decision is not None and not block.actionable
+            assert not isinstance(app.screen, ApprovalModal)
+            assert "Deleted." in shown_text(app) and app.main.status is Status.IDLE
+
+    async def test_an_empty_conversation_is_not_kept(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        async with saved.app().run_test(size=SIZE) as pilot:
+            await started(pilot)
+            assert len(saved.threads()) == 1
+            await _quit(pilot)
+        assert saved.threads() == []
+
+
+class TestPalette:
+    async def test_open_thread_restores_another_thread_in_place(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        app = saved.app([[text("About soup.")], [text("About bread.", message_id="m2")]])
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await send(pilot, "soup please")
+            await wait_for(pilot, lambda: "About soup." in shown_text(app) and app.main.status is Status.IDLE, "the first answer")
+            await _palette(pilot, "New conversation")
+            await wait_for(pilot, lambda: app.ready.is_set() and not app.conversation.all_blocks, "the new conversation")
+            await send(pilot, "bread please")
+            await wait_for(pilot, lambda: "About bread." in shown_text(app) and app.main.status is Status.IDLE, "the second answer")
+            assert [info.title for info in saved.threads()] == ["bread please", "soup please"]
+
+            await _palette(pilot, "Open thread")
+            await wait_for(pilot, lambda: isinstance(app.screen, ThreadPicker), "the thread picker")
+            options = app.screen.query_one(OptionList)
+            assert "(open now)" in str(options.get_option_at_index(0).prompt)
+            assert "soup please" in str(options.get_option_at_index(1).prompt)
+            await pilot.press("down", "enter")
+            await wait_for(pilot, lambda: "About soup." in shown_text(app) and app.ready.is_set(), "the soup thread restored")
+            assert "About bread." not in shown_text(app)
+            assert "soup please" in _status_line(app)
+            assert app.focused is app.main.composer.input
+
+    async def test_rename_thread_changes_the_title_shown_and_stored(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        app = saved.app([[text("Sure.")]])
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await send(pilot, "plan the \x1b[31mtrip")
+            await wait_for(pilot, lambda: app.thread_title is not None and app.main.status is Status.IDLE, "the default title")
+            assert app.thread_title == "plan the [31mtrip"  # the store drops control characters
+            assert "· plan the [31mtrip" in _status_line(app)  # shown as data, not markup
+
+            await _palette(pilot, "Rename thread")
+            await wait_for(pilot, lambda: isinstance(app.screen, RenameThread), "the rename dialog")
+            field = app.screen.query_one(Input)
+            assert field.value == "plan the [31mtrip"
+            field.value = ""
+            await pilot.press(*"Lisbon [b]trip[/b]", "enter")
+            await wait_for(pilot, lambda: app.thread_title == "Lisbon [b]trip[/b]", "the new title")
+            assert "· Lisbon [b]trip[/b]" in _status_line(app)
+        assert [info.title for info in saved.threads()] == ["Lisbon [b]trip[/b]"]
+
+
+class TestStoreErrors:
+    async def test_a_corrupt_store_exits_with_the_way_out(self, tmp_path: Path) -> None:
+        from tui.thread_library import ThreadLibrary
+
+        async def never_built(store: ThreadStore, resume: str | None) -> Any:
+            raise AssertionError("the store cannot be opened, so no conversation is built")
+
+        path = tmp_path / "threads.sqlite3"
+        path.write_bytes(b"this is not a database, " * 100)
+        library = ThreadLibrary(never_built, path=path)
+        app = TandemApp(library.factory(""), threads=library, demo=True, frame_seconds=0.005)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.startup_error is not None, "the store error")
+        assert app.return_code == 1
+        assert "tandem threads --start-fresh" in app.startup_error
+        assert str(path) in app.startup_error and "\n" not in app.startup_error
+        assert path.read_bytes().startswith(b"this is not a database")  # the file is kept
+
+    async def test_a_thread_open_elsewhere_is_refused(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        async with saved.app([[text("Hi.")]]).run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "hello")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and app.thread_title, "the saved turn")
+            await _quit(pilot)
+        (thread,) = saved.threads()
+        with ThreadStore(saved.path) as store, store.open(thread.id):  # "another process" holds it
+            app = saved.app(resume=thread.id[:6])
+            async with app.run_test(size=SIZE) as pilot:
+                await wait_for(pilot, lambda: app.startup_error is not None, "the lock error")
+        assert app.return_code == 1
+        assert "already open" in app.startup_error

@@ -1,0 +1,112 @@
+"""The saved threads the app can open: the thread store, opened on the engine thread.
+
+Imports nothing from core at module level: `tui.app_main` builds a `ThreadLibrary` before the
+first frame, and the store (SQLite, the runtime's log entries) is opened on first use, by the
+engine thread, after that frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.context import AgentContext
+    from core.store import ThreadInfo, ThreadStore
+    from tui.engine import ContextFactory
+
+__all__ = ["ContextBuilder", "ThreadLibrary"]
+
+ContextBuilder = Callable[["ThreadStore", "str | None"], Awaitable["AgentContext"]]
+"""Builds a conversation saved in the store: `build(store, resume)`; `resume` is None for a new
+thread, "" for the most recent one, else an id or unique prefix (see `tui.backend.open_context`)."""
+
+
+class ThreadLibrary:
+    """The app's access to the thread store: open a thread as a conversation, list, rename, forget.
+
+    Owns the `ThreadStore` (opened on first use, so neither its imports nor the SQLite file delay
+    the first frame) and the builder of a conversation on one of its threads. Engine thread only:
+    the app reaches it through the bridge. Lifecycle: first use opens the store → `close()`
+    (idempotent), after every conversation built here was retired.
+    """
+
+    def __init__(self, build: ContextBuilder, *, path: Path | None = None, store: ThreadStore | None = None) -> None:
+        """
+        Args:
+            build: Builds a conversation on the store (`tui.backend.open_context` in the app).
+            path: The store file (default: `threads.sqlite3` in the user data directory).
+            store: An open store to use instead of opening `path` (tests).
+        """
+        self._build = build
+        self._path = path
+        self._store = store
+
+    @property
+    def store(self) -> ThreadStore:
+        """The store, opened now if it was not yet.
+
+        Raises:
+            LogStoreError: the file cannot be created or read (the message names the way out).
+        """
+        if self._store is None:
+            from core.store import ThreadStore
+
+            self._store = ThreadStore(self._path)
+        return self._store
+
+    def factory(self, resume: str | None) -> ContextFactory:
+        """A `ContextFactory` for the engine: a new thread (None) or a restored one."""
+
+        def build(loop: asyncio.AbstractEventLoop) -> Awaitable[AgentContext]:
+            return self.open(resume)
+
+        return build
+
+    async def open(self, resume: str | None) -> AgentContext:
+        """A conversation on a new thread (None), the latest ("") or a given one (id or prefix).
+
+        Raises:
+            LogStoreError: the store is unreadable, the thread does not exist or is open elsewhere.
+        """
+        return await self._build(self.store, resume)
+
+    def list(self) -> list[ThreadInfo]:
+        """Every saved thread, most recently updated first (empty threads included)."""
+        return self.store.list()
+
+    def title(self, thread_id: str) -> str | None:
+        """The thread's title (the first message until renamed), or None if it has none yet."""
+        from core.errors import LogStoreError
+
+        try:
+            return self.store.info(thread_id).title
+        except LogStoreError:
+            return None
+
+    def rename(self, thread_id: str, title: str) -> None:
+        """Set a thread's title (cleaned by the store: one line, no control characters).
+
+        Raises:
+            LogStoreError: no such thread.
+        """
+        self.store.rename(thread_id, title)
+
+    async def retire(self, context: AgentContext) -> None:
+        """Dispose of a conversation built here, then forget its thread if nothing was said.
+
+        Disposing logs nothing, so a turn waiting for an approval stays answerable after a restore.
+        """
+        from tui.backend import forget_if_empty
+
+        await context.dispose()
+        if self._store is not None:
+            forget_if_empty(context, self._store)
+
+    def close(self) -> None:
+        """Close the store (idempotent)."""
+        store, self._store = self._store, None
+        if store is not None:
+            store.close()
