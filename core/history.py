@@ -53,22 +53,25 @@ class _MessageBuilder:
         self.author = author
         self.parts: list[Content] = []
         self._calls: dict[str, _CallBuilder] = {}
+        self._run_kind: type[TextContent] | type[ReasoningContent] | None = None
+        self._run: list[str] = []
 
     def accepts(self, message_id: str | None) -> bool:
         return message_id is None or self.message_id is None or message_id == self.message_id
 
     def add(self, part: Content) -> None:
-        if isinstance(part, TextContent) and self.parts and isinstance(self.parts[-1], TextContent):
-            self.parts[-1] = TextContent(text=self.parts[-1].text + part.text)
-        elif (
-            isinstance(part, ReasoningContent)
-            and part.encrypted_value is None
-            and self.parts
-            and isinstance(self.parts[-1], ReasoningContent)
-            and self.parts[-1].encrypted_value is None
-        ):
-            self.parts[-1] = ReasoningContent(text=self.parts[-1].text + part.text)
-        elif isinstance(part, ToolCallContent):
+        # Runs of text (or of plain reasoning) are joined once, in build(): joining delta by
+        # delta would rebuild a model per token and cost O(n²) on a long answer.
+        if isinstance(part, TextContent) or (isinstance(part, ReasoningContent) and part.encrypted_value is None):
+            kind = type(part)
+            if self._run_kind is kind:
+                self._run.append(part.text)
+                return
+            self._flush_run()
+            self._run_kind, self._run = kind, [part.text]
+            return
+        self._flush_run()
+        if isinstance(part, ToolCallContent):
             call = self._calls.get(part.call_id)
             if call is None:
                 call = self._calls[part.call_id] = _CallBuilder(part.call_id, len(self.parts))
@@ -77,7 +80,13 @@ class _MessageBuilder:
         else:
             self.parts.append(part)
 
+    def _flush_run(self) -> None:
+        if self._run_kind is not None:
+            self.parts.append(self._run_kind(text="".join(self._run)))
+            self._run_kind, self._run = None, []
+
     def build(self) -> ChatMessage | None:
+        self._flush_run()
         for call in self._calls.values():
             self.parts[call.position] = call.build()
         if not self.parts:
