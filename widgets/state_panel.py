@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any, ClassVar
 
@@ -69,16 +70,38 @@ def diff_lines(committed: Any, operations: list[dict[str, Any]]) -> list[tuple[s
             text = f"{path}: {old}"
         elif kind == "replace":
             try:
-                old = _short(_resolve(committed, str(op.get("path", ""))))
+                previous = _resolve(committed, str(op.get("path", "")))
             except (KeyError, IndexError, ValueError):
+                previous = None
                 old = "?"
-            text = f"{path}: {old} → {_short(op.get('value'))}"
+            else:
+                old = _short(previous)
+            value = op.get("value")
+            if isinstance(previous, str) and isinstance(value, str) and (len(old) + len(_short(value)) > 60 or "\n" in value):
+                # Long text: the two cut-off ends would hide the change; show the changed lines.
+                lines.append((symbol, css_class, f"{path}: text changed"))
+                lines.extend(_text_diff(previous, value))
+                continue
+            text = f"{path}: {old} → {_short(value)}"
         elif kind == "move":
             text = f"{sanitize(str(op.get('from', '')))} → {path}"
         else:
             text = f"{path}: {sanitize(kind)} {_short(op.get('value'))}"
         lines.append((symbol, css_class, text))
     return lines
+
+
+def _text_diff(old: str, new: str, limit: int = 12) -> list[tuple[str, str, str]]:
+    """The lines that differ between two texts, as `+`/`−` display lines (at most `limit`)."""
+    changed = [
+        ("+", "-added", line[2:]) if line.startswith("+") else ("−", "-removed", line[2:])
+        for line in difflib.ndiff(old.splitlines(), new.splitlines())
+        if line[:1] in ("+", "-")
+    ]
+    shown = [(symbol, css_class, _short(text) if text.strip() else "(blank line)") for symbol, css_class, text in changed[:limit]]
+    if len(changed) > limit:
+        shown.append(("~", "-changed", f"… {len(changed) - limit} more changed lines"))
+    return shown
 
 
 class _StateScroll(VerticalScroll, can_focus=False):
@@ -263,8 +286,12 @@ class StatePanel(Vertical, can_focus=False):
         if cursor is not None:
             for node in _walk(tree.root):
                 if node.data == cursor and node is not tree.root:
-                    tree.move_cursor(node)
+                    # The rebuilt tree has no line numbers until it is laid out again.
+                    self.call_after_refresh(tree.move_cursor, node)
                     break
+        # Rebuilding lines on idle does not always trigger a new layout; without it the tree can
+        # keep a height of 0 and vanish.
+        self.call_after_refresh(tree.refresh, layout=True)
 
     def _paint_notices(self, state: AgentState | None) -> None:
         diverged = state is not None and state.diverged
