@@ -40,13 +40,30 @@ class ConversationScroll(VerticalScroll, can_focus=True):
     }
     """
 
-    def __init__(self, on_scrolled: Callable[[float, float], None], *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        on_scrolled: Callable[[float, float], None],
+        *,
+        on_laid_out: Callable[[], None] | None = None,
+        id: str | None = None,
+    ) -> None:
+        """
+        Args:
+            on_scrolled: Called with the old and new `scroll_y` after every scroll.
+            on_laid_out: Called when a layout changed the height of the content (a message grew,
+                views came or went), which a scroll watcher does not see while anchored.
+        """
         super().__init__(id=id)
         self._on_scrolled = on_scrolled
+        self._on_laid_out = on_laid_out
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self._on_scrolled(old_value, new_value)
+
+    def watch_virtual_size(self) -> None:
+        if self._on_laid_out is not None:
+            self._on_laid_out()
 
     def release_anchor(self) -> None:
         # Textual releases the anchor on any user scroll and, on 8.2.8, does not re-engage it
@@ -91,8 +108,10 @@ class Conversation(Vertical):
     `[lo, hi)` of them that is mounted, their views, and the follow state. Textual lays out every
     mounted widget on every frame, so the window stays bounded however long the conversation:
     following the stream keeps the last `window` views; scrolling to the top or bottom edge mounts
-    the next `chunk` views there and unmounts as many at the far end. Core keeps every block, so a
-    view is rebuilt from its block whenever it comes back. UI thread only.
+    the next `chunk` views there and unmounts as many at the far end. Inside one long message,
+    the chunks far above the viewport are hidden too (`TextView.hide_above`, after every scroll
+    and every layout that changed the content's height). Core keeps every block, so a view is
+    rebuilt from its block whenever it comes back. UI thread only.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -120,6 +139,8 @@ class Conversation(Vertical):
     """Views mounted at once when scrolling past the top or bottom of the window."""
     max_mounted: ClassVar[int] = 100
     """The most views ever mounted at once."""
+    margin: ClassVar[float] = 1.0
+    """How far above the viewport (in viewport heights) a long message's chunks stay laid out."""
     burst: ClassVar[int] = 20
     """Views mounted when more than `window` blocks arrive at once (a restored thread): enough to
     fill a tall terminal, and a third of the first frame's cost; scrolling up mounts the rest."""
@@ -159,7 +180,7 @@ class Conversation(Vertical):
         self._serial = 0
 
     def compose(self) -> ComposeResult:
-        with ConversationScroll(self._scrolled, id="conversation-scroll"):
+        with ConversationScroll(self._scrolled, on_laid_out=self._window_messages, id="conversation-scroll"):
             if self._welcome is not None:
                 yield Static(self._welcome, id="welcome")
         yield NewContentHint(Content("▼ new content below · End (ctrl+end) follows again"), id="new-content-hint")
@@ -342,7 +363,10 @@ class Conversation(Vertical):
         self._mount_range(self._lo, len(self._shown))
 
     def _scrolled(self, old: float, new: float) -> None:
-        if self._adjusting or not self.is_mounted:
+        if not self.is_mounted:
+            return
+        self._window_messages()
+        if self._adjusting:
             return
         scroller = self.scroller
         at_bottom = new >= scroller.max_scroll_y - 0.5
@@ -356,6 +380,18 @@ class Conversation(Vertical):
             self.following = False
         if new <= 0 and self._lo > 0:
             self._extend_up()
+
+    def _window_messages(self) -> None:
+        """Lay out only the chunks of long messages that are near the viewport."""
+        if not self._views:
+            return  # and `widgets` is not imported before the first block: start-up paints first
+        from widgets import TextView
+
+        scroller = self.scroller
+        top = int(scroller.scroll_y - scroller.scrollable_content_region.height * self.margin)
+        for view in self._views.values():
+            if isinstance(view, TextView) and view.is_mounted and view.statistics().chunks > 1:
+                view.hide_above(top - view.virtual_region.y)
 
     def _extend_up(self) -> None:
         anchor = self._views.get(self._shown[self._lo].id)

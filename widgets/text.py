@@ -7,6 +7,8 @@ from typing import ClassVar, NamedTuple
 
 from textual.app import ComposeResult
 from textual.content import Content
+from textual import events
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from core.blocks.text import TextBlock
@@ -25,6 +27,8 @@ class TextViewStatistics(NamedTuple):
     """Characters appended to Markdown chunks; equals the sanitised text length when only suffixes are fed."""
     chunks: int
     """How many Markdown widgets the message is split across."""
+    hidden_chunks: int = 0
+    """How many of them are hidden (far above the viewport, see `TextView.hide_above`)."""
 
 
 class ChunkSplitter:
@@ -81,13 +85,16 @@ class ChunkSplitter:
 class TextView(BlockView):
     """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
 
-    Owns one or more Markdown chunk widgets and a drain worker that appends to the last one,
-    coalescing what arrives while Markdown is busy. Each paint feeds only the text added since
-    the last paint (a token costs O(token), not O(message)); after
-    `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank line outside a code
-    fence, so the per-append cost of Textual's Markdown (which grows with its document) stays
-    bounded. UI thread only. The time comes from the optional `timestamp` attribute (epoch
-    seconds) the app sets; without it no time is shown (snapshots show no clock).
+    Owns one or more Markdown chunk widgets, the spacer standing in for hidden ones, and a drain
+    worker that appends to the last chunk, coalescing what arrives while Markdown is busy. Each
+    paint feeds only the text added since the last paint (a token costs O(token), not
+    O(message)); after `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank
+    line outside a code fence, so the per-append cost of Textual's Markdown (which grows with its
+    document) stays bounded. Textual lays out every displayed widget on every frame, so the
+    chunks far above the viewport are hidden (`hide_above`, called by the scrolling container)
+    behind a spacer of their height, and shown again when the reader scrolls near them. UI
+    thread only. The time comes from the optional `timestamp` attribute (epoch seconds) the app
+    sets; without it no time is shown (snapshots show no clock).
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -104,6 +111,9 @@ class TextView(BlockView):
             margin: 0;
             padding: 0;
             background: transparent;
+        }
+        & > .text-view--spacer {
+            display: none;
         }
         & > .text-view--stopped {
             display: none;
@@ -141,12 +151,21 @@ class TextView(BlockView):
         self._outbox: list[list[str]] = []
         self._draining = False
         self._chunks: list[Markdown] = []
+        self._hidden_heights: list[int] = []
+        self._spacer = Widget(classes="text-view--spacer")
+        self._hidden_width = 0
         self._paints = 0
         self._chars_written = 0
 
     def compose(self) -> ComposeResult:
         yield Static(classes="text-view--header")
+        yield self._spacer
         yield Static(Content("⏹ stopped"), classes="text-view--stopped")
+
+    def on_resize(self, _event: events.Resize) -> None:
+        # A new width rewraps every chunk: the heights the spacer stands for no longer hold.
+        if self._hidden_heights and self.size.width != self._hidden_width:
+            self._hide_chunks(0)
 
     def update_from_block(self) -> None:
         block = self.block
@@ -164,12 +183,53 @@ class TextView(BlockView):
 
     def statistics(self) -> TextViewStatistics:
         """Paints, characters written and chunk count so far."""
-        return TextViewStatistics(self._paints, self._chars_written, len(self._chunks))
+        return TextViewStatistics(self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights))
 
     @property
     def chunks(self) -> list[Markdown]:
         """The Markdown widgets holding the message, in order."""
         return list(self._chunks)
+
+    def hide_above(self, top: int) -> None:
+        """Lay out only the chunks that reach below `top`; hide the ones wholly above it.
+
+        The hidden chunks (a leading run, never the last chunk, which may still grow) give way to
+        one spacer of their total height, so nothing below them moves and the scroll position
+        holds. Cheap when nothing changes: the caller may call it on every scroll and frame.
+
+        Args:
+            top: The highest line to keep laid out, in this view's coordinates (0 is its top
+                edge): the viewport's top minus a margin, so a chunk is back before it is seen.
+                Chunks below the viewport stay laid out.
+        """
+        chunks = self._chunks
+        hidden = len(self._hidden_heights)
+        if len(chunks) < 2 or (not hidden and top <= 0):
+            return
+        y = self._spacer.virtual_region.y if hidden else chunks[0].virtual_region.y
+        keep_hidden = 0
+        for index, chunk in enumerate(chunks[:-1]):
+            height = self._hidden_heights[index] if index < hidden else chunk.outer_size.height
+            if not height or y + height > top:
+                break
+            y += height
+            keep_hidden = index + 1
+        if keep_hidden != hidden:
+            self._hide_chunks(keep_hidden)
+
+    def _hide_chunks(self, count: int) -> None:
+        """Hide the first `count` chunks behind the spacer and show the rest."""
+        heights = self._hidden_heights
+        for index, chunk in enumerate(self._chunks):
+            if index < count and index >= len(heights):
+                heights.append(chunk.outer_size.height)
+                chunk.display = False
+            elif index >= count and index < len(heights):
+                chunk.display = True
+        del heights[count:]
+        self._hidden_width = self.size.width
+        self._spacer.styles.height = sum(heights)
+        self._spacer.display = bool(heights)
 
     def _header(self) -> Content:
         block = self.block

@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _tui_harness import Scripted, release, send, started, text, wait_for
+from _tui_harness import Scripted, painted, release, send, started, text, wait_for
 
 from core import ChatUpdate, Status
 from core.content import DebugContent
 from tui.conversation import Conversation, NewContentHint
+from widgets import TextView
 
 
 def _many_messages(count: int, gate: asyncio.Event | None = None) -> list[Any]:
@@ -86,6 +87,29 @@ class TestWindow:
             await wait_for(pilot, lambda: conversation.mounted_views[0].block is not first, "earlier views remounted")
             assert len(conversation.mounted_views) <= Conversation.max_mounted
             assert not conversation.following
+
+    async def test_a_long_message_lays_out_only_its_chunks_near_the_viewport(self) -> None:
+        script = Scripted([[text("".join(f"paragraph {n}\n\n" for n in range(200)))]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await painted(pilot)
+            view = app.conversation.mounted_views[-1]
+            assert isinstance(view, TextView)
+            scroller = app.conversation.scroller
+            assert view.statistics().chunks >= 5
+            assert view.statistics().hidden_chunks >= 3  # followed to the end: the top is far away
+            end = scroller.scroll_y
+            scroller.focus()
+            await pilot.press("pageup")
+            await pilot.pause()
+            assert scroller.scroll_y == end - scroller.scrollable_content_region.height  # no jump
+            await pilot.press("home")
+            await wait_for(pilot, lambda: view.statistics().hidden_chunks == 0, "every chunk shown again")
+            await pilot.pause()
+            assert view.chunks[0].region.overlaps(scroller.region)
+            await pilot.press("end")
+            await wait_for(pilot, lambda: view.statistics().hidden_chunks >= 3, "the top hidden again")
 
     async def test_debug_blocks_show_only_in_the_debug_view(self) -> None:
         debug = ChatUpdate(contents=[DebugContent(label="CUSTOM", value={"x": 1})])

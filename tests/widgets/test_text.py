@@ -1,8 +1,9 @@
-"""TextView: suffix-only streaming, splitting long messages, author/time, stopped mark."""
+"""TextView: suffix-only streaming, splitting long messages, hiding far chunks, author/time, stopped mark."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.blocks import TextBlock
@@ -17,6 +18,16 @@ class _Host(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self.view
+
+
+class _ScrollHost(App[None]):
+    def __init__(self, view: TextView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield self.view
 
 
 def _block(role: str = "assistant", author: str | None = None) -> TextBlock:
@@ -131,3 +142,65 @@ class TestLook:
 
     def test_view_for_picks_text_view(self) -> None:
         assert isinstance(view_for(TextBlock("m:0")), TextView)
+
+
+class TestHidingFarChunks:
+    """`hide_above`: chunks wholly above the kept range hide behind a spacer of their height."""
+
+    async def _long_view(self, pilot: object) -> TextView:
+        app = pilot.app  # type: ignore[attr-defined]
+        view = app.view
+        block = view.block
+        for index in range(23):
+            block.append(f"paragraph {index}\n\n")
+        block.complete()
+        view.refresh_block()
+        await app.workers.wait_for_complete()
+        await pilot.pause()  # type: ignore[attr-defined]
+        return view  # type: ignore[no-any-return]
+
+    async def test_far_chunks_hide_and_come_back_without_moving_what_follows(self) -> None:
+        async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
+            view = await self._long_view(pilot)
+            chunks = view.chunks
+            assert len(chunks) == 5
+            tops = [chunk.virtual_region.y for chunk in chunks]
+            last_y, height = tops[-1], view.outer_size.height
+
+            view.hide_above(last_y)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 4
+            assert [chunk.display for chunk in chunks] == [False, False, False, False, True]
+            assert (chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+
+            view.hide_above(tops[3] + 1)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 3  # the chunk reaching into the range is back
+            assert (chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+
+            view.hide_above(0)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 0
+            assert all(chunk.display for chunk in chunks)
+            assert (chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            assert _source(view) == view.block.text  # type: ignore[attr-defined]
+
+    async def test_the_last_chunk_is_never_hidden(self) -> None:
+        async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
+            view = await self._long_view(pilot)
+            view.hide_above(10_000)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 4
+            assert view.chunks[-1].display
+
+    async def test_a_new_width_shows_every_chunk_again(self) -> None:
+        async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
+            view = await self._long_view(pilot)
+            view.hide_above(10_000)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 4
+            await pilot.resize_terminal(40, 20)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 0
+            assert all(chunk.display for chunk in view.chunks)
+
