@@ -15,7 +15,7 @@ from core.a2ui import install_a2ui
 from core.agent import UIAgent
 from core.blocks.base import BlockEnv
 from core.blocks.tool_call import ToolCallBlock
-from core.chat_client import ChatClient, FunctionInvokingChatClient
+from core.chat_client import ChatClient, FunctionInvokingChatClient, ToolFunction
 from core.context import AgentContext
 from core.errors import LogStoreError
 from core.messages import ToolDeclaration
@@ -119,7 +119,7 @@ def build_agent(
 ) -> UIAgent:
     """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks."""
     hooks = hooks or AppHooks()
-    client_tools = {"generate_haiku": _generate_haiku}
+    client_tools: dict[str, ToolFunction] = {"generate_haiku": _generate_haiku}
     agent = UIAgent(FunctionInvokingChatClient(client, client_tools), env=env)
     agent.declare_tool(
         ToolDeclaration(name="generate_haiku", description="Show a haiku to the user as a card.", parameters=_HAIKU_SCHEMA)

@@ -168,8 +168,7 @@ class TextFieldComponent(InputComponent):
         if variant == "longText":
             yield TextArea(value, soft_wrap=True, classes="a2ui-input--control")
         else:
-            kind = "number" if variant == "number" else "text"
-            yield Input(value, type=kind, password=variant == "obscured", classes="a2ui-input--control")
+            yield Input(value, type="number" if variant == "number" else "text", password=variant == "obscured", classes="a2ui-input--control")
         yield self._message()
 
     def shown_value(self) -> Any:
@@ -353,8 +352,8 @@ class SliderComponent(InputComponent):
     def compose(self) -> ComposeResult:
         yield self._label()
         props = self.node.props
-        low = props.get("min") if isinstance(props.get("min"), (int, float)) else 0
-        high = props.get("max") if isinstance(props.get("max"), (int, float)) else 100
+        low = float(props["min"]) if isinstance(props.get("min"), (int, float)) else 0.0
+        high = float(props["max"]) if isinstance(props.get("max"), (int, float)) else 100.0
         step = props.get("step") if isinstance(props.get("step"), (int, float)) and props["step"] > 0 else None
         yield SliderBar(self._model, minimum=low, maximum=high, step=step)
         yield self._message()

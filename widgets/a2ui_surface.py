@@ -183,14 +183,14 @@ class SurfaceView(BlockView):
     def update_from_block(self) -> None:
         block = self.surface
         self.border_title = agent_text(block.frame_title)
-        for status in _STATUS_TEXT:
-            self.set_class(block.status == status, f"-{status}")
-        status = self.query_one(".surface-view--status", Static)
+        for name in _STATUS_TEXT:
+            self.set_class(block.status == name, f"-{name}")
+        status_line = self.query_one(".surface-view--status", Static)
         text = _STATUS_TEXT.get(block.status)
         if block.status == "retrying" and block.status_errors:
             text = f"{text}: {block.status_errors[-1]}"
-        status.update(agent_text(text) if text else Content(""))
-        status.display = text is not None
+        status_line.update(agent_text(text) if text else Content(""))
+        status_line.display = text is not None
         error = self.query_one(".surface-view--error", Static)
         line = block.error_line
         error.update(Content("⚠ ") + agent_text(line) if line else Content(""))
