@@ -52,7 +52,8 @@ from core.messages import ChatMessage, ChatOptions, ChatUpdate
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
 
 _MAX_SAFE = 9007199254740991
-"""The largest integer a JSON timestamp may hold (what the event models accept)."""
+_MIN_SAFE = -_MAX_SAFE
+"""The range of integers a JSON timestamp may hold (what the event models accept)."""
 _CHUNKS = (TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent)
 """The events `ChunkExpander` rewrites."""
 _NOT_PLAIN = object()
@@ -210,18 +211,20 @@ class AGUIChatClient(ChatClient):
                             key, delta = data.get(id_field), data.get("delta")
                             if key.__class__ is str and delta.__class__ is str and key in open_ids:
                                 # Members besides type, id and delta: none, a timestamp, or any allowed.
-                                extra = len(data) - 3
+                                size = len(data)
                                 timestamp: object
-                                subagent: object
-                                if extra == 0:
-                                    timestamp, subagent = 0, None
-                                elif extra == 1 and "timestamp" in data:
-                                    timestamp, subagent = data["timestamp"], None
+                                subagent: object = None
+                                if size == 4:  # the usual: type, id, delta and a timestamp
+                                    timestamp = data.get("timestamp", _NOT_PLAIN)
+                                    if timestamp is _NOT_PLAIN and data.keys() <= delta_fields:
+                                        timestamp, subagent = 0, data.get("subagentRunId")
+                                elif size == 3:
+                                    timestamp = 0
                                 elif data.keys() <= delta_fields:
                                     timestamp, subagent = data.get("timestamp", 0), data.get("subagentRunId")
                                 else:
-                                    timestamp = subagent = _NOT_PLAIN
-                                if (timestamp.__class__ is int and -_MAX_SAFE <= timestamp <= _MAX_SAFE
+                                    timestamp = _NOT_PLAIN
+                                if (timestamp.__class__ is int and _MIN_SAFE <= timestamp <= _MAX_SAFE
                                         and (subagent is None or subagent.__class__ is str)):
                                     update = delta_update(event_type, key, delta, subagent, data)
                                     if update is not None:

@@ -98,8 +98,11 @@ class KnownCall:
     def parsed_arguments(self) -> dict[str, Any] | None:
         """The complete arguments, parsed from the streamed chunks when needed."""
         if self.arguments is None and self.chunks:
+            text = "".join(self.chunks)
+            if text.lstrip(" \t\n\r")[:1] != "{":
+                return None  # not an object (what `json.loads` would say, without raising)
             try:
-                value = json.loads("".join(self.chunks))
+                value = json.loads(text)
             except ValueError:
                 return None
             self.arguments = value if isinstance(value, dict) else None
@@ -124,8 +127,9 @@ def parse_expiry(value: str | None) -> float | None:
     return moment.timestamp()
 
 
-_set = object.__setattr__
 _UPDATE_FIELDS = frozenset(ChatUpdate.model_fields)
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+"""`object.__setattr__(model, "__dict__", value)` without the attribute lookup through the MRO."""
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
@@ -136,8 +140,8 @@ def _envelope(contents: list[Any], raw: Any, role: Role, message_id: str | None,
     # envelope skips validation: this is what `model_construct` does, at a fifth of its cost
     # (the slots are written through their descriptors, the cheapest way from Python).
     update = _new(ChatUpdate)
-    _set(update, "__dict__", {"role": role, "contents": contents, "message_id": message_id, "author": author,
-                              "raw": raw})
+    _set_dict(update, {"role": role, "contents": contents, "message_id": message_id, "author": author,
+                       "raw": raw})
     _set_fields_set(update, set(_UPDATE_FIELDS))
     _set_extra(update, None)
     _set_private(update, None)
@@ -154,7 +158,7 @@ def _part(model: type[Any], values: dict[str, Any], fields_set: set[str]) -> Any
     # `values` holds every field in declaration order, `fields_set` those the caller chose
     # (what validation would have recorded).
     part = _new(model)
-    _set(part, "__dict__", values)
+    _set_dict(part, values)
     _set_fields_set(part, fields_set)
     _set_extra(part, None)
     _set_private(part, None)
@@ -255,13 +259,13 @@ class EventMapper:
         if event_type == "TEXT_MESSAGE_CONTENT":
             # `_part` and `_envelope`, inlined.
             part = _new(TextContent)
-            _set(part, "__dict__", {"kind": "text", "text": delta})
+            _set_dict(part, {"kind": "text", "text": delta})
             _set_fields_set(part, {"text"})
             _set_extra(part, None)
             _set_private(part, None)
             update = _new(ChatUpdate)
-            _set(update, "__dict__", {"role": self._roles.get(key, "assistant"), "contents": [part], "message_id": key,
-                                      "author": author, "raw": raw})
+            _set_dict(update, {"role": self._roles.get(key, "assistant"), "contents": [part], "message_id": key,
+                                   "author": author, "raw": raw})
             _set_fields_set(update, set(_UPDATE_FIELDS))
             _set_extra(update, None)
             _set_private(update, None)
@@ -271,11 +275,22 @@ class EventMapper:
             return _envelope([part], raw, "assistant", key, author)
         call = self.calls[key]
         call.chunks.append(delta)
-        part = _part(ToolCallContent, {
+        # `_part` and `_envelope`, inlined.
+        arguments_part = _new(ToolCallContent)
+        _set_dict(arguments_part, {
             "kind": "tool_call", "call_id": key, "name": call.name, "arguments_delta": delta, "arguments": None,
             "done": False, "informational_only": call.informational_only, "encrypted_value": None,
-        }, {"call_id", "name", "arguments_delta", "informational_only"})
-        return _envelope([part], raw, "assistant", call.parent_message_id, author)
+        })
+        _set_fields_set(arguments_part, {"call_id", "name", "arguments_delta", "informational_only"})
+        _set_extra(arguments_part, None)
+        _set_private(arguments_part, None)
+        update = _new(ChatUpdate)
+        _set_dict(update, {"role": "assistant", "contents": [arguments_part], "message_id": call.parent_message_id,
+                           "author": author, "raw": raw})
+        _set_fields_set(update, set(_UPDATE_FIELDS))
+        _set_extra(update, None)
+        _set_private(update, None)
+        return update
 
     # -- attribution -------------------------------------------------------------------------
 
@@ -338,9 +353,11 @@ class EventMapper:
             event.tool_call_name, event.parent_message_id, informational_only=informational
         )
         self._run_calls.append(event.tool_call_id)
-        part = ToolCallContent(
-            call_id=event.tool_call_id, name=event.tool_call_name, informational_only=informational
-        )
+        # Built unvalidated (`_part`): the event's fields are validated strings, as the part's.
+        part = _part(ToolCallContent, {
+            "kind": "tool_call", "call_id": event.tool_call_id, "name": event.tool_call_name, "arguments_delta": "",
+            "arguments": None, "done": False, "informational_only": informational, "encrypted_value": None,
+        }, {"call_id", "name", "informational_only"})
         return [_update([part], raw, message_id=event.parent_message_id, author=self._author(event))]
 
     def _call_args(self, event: Any, raw: Any) -> list[ChatUpdate]:
@@ -356,10 +373,18 @@ class EventMapper:
 
     def _call_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
         call = self.calls[event.tool_call_id]
-        part = ToolCallContent(
-            call_id=event.tool_call_id, name=call.name, done=True, arguments=call.parsed_arguments(),
-            informational_only=call.informational_only,
-        )
+        arguments = call.parsed_arguments()
+        if arguments is None:
+            # Built unvalidated (`_part`): nothing here needs it (parsed arguments are validated below).
+            part = _part(ToolCallContent, {
+                "kind": "tool_call", "call_id": event.tool_call_id, "name": call.name, "arguments_delta": "",
+                "arguments": None, "done": True, "informational_only": call.informational_only, "encrypted_value": None,
+            }, {"call_id", "name", "done", "arguments", "informational_only"})
+        else:
+            part = ToolCallContent(
+                call_id=event.tool_call_id, name=call.name, done=True, arguments=arguments,
+                informational_only=call.informational_only,
+            )
         return [_update([part], raw, message_id=call.parent_message_id, author=self._author(event))]
 
     def _call_result(self, event: Any, raw: Any) -> list[ChatUpdate]:
@@ -367,9 +392,16 @@ class EventMapper:
         if call is not None:
             call.resolved = True
         content = event.content
-        if not isinstance(content, str):
-            content = [part.model_dump(mode="json", by_alias=True) for part in content]
-        part = ToolResultContent(call_id=event.tool_call_id, result=content)
+        if content.__class__ is str:
+            # Built unvalidated (`_part`): a string result is what validation would keep.
+            part = _part(ToolResultContent, {
+                "kind": "tool_result", "call_id": event.tool_call_id, "result": content, "error": None,
+                "encrypted_value": None,
+            }, {"call_id", "result"})
+        else:
+            if not isinstance(content, str):
+                content = [part.model_dump(mode="json", by_alias=True) for part in content]
+            part = ToolResultContent(call_id=event.tool_call_id, result=content)
         self._results[event.message_id] = part
         self._known_ids.add(event.message_id)
         return [_update([part], raw, role="tool", message_id=event.message_id, author=self._author(event))]
