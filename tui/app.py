@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.binding import Binding, BindingType
 
-from themes import THEMES
+from themes import MAIN_SCREEN_TCSS, THEMES
 from tui.approvals import ApprovalQueue
 from tui.bridge import FRAME_SECONDS, Bridge
 from tui.commands import THEME_ALIASES, AppCommands
@@ -53,6 +53,9 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
     the engine after the first frame; unmount (or quit) stops it before the app's loop closes.
     Holds off Python's full garbage collections while a turn streams (`tui.garbage`).
     """
+
+    CSS_PATH = MAIN_SCREEN_TCSS
+    """The main screen's stylesheet (every rule nested under `MainScreen`; see `get_default_screen`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
@@ -130,12 +133,15 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         assert self._main is not None
         return self._main
 
-    def on_mount(self) -> None:
-        # Pushed rather than returned by get_default_screen(): Textual loads a screen's CSS_PATH
-        # only for pushed (and mode) screens.
+    def get_default_screen(self) -> MainScreen:
+        # The main screen is the default one: pushed over Textual's blank default screen, the
+        # first frame would cost one more screen. (Textual loads a screen's CSS_PATH only for
+        # pushed screens, so the main screen's stylesheet is the app's `CSS_PATH`.)
         welcome = welcome_content(demo=self.demo, endpoint=self.endpoint, connecting=not self.demo)
         self._main = MainScreen(welcome=welcome, timestamps=self._timestamp)
-        self.push_screen(self._main)
+        return self._main
+
+    def on_mount(self) -> None:
         # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
         # that would each time trigger a full collection. Held until the conversation's first
         # frame (the first status, see `bridge_status_changed`), then collected once.
@@ -270,11 +276,30 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
 
     def _hold_full_collections(self, *, streaming: bool) -> None:
         # A full collection stops both threads for up to ~0.5 s once a long answer is on screen:
-        # keep it out of the stream and run it once the final frame of the turn is painted.
+        # keep it out of the stream and run it once the turn's answer is painted.
         if streaming:
             self._full_collections.hold()
-        elif self._full_collections.release():
-            self.call_after_refresh(self._full_collections.collect)
+        elif self._full_collections.held:
+            self.call_after_refresh(self._collect_when_painted)
+
+    def _collect_when_painted(self) -> None:
+        """Run the held-off full collection once the text views drained, then restore the thresholds.
+
+        The turn's last status comes with its last text, which the text views go on appending to
+        their Markdown for a while (up to a second for a long answer): a collection then, ours or
+        CPython's as soon as the thresholds are back (the old generation grew during the turn),
+        would stall that tail for a time proportional to the heap, i.e. to the conversation's length.
+        """
+        from widgets import TextView
+
+        if self._main is not None and self._main.status is not None and self._main.status.value == "streaming":
+            return  # a new turn holds them again
+        if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.workers):
+            self.set_timer(FRAME_SECONDS, self._collect_when_painted)
+            return
+        if self._full_collections.held:
+            self._full_collections.collect()  # first: it resets the counters CPython would act on
+            self._full_collections.release()
 
     def _painting(self) -> bool:
         # A frame may still be due while the app shuts down and its screens are gone.

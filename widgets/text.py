@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import time
 from typing import ClassVar, NamedTuple
 
 from textual.app import ComposeResult
@@ -29,6 +30,8 @@ class TextViewStatistics(NamedTuple):
     """How many Markdown widgets the message is split across."""
     hidden_chunks: int = 0
     """How many of them are hidden (far above the viewport, see `TextView.hide_above`)."""
+    appended_at: float = 0.0
+    """`time.perf_counter()` when the last append to a Markdown chunk completed (0: none yet)."""
 
 
 class ChunkSplitter:
@@ -132,6 +135,8 @@ class TextView(BlockView):
 
     BLOCKS_PER_CHUNK: ClassVar[int] = 40
     """Markdown blocks (paragraphs, lists, fences) per chunk widget before a new one starts."""
+    DRAIN_GROUP: ClassVar[str] = "text-view-drain"
+    """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
     def __init__(
         self,
@@ -156,6 +161,7 @@ class TextView(BlockView):
         self._hidden_width = 0
         self._paints = 0
         self._chars_written = 0
+        self._appended_at = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(classes="text-view--header")
@@ -183,7 +189,9 @@ class TextView(BlockView):
 
     def statistics(self) -> TextViewStatistics:
         """Paints, characters written and chunk count so far."""
-        return TextViewStatistics(self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights))
+        return TextViewStatistics(
+            self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights), self._appended_at
+        )
 
     @property
     def chunks(self) -> list[Markdown]:
@@ -258,7 +266,7 @@ class TextView(BlockView):
     def _schedule_flush(self) -> None:
         if not self._draining and self._outbox:
             self._draining = True
-            self.run_worker(self._drain(), group="text-view-drain", exit_on_error=False)
+            self.run_worker(self._drain(), group=self.DRAIN_GROUP, exit_on_error=False)
 
     async def _drain(self) -> None:
         """Append queued text to the chunk widgets until the queue is empty.
@@ -277,6 +285,7 @@ class TextView(BlockView):
                     if fragment:
                         self._chars_written += len(fragment)
                         await self._chunks[-1].append(fragment)
+                        self._appended_at = time.perf_counter()
         finally:
             self._draining = False
 

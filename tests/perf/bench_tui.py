@@ -2,7 +2,9 @@
 
     python tests/perf/bench_tui.py
 
-(a) per-token UI cost with 10 vs 2,000 earlier blocks (target ratio ≤ 1.1);
+(a) per-token UI cost with 10 vs 2,000 earlier blocks (target ratio ≤ 1.1): the median ratio of
+    interleaved pairs of 10,000-token streams, each in a fresh interpreter after a discarded
+    warm-up turn, so that neither one noisy run nor the apps left over from earlier runs decide it;
 (b) repaints per block during a 2,000 tokens/s stream (target ≤ one per frame);
 (c) keypress-to-screen latency while streaming, p50/p99 (target p99 ≤ 50 ms), measured as
     DESIGN.md says: a probe thread posts a `Key` event and waits until the composer's text changes;
@@ -13,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import statistics
 import subprocess
@@ -33,6 +36,11 @@ from tui.bridge import FRAME_SECONDS  # noqa: E402
 from widgets import TextView  # noqa: E402
 
 TOKENS = 2_000
+COST_TOKENS = 10_000
+"""Tokens per measurement of (a): about a second each, so timer granularity and scheduling noise
+(a 2-CPU machine) weigh little against it."""
+COST_PAIRS = 5
+"""Measured pairs of (a), each a stream with 10 and one with 2,000 earlier blocks."""
 
 
 def _history(count: int) -> list[Any]:
@@ -54,30 +62,73 @@ async def _paced_tokens(count: int | None, rate: float, gate: asyncio.Event) -> 
                 await asyncio.sleep(delay)
 
 
-async def per_token_cost(earlier: int) -> float:
-    """Wall seconds per token from releasing an unpaced stream to the whole answer painted."""
-    gate = asyncio.Event()
+async def per_token_cost(earlier: int, tokens: int = COST_TOKENS) -> float:
+    """Wall seconds per token from releasing an unpaced stream to the whole answer painted.
+
+    A short unpaced turn before it warms up the paths of a stream (its figure is discarded).
+    """
+    warm_up, gate = asyncio.Event(), asyncio.Event()
+
+    def warm_up_stream(messages: Any, options: Any) -> Any:
+        return _paced_tokens(tokens // 20, 0.0, warm_up)
 
     def stream(messages: Any, options: Any) -> Any:
-        return _paced_tokens(TOKENS, 0.0, gate)
+        return _paced_tokens(tokens, 0.0, gate)
 
-    script = Scripted([_history(earlier), stream])
+    script = Scripted([_history(earlier), warm_up_stream, stream])
     app = script.app(frame_seconds=FRAME_SECONDS)
+
+    async def turn(event: asyncio.Event) -> float:
+        await send(pilot, "stream")
+        await pilot.pause(0.05)
+        gc.collect()  # what the previous turn left is not this turn's cost
+        begin = time.perf_counter()
+        app.engine.loop.call_soon_threadsafe(event.set)
+        await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the stream", attempts=30_000)
+        answer = app.conversation.all_blocks[-1]
+        view = app.conversation.view_of(answer)
+        assert isinstance(view, TextView)
+        await wait_for(pilot, lambda: view.statistics().chars_written >= len(answer.text.rstrip()), "painted", attempts=5000)  # type: ignore[attr-defined]
+        # When the last append completed, not when the poll noticed: the full collection held off
+        # during the turn may run in between (a pause that grows with the heap, after the answer).
+        seconds = view.statistics().appended_at - begin
+        await app.workers.wait_for_complete()  # the collection held off during the turn
+        await pilot.pause(0.2)
+        return seconds
+
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot)
         await send(pilot, "history")
         await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(app.conversation.all_blocks) == earlier + 1, "history", attempts=3000)
         await pilot.pause(0.2)
-        await send(pilot, "stream")
-        await pilot.pause(0.05)
-        begin = time.perf_counter()
-        app.engine.loop.call_soon_threadsafe(gate.set)
-        await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the stream", attempts=5000)
-        answer = app.conversation.all_blocks[-1]
-        view = app.conversation.view_of(answer)
-        assert isinstance(view, TextView)
-        await wait_for(pilot, lambda: view.statistics().chars_written >= len(answer.text.rstrip()), "painted", attempts=5000)  # type: ignore[attr-defined]
-        return (time.perf_counter() - begin) / TOKENS
+        await turn(warm_up)
+        return await turn(gate) / tokens
+
+
+def _per_token_cost_in_new_process(earlier: int) -> float:
+    command = [sys.executable, __file__, "--per-token-cost", str(earlier)]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def per_token_ratio(pairs: int = COST_PAIRS) -> tuple[float, float, list[float]]:
+    """(median cost with 10, median cost with 2,000 earlier blocks, ratio of each pair).
+
+    Each measurement runs in a fresh interpreter (an app that ran leaves objects behind, which
+    makes the next run in the same process slower), and the two conditions alternate (ABBA…, so
+    a slow drift of the machine weighs on both alike).
+    """
+    small: list[float] = []
+    large: list[float] = []
+    for pair in range(pairs):
+        if pair % 2 == 0:
+            small.append(_per_token_cost_in_new_process(10))
+            large.append(_per_token_cost_in_new_process(2_000))
+        else:
+            large.append(_per_token_cost_in_new_process(2_000))
+            small.append(_per_token_cost_in_new_process(10))
+    ratios = [big / little for little, big in zip(small, large)]
+    return statistics.median(small), statistics.median(large), ratios
 
 
 async def repaints_during_stream() -> tuple[int, float, int, int]:
@@ -191,10 +242,12 @@ def _help_imports_textual() -> bool:
 
 async def main() -> None:
     print(f"Tandem TUI benchmarks (frame = {FRAME_SECONDS * 1000:.1f} ms)")
-    await per_token_cost(10)  # warm-up: imports, caches
-    small = min([await per_token_cost(10) for _ in range(3)])
-    large = min([await per_token_cost(2_000) for _ in range(3)])
-    print(f"(a) UI cost per token: {small * 1e6:.1f} µs with 10 earlier blocks, {large * 1e6:.1f} µs with 2,000; ratio {large / small:.2f} (target ≤ 1.1)")
+    small, large, ratios = per_token_ratio()
+    print(
+        f"(a) UI cost per token: {small * 1e6:.1f} µs with 10 earlier blocks, {large * 1e6:.1f} µs with 2,000; "
+        f"ratio {statistics.median(ratios):.2f} (target ≤ 1.1), median of {len(ratios)} pairs of {COST_TOKENS} tokens "
+        f"(pairs {min(ratios):.2f}–{max(ratios):.2f})"
+    )
     repaints, seconds, frames, calls = await repaints_during_stream()
     print(
         f"(b) {TOKENS} tokens in {seconds:.2f} s ({TOKENS / seconds:.0f}/s): {repaints} repaints of the block over {frames} frames "
@@ -210,4 +263,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    if sys.argv[1:2] == ["--per-token-cost"]:
+        print(asyncio.run(per_token_cost(int(sys.argv[2]))))
+    else:
+        asyncio.run(main())

@@ -12,7 +12,6 @@ from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from themes import MAIN_SCREEN_TCSS
 from tui.composer import Composer
 from tui.conversation import Conversation
 
@@ -45,11 +44,11 @@ class MainScreen(Screen[None]):
 
     Owns the layout and what the status line says; the app owns the engine and tells the
     screen what changed (`set_status`, `set_waiting`). UI thread only. Lifecycle: the first frame
-    shows the welcome, the composer and "starting"; once the engine is up, the app calls
-    `mount_state_panel` (the panel needs core, which is imported after that first frame).
+    shows the welcome, the composer and "starting"; the footer is mounted right after it; once
+    the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
+    after that first frame). Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
+    whose default screen it is.
     """
-
-    CSS_PATH = MAIN_SCREEN_TCSS
 
     AUTO_FOCUS = "ComposerInput"
     """When the screen comes back without a focused widget (e.g. after a modal), only the
@@ -86,10 +85,17 @@ class MainScreen(Screen[None]):
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
         yield Composer(placeholder="Message the agent — Enter sends, Shift+Enter or Ctrl+J for a new line", id="composer")
         yield Static(Content(STARTING_LABEL), id="status-line")
-        yield Footer()
 
     def on_mount(self) -> None:
         self.composer.focus_input()
+        # The footer comes right after the first frame: composed, it would add a fifth of the
+        # start-up time (its stylesheet and key widgets) to that frame, where it shows no keys yet
+        # anyway (Textual's footer fills in its keys after a refresh).
+        self.call_after_refresh(self._mount_footer)
+
+    def _mount_footer(self) -> None:
+        if self.is_attached:  # not when the app quit before its second frame
+            self.mount(Footer())
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
