@@ -380,6 +380,30 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
             return
         pending = context.pending_blocks
         self.main.set_waiting(waiting_reason(pending))
+        self.call_after_refresh(self._focus_waiting_form, pending)
+
+    def _focus_waiting_form(self, pending: list[Block]) -> None:
+        """Put the cursor in the form the agent waits on, if the composer's disabling left it nowhere.
+
+        Approvals have their modal; an input request or UI action is answered inline, and without
+        this the keys a person types after the question appears go nowhere.
+        """
+        from core.blocks import ApprovalBlock
+
+        if self.screen is not self._main:
+            return
+        focused = self.screen.focused
+        composer = self.main.composer
+        if focused is not None and focused is not composer.input and focused is not composer.moved_focus_to:
+            return  # the person is working somewhere on purpose
+        for block in pending:
+            if isinstance(block, ApprovalBlock) or not getattr(block, "actionable", False):
+                continue
+            view = self.main.conversation.view_of(block)
+            targets = [w for w in view.query("*") if w.focusable] if view is not None else []
+            if targets:
+                targets[0].focus()
+                return
 
     # -- actions --------------------------------------------------------------------------------
 

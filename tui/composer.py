@@ -137,6 +137,11 @@ class Composer(Vertical):
         self.input.clear()
         self.post_message(self.Sent(text))
 
+    @property
+    def moved_focus_to(self) -> Widget | None:
+        """Where disabling the input sent the focus (None if it did not hold the focus)."""
+        return self._focus_moved_to
+
     def focus_input(self) -> None:
         """Focus the text area (when it accepts input)."""
         if not self.input.disabled:

@@ -208,6 +208,9 @@ class Conversation(Vertical):
 
     def on_mount(self) -> None:
         self.scroller.anchor(self.following)
+        # Text views lay out appended text in their own workers, after the frame that changed the
+        # content height; a slow look-again catches chunks that moved far away since.
+        self.set_interval(0.25, self._window_messages)
 
     def watch_following(self, following: bool) -> None:
         if self.is_mounted:

@@ -98,7 +98,8 @@ class TestWindow:
             assert isinstance(view, TextView)
             scroller = app.conversation.scroller
             assert view.statistics().chunks >= 5
-            assert view.statistics().hidden_chunks >= 3  # followed to the end: the top is far away
+            # Followed to the end, the top is far away: hidden once the layout after the last append ran.
+            await wait_for(pilot, lambda: view.statistics().hidden_chunks >= 3, "the top of the message hidden")
             end = scroller.scroll_y
             scroller.focus()
             await pilot.press("pageup")

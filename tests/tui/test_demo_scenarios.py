@@ -253,3 +253,19 @@ class TestDocument:
             panel = app.main.query_one(StatePanel)
             await wait_for(pilot, lambda: bool(_diff_lines(panel)), "the proposal's diff in the panel")
             assert "Follow-up (drafted by the agent)" in "\n".join(_diff_lines(panel))
+
+
+class TestAddress:
+    async def test_typing_goes_into_the_form_the_agent_waits_on(self, tmp_path: Path) -> None:
+        """The composer is disabled while the agent waits; the keys typed next must fill the form."""
+        from widgets import InterruptView
+
+        async with demo_app(tmp_path).run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "/demo address")
+            await wait_for(pilot, lambda: app.main.status is Status.AWAITING_INPUT, "the turn waits for the human")
+            await wait_for(pilot, lambda: isinstance(app.screen.focused, Input), "focus in the address form")
+            view = app.main.query_one(InterruptView)
+            assert app.screen.focused in list(view.query(Input))
+            await pilot.press(*"Ana Lima")
+            assert app.screen.focused.value == "Ana Lima"  # type: ignore[union-attr]
