@@ -390,10 +390,11 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         """
         from core.blocks import ApprovalBlock
 
-        if self.screen is not self._main:
+        main = self._main
+        if main is None or self.screen is not main:
             return
-        focused = self.screen.focused
-        composer = self.main.composer
+        focused = main.focused
+        composer = main.composer
         if focused is not None and focused is not composer.input and focused is not composer.moved_focus_to:
             return  # the person is working somewhere on purpose
         for block in pending:
