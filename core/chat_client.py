@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from core.content import ToolCallContent, ToolResultContent
+from core.history import messages_from_updates
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["ChatClient", "DelegatingChatClient", "ToolFunction", "FunctionInvokingChatClient"]
@@ -96,7 +97,7 @@ class FunctionInvokingChatClient(DelegatingChatClient):
                 results.append(await self._invoke(call))
             result_update = ChatUpdate(role="tool", contents=list(results))
             yield result_update
-            history.extend(_updates_to_messages(produced))
+            history.extend(messages_from_updates(produced))
             history.extend(ChatMessage(role="tool", contents=[r]) for r in results)
 
     async def _invoke(self, call: _PendingCall) -> ToolResultContent:
@@ -138,9 +139,3 @@ class _PendingCall:
         if not isinstance(value, dict):
             raise ValueError("tool arguments are not a JSON object")
         return value
-
-
-def _updates_to_messages(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
-    from core.history import messages_from_updates
-
-    return messages_from_updates(updates)
