@@ -23,7 +23,7 @@ from core.blocks import (
     UIActionBlock,
     UnhandledContentBlock,
 )
-from core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient
+from core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient, LazyChatClient
 from core.context import AgentContext
 from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 from core.notify import Subscription
@@ -53,6 +53,7 @@ __all__ = [
     "Emit",
     "ErrorBlock",
     "FunctionInvokingChatClient",
+    "LazyChatClient",
     "InMemoryThread",
     "InteractiveBlock",
     "InterruptBlock",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import JsonValue
@@ -50,7 +50,8 @@ class UIAgent:
         self._declarations: dict[str, ToolDeclaration] = {t.name: t for t in tools or []}
         self.context = list(context or [])
         self.forwarded_props = dict(forwarded_props or {})
-        self.history: list[ChatMessage] = []
+        self._history: list[ChatMessage] = []
+        self._unfolded: list[Callable[[], Sequence[ChatMessage]]] = []
         self.pipeline = Pipeline(
             env=self.env,
             state=self.state,
@@ -59,6 +60,28 @@ class UIAgent:
         )
         for handler in handlers or []:
             self.pipeline.add_handler(handler)
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        """The messages the model is sent next time (what `defer_history` queued is folded now)."""
+        if self._unfolded:
+            pending, self._unfolded = self._unfolded, []
+            for fold in pending:
+                self._history.extend(fold())
+        return self._history
+
+    @history.setter
+    def history(self, messages: list[ChatMessage]) -> None:
+        self._history = messages
+        self._unfolded = []
+
+    def defer_history(self, fold: Callable[[], Sequence[ChatMessage]]) -> None:
+        """Append `fold()` to the history when it is next read, in order with other deferrals.
+
+        Restore replays every segment of a long thread, but folding streamed updates into
+        messages (a pydantic model per message) is only needed when the next request is sent.
+        """
+        self._unfolded.append(fold)
 
     def register_ui_action(
         self,

@@ -14,7 +14,7 @@ from core.content import ToolCallContent, ToolResultContent
 from core.history import messages_from_updates
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
 
-__all__ = ["ChatClient", "DelegatingChatClient", "ToolFunction", "FunctionInvokingChatClient"]
+__all__ = ["ChatClient", "DelegatingChatClient", "LazyChatClient", "ToolFunction", "FunctionInvokingChatClient"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,32 @@ class DelegatingChatClient(ChatClient):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class LazyChatClient(ChatClient):
+    """A client built on its first request: owns the factory and, once built, the client.
+
+    Opening a saved thread replays its log without talking to the server; deferring the
+    transport (and its imports: httpx, the AG-UI models) keeps it off a resume's first frame.
+    """
+
+    def __init__(self, factory: Callable[[], ChatClient]) -> None:
+        self._factory = factory
+        self._client: ChatClient | None = None
+
+    @property
+    def client(self) -> ChatClient:
+        """The real client (built now if this is the first use)."""
+        if self._client is None:
+            self._client = self._factory()
+        return self._client
+
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
+        return self.client.stream(messages, options)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
 
 
 ToolFunction = Callable[[dict[str, Any]], Awaitable[JsonValue] | JsonValue]

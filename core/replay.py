@@ -88,7 +88,8 @@ class _Replayer:
             turn = self.turns[entry.turn_id]
             turn.segments = max(turn.segments, entry.index + 1)
             turn.settle(TurnStatus.RUNNING)
-            self.agent.history.extend(entry.continuation)
+            continuation = list(entry.continuation)
+            self.agent.defer_history(lambda: continuation)
             self.pipeline.begin_segment(entry.turn_id, entry.index)
             self.updates = []
             self.open_segment = entry
@@ -116,7 +117,8 @@ class _Replayer:
         self.open_segment = None
         if entry.outcome == "completed":
             self.last_interactive = self.pipeline.end_segment()
-            self.agent.history.extend(messages_from_updates(self.updates))
+            updates = self.updates
+            self.agent.defer_history(lambda: messages_from_updates(updates))
         elif entry.outcome == "error":
             self.pipeline.end_segment()
             self._error_block(turn, entry.index, entry.error or "the segment failed")

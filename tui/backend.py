@@ -15,7 +15,7 @@ from core.a2ui import install_a2ui
 from core.agent import UIAgent
 from core.blocks.base import BlockEnv
 from core.blocks.tool_call import ToolCallBlock
-from core.chat_client import ChatClient, FunctionInvokingChatClient, ToolFunction
+from core.chat_client import ChatClient, FunctionInvokingChatClient, LazyChatClient, ToolFunction
 from core.context import AgentContext
 from core.errors import LogStoreError
 from core.messages import ToolDeclaration
@@ -99,14 +99,19 @@ def build_chat_client(url: str | None, headers: dict[str, str] | None = None, *,
     The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
     logic as a remote server's; no port is opened.
     """
-    from core.agui import AGUIChatClient
 
-    if url:
-        return AGUIChatClient(url, headers=headers)
-    from core.agui.demo import DemoAgent, encode_sse
+    def build() -> ChatClient:
+        from core.agui import AGUIChatClient
 
-    agent = DemoAgent(speed)
-    return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+        if url:
+            return AGUIChatClient(url, headers=headers)
+        from core.agui.demo import DemoAgent, encode_sse
+
+        agent = DemoAgent(speed)
+        return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+
+    # Built on the first request: a resumed thread is replayed before anything is sent.
+    return LazyChatClient(build)
 
 
 def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:

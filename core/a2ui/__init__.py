@@ -8,6 +8,9 @@ for the widgets, and builds what goes back to the agent.
 
 from __future__ import annotations
 
+import importlib
+import typing
+
 from core.a2ui.catalog import (
     BASIC_CATALOG_ALIASES,
     BASIC_CATALOG_ID,
@@ -20,8 +23,31 @@ from core.a2ui.catalog import (
 from core.a2ui.handler import A2UIHandler, find_outbox, install_a2ui
 from core.a2ui.operations import ACTIVITY_TYPE, SurfaceStatus
 from core.a2ui.outbound import A2UIChatClient, A2UIOutbox, DeliveryMode, a2ui_forwarded_props, action_message
-from core.a2ui.resolved import CheckResult, ResolvedComponent
-from core.a2ui.surface import ActionResult, ActionStatus, SurfaceBlock, SurfaceError, agent_display_name
+
+if typing.TYPE_CHECKING:
+    from core.a2ui.resolved import CheckResult, ResolvedComponent
+    from core.a2ui.surface import ActionResult, ActionStatus, SurfaceBlock, SurfaceError, agent_display_name
+
+# These modules import a2ui-core (its catalog: ~0.25 s); they load on first use, so installing
+# A2UI on an agent (every `tandem` start, every resume) costs nothing until a surface arrives.
+_LAZY = {
+    "CheckResult": "core.a2ui.resolved",
+    "ResolvedComponent": "core.a2ui.resolved",
+    "ActionResult": "core.a2ui.surface",
+    "ActionStatus": "core.a2ui.surface",
+    "SurfaceBlock": "core.a2ui.surface",
+    "SurfaceError": "core.a2ui.surface",
+    "agent_display_name": "core.a2ui.surface",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "A2UIChatClient",

@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from a2ui.core import CapabilitiesOptions, MessageProcessor, MessageProcessorOptions, RELAXED_VALIDATION
-from a2ui.core.basic_catalog import BasicCatalog
-from a2ui.core.catalog import CatalogApi
-from a2ui.core.resolution import MissingDataBindingWarning
+# a2ui-core is imported when the first surface (or the first request) needs it: its basic
+# catalog alone costs ~0.25 s of start-up, which a resumed thread must not pay before its
+# first frame.
+if TYPE_CHECKING:
+    from a2ui.core import MessageProcessor
+    from a2ui.core.catalog import CatalogApi
 
 __all__ = [
     "BASIC_CATALOG_ID",
@@ -30,10 +32,6 @@ __all__ = [
     "capabilities",
     "capabilities_context_entry",
 ]
-
-# An incremental stream binds inputs to paths the data model does not hold yet: that is normal,
-# not worth a warning per render.
-warnings.filterwarnings("ignore", category=MissingDataBindingWarning)
 
 PROTOCOL_VERSION = "v0.9"
 """The A2UI protocol version Tandem speaks."""
@@ -66,6 +64,12 @@ COMPONENT_SCHEMA_DESCRIPTION = (
 @functools.cache
 def basic_catalog() -> CatalogApi:
     """The v0.9 basic catalog (built once; a2ui-core copies it per processor)."""
+    from a2ui.core.basic_catalog import BasicCatalog
+    from a2ui.core.resolution import MissingDataBindingWarning
+
+    # An incremental stream binds inputs to paths the data model does not hold yet: that is
+    # normal, not worth a warning per render.
+    warnings.filterwarnings("ignore", category=MissingDataBindingWarning)
     return BasicCatalog(PROTOCOL_VERSION)
 
 
@@ -82,11 +86,15 @@ def new_processor() -> MessageProcessor:
     The strict settings reject ordinary incremental streams (a root that arrives later, children
     not yet sent), so they are never used for what an agent streams.
     """
+    from a2ui.core import MessageProcessor, MessageProcessorOptions, RELAXED_VALIDATION
+
     return MessageProcessor([basic_catalog()], options=MessageProcessorOptions(validation_config=RELAXED_VALIDATION))
 
 
 @functools.cache
 def _capabilities_json() -> str:
+    from a2ui.core import CapabilitiesOptions
+
     caps = new_processor().get_renderer_capabilities(CapabilitiesOptions(versions=[PROTOCOL_VERSION], include_inline_catalogs=True))
     return json.dumps(caps, separators=(",", ":"), ensure_ascii=False)
 

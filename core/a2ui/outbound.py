@@ -14,17 +14,16 @@ import json
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from a2ui.core.schema.v0_9.client_to_server import A2uiClientDataModel, A2uiRendererErrorMessage
 from pydantic import JsonValue
 
-from core.a2ui.catalog import PROTOCOL_VERSION
-from core.a2ui.surface import SurfaceBlock
+from core.a2ui.catalog import COMPONENT_SCHEMA_DESCRIPTION, PROTOCOL_VERSION, capabilities_context_entry
 from core.blocks.base import Block
 from core.chat_client import ChatClient, DelegatingChatClient
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 if TYPE_CHECKING:
     from core.a2ui.handler import A2UIHandler
+    from core.a2ui.surface import SurfaceBlock
 
 __all__ = ["DeliveryMode", "a2ui_forwarded_props", "action_message", "A2UIOutbox", "A2UIChatClient"]
 
@@ -32,8 +31,16 @@ DeliveryMode = Literal["forwarded_props", "message"]
 """How a fired event reaches the agent (a per-server setting)."""
 
 
+_SURFACE_KIND = "a2ui_surface"
+
+
 def _surfaces(blocks: Iterable[Block]) -> list[SurfaceBlock]:
-    return [b for b in blocks if isinstance(b, SurfaceBlock)]
+    candidates = [b for b in blocks if b.kind == _SURFACE_KIND]
+    if not candidates:
+        return []  # no surface yet: leave a2ui-core unloaded
+    from core.a2ui.surface import SurfaceBlock
+
+    return [b for b in candidates if isinstance(b, SurfaceBlock)]
 
 
 def a2ui_forwarded_props(
@@ -57,6 +64,10 @@ def a2ui_forwarded_props(
     """
     props: dict[str, JsonValue] = {}
     owned = [b for b in _surfaces(blocks) if b.agent_id == agent_id]
+    if not owned:
+        return props
+    from a2ui.core.schema.v0_9.client_to_server import A2uiClientDataModel, A2uiRendererErrorMessage
+
     if include_actions:
         actions = [a for b in owned for a in (b.take_actions() if consume else b.unsent_actions)]
         if actions:
@@ -121,7 +132,8 @@ class A2UIOutbox:
 
 
 class A2UIChatClient(DelegatingChatClient):
-    """Middleware adding the outbox's `forwardedProps` to every request of the inner client."""
+    """Middleware adding the outbox's `forwardedProps` and the A2UI capabilities context entry
+    to every request of the inner client."""
 
     def __init__(self, inner: ChatClient, outbox: A2UIOutbox) -> None:
         super().__init__(inner)
@@ -131,4 +143,6 @@ class A2UIChatClient(DelegatingChatClient):
         extra: dict[str, Any] = self.outbox.forwarded_props()
         if extra:
             options = options.model_copy(update={"forwarded_props": {**options.forwarded_props, **extra}})
+        if not any(item.get("description") == COMPONENT_SCHEMA_DESCRIPTION for item in options.context):
+            options = options.model_copy(update={"context": [*options.context, capabilities_context_entry()]})
         return self.inner.stream(messages, options)

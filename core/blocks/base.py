@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import getpass
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ class Lifecycle(str, enum.Enum):
     INACTIVE = "inactive"  # no longer streaming; interactive blocks may still be decided
 
 
+@functools.cache  # every block builds a placeholder env: one passwd lookup per process, not per block
 def _default_user() -> str:
     try:
         return getpass.getuser()

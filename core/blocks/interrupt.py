@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 from pydantic import JsonValue
 
 from core.blocks.interactive import InteractiveBlock
@@ -46,6 +45,8 @@ class InterruptBlock(InteractiveBlock):
         """The schema violations of `payload`, as readable messages (empty when valid)."""
         if not self.response_schema:
             return []
+        import jsonschema  # ~25 ms: loaded when a schema is first checked, not at start-up
+
         try:
             validator_class = jsonschema.validators.validator_for(self.response_schema)
             # The schema comes from the agent: check it, or a malformed one raises TypeError mid-validation.

@@ -119,12 +119,49 @@ class TestInvalidInput:
 
 
 class TestOutbound:
-    def test_capabilities_context_entry(self):
-        agent, _ = make_agent()
-        [entry] = [e for e in agent.context if e["description"] == COMPONENT_SCHEMA_DESCRIPTION]
-        value = json.loads(entry["value"])
-        assert value["catalogId"] == "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
-        assert set(value["components"]) >= {"Text", "Button", "DateTimeInput"} and len(value["components"]) == 18
+    async def test_every_request_carries_the_capabilities_context_entry(self):
+        inner = ScriptedChatClient([[ChatUpdate(contents=[TextContent(text="ok")])]] * 2)
+        agent = UIAgent(inner, env=BlockEnv(user="ann"))
+        install_a2ui(agent)
+        context = AgentContext(agent)
+        await (await context.send("hi")).wait()
+        await (await context.send("again")).wait()
+        for _messages, options in inner.requests:
+            [entry] = [e for e in options.context if e["description"] == COMPONENT_SCHEMA_DESCRIPTION]
+            value = json.loads(entry["value"])
+            assert value["catalogId"] == "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+            assert set(value["components"]) >= {"Text", "Button", "DateTimeInput"} and len(value["components"]) == 18
+        assert len(inner.requests) == 2
+
+    async def test_the_entry_is_not_added_twice(self):
+        inner = ScriptedChatClient([[]])
+        agent = UIAgent(inner, env=BlockEnv(user="ann"))
+        install_a2ui(agent)
+        from core.a2ui import capabilities_context_entry
+        from core.messages import ChatOptions
+
+        async for _ in agent.client.stream([], ChatOptions(context=[capabilities_context_entry()])):
+            pass
+        [(_, options)] = inner.requests
+        assert [e["description"] for e in options.context] == [COMPONENT_SCHEMA_DESCRIPTION]
+
+    def test_without_the_client_wrapped_the_entry_is_in_the_agent_context(self):
+        agent = UIAgent(ScriptedChatClient([]), env=BlockEnv(user="ann"))
+        install_a2ui(agent, wrap_client=False)
+        install_a2ui(agent, wrap_client=False)
+        assert [e["description"] for e in agent.context].count(COMPONENT_SCHEMA_DESCRIPTION) == 1
+
+    def test_installing_a2ui_does_not_load_a2ui_core(self):
+        import subprocess
+        import sys
+
+        code = (
+            "import sys\nfrom core import UIAgent\nfrom core.scripted import ScriptedChatClient\n"
+            "from core.a2ui import install_a2ui\ninstall_a2ui(UIAgent(ScriptedChatClient([])))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('a2ui')))"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.strip() == "[]"
 
     def test_data_model_goes_only_to_the_owning_agent(self):
         mine, _ = make_agent(agent_id="booking-server")

@@ -58,6 +58,8 @@ def test_all_is_the_public_namespace(package: str) -> None:
     A name imported only for the package's own use should be imported under a private alias.
     """
     module = importlib.import_module(package)
+    for name in getattr(module, "__all__", ()):
+        getattr(module, name, None)  # a package may load some names on first use (module __getattr__)
     public = {
         name
         for name, value in vars(module).items()
