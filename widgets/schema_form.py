@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-import jsonschema
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -137,6 +136,8 @@ class SchemaForm(Widget):
 
     def validate(self, payload: Any) -> dict[str, str]:
         """Schema violations of `payload`, by field key (`""` for the form as a whole)."""
+        import jsonschema  # ~25 ms, on the first submit rather than at start-up
+
         try:
             validator = jsonschema.validators.validator_for(self.schema)(self.schema)
             found = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))

@@ -10,10 +10,12 @@ import themes
 
 
 def test_widgets_all_matches_public_names() -> None:
+    for name in widgets.__all__:  # names load their module on first use: each must resolve
+        getattr(widgets, name)
     public = {name for name in vars(widgets) if not name.startswith("_") and name not in {"annotations"}}
     imported_modules = {name for name, value in vars(widgets).items() if type(value).__name__ == "module"}
     core_names = {"ActivityBlock", "ApprovalBlock", "Block", "ErrorBlock", "InterruptBlock", "ReasoningBlock", "TextBlock",
-                  "ToolCallBlock", "UIActionBlock", "UnhandledContentBlock", "DebugBlock", "TOOL_VIEWS"}
+                  "ToolCallBlock", "UIActionBlock", "UnhandledContentBlock", "DebugBlock"}
     assert set(widgets.__all__) == public - imported_modules - core_names
 
 
@@ -25,6 +27,14 @@ def test_themes_all_names_exist() -> None:
 
 def test_widgets_never_import_a_transport_or_the_app() -> None:
     code = "import sys, widgets; bad = [m for m in ('httpx', 'tui', 'core.agui') if m in sys.modules]; print(bad)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_the_state_panel_loads_no_block_view() -> None:
+    """Mounted before a resumed thread's first frame: the views, Markdown and jsonschema come later."""
+    code = ("import sys, widgets.state_panel; "
+            "print([m for m in ('widgets.text', 'widgets.interrupt', 'markdown_it', 'jsonschema') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
@@ -42,7 +52,11 @@ def test_every_lazy_view_resolves() -> None:
 
     from core.blocks import Block
 
-    for block_path, (module, name) in widgets._BLOCK_VIEWS.items():
+    from widgets.views import _BLOCK_VIEWS, TOOL_VIEWS
+
+    for module, name in TOOL_VIEWS.values():
+        assert issubclass(getattr(importlib.import_module(module), name), widgets.BlockView), (module, name)
+    for block_path, (module, name) in _BLOCK_VIEWS.items():
         block_module, _, block_name = block_path.rpartition(".")
         assert issubclass(getattr(importlib.import_module(block_module), block_name), Block), block_path
         assert issubclass(getattr(importlib.import_module(module), name), widgets.BlockView), (module, name)
