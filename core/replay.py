@@ -56,7 +56,7 @@ async def restore(
     replayer = _Replayer(context)
     agent.env.replaying = True
     try:
-        for entry in thread.entries():
+        for entry in thread.replay_entries():
             replayer.apply(entry)
     finally:
         agent.env.replaying = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 import uuid
 
+from core.compaction import compact_entries
 from core.log_entries import LogEntry
 
 __all__ = ["ConversationThread", "InMemoryThread"]
@@ -35,6 +36,11 @@ class ConversationThread(abc.ABC):
     @abc.abstractmethod
     def entries(self) -> list[LogEntry]:
         """Every committed entry, in order."""
+
+    def replay_entries(self) -> list[LogEntry]:
+        """What `restore()` replays: entries that rebuild the same conversation as `entries()`,
+        possibly fewer (`core.compaction`: no raw events, text deltas joined)."""
+        return compact_entries(self.entries())
 
     def close(self) -> None:
         """Release the store. Idempotent."""

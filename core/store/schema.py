@@ -57,6 +57,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         "index threads by last update (list, latest)",
         ("CREATE INDEX threads_by_updated ON threads (updated_at DESC)",),
     ),
+    Migration(
+        3,
+        "the compacted copy of each log that restore replays (core.compaction)",
+        (
+            # Rows cover a thread's sequence numbers from 0 without a gap; `json` is an array of
+            # the compacted entries of first_seq..last_seq. Derived data: rebuilt when missing.
+            """
+            CREATE TABLE replay (
+                thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                first_seq INTEGER NOT NULL,
+                last_seq INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (thread_id, first_seq)
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
 

@@ -2,86 +2,25 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import logging
 import sqlite3
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-
-from pydantic import TypeAdapter, ValidationError
 
 from core.errors import LogStoreError
 from core.log_entries import LogEntry, SegmentStarted, TurnStarted
 from core.store.connection import connect, translated
+from core.store.entries_codec import decode_entries, paused_gc
 from core.store.lock import ThreadLock
+from core.store.replay_copy import ReplayCopy
 from core.store.titles import title_from_messages
 from core.thread import ConversationThread
 
 __all__ = ["SqliteThread", "decode_entries", "paused_gc"]
 
 log = logging.getLogger(__name__)
-
-_ENTRY = TypeAdapter(LogEntry)
-_ENTRIES = TypeAdapter(list[LogEntry])
-_BATCH = 1000
-"""Rows parsed per `validate_json` call when reading a thread."""
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a burst of allocations (re-enabled after).
-
-    On the way out, what the young generations hold (mostly the burst's objects) moves to the
-    oldest one unscanned (`gc.freeze()` then `gc.unfreeze()`): otherwise the first allocation
-    after re-enabling scans every object of the burst at once (100,000 log entries: 0.5 s) to
-    find no garbage in data that lives on. Garbage cycles among those objects, if any, are
-    still found, by the next full collection. Skipped when something else froze objects
-    (`gc.unfreeze()` would thaw those too).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
-def decode_entries(rows: list[tuple[int, str]], where: str) -> list[LogEntry]:
-    """Parse stored `(seq, json)` rows into log entries, in order.
-
-    Raises:
-        LogStoreError: a row is not a log entry this version understands (it names the row).
-    """
-    try:
-        # One parse per JSON array of _BATCH rows, several times faster than a parse per row
-        # (and than one array of every row, whose parse tree is too big to reuse its memory);
-        # with the cyclic GC paused, which otherwise rescans the millions of new objects over
-        # and over (100,000 entries: 2.4 s → 0.5 s). Parsed entries hold no reference cycles.
-        with paused_gc():
-            entries: list[LogEntry] = []
-            for start in range(0, len(rows), _BATCH):
-                batch = rows[start:start + _BATCH]
-                entries.extend(_ENTRIES.validate_json("[" + ",".join(json for _seq, json in batch) + "]"))
-            return entries
-    except ValidationError:
-        pass
-    for seq, json in rows:
-        try:
-            _ENTRY.validate_json(json)
-        except ValidationError as exc:
-            raise LogStoreError(
-                f"entry {seq} in {where} is not a log entry this Tandem understands "
-                f"({exc.error_count()} problem(s), first: {exc.errors()[0]['msg']}); "
-                "export it with `tandem export ID --format jsonl` to inspect it"
-            ) from exc
-    raise LogStoreError(f"the entries in {where} could not be read")  # pragma: no cover
 
 
 class SqliteThread(ConversationThread):
@@ -119,6 +58,7 @@ class SqliteThread(ConversationThread):
                     "SELECT COALESCE(MAX(seq), -1) + 1 FROM entries WHERE thread_id = ?", (thread_id,)
                 ).fetchone()
             self._next_seq = int(row[0])
+            self._replay = ReplayCopy(thread_id, empty=self._next_seq == 0)
         except BaseException:
             self.close()
             raise
@@ -165,9 +105,12 @@ class SqliteThread(ConversationThread):
         starts = [entry for entry in batch if isinstance(entry, TurnStarted)]
         title = next((t for t in (title_from_messages(s.messages) for s in starts) if t), None)
         with translated(self.path):
+            if not self._replay.loaded:
+                self._replay.read(connection, self._where)  # a thread opened without a restore
             connection.execute("BEGIN IMMEDIATE")
             try:
                 connection.executemany("INSERT INTO entries (thread_id, seq, kind, json) VALUES (?, ?, ?, ?)", rows)
+                staged = self._replay.stage(connection, [(self._next_seq + i, entry) for i, entry in enumerate(batch)])
                 updated = connection.execute(
                     "UPDATE threads SET updated_at = ?, turns = turns + ?, title = COALESCE(title, ?) WHERE id = ?",
                     (self._clock(), len(starts), title, self.thread_id),
@@ -179,6 +122,7 @@ class SqliteThread(ConversationThread):
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise
+        self._replay.accept(staged)
         self._next_seq += len(rows)
         del self._pending[: len(batch)]
 
@@ -194,10 +138,59 @@ class SqliteThread(ConversationThread):
             rows = self._connection.execute(
                 "SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (self.thread_id,)
             ).fetchall()
-        return decode_entries(rows, f"thread {self.thread_id} of {self.path}")
+        return decode_entries(rows, self._where)
+
+    def replay_entries(self) -> list[LogEntry]:
+        """The entries `restore()` replays: the compacted copy, then the log's tail.
+
+        Raises:
+            LogStoreError: the thread is closed, or its entries could not be read.
+        """
+        if self._connection is None:
+            raise LogStoreError(f"thread {self.thread_id} is closed")
+        with translated(self.path):
+            return self._replay.read(self._connection, self._where)
+
+    def compact(self) -> None:
+        """Write the replay copy of every committed entry it lacks (e.g. a thread from before
+        the copy existed), so the next restore reads fewer entries. Does nothing read-only.
+
+        Raises:
+            LogStoreError: the file could not be written.
+        """
+        if self.read_only or self._connection is None:
+            return
+        connection = self._connection
+        with translated(self.path):
+            if not self._replay.loaded:
+                self._replay.read(connection, self._where)
+            if not self._replay.pending():
+                return
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                staged = self._replay.stage(connection, [])
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+        self._replay.accept(staged)
+
+    @property
+    def _where(self) -> str:
+        return f"thread {self.thread_id} of {self.path}"
 
     def close(self) -> None:
-        """Close the connection and release the lock; pending entries are dropped. Idempotent."""
+        """Close the connection and release the lock; pending entries are dropped. Idempotent.
+
+        A writable thread first completes its replay copy (`compact()`); failing that is logged,
+        not raised: the copy is rebuilt from the log whenever it is missing.
+        """
+        if self._connection is not None and self._replay.pending():
+            try:
+                self.compact()
+            except LogStoreError as exc:
+                log.warning("could not compact %s: %s", self._where, exc)
         connection, self._connection = self._connection, None
         if self._pending:
             log.debug("closing thread %s with %d uncommitted entries", self.thread_id, len(self._pending))

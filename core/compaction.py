@@ -1,0 +1,80 @@
+"""Log compaction: the entries a restore replays, fewer than the entries logged.
+
+The log keeps one update per streamed delta, each with its raw protocol event: lossless, and
+what an export shows. Replaying needs neither: a streamed answer of 400 deltas builds the same
+text block from one update holding the joined text, and no handler reads `raw`. A thread store
+keeps a compacted copy beside the log (derived data, rebuilt whenever missing) so that a long
+thread resumes in a fraction of the time.
+
+What is merged: consecutive updates of one turn with the same role, message id and author,
+each holding a single plain text part, or each a single plain
+reasoning part (not an encrypted value). Tool-call argument chunks, state, activities and
+every other part stay one update each, so state mappers that predict state from streamed
+arguments see every chunk as they did live; a custom state mapper that claims text parts sees
+one joined part per run instead of one per delta.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.content import ReasoningContent, TextContent
+from core.log_entries import LogEntry, UpdateLogged
+
+__all__ = ["COMPACTION_VERSION", "compact_entries"]
+
+COMPACTION_VERSION = 1
+"""Bumped whenever `compact_entries` changes what it produces: stored copies of another version
+are ignored and rebuilt."""
+
+
+def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
+    """`entries` as replay needs them: raw events dropped, runs of text deltas joined.
+
+    Replaying the result through `restore()` yields the same blocks, ids, state and history
+    as replaying `entries`.
+    """
+    out: list[LogEntry] = []
+    run_key: tuple[object, ...] | None = None
+    run_texts: list[str] = []
+
+    def close_run() -> None:
+        if run_key is not None and len(run_texts) > 1:
+            first = out[-1]
+            assert isinstance(first, UpdateLogged)
+            [part] = first.update.contents
+            joined = part.model_copy(update={"text": "".join(run_texts)})
+            out[-1] = first.model_copy(update={"update": first.update.model_copy(update={"contents": [joined]})})
+
+    for entry in entries:
+        if not isinstance(entry, UpdateLogged):
+            close_run()
+            run_key, run_texts = None, []
+            out.append(entry)
+            continue
+        key = _text_run_key(entry)
+        if key is not None and key == run_key:
+            run_texts.append(entry.update.contents[0].text)  # type: ignore[union-attr]
+            continue
+        close_run()
+        update = entry.update
+        if update.raw is not None:
+            entry = entry.model_copy(update={"update": update.model_copy(update={"raw": None})})
+        out.append(entry)
+        run_key = key
+        run_texts = [update.contents[0].text] if key is not None else []  # type: ignore[union-attr]
+    close_run()
+    return out
+
+
+def _text_run_key(entry: UpdateLogged) -> tuple[object, ...] | None:
+    """What must match for `entry` to join the previous update's text (None: it never joins)."""
+    update = entry.update
+    if len(update.contents) != 1 or update.message_id is None:
+        return None
+    part = update.contents[0]
+    if type(part) is TextContent:
+        return (entry.turn_id, "text", update.role, update.message_id, update.author)
+    if type(part) is ReasoningContent and part.encrypted_value is None:
+        return (entry.turn_id, "reasoning", update.role, update.message_id, update.author)
+    return None

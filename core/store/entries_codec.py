@@ -1,0 +1,73 @@
+"""Reading stored log entries: JSON rows parsed into `LogEntry` models, fast."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+from pydantic import TypeAdapter, ValidationError
+
+from core.errors import LogStoreError
+from core.log_entries import LogEntry
+
+__all__ = ["decode_entries", "paused_gc"]
+
+_ENTRY = TypeAdapter(LogEntry)
+_ENTRIES = TypeAdapter(list[LogEntry])
+_BATCH = 1000
+"""Rows parsed per `validate_json` call when reading a thread."""
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a burst of allocations (re-enabled after).
+
+    On the way out, what the young generations hold (mostly the burst's objects) moves to the
+    oldest one unscanned (`gc.freeze()` then `gc.unfreeze()`): otherwise the first allocation
+    after re-enabling scans every object of the burst at once (100,000 log entries: 0.5 s) to
+    find no garbage in data that lives on. Garbage cycles among those objects, if any, are
+    still found, by the next full collection. Skipped when something else froze objects
+    (`gc.unfreeze()` would thaw those too).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
+def decode_entries(rows: list[tuple[int, str]], where: str) -> list[LogEntry]:
+    """Parse stored `(seq, json)` rows into log entries, in order.
+
+    Raises:
+        LogStoreError: a row is not a log entry this version understands (it names the row).
+    """
+    try:
+        # One parse per JSON array of _BATCH rows, several times faster than a parse per row
+        # (and than one array of every row, whose parse tree is too big to reuse its memory);
+        # with the cyclic GC paused, which otherwise rescans the millions of new objects over
+        # and over (100,000 entries: 2.4 s → 0.5 s). Parsed entries hold no reference cycles.
+        with paused_gc():
+            entries: list[LogEntry] = []
+            for start in range(0, len(rows), _BATCH):
+                batch = rows[start:start + _BATCH]
+                entries.extend(_ENTRIES.validate_json("[" + ",".join(json for _seq, json in batch) + "]"))
+            return entries
+    except ValidationError:
+        pass
+    for seq, json in rows:
+        try:
+            _ENTRY.validate_json(json)
+        except ValidationError as exc:
+            raise LogStoreError(
+                f"entry {seq} in {where} is not a log entry this Tandem understands "
+                f"({exc.error_count()} problem(s), first: {exc.errors()[0]['msg']}); "
+                "export it with `tandem export ID --format jsonl` to inspect it"
+            ) from exc
+    raise LogStoreError(f"the entries in {where} could not be read")  # pragma: no cover

@@ -1,0 +1,114 @@
+"""The compacted copy of a thread's log that restore replays (see `core.compaction`).
+
+The `replay` table holds, per thread, rows of compacted entries that cover the log's sequence
+numbers from 0 without a gap; the log's entries after the last covered one (the tail) are read
+from `entries` as they are. Each commit compacts what it closes: every committed entry up to the
+last one that is not an update (a run of updates may still grow until then). Rows of another
+`COMPACTION_VERSION`, rows after a gap and rows that cannot be parsed are ignored (and replaced
+at the next write): the copy is derived data, the log stays the source of truth.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+from core.compaction import COMPACTION_VERSION, compact_entries
+from core.errors import LogStoreError
+from core.log_entries import LogEntry, UpdateLogged
+from core.store.entries_codec import decode_entries
+
+__all__ = ["ReplayCopy"]
+
+log = logging.getLogger(__name__)
+
+SeqEntry = tuple[int, LogEntry]
+
+
+class ReplayCopy:
+    """One thread's replay copy: owns what is known of its coverage and the uncompacted tail.
+
+    Engine thread only, used by `SqliteThread` on its connection. `stage()` runs inside the
+    caller's write transaction; `accept()` records its result once that transaction committed.
+    """
+
+    def __init__(self, thread_id: str, *, empty: bool) -> None:
+        self.thread_id = thread_id
+        self._covered = -1
+        """The last sequence number the stored copy covers (-1: none)."""
+        self._tail: list[SeqEntry] | None = [] if empty else None
+        """Committed entries after `_covered` (None: not read yet)."""
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the tail is known (read, or the thread was empty when opened)."""
+        return self._tail is not None
+
+    def read(self, connection: sqlite3.Connection, where: str) -> list[LogEntry]:
+        """The entries to replay: the stored copy, then the log's tail. Also learns the tail.
+
+        Raises:
+            LogStoreError: the log's own entries could not be read.
+        """
+        covered, chunks = self._coverage(connection)
+        compacted: list[LogEntry] = []
+        if chunks:
+            try:
+                compacted = decode_entries(chunks, where)
+            except LogStoreError as exc:
+                log.warning("ignoring the replay copy of %s: %s", where, exc)
+                covered, compacted = -1, []
+        rows = connection.execute(
+            "SELECT seq, json FROM entries WHERE thread_id = ? AND seq > ? ORDER BY seq", (self.thread_id, covered)
+        ).fetchall()
+        tail = decode_entries(rows, where)
+        self._covered = covered
+        self._tail = [(seq, entry) for (seq, _json), entry in zip(rows, tail)]
+        return compacted + tail
+
+    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry]) -> tuple[list[SeqEntry], int]:
+        """Write the copy of what `batch` closes; returns (the new tail, the new coverage).
+
+        Call inside the write transaction that inserts `batch`, after `read()` (or on an empty
+        thread), then `accept()` the result once that transaction committed.
+        """
+        assert self._tail is not None, "read() the copy before staging a commit"
+        tail = self._tail + batch
+        closing = max((i for i, (_seq, entry) in enumerate(tail) if not isinstance(entry, UpdateLogged)), default=-1)
+        if closing < 0:
+            return tail, self._covered
+        done, rest = tail[: closing + 1], tail[closing + 1 :]
+        connection.execute(
+            "DELETE FROM replay WHERE thread_id = ? AND (version != ? OR first_seq > ?)",
+            (self.thread_id, COMPACTION_VERSION, self._covered),
+        )
+        compacted = compact_entries([entry for _seq, entry in done])
+        connection.execute(
+            "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
+            (self.thread_id, done[0][0], done[-1][0], COMPACTION_VERSION,
+             "[" + ",".join(entry.model_dump_json() for entry in compacted) + "]"),
+        )
+        return rest, done[-1][0]
+
+    def accept(self, staged: tuple[list[SeqEntry], int]) -> None:
+        """Record what `stage()` wrote, now that its transaction committed."""
+        self._tail, self._covered = staged
+
+    def pending(self) -> int:
+        """How many committed entries the stored copy does not cover yet (0 when not read)."""
+        return len(self._tail or ())
+
+    def _coverage(self, connection: sqlite3.Connection) -> tuple[int, list[tuple[int, str]]]:
+        rows = connection.execute(
+            "SELECT first_seq, last_seq, json FROM replay WHERE thread_id = ? AND version = ? ORDER BY first_seq",
+            (self.thread_id, COMPACTION_VERSION),
+        ).fetchall()
+        covered = -1
+        chunks: list[tuple[int, str]] = []
+        for first, last, text in rows:
+            if first != covered + 1 or not (text.startswith("[") and text.endswith("]")):
+                break  # a gap (or a damaged row): the log's entries from here on
+            if len(text) > 2:
+                chunks.append((first, text[1:-1]))  # `decode_entries` joins rows into arrays
+            covered = last
+        return covered, chunks

@@ -1,0 +1,234 @@
+"""The compacted replay copy: fewer entries, the same restored conversation, never trusted blindly."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
+from core.agui.demo import SCENARIOS
+from core.compaction import COMPACTION_VERSION, compact_entries
+from core.content import ReasoningContent, TextContent, ToolCallContent
+from core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
+from core.store import ThreadStore
+from tui import backend
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+class FullReplay(InMemoryThread):
+    """A thread that replays its log as logged: the reference a compacted restore must equal."""
+
+    def replay_entries(self) -> list[LogEntry]:
+        return self.entries()
+
+
+def picture(context: AgentContext) -> dict[str, Any]:
+    """Everything a restore rebuilds that a person or the next request can observe."""
+    state = context.agent.state
+    return {
+        "blocks": [(block.id, block.snapshot()) for block in context.blocks],
+        "committed": state.committed,
+        "proposals": sorted(state.proposals),
+        "history": [message.model_dump(mode="json") for message in context.agent.history],
+        "status": context.status,
+        "turns": [(turn.id, turn.status, turn.segments) for turn in context.turns],
+    }
+
+
+def demo_agent() -> UIAgent:
+    return backend.build_agent(backend.build_chat_client(None, speed=0.0), env=BlockEnv(user="ann", clock=lambda: 1_000.0))
+
+
+async def record(store: ThreadStore, message: str) -> str:
+    """Run the demo agent on `message` in a new saved thread until it stops; returns the thread id."""
+    context = await backend.open_context(None, speed=0.0, store=store, env=BlockEnv(user="ann", clock=lambda: 1_000.0))
+    await context.send(message)
+    for _ in range(1_000):
+        if context.status is not Status.STREAMING:
+            break
+        await asyncio.sleep(0.01)
+    thread_id = context.thread.thread_id
+    await context.dispose()
+    return thread_id
+
+
+@pytest.mark.parametrize("scenario", [s.name for s in SCENARIOS])
+async def test_every_demo_scenario_restores_the_same_from_the_copy(store: ThreadStore, scenario: str) -> None:
+    thread_id = await record(store, f"/demo {scenario}")
+    with store.open(thread_id, read_only=True) as thread:
+        logged = thread.entries()
+        replayed = thread.replay_entries()
+    assert sum(isinstance(e, UpdateLogged) and e.update.raw is not None for e in replayed) == 0
+    assert len(replayed) <= len(logged)
+    compacted = await restore(demo_agent(), InMemoryThread(entries=replayed), resume=False)
+    reference = await restore(demo_agent(), FullReplay(entries=logged), resume=False)
+    assert picture(compacted) == picture(reference)
+
+
+async def test_a_streamed_answer_replays_as_one_update(store: ThreadStore) -> None:
+    thread_id = await record(store, "/demo long")
+    with store.open(thread_id, read_only=True) as thread:
+        logged, replayed = thread.entries(), thread.replay_entries()
+    deltas = [e for e in logged if isinstance(e, UpdateLogged) and isinstance(e.update.contents[0], TextContent)]
+    assert len(deltas) > 50  # streamed in many pieces …
+    joined = [e for e in replayed if isinstance(e, UpdateLogged) and isinstance(e.update.contents[0], TextContent)]
+    assert len(joined) == len({e.update.message_id for e in deltas})  # … replayed as one per message
+    assert len(replayed) < len(logged) / 10
+
+
+class TestCompactEntries:
+    def update(self, part: Any, *, message_id: str | None = "m1", turn: str = "t1", **envelope: Any) -> UpdateLogged:
+        return UpdateLogged(turn_id=turn, update=ChatUpdate(message_id=message_id, contents=[part], raw={"e": 1}, **envelope))
+
+    def texts(self, entries: list[LogEntry]) -> list[str]:
+        return [e.update.contents[0].text for e in entries if isinstance(e, UpdateLogged)]  # type: ignore[union-attr]
+
+    def test_joins_a_run_and_drops_raw_events(self) -> None:
+        out = compact_entries([self.update(TextContent(text=t)) for t in ("Hel", "lo", " you")])
+        assert self.texts(out) == ["Hello you"]
+        assert out[0].update.raw is None and out[0].update.message_id == "m1"  # type: ignore[union-attr]
+
+    @pytest.mark.parametrize("second", [
+        {"message_id": "m2"}, {"turn": "t2"}, {"author": "someone else"}, {"role": "user"}, {"message_id": None},
+    ])
+    def test_a_different_envelope_starts_a_new_run(self, second: dict[str, Any]) -> None:
+        out = compact_entries([self.update(TextContent(text="a")), self.update(TextContent(text="b"), **second)])
+        assert self.texts(out) == ["a", "b"]
+
+    def test_text_and_reasoning_never_mix_and_encrypted_reasoning_stays(self) -> None:
+        parts = [ReasoningContent(text="think "), ReasoningContent(text="more"), ReasoningContent(encrypted_value="x"),
+                 ReasoningContent(encrypted_value="y"), TextContent(text="say"), TextContent(text=" it")]
+        out = compact_entries([self.update(p) for p in parts])
+        assert [e.update.contents[0] for e in out] == [  # type: ignore[union-attr]
+            ReasoningContent(text="think more"), ReasoningContent(encrypted_value="x"), ReasoningContent(encrypted_value="y"),
+            TextContent(text="say it")]
+
+    def test_tool_argument_chunks_and_other_entries_are_kept_one_by_one(self) -> None:
+        entries: list[LogEntry] = [
+            self.update(TextContent(text="a")),
+            self.update(ToolCallContent(call_id="c", name="f")),
+            self.update(ToolCallContent(call_id="c", arguments_delta='{"x"')),
+            self.update(ToolCallContent(call_id="c", arguments_delta=": 1}")),
+            self.update(TextContent(text="b")),
+            SegmentEnded(turn_id="t1", index=0, outcome="completed"),
+            self.update(TextContent(text="c")),
+        ]
+        out = compact_entries(entries)
+        assert len(out) == len(entries)
+        assert [type(e) for e in out] == [type(e) for e in entries]
+
+    def test_an_update_with_several_parts_is_not_joined(self) -> None:
+        two = UpdateLogged(turn_id="t1", update=ChatUpdate(message_id="m1", contents=[TextContent(text="a"), TextContent(text="b")]))
+        out = compact_entries([self.update(TextContent(text="x")), two, self.update(TextContent(text="y"))])
+        assert len(out) == 3
+
+
+def turn_entries(turn: str, deltas: list[str], *, end: bool = True) -> list[LogEntry]:
+    request = [ChatMessage.user(f"question {turn}")]
+    entries: list[LogEntry] = [TurnStarted(turn_id=turn, messages=request, at=0.0), SegmentStarted(turn_id=turn, index=0, continuation=request)]
+    entries += [UpdateLogged(turn_id=turn, update=ChatUpdate(message_id=f"{turn}-m", contents=[TextContent(text=d)], raw={"d": d}))
+                for d in deltas]
+    if end:
+        entries += [SegmentEnded(turn_id=turn, index=0, outcome="completed"), TurnEnded(turn_id=turn, status="completed")]
+    return entries
+
+
+def write(store: ThreadStore, *turns: list[LogEntry], thread_id: str | None = None) -> str:
+    thread = store.open(thread_id) if thread_id else store.create()
+    with thread:
+        for entries in turns:
+            for entry in entries:
+                thread.append(entry)
+            thread.commit()
+        return thread.thread_id
+
+
+def copy_rows(db_path: Path, thread_id: str) -> list[tuple[int, int, int]]:
+    with sqlite3.connect(db_path) as raw:
+        return raw.execute("SELECT first_seq, last_seq, version FROM replay WHERE thread_id = ? ORDER BY first_seq",
+                           (thread_id,)).fetchall()
+
+
+async def restored_text(store: ThreadStore, thread_id: str) -> list[str]:
+    with store.open(thread_id, read_only=True) as thread:
+        context = await restore(UIAgent(backend.build_chat_client(None)), thread, resume=False)
+    return [content["text"] for b in context.blocks if "text" in (content := b.snapshot()["content"])]
+
+
+class TestStoredCopy:
+    def test_each_commit_copies_what_it_closes_without_a_gap(self, store: ThreadStore, db_path: Path) -> None:
+        thread_id = write(store, turn_entries("t1", ["a", "b", "c"]), turn_entries("t2", ["d", "e"]))
+        rows = copy_rows(db_path, thread_id)
+        assert [(first, last) for first, last, _v in rows] == [(0, 1), (2, 6), (7, 8), (9, 12)]
+        assert {version for *_, version in rows} == {COMPACTION_VERSION}
+        with store.open(thread_id, read_only=True) as thread:
+            assert len(thread.entries()) == 13
+            assert len(thread.replay_entries()) == 13 - 2 - 1  # three deltas joined, then two
+
+    def test_an_open_run_is_replayed_from_the_log_then_copied_when_closed(self, store: ThreadStore, db_path: Path) -> None:
+        thread_id = write(store, turn_entries("t1", ["Once", " upon"], end=False))  # e.g. killed mid-stream
+        assert copy_rows(db_path, thread_id)[-1][1] == 1  # the updates after seq 1 are not copied yet
+        with store.open(thread_id, read_only=True) as thread:
+            tail = thread.replay_entries()[2:]
+        assert [e.update.raw for e in tail] == [{"d": "Once"}, {"d": " upon"}]  # type: ignore[union-attr]
+        write(store, [SegmentEnded(turn_id="t1", index=0, outcome="completed"), TurnEnded(turn_id="t1", status="completed")],
+              thread_id=thread_id)
+        assert copy_rows(db_path, thread_id)[-1][:2] == (2, 5)
+        with store.open(thread_id, read_only=True) as thread:
+            replayed = thread.replay_entries()
+        assert [e.update.contents[0].text for e in replayed if isinstance(e, UpdateLogged)] == ["Once upon"]  # type: ignore[union-attr]
+
+    async def test_a_copy_of_another_version_is_ignored_then_replaced(self, store: ThreadStore, db_path: Path) -> None:
+        thread_id = write(store, turn_entries("t1", ["a", "b"]))
+        with sqlite3.connect(db_path) as raw:
+            raw.execute("UPDATE replay SET version = ?", (COMPACTION_VERSION + 1,))
+        with store.open(thread_id, read_only=True) as thread:
+            assert len(thread.replay_entries()) == len(thread.entries())  # the log, as logged
+        assert await restored_text(store, thread_id) == ["question t1", "ab"]
+        with store.open(thread_id) as thread:
+            thread.replay_entries()
+        # Closing a writable thread completes its copy (and drops the stale rows).
+        assert {version for *_, version in copy_rows(db_path, thread_id)} == {COMPACTION_VERSION}
+        assert await restored_text(store, thread_id) == ["question t1", "ab"]
+
+    async def test_a_damaged_copy_is_ignored_with_a_warning(self, store: ThreadStore, db_path: Path,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+        thread_id = write(store, turn_entries("t1", ["a", "b"]), turn_entries("t2", ["c"]))
+        with sqlite3.connect(db_path) as raw:
+            raw.execute("UPDATE replay SET json = '[{\"entry\": \"nonsense\"}]' WHERE first_seq = 2")
+        with caplog.at_level(logging.WARNING):
+            assert await restored_text(store, thread_id) == ["question t1", "ab", "question t2", "c"]
+        assert "ignoring the replay copy" in caplog.text
+
+    async def test_a_gap_in_the_copy_falls_back_to_the_log_from_there(self, store: ThreadStore, db_path: Path) -> None:
+        thread_id = write(store, turn_entries("t1", ["a", "b"]), turn_entries("t2", ["c", "d"]))
+        with sqlite3.connect(db_path) as raw:
+            raw.execute("DELETE FROM replay WHERE first_seq = 2")
+        with store.open(thread_id, read_only=True) as thread:
+            replayed = thread.replay_entries()
+            assert len(replayed) == 2 + (len(thread.entries()) - 2)
+        assert await restored_text(store, thread_id) == ["question t1", "ab", "question t2", "cd"]
+
+    async def test_a_thread_from_before_the_copy_gets_one_when_closed(self, db_path: Path) -> None:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(db_path) as raw:
+            raw.executescript((FIXTURES / "threads_v1.sql").read_text())
+        with ThreadStore(db_path) as store:
+            assert copy_rows(db_path, "oldthread01") == []
+            assert await restored_text(store, "oldthread01") == ["hello from v1", "Hi!"]
+            with store.open("oldthread01") as thread:
+                await restore(UIAgent(backend.build_chat_client(None)), thread, resume=False)
+            assert copy_rows(db_path, "oldthread01") == [(0, 4, COMPACTION_VERSION)]
+            assert await restored_text(store, "oldthread01") == ["hello from v1", "Hi!"]
+
+    def test_deleting_a_thread_deletes_its_copy(self, store: ThreadStore, db_path: Path) -> None:
+        thread_id = write(store, turn_entries("t1", ["a"]))
+        assert copy_rows(db_path, thread_id)
+        store.delete(thread_id)
+        assert copy_rows(db_path, thread_id) == []
