@@ -229,19 +229,17 @@ class Conversation(Vertical):
             self.scroller.anchor(self.following)
 
     def watch_show_debug(self, show: bool) -> None:
-        self._shown = [block for block in self.all_blocks if self._shows(block)]
+        self._shown = self._shown_of(self.all_blocks)
         self._remount_end()
 
     # -- the bridge's entry points -------------------------------------------------------------
 
     def add_blocks(self, blocks: Iterable[Block]) -> None:
         """Append blocks; mounted at once while following, else announced by the hint."""
-        new = []
-        for block in blocks:
-            self.all_blocks.append(block)
-            if self._shows(block):
-                self._shown.append(block)
-                new.append(block)
+        batch = list(blocks)
+        self.all_blocks.extend(batch)
+        new = self._shown_of(batch)  # once per batch: a resumed thread adds thousands at once
+        self._shown.extend(new)
         if not new:
             return
         self._hide_welcome()
@@ -308,10 +306,13 @@ class Conversation(Vertical):
 
     # -- windowing ---------------------------------------------------------------------------
 
-    def _shows(self, block: Block) -> bool:
+    def _shown_of(self, blocks: list[Block]) -> list[Block]:
+        """The blocks of `blocks` the conversation shows (debug blocks only when asked)."""
+        if self.show_debug:
+            return list(blocks)
         from core.handlers import DebugBlock
 
-        return self.show_debug or not isinstance(block, DebugBlock)
+        return [block for block in blocks if not isinstance(block, DebugBlock)]
 
     def _make_view(self, block: Block) -> BlockView:
         from widgets import TextView, safe_id, view_for

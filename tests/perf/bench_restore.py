@@ -40,6 +40,9 @@ from core.state import AgentState
 from core.store import ThreadStore
 from core.store.thread import paused_gc
 
+RESUME_CHILD = Path(__file__).with_name("resume_child.py")
+"""The app, run on the thread in a fresh interpreter (it imports only what `tandem` imports)."""
+
 GROUP = 50
 """Updates per group: 32 text deltas, a tool call in 6 updates, 12 state deltas."""
 GROUPS_PER_SEGMENT = 20
@@ -162,50 +165,6 @@ def write_block_thread(store: ThreadStore, blocks: int) -> str:
         return thread.thread_id
 
 
-def tui_child(path: str, thread_id: str, blocks: int, started: float) -> None:
-    """In a fresh interpreter: run the app on the thread and report when its first frame showed it."""
-    import argparse
-
-    from tui.app import TandemApp
-    from tui.app_main import build_library
-
-    times: dict[str, float] = {}
-
-    class TimedApp(TandemApp):
-        def on_mount(self) -> None:  # runs after TandemApp.on_mount (Textual calls each class's handler)
-            self.call_after_refresh(lambda: times.setdefault("welcome", time.perf_counter()))
-
-        def bridge_blocks_added(self, added: list[Any]) -> None:
-            super().bridge_blocks_added(added)
-            if len(self.conversation.all_blocks) >= blocks:
-                # Queued before the app's own after-refresh work (the held-off full collection).
-                self.call_after_refresh(lambda: times.setdefault("painted", time.perf_counter()))
-
-    args = argparse.Namespace(url=None, speed=0.0, resume=thread_id)
-    library = build_library(args, {}, store_path=Path(path))
-    opened = library.open
-
-    async def timed_open(resume: str | None) -> Any:
-        times["open"] = time.perf_counter()
-        context = await opened(resume)
-        times["opened"] = time.perf_counter()
-        return context
-
-    library.open = timed_open  # type: ignore[method-assign]
-    app = TimedApp(library.factory(thread_id), threads=library, demo=True)
-
-    async def run() -> None:
-        async with app.run_test(size=(120, 40)) as pilot:
-            while "painted" not in times:
-                await pilot.pause(0.01)
-            times["blocks"] = len(app.conversation.all_blocks)
-            times["mounted"] = len(app.conversation.mounted_views)
-
-    asyncio.run(run())
-    print(f"{times['welcome'] - started:.3f} {times['painted'] - started:.3f} {times['blocks']:.0f} {times['mounted']:.0f} "
-          f"{times['opened'] - times['open']:.3f} {times['painted'] - times['opened']:.3f}")
-
-
 def measure_tui(blocks: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "threads.sqlite3"
@@ -215,7 +174,7 @@ def measure_tui(blocks: int) -> None:
         for _ in range(3):
             started = time.time()
             out = subprocess.run(
-                [sys.executable, __file__, "--tui-child", str(path), thread_id, str(blocks), repr(started)],
+                [sys.executable, str(RESUME_CHILD), str(path), thread_id, str(blocks), repr(started)],
                 capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
             ).stdout.split()
             runs.append((float(out[0]), float(out[1]), int(out[2]), int(out[3]), float(out[4]), float(out[5])))
@@ -228,11 +187,6 @@ def measure_tui(blocks: int) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--tui-child"]:
-        # Timed from the parent's clock: wall time since the parent started this process.
-        path, thread_id, blocks, started = sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
-        tui_child(path, thread_id, blocks, started - time.time() + time.perf_counter())
-        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     tui_blocks = int(sys.argv[2]) if len(sys.argv) > 2 else 10_000
     with tempfile.TemporaryDirectory() as tmp:
