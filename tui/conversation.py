@@ -308,8 +308,8 @@ class Conversation(Vertical):
 
     def _shown_of(self, blocks: list[Block]) -> list[Block]:
         """The blocks of `blocks` the conversation shows (debug blocks only when asked)."""
-        if self.show_debug:
-            return list(blocks)
+        if self.show_debug or not blocks:
+            return list(blocks)  # (no blocks: nothing to import core for before the first frame)
         from core.handlers import DebugBlock
 
         return [block for block in blocks if not isinstance(block, DebugBlock)]
