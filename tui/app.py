@@ -382,13 +382,16 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         self.main.set_waiting(waiting_reason(pending))
         self.call_after_refresh(self._focus_waiting_form, pending)
 
-    def _focus_waiting_form(self, pending: list[Block]) -> None:
+    def _focus_waiting_form(self, pending: list[Block], attempts: int = 20) -> None:
         """Put the cursor in the form the agent waits on, if the composer's disabling left it nowhere.
 
         Approvals have their modal; an input request or UI action is answered inline, and without
-        this the keys a person types after the question appears go nowhere.
+        this the keys a person types after the question appears go nowhere. A form whose fields
+        are still being mounted (its view's children mount over the next frames) is tried again
+        after each refresh, `attempts` times at most.
         """
         from core.blocks import ApprovalBlock
+        from widgets.schema_form import SchemaForm
 
         main = self._main
         if main is None or self.screen is not main:
@@ -401,7 +404,13 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
             if isinstance(block, ApprovalBlock) or not getattr(block, "actionable", False):
                 continue
             view = self.main.conversation.view_of(block)
-            targets = [w for w in view.query("*") if w.focusable] if view is not None else []
+            if view is None:
+                continue
+            if attempts > 1 and any(form.composing for form in view.query(SchemaForm)):
+                # Its submit button may be focusable already; the first field is where typing goes.
+                self.call_after_refresh(self._focus_waiting_form, pending, attempts - 1)
+                return
+            targets = [w for w in view.query("*") if w.focusable]
             if targets:
                 targets[0].focus()
                 return

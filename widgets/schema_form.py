@@ -84,6 +84,11 @@ class SchemaForm(Widget):
         self.submit_label = submit_label
         self._fields: dict[str, dict[str, Any]] = self._field_specs()
 
+    @property
+    def composing(self) -> bool:
+        """Whether some field's input is not mounted yet (nested fields mount over a few frames)."""
+        return len(self.query(".schema-form--input")) < len(self._fields)
+
     def compose(self) -> ComposeResult:
         for key, spec in self._fields.items():
             with Vertical(classes="schema-form--field", id=self._field_id(key)):
