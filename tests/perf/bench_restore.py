@@ -14,8 +14,11 @@ Also: the time from `tandem --resume` to the first painted frame of a 10,000-blo
 `build_library` on the store file, the demo agent's handlers), headless at 120×40; the figure is
 wall time from starting that process to the first frame painted after the restored conversation
 was mounted (the view windows to the last ~60 blocks; core holds all 10,000). It therefore includes
-Python's start-up and every import. Also printed: the same process's time to its first frame of
-all (the welcome), which comes before the runtime is even imported.
+Python's start-up and every import, with Tandem's bytecode compiled beforehand as an install has
+it (pip compiles at install time; otherwise the first run writes it). Also printed: the same
+process's time to its first frame of all (the welcome), which comes before the runtime is even
+imported, and the figure when every start compiles Tandem's modules from source (a machine with
+PYTHONDONTWRITEBYTECODE=1 and no compiled bytecode, like the sandbox these benchmarks were made in).
 
 Run: python tests/perf/bench_restore.py [N] [BLOCKS]
 """
@@ -23,8 +26,10 @@ Run: python tests/perf/bench_restore.py [N] [BLOCKS]
 from __future__ import annotations
 
 import asyncio
+import compileall
 import gc
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -165,25 +170,54 @@ def write_block_thread(store: ThreadStore, blocks: int) -> str:
         return thread.thread_id
 
 
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = [ROOT / name for name in ("core", "tui", "widgets", "themes")]
+
+
+def _set_bytecode(compiled: bool) -> None:
+    """Compile Tandem's modules to `__pycache__` (as `pip install` does), or drop that bytecode."""
+    for package in PACKAGES:
+        if compiled:
+            compileall.compile_dir(package, quiet=1)
+        else:
+            for cache in package.rglob("__pycache__"):
+                shutil.rmtree(cache, ignore_errors=True)
+
+
+def _resume_runs(path: Path, thread_id: str, blocks: int) -> tuple[float, ...]:
+    runs = []
+    for _ in range(3):
+        started = time.time()
+        out = subprocess.run(
+            [sys.executable, str(RESUME_CHILD), str(path), thread_id, str(blocks), repr(started)],
+            capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        ).stdout.split()
+        runs.append((float(out[0]), float(out[1]), int(out[2]), int(out[3]), float(out[4]), float(out[5])))
+    return min(runs, key=lambda run: run[1])
+
+
 def measure_tui(blocks: int) -> None:
+    """Both ways Python may find Tandem's code: compiled (an install: pip writes the bytecode, or
+    the first run does) and not (every start compiles ~120 modules: what a machine with
+    PYTHONDONTWRITEBYTECODE=1, like this sandbox, does when nothing compiled them)."""
+    writes_bytecode = not sys.flags.dont_write_bytecode
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "threads.sqlite3"
         with ThreadStore(path) as store:
             thread_id = write_block_thread(store, blocks)
-        runs = []
-        for _ in range(3):
-            started = time.time()
-            out = subprocess.run(
-                [sys.executable, str(RESUME_CHILD), str(path), thread_id, str(blocks), repr(started)],
-                capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
-            ).stdout.split()
-            runs.append((float(out[0]), float(out[1]), int(out[2]), int(out[3]), float(out[4]), float(out[5])))
-    welcome, painted, shown, mounted, restoring, showing = min(runs, key=lambda run: run[1])
+        figures = {}
+        for compiled in (False, True):
+            _set_bytecode(compiled)
+            # Without the env var the first child would write the bytecode: time the first run only.
+            figures[compiled] = _resume_runs(path, thread_id, blocks)
+    welcome, painted, shown, mounted, restoring, showing = figures[True]
     print(f"tandem --resume → first frame (welcome): {welcome:.3f} s; → first frame showing the restored "
           f"{shown:,}-block thread ({mounted} views mounted): {painted:.3f} s, best of 3, wall time incl. "
-          f"interpreter start-up (target ≤ 0.5 s: {'met' if painted <= 0.5 else 'missed'})")
+          f"interpreter start-up, bytecode compiled (target ≤ 0.5 s: {'met' if painted <= 0.5 else 'missed'})")
     print(f"  of which: opening the thread and restoring it (engine thread, runtime imported): {restoring:.3f} s; "
           f"restored → painted (bridge, views, first frame): {showing:.3f} s")
+    note = "" if not writes_bytecode else " (this interpreter writes bytecode, so only the first of the 3 compiled)"
+    print(f"  the same with Tandem's modules compiled from source at every start: {figures[False][1]:.3f} s{note}")
 
 
 def main() -> None:
