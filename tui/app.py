@@ -121,6 +121,7 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         self._url_opener = url_opener or self.open_url
         self._main: MainScreen | None = None
         self._full_collections = FullCollectionPause()
+        self._unshown_state: AgentState | None = None
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
@@ -154,9 +155,15 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         try:
             # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
-            # Then the block widgets (core is loaded by now, so this is only the widgets' own cost).
-            await self.main.mount_state_panel()
             await self._show_context(context)
+            if not self.main.state_panel_mounted:
+                # Hidden and empty: mounted after the conversation's first frame, not before it.
+                painted = asyncio.Event()
+                self.call_after_refresh(painted.set)
+                await painted.wait()
+                await self.main.mount_state_panel()
+                if self._unshown_state is not None:
+                    self.bridge_state_changed(self._unshown_state)
         except Exception as exc:
             from core.errors import LogStoreError
             from widgets.sanitize import sanitize
@@ -176,16 +183,24 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         self.ready.set()
 
     async def _show_context(self, context: AgentContext) -> None:
-        """Show `context`: its existing (restored) blocks first, then what it does next."""
+        """Show `context`: its existing (restored) blocks first, then what it does next.
 
-        def restored_ids() -> list[str]:
-            return [block.id for block in context.blocks]
-
+        The state panel is mounted first only if it shows (state, proposals, or opened by hand);
+        otherwise the caller mounts it after the conversation's first frame.
+        """
+        # Read on the UI thread like any block: the engine is idle between a restore and the
+        # first human action (a restored question waits for the human).
+        restored = list(context.blocks)
         # Restored blocks carry no time of their own: show none rather than the time of the restore.
-        for block_id in await self.bridge.run_on_engine(restored_ids):
-            self._times[block_id] = None
+        for block in restored:
+            self._times[block.id] = None
         self.context = context  # before the first flush: it reads the context's pending blocks
+        state = context.agent.state
+        if self.main.panel_visible or state.committed not in (None, {}) or state.proposals:
+            await self.main.mount_state_panel()
         await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
+        # The restored blocks now, in this frame, rather than after the wake-up's round trip.
+        self.bridge.flush()
         self._refresh_title(context)
 
     async def on_unmount(self) -> None:
@@ -266,6 +281,10 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
     def bridge_state_changed(self, state: AgentState) -> None:
         if not self._painting():
             return
+        if not self.main.state_panel_mounted:
+            self._unshown_state = state  # the panel shows it once mounted (see `_start_engine`)
+            return
+        self._unshown_state = None
         panel = self.main.state_panel
         if panel.state is not state:
             panel.set_state(state)

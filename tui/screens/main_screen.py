@@ -121,6 +121,11 @@ class MainScreen(Screen[None]):
 
         return self.query_one(StatePanel)
 
+    @property
+    def state_panel_mounted(self) -> bool:
+        """Whether `mount_state_panel` mounted the panel yet."""
+        return bool(self.query("#state-panel"))
+
     async def mount_state_panel(self) -> None:
         """Mount the (hidden) state panel; imports the block widgets, so call it after the first frame."""
         from widgets.state_panel import StatePanel
