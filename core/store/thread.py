@@ -191,6 +191,9 @@ class SqliteThread(ConversationThread):
                 self.compact()
             except LogStoreError as exc:
                 log.warning("could not compact %s: %s", self._where, exc)
+        self._release()
+
+    def _release(self) -> None:
         connection, self._connection = self._connection, None
         if self._pending:
             log.debug("closing thread %s with %d uncommitted entries", self.thread_id, len(self._pending))
@@ -211,7 +214,7 @@ class SqliteThread(ConversationThread):
     def __del__(self) -> None:
         if getattr(self, "_connection", None) is not None:
             warnings.warn(f"thread {self.thread_id} was not closed", ResourceWarning, stacklevel=1)
-            self.close()
+            self._release()  # no compaction from a finalizer: it is derived data, rebuilt later
 
     def __repr__(self) -> str:
         mode = "read-only" if self.read_only else "locked"
