@@ -195,6 +195,32 @@ class TestFailures:
                 await collect(client)
         await http.aclose()
 
+    async def test_server_that_never_accepts_times_out_connecting(self) -> None:
+        # A listening socket whose accept queue is full: the kernel drops further SYNs, so the
+        # connect hangs as it does towards a host that is down, without leaving 127.0.0.1.
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        queued = []
+        for _ in range(3):
+            sock = socket.socket()
+            sock.setblocking(False)
+            try:
+                sock.connect(("127.0.0.1", port))
+            except BlockingIOError:
+                pass
+            queued.append(sock)
+        await asyncio.sleep(0.1)
+        try:
+            async with AGUIChatClient(f"http://127.0.0.1:{port}/", connect_timeout=0.3, headers={"Authorization": SECRET}) as client:
+                with pytest.raises(TransportTimeout, match=r"connecting to http://127.0.0.1:\d+/ timed out after 0.3 s") as caught:
+                    await collect(client)
+            assert SECRET not in str(caught.value)
+        finally:
+            for sock in [*queued, listener]:
+                sock.close()
+
     async def test_server_that_never_answers_times_out(self) -> None:
         async def script(writer: asyncio.StreamWriter) -> None:
             await asyncio.sleep(5)
