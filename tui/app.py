@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -40,6 +41,10 @@ if TYPE_CHECKING:
     from tui.thread_library import ThreadLibrary
 
 __all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "waiting_reason", "welcome_content"]
+
+READY_WAIT_SECONDS = 30.0
+"""How long a message typed before the conversation is ready waits for it (start-up imports the
+runtime and may restore a long thread; a failed start gives the message back at once)."""
 
 
 class TandemApp(ThreadCommands, Decisions, AppCommands):
@@ -122,6 +127,7 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         self._main: MainScreen | None = None
         self._full_collections = FullCollectionPause()
         self._unshown_state: AgentState | None = None
+        self._startup_failed = False
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
@@ -167,6 +173,8 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         except Exception as exc:
             from core.errors import LogStoreError
             from widgets.sanitize import sanitize
+
+            self._startup_failed = True
 
             if isinstance(exc, LogStoreError):
                 # The store is unreadable, or the thread is open elsewhere: nothing to show, and
@@ -368,9 +376,14 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
         from core.errors import TandemError
         from widgets.sanitize import sanitize
 
-        context = self.context
+        # Typed while the conversation starts (or another thread opens): it goes once ready.
+        context = self.context if self.ready.is_set() else await self._wait_until_ready()
         if context is None:
-            self.notify("The conversation is not ready yet; try again in a moment", severity="warning")
+            composer = self.main.composer
+            if not composer.input.text:
+                composer.input.insert(text)  # not lost: back where it was typed
+            self.notify("The conversation is not ready, so the message was not sent; it is back in the composer",
+                        severity="warning")
             return
 
         async def send_or_queue() -> int:
@@ -386,6 +399,15 @@ class TandemApp(ThreadCommands, Decisions, AppCommands):
             self.notify(sanitize(str(exc)), title="Not sent", severity="warning")
             return
         self.main.composer.queued = queued
+
+    async def _wait_until_ready(self) -> AgentContext | None:
+        """The conversation once it is ready; None if its start failed or it took too long."""
+        for _ in range(int(READY_WAIT_SECONDS / 0.1)):
+            if self.ready.is_set() or self._startup_failed:
+                break
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.ready.wait(), 0.1)
+        return self.context if self.ready.is_set() else None
 
     def _update_waiting(self) -> None:
         from core.turns import Status

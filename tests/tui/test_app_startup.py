@@ -76,3 +76,39 @@ class TestFullCollections:
             await send(pilot, "go")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
         assert gc.get_threshold() == before
+
+
+class TestTypingBeforeTheEngineIsUp:
+    async def test_a_message_sent_during_start_up_goes_once_the_conversation_is_ready(self) -> None:
+        script = Scripted([[text("hello back")]])
+        gate = threading.Event()
+
+        def slow_factory(loop: asyncio.AbstractEventLoop) -> AgentContext:
+            gate.wait(10)
+            return script.factory(loop)
+
+        app = TandemApp(slow_factory, frame_seconds=0.005)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await send(pilot, "typed at once")
+            assert app.main.composer.input.text == ""
+            gate.set()
+            await started(pilot)
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 1, "the turn")
+            [(messages, _options)] = script.client.requests
+            assert [m.text for m in messages] == ["typed at once"]
+
+    async def test_when_the_start_fails_the_message_comes_back_to_the_composer(self) -> None:
+        gate = threading.Event()
+
+        def failing_factory(loop: asyncio.AbstractEventLoop) -> AgentContext:
+            gate.wait(10)
+            raise RuntimeError("no agent today")
+
+        app = TandemApp(failing_factory, frame_seconds=0.005)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await send(pilot, "typed at once")
+            gate.set()
+            await wait_for(pilot, lambda: app.main.composer.input.text == "typed at once", "the message back")
+            assert any("not sent" in str(n.message) for n in app._notifications)
