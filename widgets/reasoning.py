@@ -32,6 +32,7 @@ class ReasoningView(BlockView):
             background: transparent;
             color: $text-muted;
         }
+        & CollapsibleTitle { color: $text-muted; }  /* see ToolCallView */
         & TextView {
             border-left: outer $panel;
             margin: 0;

@@ -55,6 +55,9 @@ class ToolCallView(BlockView):
             padding: 0 0 0 1;
             background: $surface;
         }
+        /* Textual paints an unfocused title in $block-cursor-blurred-foreground without its
+           background: black on black in the high-contrast theme. Hover and focus keep theirs. */
+        & CollapsibleTitle { color: $foreground; }
         & .tool-call-view--summary { padding: 0 0 0 2; }
         & .tool-call-view--label { color: $text-muted; text-style: bold; }
         & .tool-call-view--args, & .tool-call-view--result { color: $text; }
