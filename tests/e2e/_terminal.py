@@ -1,0 +1,55 @@
+"""A real terminal for the end-to-end tests: a detached tmux session running one command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+TANDEM = Path(sys.executable).with_name("tandem")
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+class Terminal:
+    """One detached tmux session running a command, 100×30."""
+
+    def __init__(self, command: str) -> None:
+        self.name = f"tandem-e2e-{uuid.uuid4().hex[:8]}"
+        _tmux("new-session", "-d", "-s", self.name, "-x", "100", "-y", "30", command)
+
+    def keys(self, *keys: str) -> None:
+        _tmux("send-keys", "-t", self.name, *keys)
+
+    def type(self, text: str) -> None:
+        _tmux("send-keys", "-t", self.name, "-l", text)
+
+    def screen(self) -> str:
+        return _tmux("capture-pane", "-t", self.name, "-p")
+
+    def styled_screen(self) -> str:
+        """The pane with its SGR escape sequences (colours and attributes)."""
+        return _tmux("capture-pane", "-t", self.name, "-p", "-e")
+
+    def wait_for(self, predicate: Callable[[str], bool], what: str, seconds: float = 20.0) -> str:
+        """Poll the pane until `predicate(screen)` holds (bounded: a real terminal has no events)."""
+        deadline = time.monotonic() + seconds
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{screen}")
+
+    def alive(self) -> bool:
+        """Whether the session (hence tandem, its only process) still runs."""
+        return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
