@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from core.content import ReasoningContent, TextContent
 from core.log_entries import LogEntry, UpdateLogged
 
-__all__ = ["COMPACTION_VERSION", "compact_entries"]
+__all__ = ["COMPACTION_VERSION", "compact_entries", "replay_json"]
 
 COMPACTION_VERSION = 1
 """Bumped whenever `compact_entries` changes what it produces: stored copies of another version
@@ -29,10 +29,11 @@ are ignored and rebuilt."""
 
 
 def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
-    """`entries` as replay needs them: raw events dropped, runs of text deltas joined.
+    """`entries` with each run of text (or reasoning) deltas joined into one update.
 
-    Replaying the result through `restore()` yields the same blocks, ids, state and history
-    as replaying `entries`.
+    Other entries are returned as they are (the same objects; a store drops their raw events
+    when it writes the copy: `replay_json`). Replaying the result through `restore()` yields
+    the same blocks, ids, state and history as replaying `entries`.
     """
     out: list[LogEntry] = []
     run_key: tuple[object, ...] | None = None
@@ -44,7 +45,9 @@ def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
             assert isinstance(first, UpdateLogged)
             [part] = first.update.contents
             joined = part.model_copy(update={"text": "".join(run_texts)})
-            out[-1] = first.model_copy(update={"update": first.update.model_copy(update={"contents": [joined]})})
+            # The run's raw events stay in the log; the joined update stands for no single one.
+            update = first.update.model_copy(update={"contents": [joined], "raw": None})
+            out[-1] = first.model_copy(update={"update": update})
 
     for entry in entries:
         if not isinstance(entry, UpdateLogged):
@@ -57,12 +60,9 @@ def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
             run_texts.append(entry.update.contents[0].text)  # type: ignore[union-attr]
             continue
         close_run()
-        update = entry.update
-        if update.raw is not None:
-            entry = entry.model_copy(update={"update": update.model_copy(update={"raw": None})})
         out.append(entry)
         run_key = key
-        run_texts = [update.contents[0].text] if key is not None else []  # type: ignore[union-attr]
+        run_texts = [entry.update.contents[0].text] if key is not None else []  # type: ignore[union-attr]
     close_run()
     return out
 
@@ -78,3 +78,15 @@ def _text_run_key(entry: UpdateLogged) -> tuple[object, ...] | None:
     if type(part) is ReasoningContent and part.encrypted_value is None:
         return (entry.turn_id, "reasoning", update.role, update.message_id, update.author)
     return None
+
+
+_NO_RAW = {"update": {"raw"}}
+
+
+def replay_json(entries: Sequence[LogEntry]) -> str:
+    """The compacted `entries` as one JSON array, without raw events (what a store keeps)."""
+    return "[" + ",".join(
+        entry.model_dump_json(exclude=_NO_RAW) if isinstance(entry, UpdateLogged) else entry.model_dump_json()
+        for entry in compact_entries(entries)
+    ) + "]"
+

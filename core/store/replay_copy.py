@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from core.compaction import COMPACTION_VERSION, compact_entries
+from core.compaction import COMPACTION_VERSION, replay_json
 from core.errors import LogStoreError
 from core.log_entries import LogEntry, UpdateLogged
 from core.store.entries_codec import decode_entries
@@ -82,11 +82,9 @@ class ReplayCopy:
             "DELETE FROM replay WHERE thread_id = ? AND (version != ? OR first_seq > ?)",
             (self.thread_id, COMPACTION_VERSION, self._covered),
         )
-        compacted = compact_entries([entry for _seq, entry in done])
         connection.execute(
             "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
-            (self.thread_id, done[0][0], done[-1][0], COMPACTION_VERSION,
-             "[" + ",".join(entry.model_dump_json() for entry in compacted) + "]"),
+            (self.thread_id, done[0][0], done[-1][0], COMPACTION_VERSION, replay_json([entry for _seq, entry in done])),
         )
         return rest, done[-1][0]
 

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 from core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
 from core.agui.demo import SCENARIOS
-from core.compaction import COMPACTION_VERSION, compact_entries
+from core.compaction import COMPACTION_VERSION, compact_entries, replay_json
 from core.content import ReasoningContent, TextContent, ToolCallContent
 from core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from core.store import ThreadStore
@@ -89,10 +90,18 @@ class TestCompactEntries:
     def texts(self, entries: list[LogEntry]) -> list[str]:
         return [e.update.contents[0].text for e in entries if isinstance(e, UpdateLogged)]  # type: ignore[union-attr]
 
-    def test_joins_a_run_and_drops_raw_events(self) -> None:
+    def test_joins_a_run(self) -> None:
         out = compact_entries([self.update(TextContent(text=t)) for t in ("Hel", "lo", " you")])
         assert self.texts(out) == ["Hello you"]
         assert out[0].update.raw is None and out[0].update.message_id == "m1"  # type: ignore[union-attr]
+
+    def test_the_stored_form_has_no_raw_events(self) -> None:
+        entries: list[LogEntry] = [self.update(TextContent(text="a")), self.update(ToolCallContent(call_id="c", name="f")),
+                                   SegmentEnded(turn_id="t1", index=0, outcome="completed")]
+        assert compact_entries(entries)[1] is entries[1]  # kept as logged, raw and all
+        stored = TypeAdapter(list[LogEntry]).validate_json(replay_json(entries))
+        assert [getattr(getattr(e, "update", None), "raw", None) for e in stored] == [None, None, None]
+        assert stored[1].update.contents == entries[1].update.contents  # type: ignore[union-attr]
 
     @pytest.mark.parametrize("second", [
         {"message_id": "m2"}, {"turn": "t2"}, {"author": "someone else"}, {"role": "user"}, {"message_id": None},
