@@ -12,8 +12,9 @@ needs one. Every name here loads its module on first use.
 
 from __future__ import annotations
 
-import importlib
 import typing
+
+from core.lazy_exports import lazy_exports as _lazy_exports
 
 # Eager, and light: `sanitize` is also the submodule's name, which would shadow a lazy export.
 from widgets.sanitize import agent_text, safe_id, sanitize
@@ -91,11 +92,4 @@ _LAZY = {
     "view_for": "widgets.views",
 }
 
-
-def __getattr__(name: str) -> typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_exports(__name__, _LAZY)

@@ -8,7 +8,6 @@ for the widgets, and builds what goes back to the agent.
 
 from __future__ import annotations
 
-import importlib
 import typing
 
 from core.a2ui.catalog import (
@@ -23,6 +22,7 @@ from core.a2ui.catalog import (
 from core.a2ui.handler import A2UIHandler, find_outbox, install_a2ui
 from core.a2ui.operations import ACTIVITY_TYPE, SurfaceStatus
 from core.a2ui.outbound import A2UIChatClient, A2UIOutbox, DeliveryMode, a2ui_forwarded_props, action_message
+from core.lazy_exports import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
     from core.a2ui.resolved import CheckResult, ResolvedComponent
@@ -40,14 +40,7 @@ _LAZY = {
     "agent_display_name": "core.a2ui.surface",
 }
 
-
-def __getattr__(name: str) -> typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "A2UIChatClient",

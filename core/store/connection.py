@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.errors import LogStoreError
 
-__all__ = ["connect", "translated", "prepare_file", "START_FRESH_HINT"]
+__all__ = ["connect", "translated", "write_transaction", "prepare_file", "START_FRESH_HINT"]
 
 START_FRESH_HINT = "start a new store with `tandem threads --start-fresh` (the old file is kept beside it)"
 """The way out offered when the file cannot be read."""
@@ -64,6 +64,19 @@ def connect(path: Path) -> sqlite3.Connection:
             connection.close()
             raise
     return connection
+
+
+@contextlib.contextmanager
+def write_transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE (the file's write lock) ... COMMIT; ROLLBACK if the body raises."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
 
 
 @contextlib.contextmanager

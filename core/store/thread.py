@@ -11,7 +11,7 @@ from types import TracebackType
 
 from core.errors import LogStoreError
 from core.log_entries import LogEntry, SegmentStarted, TurnStarted
-from core.store.connection import connect, translated
+from core.store.connection import connect, translated, write_transaction
 from core.store.entries_codec import decode_entries, paused_gc
 from core.store.lock import ThreadLock
 from core.store.replay_copy import ReplayCopy
@@ -107,8 +107,7 @@ class SqliteThread(ConversationThread):
         with translated(self.path):
             if not self._replay.loaded:
                 self._replay.read(connection, self._where)  # a thread opened without a restore
-            connection.execute("BEGIN IMMEDIATE")
-            try:
+            with write_transaction(connection):
                 connection.executemany("INSERT INTO entries (thread_id, seq, kind, json) VALUES (?, ?, ?, ?)", rows)
                 staged = self._replay.stage(connection, [(self._next_seq + i, entry) for i, entry in enumerate(batch)])
                 updated = connection.execute(
@@ -117,11 +116,6 @@ class SqliteThread(ConversationThread):
                 ).rowcount
                 if updated != 1:
                     raise LogStoreError(f"thread {self.thread_id} no longer exists in {self.path}")
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
         self._replay.accept(staged)
         self._next_seq += len(rows)
         del self._pending[: len(batch)]
@@ -132,12 +126,9 @@ class SqliteThread(ConversationThread):
         Raises:
             LogStoreError: the thread is closed, or its entries could not be read.
         """
-        if self._connection is None:
-            raise LogStoreError(f"thread {self.thread_id} is closed")
+        connection = self._open()
         with translated(self.path):
-            rows = self._connection.execute(
-                "SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (self.thread_id,)
-            ).fetchall()
+            rows = connection.execute("SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (self.thread_id,)).fetchall()
         return decode_entries(rows, self._where)
 
     def replay_entries(self) -> list[LogEntry]:
@@ -146,10 +137,9 @@ class SqliteThread(ConversationThread):
         Raises:
             LogStoreError: the thread is closed, or its entries could not be read.
         """
-        if self._connection is None:
-            raise LogStoreError(f"thread {self.thread_id} is closed")
+        connection = self._open()
         with translated(self.path):
-            return self._replay.read(self._connection, self._where)
+            return self._replay.read(connection, self._where)
 
     def compact(self) -> None:
         """Write the replay copy of every committed entry it lacks (e.g. a thread from before
@@ -166,14 +156,8 @@ class SqliteThread(ConversationThread):
                 self._replay.read(connection, self._where)
             if not self._replay.pending():
                 return
-            connection.execute("BEGIN IMMEDIATE")
-            try:
+            with write_transaction(connection):
                 staged = self._replay.stage(connection, [])
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
         self._replay.accept(staged)
 
     @property
@@ -220,9 +204,13 @@ class SqliteThread(ConversationThread):
         mode = "read-only" if self.read_only else "locked"
         return f"<SqliteThread {self.thread_id!r} {mode}{' closed' if self.closed else ''}>"
 
-    def _writable(self) -> sqlite3.Connection:
+    def _open(self) -> sqlite3.Connection:
         if self._connection is None:
             raise LogStoreError(f"thread {self.thread_id} is closed")
+        return self._connection
+
+    def _writable(self) -> sqlite3.Connection:
+        connection = self._open()
         if self._lock is None:
             raise LogStoreError(f"thread {self.thread_id} was opened read-only")
-        return self._connection
+        return connection
