@@ -28,6 +28,7 @@ from tui.decisions import Decisions
 from tui.engine import ContextFactory, Engine
 from tui.garbage import FullCollectionPause
 from tui.screens.main_screen import MainScreen
+from tui.surfaces import SurfaceActions
 from tui.thread_commands import ThreadCommands
 from tui.welcome import DEMO_SCENARIOS, welcome_content
 
@@ -47,14 +48,16 @@ READY_WAIT_SECONDS = 30.0
 runtime and may restore a long thread; a failed start gives the message back at once)."""
 
 
-class TandemApp(ThreadCommands, Decisions, AppCommands):
-    """The terminal client: a conversation, approvals, UI actions and the shared-state panel.
+class TandemApp(ThreadCommands, Decisions, SurfaceActions, AppCommands):
+    """The terminal client: a conversation, approvals, UI actions, A2UI surfaces and the shared-state panel.
 
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
     loop), the bridge and the queue of approvals to show (`tui.approvals`); its commands are mixed
-    in from `tui.thread_commands` and `tui.commands`. A link clicked in a message opens only
-    after `tui.links` allowed it and the human confirmed. Runs on the UI thread; the only
-    engine-thread entry point is `set_theme_from_engine`. Lifecycle: mount starts
+    in from `tui.thread_commands` and `tui.commands`, what widgets ask of the engine from
+    `tui.decisions` and `tui.surfaces`. A link clicked in a message, or opened by a surface,
+    opens only after `tui.links` allowed it and the human confirmed. Runs on the UI thread; the
+    engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
+    (`SurfaceActions._confirm_url_from_engine`). Lifecycle: mount starts
     the engine after the first frame; unmount (or quit) stops it before the app's loop closes.
     Holds off Python's full garbage collections while a turn streams (`tui.garbage`).
     """
