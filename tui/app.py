@@ -430,10 +430,13 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, AppCommands):
         """Put the cursor in the form the agent waits on, if the composer's disabling left it nowhere.
 
         Approvals have their modal; an input request or UI action is answered inline, and without
-        this the keys a person types after the question appears go nowhere. A form whose fields
+        this the keys a person types after the question appears go nowhere. Only a field takes
+        the cursor, never a button (a UI action of Run/Decline alone keeps none). A form whose fields
         are still being mounted (its view's children mount over the next frames) is tried again
         after each refresh, `attempts` times at most.
         """
+        from textual.widgets import Button
+
         from core.blocks import ApprovalBlock
         from widgets.schema_form import SchemaForm
 
@@ -454,7 +457,9 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, AppCommands):
                 # Its submit button may be focusable already; the first field is where typing goes.
                 self.call_after_refresh(self._focus_waiting_form, pending, attempts - 1)
                 return
-            targets = [w for w in view.query("*") if w.focusable]
+            # Never a button: the Enter that ends what the person was typing would press it
+            # (run a UI action, submit a form) without their having read the question.
+            targets = [w for w in view.query("*") if w.focusable and not isinstance(w, Button)]
             if targets:
                 targets[0].focus()
                 return

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from _tui_harness import Scripted, approval, send, snapshot, started, text, wait_for
+from _tui_harness import Scripted, approval, send, snapshot, started, text, tool_call, wait_for
 
 from core import ApprovalBlock, Status
-from textual.widgets import Tree
+from textual.widgets import Button, Tree
 from widgets import ApprovalModal
 
 SIZE = (120, 40)
@@ -86,3 +86,23 @@ class TestLeavingTheStatePanel:
             await pilot.press("f2")
             assert not app.main.panel_visible
             assert app.focused is app.main.composer.input
+
+
+class TestWhileAUIActionWaits:
+    async def test_typing_on_and_pressing_enter_does_not_run_it(self) -> None:
+        """Found in tmux: the cursor was put on the card's Run button, so the Enter that ended
+        the next message ran the action (here: switched the theme) unread."""
+        ran: list[Any] = []
+        script = Scripted(
+            [[tool_call("c1", "change_theme", {"theme": "light"})], [text("Switched.", message_id="m2")]],
+            ui_actions={"change_theme": lambda arguments: ran.append(arguments) or {"applied": True}},
+        )
+        async with script.app().run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go light")
+            await wait_for(pilot, lambda: app.main.status is Status.AWAITING_INPUT, "the UI action waits")
+            await pilot.pause(0.2)
+            assert not isinstance(app.focused, Button)
+            await pilot.press(*"and also", "enter")
+            await pilot.pause(0.2)
+            assert ran == [] and app.main.status is Status.AWAITING_INPUT
