@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -22,12 +21,13 @@ from themes import MAIN_SCREEN_TCSS, THEMES
 from tui.approvals import ApprovalQueue
 from tui.bridge import FRAME_SECONDS, Bridge
 from tui.commands import THEME_ALIASES, AppCommands
-from tui.composer import Composer, waiting_reason
+from tui.composer import waiting_reason
 from tui.conversation import Conversation
 from tui.decisions import Decisions
 from tui.engine import ContextFactory, Engine
 from tui.garbage import FullCollectionPause
 from tui.screens.main_screen import MainScreen
+from tui.sending import Sending
 from tui.surfaces import SurfaceActions
 from tui.thread_commands import ThreadCommands
 from tui.welcome import DEMO_SCENARIOS, welcome_content
@@ -43,18 +43,14 @@ if TYPE_CHECKING:
 
 __all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "waiting_reason", "welcome_content"]
 
-READY_WAIT_SECONDS = 30.0
-"""How long a message typed before the conversation is ready waits for it (start-up imports the
-runtime and may restore a long thread; a failed start gives the message back at once)."""
 
-
-class TandemApp(ThreadCommands, Decisions, SurfaceActions, AppCommands):
+class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands):
     """The terminal client: a conversation, approvals, UI actions, A2UI surfaces and the shared-state panel.
 
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
     loop), the bridge and the queue of approvals to show (`tui.approvals`); its commands are mixed
     in from `tui.thread_commands` and `tui.commands`, what widgets ask of the engine from
-    `tui.decisions` and `tui.surfaces`. A link clicked in a message, or opened by a surface,
+    `tui.decisions` and `tui.surfaces`, and what the composer sends from `tui.sending`. A link clicked in a message, or opened by a surface,
     opens only after `tui.links` allowed it and the human confirmed. Runs on the UI thread; the
     engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
     (`SurfaceActions._confirm_url_from_engine`). Lifecycle: mount starts
@@ -367,102 +363,6 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, AppCommands):
             return
         if await self.push_screen_wait(OpenLink(link.url)):
             self._url_opener(link.url)
-
-    # -- the composer -----------------------------------------------------------------------------
-
-    def on_composer_sent(self, message: Composer.Sent) -> None:
-        message.stop()
-        self._send(message.text)
-
-    @work(exit_on_error=False, group="send")
-    async def _send(self, text: str) -> None:
-        from core.errors import TandemError
-        from widgets.sanitize import sanitize
-
-        # Typed while the conversation starts (or another thread opens): it goes once ready.
-        context = self.context if self.ready.is_set() else await self._wait_until_ready()
-        if context is None:
-            composer = self.main.composer
-            if not composer.input.text:
-                composer.input.insert(text)  # not lost: back where it was typed
-            self.notify("The conversation is not ready, so the message was not sent; it is back in the composer",
-                        severity="warning")
-            return
-
-        async def send_or_queue() -> int:
-            if context.busy:
-                context.queue(text)
-                return len(context.queued)
-            await context.send(text)
-            return 0
-
-        try:
-            queued = await self.bridge.run_on_engine(send_or_queue)
-        except TandemError as exc:
-            self.notify(sanitize(str(exc)), title="Not sent", severity="warning")
-            return
-        self.main.composer.queued = queued
-
-    async def _wait_until_ready(self) -> AgentContext | None:
-        """The conversation once it is ready; None if its start failed or it took too long."""
-        for _ in range(int(READY_WAIT_SECONDS / 0.1)):
-            if self.ready.is_set() or self._startup_failed:
-                break
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.ready.wait(), 0.1)
-        return self.context if self.ready.is_set() else None
-
-    def _update_waiting(self) -> None:
-        from core.turns import Status
-
-        context = self.context
-        if context is None:
-            return
-        self.main.composer.queued = len(context.queued)
-        if context.status is not Status.AWAITING_INPUT:
-            self.main.set_waiting(None)
-            return
-        pending = context.pending_blocks
-        self.main.set_waiting(waiting_reason(pending))
-        self.call_after_refresh(self._focus_waiting_form, pending)
-
-    def _focus_waiting_form(self, pending: list[Block], attempts: int = 20) -> None:
-        """Put the cursor in the form the agent waits on, if the composer's disabling left it nowhere.
-
-        Approvals have their modal; an input request or UI action is answered inline, and without
-        this the keys a person types after the question appears go nowhere. Only a field takes
-        the cursor, never a button (a UI action of Run/Decline alone keeps none). A form whose fields
-        are still being mounted (its view's children mount over the next frames) is tried again
-        after each refresh, `attempts` times at most.
-        """
-        from textual.widgets import Button
-
-        from core.blocks import ApprovalBlock
-        from widgets.schema_form import SchemaForm
-
-        main = self._main
-        if main is None or self.screen is not main:
-            return
-        focused = main.focused
-        composer = main.composer
-        if focused is not None and focused is not composer.input and focused is not composer.moved_focus_to:
-            return  # the person is working somewhere on purpose
-        for block in pending:
-            if isinstance(block, ApprovalBlock) or not getattr(block, "actionable", False):
-                continue
-            view = self.main.conversation.view_of(block)
-            if view is None:
-                continue
-            if attempts > 1 and any(form.composing for form in view.query(SchemaForm)):
-                # Its submit button may be focusable already; the first field is where typing goes.
-                self.call_after_refresh(self._focus_waiting_form, pending, attempts - 1)
-                return
-            # Never a button: the Enter that ends what the person was typing would press it
-            # (run a UI action, submit a form) without their having read the question.
-            targets = [w for w in view.query("*") if w.focusable and not isinstance(w, Button)]
-            if targets:
-                targets[0].focus()
-                return
 
     # -- actions --------------------------------------------------------------------------------
 
