@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from core.agui.client import AGUIChatClient, AGUIStatistics
 from core.agui.events import ChunkExpander, UnknownEvent, decode_event
-from core.agui.mapping import EventMapper, PredictStateMapping
+from core.agui.calls import PredictStateMapping
+from core.agui.mapping import EventMapper
 from core.agui.request import PROTOCOL_VERSION, build_run_input, to_agui_messages
 from core.agui.sse import SSEDecoder
 from core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport

@@ -40,7 +40,8 @@ from core.agui.events import (
     parse_payload,
     validate_event,
 )
-from core.agui.mapping import EventMapper, PredictStateMapping
+from core.agui.calls import PredictStateMapping
+from core.agui.mapping import EventMapper
 from core.agui.request import build_run_input, known_calls
 from core.agui.sse import SSEDecoder
 from core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
 from core.errors import ProtocolError
+from core.messages import Role
 
 __all__ = [
     "UnknownEvent",
@@ -49,7 +50,11 @@ __all__ = [
     "DELTA_FIELDS",
     "ChunkExpander",
     "event_to_raw",
+    "TANDEM_ROLES",
 ]
+
+TANDEM_ROLES: dict[str, Role] = {"assistant": "assistant", "user": "user", "system": "system", "developer": "system"}
+"""AG-UI message roles as Tandem's (a developer message is a system message)."""
 
 
 @dataclass(frozen=True, slots=True)

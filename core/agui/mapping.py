@@ -26,24 +26,30 @@ its `state_key` carry `proposal_id = toolCallId`; so does the approval request f
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
-from ag_ui.core import ActivityMessage, BaseEvent, EventType, Interrupt, Message, ReasoningMessage, ToolMessage
-from pydantic import BaseModel
+from ag_ui.core import BaseEvent, EventType, Interrupt
 
-from core.agui.events import AnyEvent, UnknownEvent
+from core.agui.calls import KnownCall, PredictStateMapping
+from core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
+from core.agui.interrupts import interrupt_part
+from core.agui.snapshot_messages import snapshot_message
+from core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
+from core.agui.unvalidated import envelope as _envelope
+from core.agui.unvalidated import new as _new
+from core.agui.unvalidated import part as _part
+from core.agui.unvalidated import set_dict as _set_dict
+from core.agui.unvalidated import set_extra as _set_extra
+from core.agui.unvalidated import set_fields_set as _set_fields_set
+from core.agui.unvalidated import set_private as _set_private
+from core.agui.unvalidated import update as _update
 from core.content import (
     ActivityContent,
-    ApprovalRequestContent,
     DebugContent,
     ErrorContent,
     FinishContent,
-    InputRequestContent,
     ReasoningContent,
     StateDeltaContent,
     StateSnapshotContent,
@@ -53,116 +59,10 @@ from core.content import (
 )
 from core.messages import ChatUpdate, Role
 
-__all__ = ["PredictStateMapping", "KnownCall", "EventMapper", "parse_expiry"]
+__all__ = ["EventMapper"]
 
 log = logging.getLogger(__name__)
 
-_new = object.__new__
-_ROLES: dict[str, Role] = {"assistant": "assistant", "user": "user", "system": "system", "developer": "system"}
-
-
-@dataclass(frozen=True)
-class PredictStateMapping:
-    """A tool whose streamed arguments feed a state key: writes to that key are proposals."""
-
-    state_key: str
-    tool: str
-    tool_argument: str | None = None
-
-    @classmethod
-    def parse(cls, value: object) -> PredictStateMapping | None:
-        """Read one `{state_key, tool, tool_argument}` entry (snake or camel case), or None."""
-        if isinstance(value, PredictStateMapping):
-            return value
-        if not isinstance(value, dict):
-            return None
-        key = value.get("state_key", value.get("stateKey"))
-        tool = value.get("tool")
-        argument = value.get("tool_argument", value.get("toolArgument"))
-        if not isinstance(key, str) or not isinstance(tool, str):
-            return None
-        return cls(key, tool, argument if isinstance(argument, str) else None)
-
-
-@dataclass
-class KnownCall:
-    """A tool call seen in the request history or the stream."""
-
-    name: str | None
-    parent_message_id: str | None = None
-    chunks: list[str] = field(default_factory=list)
-    arguments: dict[str, Any] | None = None
-    informational_only: bool = False
-    resolved: bool = False
-
-    def parsed_arguments(self) -> dict[str, Any] | None:
-        """The complete arguments, parsed from the streamed chunks when needed."""
-        if self.arguments is None and self.chunks:
-            text = "".join(self.chunks)
-            if text.lstrip(" \t\n\r")[:1] != "{":
-                return None  # not an object (what `json.loads` would say, without raising)
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return None
-            self.arguments = value if isinstance(value, dict) else None
-        return self.arguments
-
-
-def parse_expiry(value: str | None) -> float | None:
-    """An interrupt's `expiresAt` (ISO 8601, or seconds since the epoch) as Unix time, or None."""
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        log.warning("ignoring an interrupt expiry that is not ISO 8601")
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
-_UPDATE_FIELDS = frozenset(ChatUpdate.model_fields)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-"""`object.__setattr__(model, "__dict__", value)` without the attribute lookup through the MRO."""
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def _envelope(contents: list[Any], raw: Any, role: Role, message_id: str | None, author: str | None) -> ChatUpdate:
-    # The hot path. Parts are validated models and `raw` is parsed or dumped JSON, so the
-    # envelope skips validation: this is what `model_construct` does, at a fifth of its cost
-    # (the slots are written through their descriptors, the cheapest way from Python).
-    update = _new(ChatUpdate)
-    _set_dict(update, {"role": role, "contents": contents, "message_id": message_id, "author": author,
-                       "raw": raw})
-    _set_fields_set(update, set(_UPDATE_FIELDS))
-    _set_extra(update, None)
-    _set_private(update, None)
-    return update
-
-
-def _update(contents: list[Any], raw: Any, *, role: Role = "assistant", message_id: str | None = None,
-            author: str | None = None) -> ChatUpdate:
-    return _envelope(contents, raw, role, message_id, author)
-
-
-def _part(model: type[Any], values: dict[str, Any], fields_set: set[str]) -> Any:
-    # A content part from values already known to be valid, as `_envelope` builds an update:
-    # `values` holds every field in declaration order, `fields_set` those the caller chose
-    # (what validation would have recorded).
-    part = _new(model)
-    _set_dict(part, values)
-    _set_fields_set(part, fields_set)
-    _set_extra(part, None)
-    _set_private(part, None)
-    return part
 
 
 class EventMapper:
@@ -303,7 +203,7 @@ class EventMapper:
     # -- text and reasoning ------------------------------------------------------------------
 
     def _text_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        self._roles[event.message_id] = _ROLES.get(event.role or "assistant", "assistant")
+        self._roles[event.message_id] = TANDEM_ROLES.get(event.role or "assistant", "assistant")
         self._known_ids.add(event.message_id)
         return []
 
@@ -481,45 +381,12 @@ class EventMapper:
             if message.id in self._known_ids:
                 continue
             self._known_ids.add(message.id)
-            update = self._snapshot_message(message)
+            update = snapshot_message(message, self.calls, self._declared)
             if update is not None:
                 updates.append(update)
         summary: dict[str, Any] = {"messages": len(event.messages), "new": len(updates)}
         updates.append(_update([DebugContent(label="messages snapshot", value=summary)], raw))
         return updates
-
-    def _snapshot_message(self, message: Message) -> ChatUpdate | None:
-        raw = {"type": "MESSAGES_SNAPSHOT", "message": message.model_dump(mode="json", by_alias=True)}
-        role = message.role
-        parts: list[Any] = []
-        if isinstance(message, ToolMessage):
-            parts.append(ToolResultContent(call_id=message.tool_call_id, result=_text_of(message.content),
-                                           error=message.error, encrypted_value=message.encrypted_value))
-            return _update(parts, raw, role="tool", message_id=message.id)
-        if isinstance(message, ReasoningMessage):
-            parts.append(ReasoningContent(text=message.content, encrypted_value=message.encrypted_value))
-        elif isinstance(message, ActivityMessage):
-            parts.append(ActivityContent(activity_id=message.id, activity_type=message.activity_type,
-                                         content=message.content))
-        else:
-            text = _text_of(message.content)
-            if text:
-                parts.append(TextContent(text=text))
-            for call in getattr(message, "tool_calls", None) or []:
-                try:
-                    arguments = json.loads(call.function.arguments) if call.function.arguments else {}
-                except ValueError:
-                    arguments = {"_unparsed_arguments": call.function.arguments}
-                informational = call.function.name not in self._declared
-                self.calls.setdefault(call.id, KnownCall(call.function.name, message.id, arguments=arguments,
-                                                         informational_only=informational))
-                parts.append(ToolCallContent(call_id=call.id, name=call.function.name,
-                                             arguments=arguments if isinstance(arguments, dict) else {"_value": arguments},
-                                             done=True, informational_only=informational,
-                                             encrypted_value=call.encrypted_value))
-        if not parts:
-            return None
-        return _update(parts, raw, role=_ROLES.get(role, "assistant"), message_id=message.id)
 
     def _raw(self, event: Any, raw: Any) -> list[ChatUpdate]:
         value = {"event": event.event, "source": event.source}
@@ -556,7 +423,7 @@ class EventMapper:
             parts.append(FinishContent(reason="cancelled"))
         elif kind == "interrupt":
             self.interrupts = list(outcome.interrupts)
-            parts.extend(self._interrupt_part(interrupt) for interrupt in outcome.interrupts)
+            parts.extend(interrupt_part(interrupt, self.calls, self._predict) for interrupt in outcome.interrupts)
             parts.append(FinishContent(reason="interrupt"))
         else:
             pending = list(outcome.pending_tool_call_ids or []) if outcome is not None else []
@@ -568,31 +435,6 @@ class EventMapper:
             parts.append(FinishContent(reason="tool_calls" if pending else "stop"))
         return [_update(parts, raw)]
 
-    def _interrupt_part(self, interrupt: Interrupt) -> ApprovalRequestContent | InputRequestContent:
-        expires_at = parse_expiry(interrupt.expires_at)
-        call = self.calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
-        if interrupt.reason == "tool_call" and interrupt.tool_call_id:
-            schema = interrupt.response_schema or {}
-            properties = schema.get("properties") if isinstance(schema, dict) else None
-            predictive = call is not None and any(m.tool == call.name for m in self._predict)
-            return ApprovalRequestContent(
-                request_id=interrupt.id,
-                call_id=interrupt.tool_call_id,
-                tool_name=(call.name if call else None) or "unknown tool",
-                arguments=(call.parsed_arguments() if call else None) or {},
-                message=interrupt.message,
-                allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
-                proposal_id=interrupt.tool_call_id if predictive else None,
-                expires_at=expires_at,
-            )
-        return InputRequestContent(
-            request_id=interrupt.id,
-            reason=interrupt.reason,
-            message=interrupt.message,
-            response_schema=interrupt.response_schema,
-            call_id=interrupt.tool_call_id,
-            expires_at=expires_at,
-        )
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:
@@ -602,11 +444,3 @@ def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:
 def _first_segment(path: str) -> str:
     segment = path.split("/", 2)[1] if path.startswith("/") else path
     return segment.replace("~1", "/").replace("~0", "~")
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(getattr(part, "text", "") or "" for part in content)
-    return ""

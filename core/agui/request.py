@@ -42,7 +42,8 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from core.agui.mapping import KnownCall, parse_expiry
+from core.agui.calls import KnownCall
+from core.agui.interrupts import parse_expiry
 from core.content import (
     ApprovalResponseContent,
     InputResponseContent,
