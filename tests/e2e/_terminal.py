@@ -12,29 +12,32 @@ from pathlib import Path
 TANDEM = Path(sys.executable).with_name("tandem")
 
 
-def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
-
-
 class Terminal:
-    """One detached tmux session running a command, 100×30."""
+    """One detached tmux session running a command, 100×30, on a tmux server of its own.
+
+    Its own server (`-L`): tmux exits when its last session closes, and a test that started a
+    session on a shared server at that moment failed with "server exited unexpectedly".
+    """
 
     def __init__(self, command: str) -> None:
         self.name = f"tandem-e2e-{uuid.uuid4().hex[:8]}"
-        _tmux("new-session", "-d", "-s", self.name, "-x", "100", "-y", "30", command)
+        self._tmux("new-session", "-d", "-s", self.name, "-x", "100", "-y", "30", command)
+
+    def _tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, check=True).stdout
 
     def keys(self, *keys: str) -> None:
-        _tmux("send-keys", "-t", self.name, *keys)
+        self._tmux("send-keys", "-t", self.name, *keys)
 
     def type(self, text: str) -> None:
-        _tmux("send-keys", "-t", self.name, "-l", text)
+        self._tmux("send-keys", "-t", self.name, "-l", text)
 
     def screen(self) -> str:
-        return _tmux("capture-pane", "-t", self.name, "-p")
+        return self._tmux("capture-pane", "-t", self.name, "-p")
 
     def styled_screen(self) -> str:
         """The pane with its SGR escape sequences (colours and attributes)."""
-        return _tmux("capture-pane", "-t", self.name, "-p", "-e")
+        return self._tmux("capture-pane", "-t", self.name, "-p", "-e")
 
     def wait_for(self, predicate: Callable[[str], bool], what: str, seconds: float = 20.0) -> str:
         """Poll the pane until `predicate(screen)` holds (bounded: a real terminal has no events)."""
@@ -49,7 +52,8 @@ class Terminal:
 
     def alive(self) -> bool:
         """Whether the session (hence tandem, its only process) still runs."""
-        return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
+        command = ["tmux", "-L", self.name, "has-session", "-t", self.name]
+        return subprocess.run(command, capture_output=True).returncode == 0
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run(["tmux", "-L", self.name, "kill-server"], capture_output=True)
