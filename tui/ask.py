@@ -39,6 +39,7 @@ from core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActio
 from core.context import AgentContext
 from core.errors import DecisionError, TandemError
 from core.turns import Status, Turn, TurnStatus
+from tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
 from tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
 
 __all__ = ["run_ask", "ask_turn", "LineReader", "Decider", "Policy"]
@@ -48,9 +49,6 @@ Policy = Literal["ask", "all", "none"]
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
-
-TASK_STEPS_ACTION = "generate_task_steps"
-"""The UI action whose answer is a selection of steps: `{"steps": [...], "accepted": bool}`."""
 
 
 def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
@@ -181,15 +179,6 @@ class LineReader:
         return line.rstrip("\r\n")
 
 
-class _Answer:
-    """A parsed answer to an approval or a UI action."""
-
-    def __init__(self, yes: bool, *, arguments: dict[str, JsonValue] | None = None, reason: str | None = None) -> None:
-        self.yes = yes
-        self.arguments = arguments
-        self.reason = reason
-
-
 class Decider:
     """Decides the interactive blocks of the running turn by `policy`, once the turn waits for them.
 
@@ -257,7 +246,7 @@ class Decider:
             return
         choices = "y/n/e(dit)" if block.allow_edits else "y/n"
         prompt = f"approve {one_line(block.tool_name, 60)} {short_json(block.arguments)}? [{choices}] "
-        answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=_parse_approval)
+        answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=parse_approval)
         if answer is None:
             block.cancel()
         elif answer.yes:
@@ -269,18 +258,18 @@ class Decider:
 
     async def _decide_action(self, block: UIActionBlock) -> None:
         if self.policy == "all":
-            await block.invoke(_accepted_arguments(block))
+            await block.invoke(accepted_arguments(block))
             return
         if self.policy == "none":
             await self._refuse_action(block, None)
             return
         prompt = f"run {one_line(block.name, 60)} {short_json(block.arguments)}? [y/n/e(dit)] "
-        steps = _steps(block.arguments) if block.name == TASK_STEPS_ACTION else None
-        answer = await self._read_answer(prompt, allow_edits=True, parse=lambda line: _parse_action(line, steps))
+        steps = task_steps(block.arguments) if block.name == TASK_STEPS_ACTION else None
+        answer = await self._read_answer(prompt, allow_edits=True, parse=lambda line: parse_action(line, steps))
         if answer is None:
             block.cancel()
         elif answer.yes:
-            await block.invoke(answer.arguments if answer.arguments is not None else _accepted_arguments(block))
+            await block.invoke(answer.arguments if answer.arguments is not None else accepted_arguments(block))
         else:
             await self._refuse_action(block, answer.reason)
 
@@ -298,7 +287,7 @@ class Decider:
             block.cancel()
             return
         if self.policy == "all":
-            defaults = _schema_defaults(block.response_schema)
+            defaults = schema_defaults(block.response_schema)
             if defaults is not None and not block.validate(defaults):
                 block.respond(defaults)
             else:
@@ -354,14 +343,14 @@ class Decider:
                 if "default" in spec:
                     payload[name] = spec["default"]
                 continue
-            payload[name] = _typed_value(line.strip(), spec)
+            payload[name] = typed_value(line.strip(), spec)
         return payload
 
     # -- reading -----------------------------------------------------------------------------
 
     async def _read_answer(
-        self, prompt: str, *, allow_edits: bool, parse: Callable[[str], _Answer | str]
-    ) -> _Answer | None:
+        self, prompt: str, *, allow_edits: bool, parse: Callable[[str], Answer | str]
+    ) -> Answer | None:
         """Read until a line parses; None at end of input."""
         while True:
             line = await self._readline(prompt)
@@ -401,99 +390,3 @@ class Decider:
     def _complain(self, text: str) -> None:
         self.errors.write(f"tandem: {one_line(text, 300)}\n")
         self.errors.flush()
-
-
-def _parse_approval(line: str) -> _Answer | str:
-    """`y [reason]`, `n [reason]`, `e {json}` or `{"approved": …}` → an answer, or what is wrong."""
-    text = line.strip()
-    if text.startswith("{"):
-        try:
-            payload = json.loads(text)
-        except ValueError as exc:
-            return f"not JSON: {exc}"
-        if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
-            return 'expected {"approved": true|false, "editedArgs": {...}, "reason": "..."}'
-        edited = payload.get("editedArgs")
-        if edited is not None and not isinstance(edited, dict):
-            return "editedArgs must be a JSON object"
-        reason = payload.get("reason")
-        return _Answer(payload["approved"], arguments=edited, reason=str(reason) if reason else None)
-    word, _, rest = text.partition(" ")
-    word, rest = word.lower(), rest.strip()
-    if word in ("y", "yes", "a", "approve"):
-        return _Answer(True, reason=rest or None)
-    if word in ("n", "no", "r", "reject", "deny"):
-        return _Answer(False, reason=rest or None)
-    if word in ("e", "edit"):
-        return _edited(rest)
-    return "answer y (approve), n [reason] (reject) or e {JSON arguments} (approve with edits)"
-
-
-def _parse_action(line: str, steps: list[dict[str, Any]] | None) -> _Answer | str:
-    """`y`, `n [reason]`, `e {json}` (or, for task steps, `e 1 3`) → an answer, or what is wrong."""
-    word, _, rest = line.strip().partition(" ")
-    word, rest = word.lower(), rest.strip()
-    if word in ("y", "yes", "run"):
-        return _Answer(True)
-    if word in ("n", "no", "decline", "reject"):
-        return _Answer(False, reason=rest or None)
-    if word in ("e", "edit"):
-        if steps is not None and rest and not rest.startswith("{"):
-            return _select_steps(steps, rest)
-        return _edited(rest)
-    return "answer y (run), n [reason] (decline) or e {JSON arguments} (run with these arguments)"
-
-
-def _edited(text: str) -> _Answer | str:
-    try:
-        arguments = json.loads(text)
-    except ValueError as exc:
-        return f"edited arguments are not JSON: {exc}"
-    if not isinstance(arguments, dict):
-        return "edited arguments must be a JSON object"
-    return _Answer(True, arguments=arguments)
-
-
-def _steps(arguments: dict[str, Any]) -> list[dict[str, Any]]:
-    steps = arguments.get("steps")
-    return [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
-
-
-def _select_steps(steps: list[dict[str, Any]], text: str) -> _Answer | str:
-    """`1 3` or `1,3` → every step, the chosen ones enabled and the others disabled."""
-    try:
-        chosen = {int(word) for word in text.replace(",", " ").split()}
-    except ValueError:
-        return f"expected step numbers between 1 and {len(steps)}, like: e 1 3"
-    if not chosen or not chosen <= set(range(1, len(steps) + 1)):
-        return f"expected step numbers between 1 and {len(steps)}, like: e 1 3"
-    selection: list[JsonValue] = [
-        {**step, "status": "enabled" if number in chosen else "disabled"} for number, step in enumerate(steps, start=1)
-    ]
-    return _Answer(True, arguments={"steps": selection, "accepted": True})
-
-
-def _accepted_arguments(block: UIActionBlock) -> dict[str, JsonValue]:
-    """The arguments that accept an action as proposed (every task step, confirmed)."""
-    if block.name == TASK_STEPS_ACTION:
-        return {"steps": block.arguments.get("steps") or [], "accepted": True}
-    return dict(block.arguments)
-
-
-def _schema_defaults(schema: dict[str, Any] | None) -> dict[str, JsonValue] | None:
-    properties = (schema or {}).get("properties")
-    if not isinstance(properties, dict):
-        return None
-    return {name: spec["default"] for name, spec in properties.items() if isinstance(spec, dict) and "default" in spec}
-
-
-def _typed_value(text: str, spec: dict[str, Any]) -> JsonValue:
-    """A form field's text as the schema's type: JSON for non-strings, the text itself otherwise."""
-    kind = spec.get("type")
-    if kind in (None, "string") or (isinstance(kind, list) and "string" in kind):
-        return text
-    try:
-        value: JsonValue = json.loads(text)
-    except ValueError:
-        return text  # validation will say what is wrong with it
-    return value

@@ -8,7 +8,7 @@ import sys
 import pytest
 from _ask_harness import REPO
 
-from tui.ask import _parse_action, _parse_approval, _select_steps
+from tui.ask_answers import parse_action, parse_approval, select_steps
 from tui.ask_output import one_line, sanitize, short_json
 
 
@@ -49,19 +49,19 @@ def test_one_line_and_short_json() -> None:
     ],
 )
 def test_parse_approval(line: str, yes: bool, arguments: dict | None, reason: str | None) -> None:
-    answer = _parse_approval(line)
+    answer = parse_approval(line)
     assert not isinstance(answer, str)
     assert (answer.yes, answer.arguments, answer.reason) == (yes, arguments, reason)
 
 
 @pytest.mark.parametrize("line", ["maybe", "e [1]", "e {not json", '{"approved": "yes"}', '{"approved": true, "editedArgs": 3}'])
 def test_parse_approval_refuses(line: str) -> None:
-    assert isinstance(_parse_approval(line), str)
+    assert isinstance(parse_approval(line), str)
 
 
 def test_select_steps() -> None:
     steps = [{"description": d, "status": "enabled"} for d in ("a", "b", "c")]
-    answer = _parse_action("e 1,3", steps)
+    answer = parse_action("e 1,3", steps)
     assert not isinstance(answer, str) and answer.arguments == {
         "steps": [
             {"description": "a", "status": "enabled"},
@@ -70,8 +70,8 @@ def test_select_steps() -> None:
         ],
         "accepted": True,
     }
-    assert isinstance(_select_steps(steps, "4"), str)
-    assert isinstance(_select_steps(steps, "one"), str)
+    assert isinstance(select_steps(steps, "4"), str)
+    assert isinstance(select_steps(steps, "one"), str)
 
 
 def test_ask_does_not_import_textual() -> None:
