@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import abc
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
@@ -13,6 +12,7 @@ from pydantic import JsonValue
 from core.content import ToolCallContent, ToolResultContent
 from core.history import messages_from_updates
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
+from core.tool_arguments import parse_arguments
 
 __all__ = ["ChatClient", "DelegatingChatClient", "LazyChatClient", "ToolFunction", "FunctionInvokingChatClient"]
 
@@ -158,10 +158,7 @@ class _PendingCall:
     def arguments(self) -> dict[str, Any]:
         if self._complete is not None:
             return self._complete
-        text = "".join(self._chunks).strip()
-        if not text:
-            return {}
-        value = json.loads(text)
-        if not isinstance(value, dict):
-            raise ValueError("tool arguments are not a JSON object")
-        return value
+        parsed = parse_arguments("".join(self._chunks))
+        if parsed.value is None:
+            raise ValueError(f"tool arguments are {parsed.error}")
+        return parsed.value

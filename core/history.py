@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from core.content import (
@@ -13,6 +12,7 @@ from core.content import (
     ToolResultContent,
 )
 from core.messages import ChatMessage, ChatUpdate, Role
+from core.tool_arguments import parse_arguments
 
 __all__ = ["messages_from_updates"]
 
@@ -116,12 +116,7 @@ class _CallBuilder:
     def build(self) -> ToolCallContent:
         arguments = self.arguments
         if arguments is None:
-            text = "".join(self.chunks).strip()
-            try:
-                parsed = json.loads(text) if text else {}
-            except json.JSONDecodeError:
-                parsed = {"_unparsed_arguments": text}
-            arguments = parsed if isinstance(parsed, dict) else {"_value": parsed}
+            arguments = parse_arguments("".join(self.chunks)).preserved()
         return ToolCallContent(
             call_id=self.call_id,
             name=self.name,

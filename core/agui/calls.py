@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from core.tool_arguments import parse_arguments
 
 __all__ = ["KnownCall", "PredictStateMapping"]
 
@@ -46,12 +47,5 @@ class KnownCall:
     def parsed_arguments(self) -> dict[str, Any] | None:
         """The complete arguments, parsed from the streamed chunks when needed."""
         if self.arguments is None and self.chunks:
-            text = "".join(self.chunks)
-            if text.lstrip(" \t\n\r")[:1] != "{":
-                return None  # not an object (what `json.loads` would say, without raising)
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return None
-            self.arguments = value if isinstance(value, dict) else None
+            self.arguments = parse_arguments("".join(self.chunks)).value
         return self.arguments

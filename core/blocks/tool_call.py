@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from pydantic import JsonValue
 
 from core.blocks.base import Block
+from core.tool_arguments import parse_arguments
 
 __all__ = ["ToolStatus", "ToolCallBlock"]
 
@@ -71,15 +72,10 @@ class ToolCallBlock(Block):
             self.arguments = dict(arguments)
             self.arguments_text = json.dumps(arguments)
         else:
-            text = self.arguments_text.strip()
-            try:
-                parsed = json.loads(text) if text else {}
-                if not isinstance(parsed, dict):
-                    raise ValueError("not a JSON object")
-                self.arguments = parsed
-            except ValueError as exc:
-                self.arguments_error = f"arguments are not a JSON object: {exc}"
-                self.arguments = {}
+            parsed = parse_arguments(self.arguments_text)
+            self.arguments = parsed.value or {}
+            if parsed.error is not None:
+                self.arguments_error = f"arguments are not a JSON object: {parsed.error}"
         for key, attribute in self.argument_map.items():
             setattr(self, attribute, (self.arguments or {}).get(key))
         if self.status is ToolStatus.STREAMING_ARGUMENTS:

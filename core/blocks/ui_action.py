@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from core.blocks.interactive import Decision, InteractiveBlock
 from core.blocks.tool_call import ToolStatus
 from core.content import ToolResultContent
 from core.messages import ChatMessage
+from core.tool_arguments import parse_arguments
 
 if TYPE_CHECKING:
     from core.blocks.tool_call import ToolCallBlock
@@ -71,11 +71,7 @@ class UIActionBlock(InteractiveBlock):
     def finish_arguments(self, arguments: dict[str, JsonValue] | None = None) -> None:
         """The arguments are complete; the action can now be run."""
         if arguments is None:
-            try:
-                parsed = json.loads(self.arguments_text) if self.arguments_text.strip() else {}
-            except ValueError:
-                parsed = {"_unparsed_arguments": self.arguments_text}
-            arguments = parsed if isinstance(parsed, dict) else {"_value": parsed}
+            arguments = parse_arguments(self.arguments_text).preserved()
         self.arguments = dict(arguments)
         self.arguments_complete = True
         self.changed()

@@ -206,3 +206,20 @@ class TestActivityErrorsDebugFinish:
         agent = new_agent()
         feed(agent, text("done"), ChatUpdate(contents=[FinishContent(reason="stop")]))
         assert [b.kind for b in agent.pipeline.blocks] == ["text"]
+
+
+class TestParseArguments:
+    """One parser for streamed arguments; each caller keeps its own policy for bad text."""
+
+    def test_objects_empty_text_and_what_is_not_an_object(self) -> None:
+        from core.tool_arguments import parse_arguments
+
+        assert parse_arguments(' {"a": 1} ').value == {"a": 1}
+        assert parse_arguments("  ").value == {} and parse_arguments("").error is None
+        not_json = parse_arguments("{oops")
+        assert not_json.value is None and (not_json.error or "").startswith("not JSON")
+        assert not_json.preserved() == {"_unparsed_arguments": "{oops"}
+        for text, held in (("[1, 2]", [1, 2]), ("null", None), ("3", 3)):
+            parsed = parse_arguments(text)
+            assert parsed.value is None and "not a JSON object" in (parsed.error or "")
+            assert parsed.preserved() == {"_value": held}
