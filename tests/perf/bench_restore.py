@@ -43,6 +43,7 @@ from core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, 
 from core.scripted import ScriptedChatClient
 from core.state import AgentState
 from core.store import ThreadStore
+from core.thread import ConversationThread
 from core.store.thread import paused_gc
 
 RESUME_CHILD = Path(__file__).with_name("resume_child.py")
@@ -98,50 +99,53 @@ def write_thread(store: ThreadStore, n: int) -> tuple[str, int]:
         return thread.thread_id, written
 
 
+class Cached(ConversationThread):
+    """A thread whose entries were already read (so restore's own read is not timed twice)."""
+
+    def __init__(self, thread: ConversationThread, entries: list[LogEntry]) -> None:
+        self.thread_id = thread.thread_id
+        self._thread = thread
+        self._entries = entries
+
+    def entries(self) -> list[LogEntry]:
+        return self._entries
+
+    def replay_entries(self) -> list[LogEntry]:
+        return self._entries
+
+    def append(self, entry: LogEntry) -> None:
+        self._thread.append(entry)
+
+    def commit(self) -> None:
+        self._thread.commit()
+
+
 async def measure(path: Path, thread_id: str) -> dict[str, Any]:
-    """CPU seconds of: reading the log as logged, reading what restore replays, replaying each."""
+    """CPU seconds of: reading what restore replays and replaying it; the same from the log as
+    logged. Each read starts on a collected heap holding no earlier read, as a resume does
+    (a read after another one pays for scanning the first one's objects)."""
     figures: dict[str, Any] = {}
     with ThreadStore(path) as store, store.open(thread_id) as thread:
-        started = time.process_time()
-        logged = thread.entries()
-        figures["read log"] = time.process_time() - started
-        started = time.process_time()
-        replayed = thread.replay_entries()
-        figures["read copy"] = time.process_time() - started
-        figures["logged"], figures["replayed"] = len(logged), len(replayed)
-
-        class Cached:
-            """The thread, with its entries already read (so restore's own read is not timed twice)."""
-
-            thread_id = thread.thread_id
-
-            def __init__(self, entries: list[LogEntry]) -> None:
-                self._entries = entries
-
-            def replay_entries(self) -> list[LogEntry]:
-                return self._entries
-
-            def append(self, entry: LogEntry) -> None:
-                thread.append(entry)
-
-            def commit(self) -> None:
-                thread.commit()
-
-            def close(self) -> None:
-                pass
-
-        for label, entries, pause in (("restore", replayed, False), ("restore, GC paused", replayed, True),
-                                      ("restore without the copy", logged, False)):
-            agent = UIAgent(ScriptedChatClient([]), state=AgentState({"counter": 0, "status": ""}))
+        for read_label, read in (("read copy", thread.replay_entries), ("read log", thread.entries)):
             gc.collect()
             started = time.process_time()
-            if pause:
-                with paused_gc():
-                    context = await restore(agent, Cached(entries))  # type: ignore[arg-type]
-            else:
-                context = await restore(agent, Cached(entries))  # type: ignore[arg-type]
-            figures[label] = time.process_time() - started
-            figures["blocks"] = len(context.blocks)
+            entries = read()
+            figures[read_label] = time.process_time() - started
+            figures["replayed" if read_label == "read copy" else "logged"] = len(entries)
+            labels = [("restore", False), ("restore, GC paused", True)] if read_label == "read copy" else [("restore without the copy", False)]
+            for label, pause in labels:
+                agent = UIAgent(ScriptedChatClient([]), state=AgentState({"counter": 0, "status": ""}))
+                gc.collect()
+                started = time.process_time()
+                if pause:
+                    with paused_gc():
+                        context = await restore(agent, Cached(thread, entries))
+                else:
+                    context = await restore(agent, Cached(thread, entries))
+                figures[label] = time.process_time() - started
+                figures["blocks"] = len(context.blocks)
+                del agent, context
+            del entries
     return figures
 
 
