@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
@@ -13,9 +12,9 @@ from core.agui.events import TANDEM_ROLES
 from core.agui.unvalidated import update
 from core.content import ActivityContent, ReasoningContent, TextContent, ToolCallContent, ToolResultContent
 from core.messages import ChatUpdate
+from core.tool_arguments import parse_arguments
 
 __all__ = ["snapshot_message", "text_of"]
-
 
 
 def snapshot_message(message: Message, calls: dict[str, KnownCall], declared: Collection[str]) -> ChatUpdate | None:
@@ -37,17 +36,12 @@ def snapshot_message(message: Message, calls: dict[str, KnownCall], declared: Co
         if text:
             parts.append(TextContent(text=text))
         for call in getattr(message, "tool_calls", None) or []:
-            try:
-                arguments = json.loads(call.function.arguments) if call.function.arguments else {}
-            except ValueError:
-                arguments = {"_unparsed_arguments": call.function.arguments}
+            arguments = parse_arguments(call.function.arguments or "").preserved()
             informational = call.function.name not in declared
             calls.setdefault(call.id, KnownCall(call.function.name, message.id, arguments=arguments,
-                                                     informational_only=informational))
-            parts.append(ToolCallContent(call_id=call.id, name=call.function.name,
-                                         arguments=arguments if isinstance(arguments, dict) else {"_value": arguments},
-                                         done=True, informational_only=informational,
-                                         encrypted_value=call.encrypted_value))
+                                                informational_only=informational))
+            parts.append(ToolCallContent(call_id=call.id, name=call.function.name, arguments=arguments, done=True,
+                                         informational_only=informational, encrypted_value=call.encrypted_value))
     if not parts:
         return None
     return update(parts, raw, role=TANDEM_ROLES.get(role, "assistant"), message_id=message.id)
