@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import warnings
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 # a2ui-core is imported when the first surface (or the first request) needs it: its basic
@@ -31,6 +32,7 @@ __all__ = [
     "new_processor",
     "capabilities",
     "capabilities_context_entry",
+    "has_capabilities_entry",
 ]
 
 PROTOCOL_VERSION = "v0.9"
@@ -120,3 +122,8 @@ def _context_value() -> str:
 def capabilities_context_entry() -> dict[str, str]:
     """The request context entry naming the catalog and its components (schema JSON as a string)."""
     return {"description": COMPONENT_SCHEMA_DESCRIPTION, "value": _context_value()}
+
+
+def has_capabilities_entry(context: Iterable[Mapping[str, str]]) -> bool:
+    """Whether request context entries already hold the capabilities entry (matched by description)."""
+    return any(item.get("description") == COMPONENT_SCHEMA_DESCRIPTION for item in context)

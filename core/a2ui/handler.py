@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 from pydantic import JsonValue
 
-from core.a2ui.catalog import COMPONENT_SCHEMA_DESCRIPTION, capabilities_context_entry
+from core.a2ui.catalog import capabilities_context_entry, has_capabilities_entry
 from core.a2ui.operations import ACTIVITY_TYPE, Inbound, from_activity, from_message, from_tool_result, looks_like_a2ui, message_surface_id
 from core.blocks.base import Block
 from core.blocks.tool_call import ToolCallBlock
@@ -264,7 +264,7 @@ def install_a2ui(agent: UIAgent, *, agent_id: str = "agent", delivery: DeliveryM
     outbox = A2UIOutbox(handler, delivery=delivery)
     if wrap_client and not isinstance(agent.client, A2UIChatClient):
         agent.client = A2UIChatClient(agent.client, outbox)  # adds the capabilities entry per request
-    elif not any(item.get("description") == COMPONENT_SCHEMA_DESCRIPTION for item in agent.context):
+    elif not has_capabilities_entry(agent.context):
         agent.context.append(capabilities_context_entry())
     return outbox
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import JsonValue
 
-from core.a2ui.catalog import COMPONENT_SCHEMA_DESCRIPTION, PROTOCOL_VERSION, capabilities_context_entry
+from core.a2ui.catalog import PROTOCOL_VERSION, capabilities_context_entry, has_capabilities_entry
 from core.blocks.base import Block
 from core.chat_client import ChatClient, DelegatingChatClient
 from core.messages import ChatMessage, ChatOptions, ChatUpdate
@@ -143,6 +143,6 @@ class A2UIChatClient(DelegatingChatClient):
         extra: dict[str, Any] = self.outbox.forwarded_props()
         if extra:
             options = options.model_copy(update={"forwarded_props": {**options.forwarded_props, **extra}})
-        if not any(item.get("description") == COMPONENT_SCHEMA_DESCRIPTION for item in options.context):
+        if not has_capabilities_entry(options.context):
             options = options.model_copy(update={"context": [*options.context, capabilities_context_entry()]})
         return self.inner.stream(messages, options)
