@@ -13,6 +13,7 @@ import time
 from typing import NamedTuple
 
 from core.errors import LogStoreError
+from core.store.connection import write_transaction
 
 __all__ = ["Migration", "MIGRATIONS", "SCHEMA_VERSION", "schema_version", "migrate"]
 
@@ -116,11 +117,9 @@ def migrate(connection: sqlite3.Connection, where: str) -> int:
     for migration in MIGRATIONS:
         if migration.version <= before:
             continue
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(connection):
             # Re-read inside the write lock: another process may have migrated meanwhile.
             if schema_version(connection) >= migration.version:
-                connection.execute("COMMIT")
                 continue
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
@@ -128,9 +127,4 @@ def migrate(connection: sqlite3.Connection, where: str) -> int:
             for statement in migration.statements:
                 connection.execute(statement)
             connection.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", (migration.version, time.time()))
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
     return before
