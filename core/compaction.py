@@ -7,8 +7,8 @@ keeps a compacted copy beside the log (derived data, rebuilt whenever missing) s
 thread resumes in a fraction of the time.
 
 What is merged: consecutive updates of one turn with the same role, message id and author,
-each holding a single plain text part, or each a single plain
-reasoning part (not an encrypted value). Tool-call argument chunks, state, activities and
+each holding a single plain text part, or each a single plain reasoning part (not an
+encrypted value). Tool-call argument chunks, state, activities and
 every other part stay one update each, so state mappers that predict state from streamed
 arguments see every chunk as they did live; a custom state mapper that claims text parts sees
 one joined part per run instead of one per delta.
@@ -89,4 +89,3 @@ def replay_json(entries: Sequence[LogEntry]) -> str:
         entry.model_dump_json(exclude=_NO_RAW) if isinstance(entry, UpdateLogged) else entry.model_dump_json()
         for entry in compact_entries(entries)
     ) + "]"
-

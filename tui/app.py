@@ -45,13 +45,14 @@ __all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "waiting_reason", "we
 
 
 class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands):
-    """The terminal client: a conversation, approvals, UI actions, A2UI surfaces and the shared-state panel.
+    """The terminal client: a conversation, approvals, UI actions, A2UI surfaces, shared state.
 
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
     loop), the bridge and the queue of approvals to show (`tui.approvals`); its commands are mixed
     in from `tui.thread_commands` and `tui.commands`, what widgets ask of the engine from
-    `tui.decisions` and `tui.surfaces`, and what the composer sends from `tui.sending`. A link clicked in a message, or opened by a surface,
-    opens only after `tui.links` allowed it and the human confirmed. Runs on the UI thread; the
+    `tui.decisions` and `tui.surfaces`, and what the composer sends from `tui.sending`. A link
+    clicked in a message, or opened by a surface, opens only after `tui.links` allowed it and
+    the human confirmed. Runs on the UI thread; the
     engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
     (`SurfaceActions._confirm_url_from_engine`). Lifecycle: mount starts
     the engine after the first frame; unmount (or quit) stops it before the app's loop closes.

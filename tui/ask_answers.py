@@ -40,7 +40,6 @@ class Answer:
         self.reason = reason
 
 
-
 def parse_approval(line: str) -> Answer | str:
     """`y [reason]`, `n [reason]`, `e {json}` or `{"approved": …}` → an answer, or what is wrong."""
     text = line.strip()
@@ -83,6 +82,7 @@ def parse_action(line: str, steps: list[dict[str, Any]] | None) -> Answer | str:
 
 
 def parse_edited(text: str) -> Answer | str:
+    """`{json}` → a yes with these arguments, or what is wrong (a human's edit: empty is wrong)."""
     try:
         arguments = json.loads(text)
     except ValueError as exc:
@@ -93,6 +93,7 @@ def parse_edited(text: str) -> Answer | str:
 
 
 def task_steps(arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps a `generate_task_steps` call proposes (entries that are not objects dropped)."""
     steps = arguments.get("steps")
     return [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
 
@@ -119,6 +120,7 @@ def accepted_arguments(block: UIActionBlock) -> dict[str, JsonValue]:
 
 
 def schema_defaults(schema: dict[str, Any] | None) -> dict[str, JsonValue] | None:
+    """The `default` of each property of an object schema (None: the schema has no properties)."""
     properties = (schema or {}).get("properties")
     if not isinstance(properties, dict):
         return None
