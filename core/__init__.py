@@ -5,8 +5,8 @@ Importable and testable without a terminal: nothing here imports Textual or the 
 
 from __future__ import annotations
 
-from core.agent import UIAgent
-from core.blocks import (
+from tandem.core.agent import UIAgent
+from tandem.core.blocks import (
     ActivityBlock,
     ApprovalBlock,
     Block,
@@ -23,16 +23,16 @@ from core.blocks import (
     UIActionBlock,
     UnhandledContentBlock,
 )
-from core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient, LazyChatClient
-from core.context import AgentContext
-from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
-from core.notify import Subscription
-from core.pipeline import PASS, Complete, Emit, Pass, Pipeline, StateWrite, Update, UpdateContext
-from core.replay import restore
-from core.state import AgentState, Conflict
-from core.thread import ConversationThread, InMemoryThread
-from core.tool_blocks import ToolBlockRegistry, tool_block
-from core.turns import Status, Turn, TurnStatus
+from tandem.core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient, LazyChatClient
+from tandem.core.context import AgentContext
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
+from tandem.core.notify import Subscription
+from tandem.core.pipeline import PASS, Complete, Emit, Pass, Pipeline, StateWrite, Update, UpdateContext
+from tandem.core.replay import restore
+from tandem.core.state import AgentState, Conflict
+from tandem.core.thread import ConversationThread, InMemoryThread
+from tandem.core.tool_blocks import ToolBlockRegistry, tool_block
+from tandem.core.turns import Status, Turn, TurnStatus
 
 __all__ = [
     "ActivityBlock",

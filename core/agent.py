@@ -7,15 +7,15 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core.blocks.base import BlockEnv
-from core.blocks.tool_call import ToolCallBlock
-from core.blocks.ui_action import UIActionFunction
-from core.chat_client import ChatClient
-from core.handlers import builtin_handlers
-from core.messages import ChatMessage, ChatOptions, ToolDeclaration
-from core.pipeline import Handler, Pipeline, StateMapper
-from core.state import AgentState
-from core.tool_blocks import ToolBlockRegistry
+from tandem.core.blocks.base import BlockEnv
+from tandem.core.blocks.tool_call import ToolCallBlock
+from tandem.core.blocks.ui_action import UIActionFunction
+from tandem.core.chat_client import ChatClient
+from tandem.core.handlers import builtin_handlers
+from tandem.core.messages import ChatMessage, ChatOptions, ToolDeclaration
+from tandem.core.pipeline import Handler, Pipeline, StateMapper
+from tandem.core.state import AgentState
+from tandem.core.tool_blocks import ToolBlockRegistry
 
 __all__ = ["UIAgent"]
 

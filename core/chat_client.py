@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core.content import ToolCallContent, ToolResultContent
-from core.history import messages_from_updates
-from core.messages import ChatMessage, ChatOptions, ChatUpdate
-from core.tool_arguments import parse_arguments
+from tandem.core.content import ToolCallContent, ToolResultContent
+from tandem.core.history import messages_from_updates
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["ChatClient", "DelegatingChatClient", "LazyChatClient", "ToolFunction", "FunctionInvokingChatClient"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.content import ReasoningContent, TextContent
-from core.log_entries import LogEntry, UpdateLogged
+from tandem.core.content import ReasoningContent, TextContent
+from tandem.core.log_entries import LogEntry, UpdateLogged
 
 __all__ = ["COMPACTION_VERSION", "compact_entries", "replay_json"]
 

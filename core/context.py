@@ -8,13 +8,13 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 
-from core.agent import UIAgent
-from core.blocks.interactive import InteractiveBlock
-from core.blocks.misc import ErrorBlock
-from core.blocks.text import TextBlock
-from core.errors import ConversationBusy, TandemError
-from core.history import messages_from_updates
-from core.log_entries import (
+from tandem.core.agent import UIAgent
+from tandem.core.blocks.interactive import InteractiveBlock
+from tandem.core.blocks.misc import ErrorBlock
+from tandem.core.blocks.text import TextBlock
+from tandem.core.errors import ConversationBusy, TandemError
+from tandem.core.history import messages_from_updates
+from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
     SegmentEnded,
@@ -23,11 +23,11 @@ from core.log_entries import (
     TurnStarted,
     UpdateLogged,
 )
-from core.messages import ChatMessage, ChatUpdate
-from core.notify import Notifier, Subscription
-from core.blocks.base import Block
-from core.thread import ConversationThread, InMemoryThread
-from core.turns import Status, Turn, TurnStatus
+from tandem.core.messages import ChatMessage, ChatUpdate
+from tandem.core.notify import Notifier, Subscription
+from tandem.core.blocks.base import Block
+from tandem.core.thread import ConversationThread, InMemoryThread
+from tandem.core.turns import Status, Turn, TurnStatus
 
 __all__ = ["AgentContext"]
 

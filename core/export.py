@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.content import (
+from tandem.core.content import (
     ActivityContent,
     A2UIMessageContent,
     ApprovalRequestContent,
@@ -36,7 +36,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.log_entries import (
+from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
     LogEntry,
@@ -46,9 +46,9 @@ from core.log_entries import (
     TurnStarted,
     UpdateLogged,
 )
-from core.messages import ChatMessage
+from tandem.core.messages import ChatMessage
 
-from core.sanitize import sanitize
+from tandem.core.sanitize import sanitize
 
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown", "to_jsonl", "jsonl_safe"]
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.blocks.approval import ApprovalBlock
-from core.blocks.base import Block
-from core.blocks.interrupt import InterruptBlock
-from core.blocks.misc import ActivityBlock, ErrorBlock
-from core.blocks.text import ReasoningBlock, TextBlock
-from core.blocks.tool_call import ToolCallBlock
-from core.blocks.ui_action import UIActionBlock, UIActionFunction
-from core.content import (
+from tandem.core.blocks.approval import ApprovalBlock
+from tandem.core.blocks.base import Block
+from tandem.core.blocks.interrupt import InterruptBlock
+from tandem.core.blocks.misc import ActivityBlock, ErrorBlock
+from tandem.core.blocks.text import ReasoningBlock, TextBlock
+from tandem.core.blocks.tool_call import ToolCallBlock
+from tandem.core.blocks.ui_action import UIActionBlock, UIActionFunction
+from tandem.core.content import (
     ActivityContent,
     ApprovalRequestContent,
     DebugContent,
@@ -23,8 +23,8 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.pipeline import PASS, Complete, Emit, Transition, Update, UpdateContext
-from core.tool_blocks import ToolBlockRegistry
+from tandem.core.pipeline import PASS, Complete, Emit, Transition, Update, UpdateContext
+from tandem.core.tool_blocks import ToolBlockRegistry
 
 __all__ = [
     "TextHandler",

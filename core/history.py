@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.content import (
+from tandem.core.content import (
     Content,
     ReasoningContent,
     TextContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.messages import ChatMessage, ChatUpdate, Role
-from core.tool_arguments import parse_arguments
+from tandem.core.messages import ChatMessage, ChatUpdate, Role
+from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["messages_from_updates"]
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from core.messages import ChatMessage, ChatUpdate
+from tandem.core.messages import ChatMessage, ChatUpdate
 
 __all__ = [
     "HumanWriteKind",

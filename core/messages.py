@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from core.content import Content
+from tandem.core.content import Content
 
 __all__ = ["Role", "ChatMessage", "ChatUpdate", "ToolDeclaration", "ChatOptions"]
 
@@ -29,7 +29,7 @@ class ChatMessage(BaseModel):
     @classmethod
     def user(cls, text: str, *, message_id: str | None = None, author: str | None = None) -> ChatMessage:
         """A user message holding one text part."""
-        from core.content import TextContent
+        from tandem.core.content import TextContent
 
         return cls(role="user", contents=[TextContent(text=text)], message_id=message_id, author=author)
 

@@ -13,15 +13,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, get_args
 
-from core.blocks.base import Block, BlockEnv
-from core.blocks.interactive import InteractiveBlock
-from core.blocks.misc import ErrorBlock, UnhandledContentBlock
-from core.blocks.text import TextBlock
-from core.content import Content, StateDeltaContent, StateSnapshotContent
-from core.errors import PatchError
-from core.messages import ChatMessage, ChatUpdate
-from core.notify import Notifier, Subscription
-from core.state import AgentState
+from tandem.core.blocks.base import Block, BlockEnv
+from tandem.core.blocks.interactive import InteractiveBlock
+from tandem.core.blocks.misc import ErrorBlock, UnhandledContentBlock
+from tandem.core.blocks.text import TextBlock
+from tandem.core.content import Content, StateDeltaContent, StateSnapshotContent
+from tandem.core.errors import PatchError
+from tandem.core.messages import ChatMessage, ChatUpdate
+from tandem.core.notify import Notifier, Subscription
+from tandem.core.state import AgentState
 
 __all__ = [
     "Pass",

@@ -6,13 +6,13 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from core.agent import UIAgent
-from core.blocks.interactive import InteractiveBlock
-from core.blocks.misc import ErrorBlock
-from core.context import AgentContext
-from core.errors import PatchError
-from core.history import messages_from_updates
-from core.log_entries import (
+from tandem.core.agent import UIAgent
+from tandem.core.blocks.interactive import InteractiveBlock
+from tandem.core.blocks.misc import ErrorBlock
+from tandem.core.context import AgentContext
+from tandem.core.errors import PatchError
+from tandem.core.history import messages_from_updates
+from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
     LogEntry,
@@ -22,9 +22,9 @@ from core.log_entries import (
     TurnStarted,
     UpdateLogged,
 )
-from core.messages import ChatUpdate
-from core.thread import ConversationThread
-from core.turns import Status, Turn, TurnStatus
+from tandem.core.messages import ChatUpdate
+from tandem.core.thread import ConversationThread
+from tandem.core.turns import Status, Turn, TurnStatus
 
 __all__ = ["restore"]
 

@@ -10,8 +10,8 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Union
 
-from core.chat_client import ChatClient, DelegatingChatClient
-from core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.chat_client import ChatClient, DelegatingChatClient
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["ScriptStep", "ScriptedChatClient", "RecordingChatClient", "ReplayChatClient"]
 

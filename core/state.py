@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 from pydantic import BaseModel, JsonValue, ValidationError
 
-from core.errors import PatchError
-from core.notify import Notifier, Subscription
+from tandem.core.errors import PatchError
+from tandem.core.notify import Notifier, Subscription
 
 if TYPE_CHECKING:
-    from core.blocks.base import BlockEnv
+    from tandem.core.blocks.base import BlockEnv
 
 __all__ = ["Proposal", "Conflict", "AgentState"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import abc
 import uuid
 
-from core.compaction import compact_entries
-from core.log_entries import LogEntry
+from tandem.core.compaction import compact_entries
+from tandem.core.log_entries import LogEntry
 
 __all__ = ["ConversationThread", "InMemoryThread"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from core.blocks.tool_call import ToolCallBlock
-from core.errors import ToolBlockSpecError
+from tandem.core.blocks.tool_call import ToolCallBlock
+from tandem.core.errors import ToolBlockSpecError
 
 __all__ = ["tool_block", "ToolBlockRegistry"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 
-from core.messages import ChatMessage
+from tandem.core.messages import ChatMessage
 
 __all__ = ["Status", "TurnStatus", "Turn"]
 

@@ -14,8 +14,8 @@ from urllib.parse import urlparse
 
 from pydantic import JsonValue
 
-from core.a2ui import A2UIOutbox, ActionResult, SurfaceBlock
-from core.context import AgentContext
+from tandem.core.a2ui import A2UIOutbox, ActionResult, SurfaceBlock
+from tandem.core.context import AgentContext
 
 __all__ = ["OPENABLE_SCHEMES", "handle_surface_action", "handle_value_changed"]
 

@@ -17,29 +17,29 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.binding import Binding, BindingType
 
-from themes import MAIN_SCREEN_TCSS, THEMES
-from tui.approvals import ApprovalQueue
-from tui.bridge import FRAME_SECONDS, Bridge
-from tui.commands import THEME_ALIASES, AppCommands
-from tui.composer import waiting_reason
-from tui.conversation import Conversation
-from tui.decisions import Decisions
-from tui.engine import ContextFactory, Engine
-from tui.garbage import FullCollectionPause
-from tui.screens.main_screen import MainScreen
-from tui.sending import Sending
-from tui.surfaces import SurfaceActions
-from tui.thread_commands import ThreadCommands
-from tui.welcome import DEMO_SCENARIOS, welcome_content
+from tandem.themes import MAIN_SCREEN_TCSS, THEMES
+from tandem.tui.approvals import ApprovalQueue
+from tandem.tui.bridge import FRAME_SECONDS, Bridge
+from tandem.tui.commands import THEME_ALIASES, AppCommands
+from tandem.tui.composer import waiting_reason
+from tandem.tui.conversation import Conversation
+from tandem.tui.decisions import Decisions
+from tandem.tui.engine import ContextFactory, Engine
+from tandem.tui.garbage import FullCollectionPause
+from tandem.tui.screens.main_screen import MainScreen
+from tandem.tui.sending import Sending
+from tandem.tui.surfaces import SurfaceActions
+from tandem.tui.thread_commands import ThreadCommands
+from tandem.tui.welcome import DEMO_SCENARIOS, welcome_content
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-    from core.blocks import Block
-    from core.context import AgentContext
-    from core.state import AgentState
-    from core.turns import Status
-    from tui.thread_library import ThreadLibrary
+    from tandem.core.blocks import Block
+    from tandem.core.context import AgentContext
+    from tandem.core.state import AgentState
+    from tandem.core.turns import Status
+    from tandem.tui.thread_library import ThreadLibrary
 
 __all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "waiting_reason", "welcome_content"]
 
@@ -171,8 +171,8 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
                 if self._unshown_state is not None:
                     self.bridge_state_changed(self._unshown_state)
         except Exception as exc:
-            from core.errors import LogStoreError
-            from widgets.sanitize import sanitize
+            from tandem.core.errors import LogStoreError
+            from tandem.widgets.sanitize import sanitize
 
             self._startup_failed = True
 
@@ -268,7 +268,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         self._update_waiting()
 
     def bridge_blocks_changed(self, blocks: list[Block]) -> None:
-        from core.blocks import InteractiveBlock
+        from tandem.core.blocks import InteractiveBlock
 
         if not self._painting():
             return
@@ -317,7 +317,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         CPython's as soon as the thresholds are back (the old generation grew during the turn),
         would stall that tail for a time proportional to the heap, i.e. to the conversation's length.
         """
-        from widgets import TextView
+        from tandem.widgets import TextView
 
         if self._main is not None and self._main.status is not None and self._main.status.value == "streaming":
             return  # a new turn holds them again
@@ -355,8 +355,8 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
 
     @work(exit_on_error=False, group="links")
     async def _confirm_link(self, href: str) -> None:
-        from tui.links import check_link
-        from tui.screens.open_link import OpenLink
+        from tandem.tui.links import check_link
+        from tandem.tui.screens.open_link import OpenLink
 
         link = check_link(href)
         if link.refusal is not None:

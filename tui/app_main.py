@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.context import AgentContext
-    from core.store import ThreadStore
-    from tui.engine import ContextFactory
-    from tui.thread_library import ThreadLibrary
+    from tandem.core.context import AgentContext
+    from tandem.core.store import ThreadStore
+    from tandem.tui.engine import ContextFactory
+    from tandem.tui.thread_library import ThreadLibrary
 
 __all__ = ["run_app", "build_factory", "build_library"]
 
@@ -44,7 +44,7 @@ def build_factory(
     """
 
     def factory(loop: asyncio.AbstractEventLoop) -> AgentContext | Awaitable[AgentContext]:
-        from tui import backend
+        from tandem.tui import backend
 
         custom = getattr(backend, "build_context_factory", None)
         if custom is not None:
@@ -76,10 +76,10 @@ def build_library(
         set_theme: The thread-safe theme switch the conversation's hooks get.
         store_path: The store file (default: `threads.sqlite3` in the user data directory).
     """
-    from tui.thread_library import ThreadLibrary
+    from tandem.tui.thread_library import ThreadLibrary
 
     async def build(store: ThreadStore, resume: str | None) -> AgentContext:
-        from tui import backend
+        from tandem.tui import backend
 
         hooks = backend.AppHooks()
         if set_theme is not None:
@@ -99,7 +99,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         SystemExit: the store is unreadable or the thread is open in another process; the
             message (printed once the terminal is restored) names the way out.
     """
-    from tui.app import TandemApp
+    from tandem.tui.app import TandemApp
 
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 if TYPE_CHECKING:
-    from core.blocks import ApprovalBlock, Block
-    from widgets import ApprovalModal, ApprovalResult
+    from tandem.core.blocks import ApprovalBlock, Block
+    from tandem.widgets import ApprovalModal, ApprovalResult
 
 __all__ = ["ApprovalQueue"]
 
@@ -47,7 +47,7 @@ class ApprovalQueue:
 
     def offer(self, blocks: Iterable[Block]) -> None:
         """Queue the actionable approvals among new `blocks`, then ask the next one."""
-        from core.blocks import ApprovalBlock
+        from tandem.core.blocks import ApprovalBlock
 
         self._waiting.extend(block for block in blocks if isinstance(block, ApprovalBlock) and block.actionable)
         self._show_next()
@@ -80,7 +80,7 @@ class ApprovalQueue:
                 self._open(block)
 
     def _open(self, block: ApprovalBlock) -> None:
-        from widgets import ApprovalModal
+        from tandem.widgets import ApprovalModal
 
         modal = ApprovalModal(block, guard_seconds=self.guard_seconds)
         self._modal = modal

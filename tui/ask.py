@@ -35,12 +35,12 @@ from typing import Any, Literal, TextIO
 
 from pydantic import JsonValue
 
-from core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActionBlock
-from core.context import AgentContext
-from core.errors import DecisionError, TandemError
-from core.turns import Status, Turn, TurnStatus
-from tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
-from tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
+from tandem.core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActionBlock
+from tandem.core.context import AgentContext
+from tandem.core.errors import DecisionError, TandemError
+from tandem.core.turns import Status, Turn, TurnStatus
+from tandem.tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
+from tandem.tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
 
 __all__ = ["run_ask", "ask_turn", "LineReader", "Decider", "Policy"]
 
@@ -91,12 +91,12 @@ async def ask_turn(
     stderr: TextIO,
 ) -> int:
     """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status."""
-    from tui.backend import build_context
+    from tandem.tui.backend import build_context
 
     try:
         context = build_context(url, headers, speed=speed)
     except (TandemError, ValueError) as exc:
-        from core.agui.transport import safe_url
+        from tandem.core.agui.transport import safe_url
 
         _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
         return EXIT_FAILED

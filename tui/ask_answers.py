@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core.blocks import UIActionBlock
+from tandem.core.blocks import UIActionBlock
 
 __all__ = [
     "TASK_STEPS_ACTION",

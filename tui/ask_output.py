@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 import jsonpatch
 
-from core.blocks import (
+from tandem.core.blocks import (
     ActivityBlock,
     ApprovalBlock,
     Block,
@@ -30,13 +30,13 @@ from core.blocks import (
     UIActionBlock,
     UnhandledContentBlock,
 )
-from core.context import AgentContext
-from core.handlers import DebugBlock
-from core.notify import Subscription
-from core.state import AgentState
-from core.turns import Turn
+from tandem.core.context import AgentContext
+from tandem.core.handlers import DebugBlock
+from tandem.core.notify import Subscription
+from tandem.core.state import AgentState
+from tandem.core.turns import Turn
 
-from core.sanitize import sanitize
+from tandem.core.sanitize import sanitize
 
 __all__ = ["sanitize", "short_json", "one_line", "Printer", "PlainPrinter", "JsonPrinter"]
 

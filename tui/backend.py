@@ -11,18 +11,18 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core.a2ui import install_a2ui
-from core.agent import UIAgent
-from core.blocks.base import BlockEnv
-from core.blocks.tool_call import ToolCallBlock
-from core.chat_client import ChatClient, FunctionInvokingChatClient, LazyChatClient, ToolFunction
-from core.context import AgentContext
-from core.errors import LogStoreError
-from core.messages import ToolDeclaration
-from core.replay import restore
-from core.store import ThreadStore
-from core.thread import ConversationThread
-from core.tool_blocks import tool_block
+from tandem.core.a2ui import install_a2ui
+from tandem.core.agent import UIAgent
+from tandem.core.blocks.base import BlockEnv
+from tandem.core.blocks.tool_call import ToolCallBlock
+from tandem.core.chat_client import ChatClient, FunctionInvokingChatClient, LazyChatClient, ToolFunction
+from tandem.core.context import AgentContext
+from tandem.core.errors import LogStoreError
+from tandem.core.messages import ToolDeclaration
+from tandem.core.replay import restore
+from tandem.core.store import ThreadStore
+from tandem.core.thread import ConversationThread
+from tandem.core.tool_blocks import tool_block
 
 __all__ = [
     "WeatherBlock",
@@ -101,11 +101,11 @@ def build_chat_client(url: str | None, headers: dict[str, str] | None = None, *,
     """
 
     def build() -> ChatClient:
-        from core.agui import AGUIChatClient
+        from tandem.core.agui import AGUIChatClient
 
         if url:
             return AGUIChatClient(url, headers=headers)
-        from core.agui.demo import DemoAgent, encode_sse
+        from tandem.core.agui.demo import DemoAgent, encode_sse
 
         agent = DemoAgent(speed)
         return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))

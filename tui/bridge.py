@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from textual.message import Message
 
-from tui.engine import Engine
+from tandem.tui.engine import Engine
 
 if TYPE_CHECKING:
     # Annotations only: the app imports this module before core is loaded (on the engine thread).
-    from core.blocks.base import Block
-    from core.context import AgentContext
-    from core.notify import Subscription
-    from core.state import AgentState
-    from core.turns import Status
+    from tandem.core.blocks.base import Block
+    from tandem.core.context import AgentContext
+    from tandem.core.notify import Subscription
+    from tandem.core.state import AgentState
+    from tandem.core.turns import Status
 
 __all__ = ["Bridge", "BridgeStatistics", "BridgeTarget", "FRAME_SECONDS"]
 

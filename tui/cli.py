@@ -15,7 +15,7 @@ HEADER_ENV = "TANDEM_HEADERS"
 
 def _version() -> str:
     try:
-        return version("tandem")
+        return version("tandem-agui")
     except PackageNotFoundError:
         return "0+unknown"
 
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="one JSON object per block event")
     ask.add_argument("message", nargs="+", help="the message to send")
 
-    from tui.threads_cli import add_export_arguments, add_threads_arguments
+    from tandem.tui.threads_cli import add_export_arguments, add_threads_arguments
 
     add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
     add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
@@ -84,22 +84,22 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tandem` console script."""
     args = build_parser().parse_args(argv)
     if args.command == "ask":
-        from tui.ask import run_ask
+        from tandem.tui.ask import run_ask
 
         return run_ask(args, parse_headers(args.header))
     if args.command == "threads":
-        from tui.threads_cli import run_threads
+        from tandem.tui.threads_cli import run_threads
 
         return run_threads(args)
     if args.command == "export":
-        from tui.threads_cli import run_export
+        from tandem.tui.threads_cli import run_export
 
         return run_export(args)
     if args.command == "serve-demo":
-        from tui.serve import run_serve_demo
+        from tandem.tui.serve import run_serve_demo
 
         return run_serve_demo(args)
-    from tui.app_main import run_app
+    from tandem.tui.app_main import run_app
 
     return run_app(args, parse_headers(args.header))
 

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable
 
-from core.blocks import (
+from tandem.core.blocks import (
     ActivityBlock,
     ApprovalBlock,
     Block,
@@ -17,7 +17,7 @@ from core.blocks import (
     ToolCallBlock,
     UIActionBlock,
 )
-from core.handlers import DebugBlock
+from tandem.core.handlers import DebugBlock
 
 __all__ = ["clipboard_caveat", "last_answer", "conversation_markdown"]
 

@@ -11,8 +11,8 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from core.context import AgentContext
-    from tui.screens.main_screen import MainScreen
+    from tandem.core.context import AgentContext
+    from tandem.tui.screens.main_screen import MainScreen
 
 __all__ = ["AppCommands", "THEME_ALIASES"]
 
@@ -70,7 +70,7 @@ class AppCommands(App[None]):
         self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden")
 
     def action_copy_last_answer(self) -> None:
-        from tui.clipboard import clipboard_caveat, last_answer
+        from tandem.tui.clipboard import clipboard_caveat, last_answer
 
         answer = last_answer(self.main.conversation.all_blocks)
         if answer is None or not answer.text.strip():
@@ -88,7 +88,7 @@ class AppCommands(App[None]):
 
     def export_markdown(self) -> Path | None:
         """Write the conversation as Markdown into the data dir; returns the file (UI thread)."""
-        from tui.clipboard import conversation_markdown
+        from tandem.tui.clipboard import conversation_markdown
 
         directory = self.data_dir or _default_data_dir()
         conversation_id = self.context.conversation_id if self.context is not None else "conversation"

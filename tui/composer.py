@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 if TYPE_CHECKING:
-    from core.blocks import InteractiveBlock
+    from tandem.core.blocks import InteractiveBlock
 
 __all__ = ["Composer", "ComposerInput", "waiting_reason"]
 
@@ -186,8 +186,8 @@ class Composer(Vertical):
 
 def waiting_reason(pending: list[InteractiveBlock]) -> str:
     """Why the composer waits, naming what the agent waits for (agent names sanitised)."""
-    from core.blocks import ApprovalBlock, InterruptBlock, UIActionBlock
-    from widgets.sanitize import sanitize
+    from tandem.core.blocks import ApprovalBlock, InterruptBlock, UIActionBlock
+    from tandem.widgets.sanitize import sanitize
 
     if not pending:
         return "waiting for the agent to continue"

@@ -17,8 +17,8 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     # The view paints its welcome before core and the block widgets are imported: they are
     # imported when the first block arrives (the engine thread has loaded core by then).
-    from core.blocks.base import Block
-    from widgets.block_view import BlockView
+    from tandem.core.blocks.base import Block
+    from tandem.widgets.block_view import BlockView
 
 __all__ = ["Conversation", "ConversationScroll", "NewContentHint"]
 
@@ -310,12 +310,12 @@ class Conversation(Vertical):
         """The blocks of `blocks` the conversation shows (debug blocks only when asked)."""
         if self.show_debug or not blocks:
             return list(blocks)  # (no blocks: nothing to import core for before the first frame)
-        from core.handlers import DebugBlock
+        from tandem.core.handlers import DebugBlock
 
         return [block for block in blocks if not isinstance(block, DebugBlock)]
 
     def _make_view(self, block: Block) -> BlockView:
-        from widgets import TextView, safe_id, view_for
+        from tandem.widgets import TextView, safe_id, view_for
 
         # A view unmounted a moment ago may still be in the DOM while its block comes back, so
         # each mount gets its own (encoded) id.
@@ -389,7 +389,7 @@ class Conversation(Vertical):
         """Lay out only the chunks of long messages that are near the viewport."""
         if not self._views:
             return  # and `widgets` is not imported before the first block: start-up paints first
-        from widgets import TextView
+        from tandem.widgets import TextView
 
         scroller = self.scroller
         top = int(scroller.scroll_y - scroller.scrollable_content_region.height * self.margin)

@@ -10,11 +10,11 @@ from textual import work
 from textual.app import App
 
 if TYPE_CHECKING:
-    from core.blocks import Block
-    from core.context import AgentContext
-    from tui.approvals import ApprovalQueue
-    from tui.bridge import Bridge
-    from widgets import ApprovalView, BlockView, ErrorView, StatePanel
+    from tandem.core.blocks import Block
+    from tandem.core.context import AgentContext
+    from tandem.tui.approvals import ApprovalQueue
+    from tandem.tui.bridge import Bridge
+    from tandem.widgets import ApprovalView, BlockView, ErrorView, StatePanel
 
 __all__ = ["Decisions"]
 
@@ -58,8 +58,8 @@ class Decisions(App[None]):
 
     @work(exit_on_error=False, group="decisions")
     async def _decide(self, block: Block, method: str, kwargs: dict[str, Any]) -> None:
-        from core.errors import TandemError
-        from widgets.sanitize import sanitize
+        from tandem.core.errors import TandemError
+        from tandem.widgets.sanitize import sanitize
 
         try:
             await asyncio.wrap_future(self.bridge.decide(block, method, kwargs))
@@ -68,8 +68,8 @@ class Decisions(App[None]):
 
     @work(exit_on_error=False, group="engine-calls")
     async def _run_on_engine(self, call: Callable[[AgentContext], Any], failure: str) -> Any:
-        from core.errors import TandemError
-        from widgets.sanitize import sanitize
+        from tandem.core.errors import TandemError
+        from tandem.widgets.sanitize import sanitize
 
         context = self.context
         if context is None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 if TYPE_CHECKING:
     # Only for annotations: the factory imports core on the engine thread, after the first frame.
-    from core.context import AgentContext
+    from tandem.core.context import AgentContext
 
 __all__ = ["ContextFactory", "Engine", "EngineNotRunning"]
 

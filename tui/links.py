@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from core.sanitize import sanitize
+from tandem.core.sanitize import sanitize
 
 __all__ = ["LINK_SCHEMES", "LinkCheck", "check_link"]
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
-from tui.composer import Composer, waiting_reason
+from tandem.tui.composer import Composer, waiting_reason
 
 if TYPE_CHECKING:
-    from core.blocks import Block
-    from core.context import AgentContext
-    from tui.bridge import Bridge
-    from tui.screens.main_screen import MainScreen
+    from tandem.core.blocks import Block
+    from tandem.core.context import AgentContext
+    from tandem.tui.bridge import Bridge
+    from tandem.tui.screens.main_screen import MainScreen
 
 __all__ = ["READY_WAIT_SECONDS", "Sending"]
 
@@ -50,8 +50,8 @@ class Sending(App[None]):
 
     @work(exit_on_error=False, group="send")
     async def _send(self, text: str) -> None:
-        from core.errors import TandemError
-        from widgets.sanitize import sanitize
+        from tandem.core.errors import TandemError
+        from tandem.widgets.sanitize import sanitize
 
         # Typed while the conversation starts (or another thread opens): it goes once ready.
         context = self.context if self.ready.is_set() else await self._wait_until_ready()
@@ -87,7 +87,7 @@ class Sending(App[None]):
         return self.context if self.ready.is_set() else None
 
     def _update_waiting(self) -> None:
-        from core.turns import Status
+        from tandem.core.turns import Status
 
         context = self.context
         if context is None:
@@ -111,8 +111,8 @@ class Sending(App[None]):
         """
         from textual.widgets import Button
 
-        from core.blocks import ApprovalBlock
-        from widgets.schema_form import SchemaForm
+        from tandem.core.blocks import ApprovalBlock
+        from tandem.widgets.schema_form import SchemaForm
 
         main = self._main
         if main is None or self.screen is not main:

@@ -12,7 +12,7 @@ def run_serve_demo(args: argparse.Namespace) -> int:
     """Serve the demo agent with uvicorn until interrupted. Binds to loopback unless told otherwise."""
     import uvicorn
 
-    from core.agui.demo import create_app
+    from tandem.core.agui.demo import create_app
 
     if args.speed < 0:
         print("tandem serve-demo: --speed must be >= 0", file=sys.stderr)

@@ -12,10 +12,10 @@ from textual import work
 from textual.app import App
 
 if TYPE_CHECKING:
-    from core.a2ui import ActionResult, SurfaceBlock
-    from core.context import AgentContext
-    from tui.bridge import Bridge
-    from widgets.a2ui_surface import SurfaceView
+    from tandem.core.a2ui import ActionResult, SurfaceBlock
+    from tandem.core.context import AgentContext
+    from tandem.tui.bridge import Bridge
+    from tandem.widgets.a2ui_surface import SurfaceView
 
 __all__ = ["SurfaceActions"]
 
@@ -36,7 +36,7 @@ class SurfaceActions(App[None]):
     _url_opener: Callable[[str], object]
 
     def on_surface_view_value_changed(self, message: SurfaceView.ValueChanged) -> None:
-        from tui.a2ui_actions import handle_value_changed
+        from tandem.tui.a2ui_actions import handle_value_changed
 
         message.stop()
         block, path, value = message.block, message.path, message.value
@@ -49,10 +49,10 @@ class SurfaceActions(App[None]):
 
     @work(exit_on_error=False, group="surface-actions")
     async def _fire_surface_action(self, block: SurfaceBlock, component_id: str, scope: str) -> None:
-        from core.a2ui import ActionResult, find_outbox
-        from core.errors import TandemError
-        from tui.a2ui_actions import handle_surface_action
-        from widgets.sanitize import sanitize
+        from tandem.core.a2ui import ActionResult, find_outbox
+        from tandem.core.errors import TandemError
+        from tandem.tui.a2ui_actions import handle_surface_action
+        from tandem.widgets.sanitize import sanitize
 
         context = self.context
         if context is None:
@@ -76,8 +76,8 @@ class SurfaceActions(App[None]):
 
     def _confirm_url_from_engine(self, url: str) -> asyncio.Future[bool]:
         """Ask with the `OpenLink` modal whether to open `url` (called on the engine loop)."""
-        from tui.links import check_link
-        from tui.screens.open_link import OpenLink
+        from tandem.tui.links import check_link
+        from tandem.tui.screens.open_link import OpenLink
 
         answer: concurrent.futures.Future[bool] = concurrent.futures.Future()
 
@@ -98,7 +98,7 @@ class SurfaceActions(App[None]):
 
     def _open_checked_url(self, url: str) -> None:
         """Open `url` on the UI thread (called on the engine thread, after the human agreed)."""
-        from tui.links import check_link
+        from tandem.tui.links import check_link
 
         checked = check_link(url).url  # what the modal showed: control characters removed
         self.bridge.to_ui(lambda: self._url_opener(checked))

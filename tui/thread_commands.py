@@ -12,12 +12,12 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from core.context import AgentContext
-    from tui.approvals import ApprovalQueue
-    from tui.bridge import Bridge
-    from tui.engine import ContextFactory, Engine
-    from tui.screens.main_screen import MainScreen
-    from tui.thread_library import ThreadLibrary
+    from tandem.core.context import AgentContext
+    from tandem.tui.approvals import ApprovalQueue
+    from tandem.tui.bridge import Bridge
+    from tandem.tui.engine import ContextFactory, Engine
+    from tandem.tui.screens.main_screen import MainScreen
+    from tandem.tui.thread_library import ThreadLibrary
 
 __all__ = ["ThreadCommands"]
 
@@ -65,7 +65,7 @@ class ThreadCommands(App[None]):
     @work(exit_on_error=False, exclusive=True, group="engine")
     async def _switch(self, resume: str | None) -> None:
         """Replace the conversation: a new one (None), or a saved thread restored (its id)."""
-        from widgets.sanitize import sanitize
+        from tandem.widgets.sanitize import sanitize
 
         threads = self.threads
         old = self.context
@@ -110,8 +110,8 @@ class ThreadCommands(App[None]):
 
     @work(exit_on_error=False, exclusive=True, group="threads")
     async def _pick_thread(self) -> None:
-        from tui.screens.thread_picker import ThreadPicker
-        from widgets.sanitize import sanitize
+        from tandem.tui.screens.thread_picker import ThreadPicker
+        from tandem.widgets.sanitize import sanitize
 
         threads = self.threads
         if threads is None:
@@ -129,8 +129,8 @@ class ThreadCommands(App[None]):
 
     @work(exit_on_error=False, exclusive=True, group="threads")
     async def _rename_thread(self) -> None:
-        from tui.screens.rename_thread import RenameThread
-        from widgets.sanitize import sanitize
+        from tandem.tui.screens.rename_thread import RenameThread
+        from tandem.widgets.sanitize import sanitize
 
         threads, context = self.threads, self.context
         if threads is None or context is None:

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.context import AgentContext
-    from core.store import ThreadInfo, ThreadStore
-    from tui.engine import ContextFactory
+    from tandem.core.context import AgentContext
+    from tandem.core.store import ThreadInfo, ThreadStore
+    from tandem.tui.engine import ContextFactory
 
 __all__ = ["ContextBuilder", "ThreadLibrary"]
 
@@ -52,7 +52,7 @@ class ThreadLibrary:
             LogStoreError: the file cannot be created or read (the message names the way out).
         """
         if self._store is None:
-            from core.store import ThreadStore
+            from tandem.core.store import ThreadStore
 
             self._store = ThreadStore(self._path)
         return self._store
@@ -79,7 +79,7 @@ class ThreadLibrary:
 
     def title(self, thread_id: str) -> str | None:
         """The thread's title (the first message until renamed), or None if it has none yet."""
-        from core.errors import LogStoreError
+        from tandem.core.errors import LogStoreError
 
         try:
             return self.store.info(thread_id).title
@@ -99,7 +99,7 @@ class ThreadLibrary:
 
         Disposing logs nothing, so a turn waiting for an approval stays answerable after a restore.
         """
-        from tui.backend import forget_if_empty
+        from tandem.tui.backend import forget_if_empty
 
         await context.dispose()
         if self._store is not None:

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from core.errors import LogStoreError
-from core.export import ExportHeader, markdown_safe, to_jsonl, to_markdown
-from core.store import ThreadInfo, ThreadStore
+from tandem.core.errors import LogStoreError
+from tandem.core.export import ExportHeader, markdown_safe, to_jsonl, to_markdown
+from tandem.core.store import ThreadInfo, ThreadStore
 
 __all__ = ["add_threads_arguments", "add_export_arguments", "run_threads", "run_export"]
 

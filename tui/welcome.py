@@ -37,7 +37,7 @@ def welcome_content(*, demo: bool, endpoint: str | None = None, connecting: bool
     elif connecting:
         lines += ["Connecting to the AG-UI agent…", "Type a message and press Enter."]
     else:
-        from widgets.sanitize import sanitize
+        from tandem.widgets.sanitize import sanitize
 
         lines += [f"Connected to {sanitize(endpoint or 'an AG-UI agent')}.", "Type a message and press Enter."]
     lines += ["", "Ctrl+P commands · F2 state panel · Esc cancels a turn · Ctrl+Q quits"]

@@ -14,31 +14,31 @@ from __future__ import annotations
 
 import typing
 
-from core.lazy_exports import lazy_exports as _lazy_exports
+from tandem.core.lazy_exports import lazy_exports as _lazy_exports
 
 # Eager, and light: `sanitize` is also the submodule's name, which would shadow a lazy export.
-from widgets.sanitize import agent_text, safe_id, sanitize
+from tandem.widgets.sanitize import agent_text, safe_id, sanitize
 
 if typing.TYPE_CHECKING:
-    from widgets.activity import ActivityView
-    from widgets.approval import ApprovalView
-    from widgets.approval_modal import ApprovalModal, ApprovalResult
-    from widgets.block_view import BlockView
-    from widgets.debug import DebugView
-    from widgets.error import ErrorView
-    from widgets.generic import GenericView
-    from widgets.haiku import HaikuView
-    from widgets.interrupt import InterruptView
-    from widgets.marked_checkbox import MarkedCheckbox
-    from widgets.reasoning import ReasoningView
-    from widgets.schema_form import SchemaForm
-    from widgets.state_panel import StatePanel
-    from widgets.text import TextView
-    from widgets.tool_call import ToolCallView
-    from widgets.ui_action import UIActionView
-    from widgets.unhandled import UnhandledView
-    from widgets.views import view_for
-    from widgets.weather import WeatherView
+    from tandem.widgets.activity import ActivityView
+    from tandem.widgets.approval import ApprovalView
+    from tandem.widgets.approval_modal import ApprovalModal, ApprovalResult
+    from tandem.widgets.block_view import BlockView
+    from tandem.widgets.debug import DebugView
+    from tandem.widgets.error import ErrorView
+    from tandem.widgets.generic import GenericView
+    from tandem.widgets.haiku import HaikuView
+    from tandem.widgets.interrupt import InterruptView
+    from tandem.widgets.marked_checkbox import MarkedCheckbox
+    from tandem.widgets.reasoning import ReasoningView
+    from tandem.widgets.schema_form import SchemaForm
+    from tandem.widgets.state_panel import StatePanel
+    from tandem.widgets.text import TextView
+    from tandem.widgets.tool_call import ToolCallView
+    from tandem.widgets.ui_action import UIActionView
+    from tandem.widgets.unhandled import UnhandledView
+    from tandem.widgets.views import view_for
+    from tandem.widgets.weather import WeatherView
 
 __all__ = [
     "ActivityView",
@@ -70,26 +70,26 @@ __all__ = [
 # up) must not pull in every view, the Markdown parser and jsonschema before a resumed thread's
 # first frame.
 _LAZY = {
-    "ActivityView": "widgets.activity",
-    "ApprovalModal": "widgets.approval_modal",
-    "ApprovalResult": "widgets.approval_modal",
-    "ApprovalView": "widgets.approval",
-    "BlockView": "widgets.block_view",
-    "DebugView": "widgets.debug",
-    "ErrorView": "widgets.error",
-    "GenericView": "widgets.generic",
-    "HaikuView": "widgets.haiku",
-    "InterruptView": "widgets.interrupt",
-    "MarkedCheckbox": "widgets.marked_checkbox",
-    "ReasoningView": "widgets.reasoning",
-    "SchemaForm": "widgets.schema_form",
-    "StatePanel": "widgets.state_panel",
-    "TextView": "widgets.text",
-    "ToolCallView": "widgets.tool_call",
-    "UIActionView": "widgets.ui_action",
-    "UnhandledView": "widgets.unhandled",
-    "WeatherView": "widgets.weather",
-    "view_for": "widgets.views",
+    "ActivityView": "tandem.widgets.activity",
+    "ApprovalModal": "tandem.widgets.approval_modal",
+    "ApprovalResult": "tandem.widgets.approval_modal",
+    "ApprovalView": "tandem.widgets.approval",
+    "BlockView": "tandem.widgets.block_view",
+    "DebugView": "tandem.widgets.debug",
+    "ErrorView": "tandem.widgets.error",
+    "GenericView": "tandem.widgets.generic",
+    "HaikuView": "tandem.widgets.haiku",
+    "InterruptView": "tandem.widgets.interrupt",
+    "MarkedCheckbox": "tandem.widgets.marked_checkbox",
+    "ReasoningView": "tandem.widgets.reasoning",
+    "SchemaForm": "tandem.widgets.schema_form",
+    "StatePanel": "tandem.widgets.state_panel",
+    "TextView": "tandem.widgets.text",
+    "ToolCallView": "tandem.widgets.tool_call",
+    "UIActionView": "tandem.widgets.ui_action",
+    "UnhandledView": "tandem.widgets.unhandled",
+    "WeatherView": "tandem.widgets.weather",
+    "view_for": "tandem.widgets.views",
 }
 
 __getattr__ = _lazy_exports(__name__, _LAZY)

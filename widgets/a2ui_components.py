@@ -23,8 +23,8 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Rule, Static, TabbedContent, TabPane
 
-from core.a2ui import ResolvedComponent
-from widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.core.a2ui import ResolvedComponent
+from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
 
 __all__ = [
     "ICON_GLYPHS",

@@ -19,11 +19,11 @@ from textual.content import Content
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
-from core.a2ui import ResolvedComponent
-from widgets.a2ui_components import ComponentMessage, ComponentWidget
-from widgets.a2ui_slider import SliderBar
-from widgets.marked_checkbox import MarkedCheckbox
-from widgets.sanitize import agent_text, sanitize
+from tandem.core.a2ui import ResolvedComponent
+from tandem.widgets.a2ui_components import ComponentMessage, ComponentWidget
+from tandem.widgets.a2ui_slider import SliderBar
+from tandem.widgets.marked_checkbox import MarkedCheckbox
+from tandem.widgets.sanitize import agent_text, sanitize
 
 __all__ = [
     "CheckBoxComponent",

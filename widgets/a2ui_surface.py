@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from core.a2ui import ResolvedComponent, SurfaceBlock
-from widgets.a2ui_components import (
+from tandem.core.a2ui import ResolvedComponent, SurfaceBlock
+from tandem.widgets.a2ui_components import (
     ButtonComponent,
     CardComponent,
     DividerComponent,
@@ -29,9 +29,9 @@ from widgets.a2ui_components import (
     TabsComponent,
     TextComponent,
 )
-from widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text, safe_id
+from tandem.widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text, safe_id
 
 __all__ = ["SurfaceView", "render_keys"]
 

@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
-from core.blocks.misc import ActivityBlock
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.core.blocks.misc import ActivityBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
 
 __all__ = ["ActivityView"]
 

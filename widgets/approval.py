@@ -11,9 +11,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from core.blocks.approval import ApprovalBlock
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text, pretty_json
+from tandem.core.blocks.approval import ApprovalBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text, pretty_json
 
 __all__ = ["ApprovalView"]
 

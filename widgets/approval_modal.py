@@ -15,8 +15,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from core.blocks.approval import ApprovalBlock
-from widgets.sanitize import agent_text, pretty_json
+from tandem.core.blocks.approval import ApprovalBlock
+from tandem.widgets.sanitize import agent_text, pretty_json
 
 __all__ = ["ApprovalModal", "ApprovalResult"]
 

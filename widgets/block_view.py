@@ -7,7 +7,7 @@ from typing import Any
 from textual.message import Message
 from textual.widget import Widget
 
-from core.blocks.base import Block
+from tandem.core.blocks.base import Block
 
 __all__ = ["BlockView"]
 

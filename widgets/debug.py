@@ -7,9 +7,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from core.handlers import DebugBlock
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text, pretty_json
+from tandem.core.handlers import DebugBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text, pretty_json
 
 __all__ = ["DebugView"]
 

@@ -10,9 +10,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from core.blocks.misc import ErrorBlock
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text
+from tandem.core.blocks.misc import ErrorBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text
 
 __all__ = ["ErrorView"]
 

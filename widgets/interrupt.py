@@ -9,10 +9,10 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Static
 
-from core.blocks.interrupt import InterruptBlock
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text, pretty_json
-from widgets.schema_form import SchemaForm
+from tandem.core.blocks.interrupt import InterruptBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text, pretty_json
+from tandem.widgets.schema_form import SchemaForm
 
 __all__ = ["InterruptView"]
 

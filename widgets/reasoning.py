@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible
 
-from core.blocks.text import ReasoningBlock
-from widgets.block_view import BlockView
-from widgets.text import TextView
+from tandem.core.blocks.text import ReasoningBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.text import TextView
 
 __all__ = ["ReasoningView"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from textual.content import Content
 
-from core.sanitize import sanitize
+from tandem.core.sanitize import sanitize
 
 __all__ = ["sanitize", "safe_id", "agent_text", "pretty_json"]
 

@@ -13,8 +13,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static
 
-from widgets.marked_checkbox import MarkedCheckbox
-from widgets.sanitize import agent_text, safe_id, sanitize
+from tandem.widgets.marked_checkbox import MarkedCheckbox
+from tandem.widgets.sanitize import agent_text, safe_id, sanitize
 
 __all__ = ["SchemaForm"]
 

@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from core.state import AgentState
-from widgets.sanitize import agent_text, sanitize
+from tandem.core.state import AgentState
+from tandem.widgets.sanitize import agent_text, sanitize
 
 __all__ = ["StatePanel", "diff_lines"]
 

@@ -12,9 +12,9 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from core.blocks.text import TextBlock
-from widgets.block_view import BlockView
-from widgets.sanitize import sanitize
+from tandem.core.blocks.text import TextBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import sanitize
 
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter"]
 

@@ -10,9 +10,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from core.blocks.tool_call import ToolCallBlock, ToolStatus
-from widgets.block_view import BlockView
-from widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.core.blocks.tool_call import ToolCallBlock, ToolStatus
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
 
 __all__ = ["ToolCallView", "STATUS_LABELS"]
 

@@ -10,10 +10,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from core.blocks.ui_action import UIActionBlock
-from widgets.block_view import BlockView
-from widgets.marked_checkbox import MarkedCheckbox
-from widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.core.blocks.ui_action import UIActionBlock
+from tandem.widgets.block_view import BlockView
+from tandem.widgets.marked_checkbox import MarkedCheckbox
+from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
 
 __all__ = ["UIActionView"]
 

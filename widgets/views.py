@@ -9,32 +9,32 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from core.blocks import Block, ToolCallBlock
-from widgets.sanitize import safe_id
+from tandem.core.blocks import Block, ToolCallBlock
+from tandem.widgets.sanitize import safe_id
 
 if TYPE_CHECKING:
-    from widgets.block_view import BlockView
+    from tandem.widgets.block_view import BlockView
 
 __all__ = ["TOOL_VIEWS", "view_for"]
 
 TOOL_VIEWS: dict[str, tuple[str, str]] = {
-    "get_weather": ("widgets.weather", "WeatherView"),
-    "generate_haiku": ("widgets.haiku", "HaikuView"),
+    "get_weather": ("tandem.widgets.weather", "WeatherView"),
+    "generate_haiku": ("tandem.widgets.haiku", "HaikuView"),
 }
 """Typed tool views, by tool name (the block's `name`): (view module, view class)."""
 
 _BLOCK_VIEWS: dict[str, tuple[str, str]] = {
-    "core.blocks.text.ReasoningBlock": ("widgets.reasoning", "ReasoningView"),
-    "core.blocks.text.TextBlock": ("widgets.text", "TextView"),
-    "core.blocks.tool_call.ToolCallBlock": ("widgets.tool_call", "ToolCallView"),
-    "core.blocks.approval.ApprovalBlock": ("widgets.approval", "ApprovalView"),
-    "core.blocks.interrupt.InterruptBlock": ("widgets.interrupt", "InterruptView"),
-    "core.blocks.ui_action.UIActionBlock": ("widgets.ui_action", "UIActionView"),
-    "core.blocks.misc.ActivityBlock": ("widgets.activity", "ActivityView"),
-    "core.a2ui.surface.SurfaceBlock": ("widgets.a2ui_surface", "SurfaceView"),
-    "core.blocks.misc.ErrorBlock": ("widgets.error", "ErrorView"),
-    "core.blocks.misc.UnhandledContentBlock": ("widgets.unhandled", "UnhandledView"),
-    "core.handlers.DebugBlock": ("widgets.debug", "DebugView"),
+    "tandem.core.blocks.text.ReasoningBlock": ("tandem.widgets.reasoning", "ReasoningView"),
+    "tandem.core.blocks.text.TextBlock": ("tandem.widgets.text", "TextView"),
+    "tandem.core.blocks.tool_call.ToolCallBlock": ("tandem.widgets.tool_call", "ToolCallView"),
+    "tandem.core.blocks.approval.ApprovalBlock": ("tandem.widgets.approval", "ApprovalView"),
+    "tandem.core.blocks.interrupt.InterruptBlock": ("tandem.widgets.interrupt", "InterruptView"),
+    "tandem.core.blocks.ui_action.UIActionBlock": ("tandem.widgets.ui_action", "UIActionView"),
+    "tandem.core.blocks.misc.ActivityBlock": ("tandem.widgets.activity", "ActivityView"),
+    "tandem.core.a2ui.surface.SurfaceBlock": ("tandem.widgets.a2ui_surface", "SurfaceView"),
+    "tandem.core.blocks.misc.ErrorBlock": ("tandem.widgets.error", "ErrorView"),
+    "tandem.core.blocks.misc.UnhandledContentBlock": ("tandem.widgets.unhandled", "UnhandledView"),
+    "tandem.core.handlers.DebugBlock": ("tandem.widgets.debug", "DebugView"),
 }
 """Block class (`module.QualName`) → (view module, view class). `view_for` walks the block's
 MRO, so the most specific kind wins (a ReasoningBlock is a TextBlock) and subclasses (typed
@@ -59,6 +59,6 @@ def view_for(block: Block, *, id: str | None = None, classes: str | None = None)
         if found is not None:
             break
         found = _BLOCK_VIEWS.get(f"{block_class.__module__}.{block_class.__qualname__}")
-    module, name = found or ("widgets.generic", "GenericView")
+    module, name = found or ("tandem.widgets.generic", "GenericView")
     view_class: type[BlockView] = getattr(importlib.import_module(module), name)
     return view_class(block, id=widget_id, classes=classes)

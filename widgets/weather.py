@@ -6,8 +6,8 @@ from typing import Any, ClassVar
 
 from textual.content import Content
 
-from widgets.sanitize import agent_text
-from widgets.tool_call import ToolCallView, decoded_result
+from tandem.widgets.sanitize import agent_text
+from tandem.widgets.tool_call import ToolCallView, decoded_result
 
 __all__ = ["WeatherView"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typing
 
-from core.a2ui.catalog import (
+from tandem.core.a2ui.catalog import (
     BASIC_CATALOG_ALIASES,
     BASIC_CATALOG_ID,
     BASIC_COMPONENT_TYPES,
@@ -19,25 +19,25 @@ from core.a2ui.catalog import (
     capabilities,
     capabilities_context_entry,
 )
-from core.a2ui.handler import A2UIHandler, find_outbox, install_a2ui
-from core.a2ui.operations import ACTIVITY_TYPE, SurfaceStatus
-from core.a2ui.outbound import A2UIChatClient, A2UIOutbox, DeliveryMode, a2ui_forwarded_props, action_message
-from core.lazy_exports import lazy_exports as _lazy_exports
+from tandem.core.a2ui.handler import A2UIHandler, find_outbox, install_a2ui
+from tandem.core.a2ui.operations import ACTIVITY_TYPE, SurfaceStatus
+from tandem.core.a2ui.outbound import A2UIChatClient, A2UIOutbox, DeliveryMode, a2ui_forwarded_props, action_message
+from tandem.core.lazy_exports import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
-    from core.a2ui.resolved import CheckResult, ResolvedComponent
-    from core.a2ui.surface import ActionResult, ActionStatus, SurfaceBlock, SurfaceError, agent_display_name
+    from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent
+    from tandem.core.a2ui.surface import ActionResult, ActionStatus, SurfaceBlock, SurfaceError, agent_display_name
 
 # These modules import a2ui-core (its catalog: ~0.25 s); they load on first use, so installing
 # A2UI on an agent (every `tandem` start, every resume) costs nothing until a surface arrives.
 _LAZY = {
-    "CheckResult": "core.a2ui.resolved",
-    "ResolvedComponent": "core.a2ui.resolved",
-    "ActionResult": "core.a2ui.surface",
-    "ActionStatus": "core.a2ui.surface",
-    "SurfaceBlock": "core.a2ui.surface",
-    "SurfaceError": "core.a2ui.surface",
-    "agent_display_name": "core.a2ui.surface",
+    "CheckResult": "tandem.core.a2ui.resolved",
+    "ResolvedComponent": "tandem.core.a2ui.resolved",
+    "ActionResult": "tandem.core.a2ui.surface",
+    "ActionStatus": "tandem.core.a2ui.surface",
+    "SurfaceBlock": "tandem.core.a2ui.surface",
+    "SurfaceError": "tandem.core.a2ui.surface",
+    "agent_display_name": "tandem.core.a2ui.surface",
 }
 
 __getattr__ = _lazy_exports(__name__, _LAZY)

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 from pydantic import JsonValue
 
-from core.a2ui.catalog import capabilities_context_entry, has_capabilities_entry
-from core.a2ui.operations import ACTIVITY_TYPE, Inbound, from_activity, from_message, from_tool_result, looks_like_a2ui, message_surface_id
-from core.blocks.base import Block
-from core.blocks.tool_call import ToolCallBlock
-from core.content import A2UIMessageContent, ActivityContent, ToolResultContent
-from core.pipeline import PASS, Emit, Pipeline, Transition, Update, UpdateContext
+from tandem.core.a2ui.catalog import capabilities_context_entry, has_capabilities_entry
+from tandem.core.a2ui.operations import ACTIVITY_TYPE, Inbound, from_activity, from_message, from_tool_result, looks_like_a2ui, message_surface_id
+from tandem.core.blocks.base import Block
+from tandem.core.blocks.tool_call import ToolCallBlock
+from tandem.core.content import A2UIMessageContent, ActivityContent, ToolResultContent
+from tandem.core.pipeline import PASS, Emit, Pipeline, Transition, Update, UpdateContext
 
 if TYPE_CHECKING:
-    from core.a2ui.outbound import A2UIOutbox, DeliveryMode
-    from core.a2ui.surface import SurfaceBlock
-    from core.agent import UIAgent
+    from tandem.core.a2ui.outbound import A2UIOutbox, DeliveryMode
+    from tandem.core.a2ui.surface import SurfaceBlock
+    from tandem.core.agent import UIAgent
 
 __all__ = ["A2UIHandler", "find_outbox", "install_a2ui"]
 
@@ -137,7 +137,7 @@ class A2UIHandler:
                     block = orphan  # a status-only activity's block adopts its surface
                     block.surface_id = surface_id
                 else:
-                    from core.a2ui.surface import SurfaceBlock  # a2ui-core, on the first surface only
+                    from tandem.core.a2ui.surface import SurfaceBlock  # a2ui-core, on the first surface only
 
                     block = SurfaceBlock(
                         context.block_id(f"a2ui/{surface_id or fallback}"),
@@ -252,7 +252,7 @@ def install_a2ui(agent: UIAgent, *, agent_id: str = "agent", delivery: DeliveryM
     Returns:
         The outbox: what the app calls to send a fired event; `outbox.handler` is the handler.
     """
-    from core.a2ui.outbound import A2UIChatClient, A2UIOutbox
+    from tandem.core.a2ui.outbound import A2UIChatClient, A2UIOutbox
 
     installed = find_outbox(agent)
     if installed is not None:
@@ -271,7 +271,7 @@ def install_a2ui(agent: UIAgent, *, agent_id: str = "agent", delivery: DeliveryM
 
 def find_outbox(agent: UIAgent) -> A2UIOutbox | None:
     """The outbox `install_a2ui` attached to `agent`, if A2UI is installed (and the client wrapped)."""
-    from core.a2ui.outbound import A2UIChatClient
+    from tandem.core.a2ui.outbound import A2UIChatClient
 
     client = agent.client
     return client.outbox if isinstance(client, A2UIChatClient) else None

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import JsonValue
 
-from core.a2ui.catalog import PROTOCOL_VERSION, capabilities_context_entry, has_capabilities_entry
-from core.blocks.base import Block
-from core.chat_client import ChatClient, DelegatingChatClient
-from core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.a2ui.catalog import PROTOCOL_VERSION, capabilities_context_entry, has_capabilities_entry
+from tandem.core.blocks.base import Block
+from tandem.core.chat_client import ChatClient, DelegatingChatClient
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 if TYPE_CHECKING:
-    from core.a2ui.handler import A2UIHandler
-    from core.a2ui.surface import SurfaceBlock
+    from tandem.core.a2ui.handler import A2UIHandler
+    from tandem.core.a2ui.surface import SurfaceBlock
 
 __all__ = ["DeliveryMode", "a2ui_forwarded_props", "action_message", "A2UIOutbox", "A2UIChatClient"]
 
@@ -38,7 +38,7 @@ def _surfaces(blocks: Iterable[Block]) -> list[SurfaceBlock]:
     candidates = [b for b in blocks if b.kind == _SURFACE_KIND]
     if not candidates:
         return []  # no surface yet: leave a2ui-core unloaded
-    from core.a2ui.surface import SurfaceBlock
+    from tandem.core.a2ui.surface import SurfaceBlock
 
     return [b for b in candidates if isinstance(b, SurfaceBlock)]
 

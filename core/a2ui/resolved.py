@@ -17,7 +17,7 @@ import regex
 from a2ui.core.resolution import ComponentContext, DataContext, GenericBinder
 from a2ui.core.state import ComponentModel, SurfaceModel
 
-from core.a2ui.catalog import BASIC_COMPONENT_TYPES
+from tandem.core.a2ui.catalog import BASIC_COMPONENT_TYPES
 
 __all__ = ["CheckResult", "ResolvedComponent", "resolve_component", "walk", "scope_key"]
 

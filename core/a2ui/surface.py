@@ -17,11 +17,11 @@ from a2ui.core.schema.v0_9.client_to_server import A2uiClientAction, A2uiValidat
 from a2ui.core.state import SurfaceModel
 from pydantic import JsonValue, ValidationError
 
-from core.a2ui.catalog import BASIC_CATALOG_ID, BASIC_FUNCTIONS, canonical_catalog_id, new_processor
-from core.a2ui.operations import InboundError, SurfaceStatus, message_type
-from core.a2ui.resolved import CheckResult, ResolvedComponent, resolve_component, walk
-from core.blocks.base import Block
-from core.log_entries import HumanWrite
+from tandem.core.a2ui.catalog import BASIC_CATALOG_ID, BASIC_FUNCTIONS, canonical_catalog_id, new_processor
+from tandem.core.a2ui.operations import InboundError, SurfaceStatus, message_type
+from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent, resolve_component, walk
+from tandem.core.blocks.base import Block
+from tandem.core.log_entries import HumanWrite
 
 __all__ = ["ActionStatus", "ActionResult", "SurfaceError", "SurfaceBlock", "agent_display_name"]
 

@@ -8,14 +8,14 @@ Modules: `client` (the ChatClient), `transport` (HTTP and byte sources), `sse` (
 
 from __future__ import annotations
 
-from core.agui.client import AGUIChatClient, AGUIStatistics
-from core.agui.events import ChunkExpander, UnknownEvent, decode_event
-from core.agui.calls import PredictStateMapping
-from core.agui.mapping import EventMapper
-from core.agui.request import PROTOCOL_VERSION, build_run_input, to_agui_messages
-from core.agui.sse import SSEDecoder
-from core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
-from core.agui.verifier import EventVerifier
+from tandem.core.agui.client import AGUIChatClient, AGUIStatistics
+from tandem.core.agui.events import ChunkExpander, UnknownEvent, decode_event
+from tandem.core.agui.calls import PredictStateMapping
+from tandem.core.agui.mapping import EventMapper
+from tandem.core.agui.request import PROTOCOL_VERSION, build_run_input, to_agui_messages
+from tandem.core.agui.sse import SSEDecoder
+from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
+from tandem.core.agui.verifier import EventVerifier
 
 __all__ = [
     "AGUIChatClient",

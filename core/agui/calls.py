@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.tool_arguments import parse_arguments
+from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["KnownCall", "PredictStateMapping"]
 

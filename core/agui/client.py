@@ -31,7 +31,7 @@ import httpx
 from ag_ui.core import Interrupt, ReasoningMessageChunkEvent, TextMessageChunkEvent, ToolCallChunkEvent
 from pydantic_core import from_json
 
-from core.agui.events import (
+from tandem.core.agui.events import (
     DELTA_FIELDS,
     DELTA_ID_FIELDS,
     ChunkExpander,
@@ -40,15 +40,15 @@ from core.agui.events import (
     parse_payload,
     validate_event,
 )
-from core.agui.calls import PredictStateMapping
-from core.agui.mapping import EventMapper
-from core.agui.request import build_run_input, known_calls
-from core.agui.sse import SSEDecoder
-from core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
-from core.agui.verifier import EventVerifier
-from core.chat_client import ChatClient
-from core.errors import AgentRunError, ProtocolError, TransportError
-from core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.agui.calls import PredictStateMapping
+from tandem.core.agui.mapping import EventMapper
+from tandem.core.agui.request import build_run_input, known_calls
+from tandem.core.agui.sse import SSEDecoder
+from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
+from tandem.core.agui.verifier import EventVerifier
+from tandem.core.chat_client import ChatClient
+from tandem.core.errors import AgentRunError, ProtocolError, TransportError
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
 

@@ -36,8 +36,8 @@ from ag_ui.core import (
 from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
-from core.errors import ProtocolError
-from core.messages import Role
+from tandem.core.errors import ProtocolError
+from tandem.core.messages import Role
 
 __all__ = [
     "UnknownEvent",

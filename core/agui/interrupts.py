@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 
 from ag_ui.core import Interrupt
 
-from core.agui.calls import KnownCall, PredictStateMapping
-from core.content import ApprovalRequestContent, InputRequestContent
+from tandem.core.agui.calls import KnownCall, PredictStateMapping
+from tandem.core.content import ApprovalRequestContent, InputRequestContent
 
 __all__ = ["interrupt_part", "parse_expiry"]
 

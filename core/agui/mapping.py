@@ -32,20 +32,20 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, EventType, Interrupt
 
-from core.agui.calls import KnownCall, PredictStateMapping
-from core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
-from core.agui.interrupts import interrupt_part
-from core.agui.snapshot_messages import snapshot_message
-from core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
-from core.agui.unvalidated import envelope as _envelope
-from core.agui.unvalidated import new as _new
-from core.agui.unvalidated import part as _part
-from core.agui.unvalidated import set_dict as _set_dict
-from core.agui.unvalidated import set_extra as _set_extra
-from core.agui.unvalidated import set_fields_set as _set_fields_set
-from core.agui.unvalidated import set_private as _set_private
-from core.agui.unvalidated import update as _update
-from core.content import (
+from tandem.core.agui.calls import KnownCall, PredictStateMapping
+from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
+from tandem.core.agui.interrupts import interrupt_part
+from tandem.core.agui.snapshot_messages import snapshot_message
+from tandem.core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
+from tandem.core.agui.unvalidated import envelope as _envelope
+from tandem.core.agui.unvalidated import new as _new
+from tandem.core.agui.unvalidated import part as _part
+from tandem.core.agui.unvalidated import set_dict as _set_dict
+from tandem.core.agui.unvalidated import set_extra as _set_extra
+from tandem.core.agui.unvalidated import set_fields_set as _set_fields_set
+from tandem.core.agui.unvalidated import set_private as _set_private
+from tandem.core.agui.unvalidated import update as _update
+from tandem.core.content import (
     ActivityContent,
     DebugContent,
     ErrorContent,
@@ -57,7 +57,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.messages import ChatUpdate, Role
+from tandem.core.messages import ChatUpdate, Role
 
 __all__ = ["EventMapper"]
 

@@ -42,9 +42,9 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from core.agui.calls import KnownCall
-from core.agui.interrupts import parse_expiry
-from core.content import (
+from tandem.core.agui.calls import KnownCall
+from tandem.core.agui.interrupts import parse_expiry
+from tandem.core.content import (
     ApprovalResponseContent,
     InputResponseContent,
     ReasoningContent,
@@ -52,8 +52,8 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.errors import DecisionError
-from core.messages import ChatMessage, ChatOptions
+from tandem.core.errors import DecisionError
+from tandem.core.messages import ChatMessage, ChatOptions
 
 __all__ = ["PROTOCOL_VERSION", "build_run_input", "to_agui_messages", "resume_entries", "known_calls"]
 

@@ -7,12 +7,12 @@ from typing import Any
 
 from ag_ui.core import ActivityMessage, Message, ReasoningMessage, ToolMessage
 
-from core.agui.calls import KnownCall
-from core.agui.events import TANDEM_ROLES
-from core.agui.unvalidated import update
-from core.content import ActivityContent, ReasoningContent, TextContent, ToolCallContent, ToolResultContent
-from core.messages import ChatUpdate
-from core.tool_arguments import parse_arguments
+from tandem.core.agui.calls import KnownCall
+from tandem.core.agui.events import TANDEM_ROLES
+from tandem.core.agui.unvalidated import update
+from tandem.core.content import ActivityContent, ReasoningContent, TextContent, ToolCallContent, ToolResultContent
+from tandem.core.messages import ChatUpdate
+from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["snapshot_message", "text_of"]
 

@@ -10,7 +10,7 @@ when the stream ended in the middle of one.
 
 from __future__ import annotations
 
-from core.errors import ProtocolError
+from tandem.core.errors import ProtocolError
 
 __all__ = ["SSEDecoder"]
 

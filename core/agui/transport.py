@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 from ag_ui.core import RunAgentInput
 
-from core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
+from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
 
 __all__ = ["ByteSource", "AGUITransport", "HttpTransport", "ByteSourceTransport", "safe_url", "summarise_body"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.messages import ChatUpdate, Role
+from tandem.core.messages import ChatUpdate, Role
 
 __all__ = ["UPDATE_FIELDS", "envelope", "new", "part", "set_dict", "set_extra", "set_fields_set", "set_private", "update"]
 

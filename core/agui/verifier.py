@@ -20,8 +20,8 @@ from typing import Literal
 
 from ag_ui.core import BaseEvent, EventType
 
-from core.agui.events import AnyEvent, UnknownEvent
-from core.errors import ProtocolError
+from tandem.core.agui.events import AnyEvent, UnknownEvent
+from tandem.core.errors import ProtocolError
 
 __all__ = ["EventVerifier", "RunPhase"]
 

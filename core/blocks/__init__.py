@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from core.blocks.approval import ApprovalBlock
-from core.blocks.base import Block, BlockEnv, Lifecycle
-from core.blocks.interactive import Decision, InteractiveBlock
-from core.blocks.interrupt import InterruptBlock
-from core.blocks.misc import ActivityBlock, ErrorBlock, UnhandledContentBlock
-from core.blocks.text import ReasoningBlock, TextBlock
-from core.blocks.tool_call import ToolCallBlock, ToolStatus
-from core.blocks.ui_action import UIActionBlock
+from tandem.core.blocks.approval import ApprovalBlock
+from tandem.core.blocks.base import Block, BlockEnv, Lifecycle
+from tandem.core.blocks.interactive import Decision, InteractiveBlock
+from tandem.core.blocks.interrupt import InterruptBlock
+from tandem.core.blocks.misc import ActivityBlock, ErrorBlock, UnhandledContentBlock
+from tandem.core.blocks.text import ReasoningBlock, TextBlock
+from tandem.core.blocks.tool_call import ToolCallBlock, ToolStatus
+from tandem.core.blocks.ui_action import UIActionBlock
 
 __all__ = [
     "ActivityBlock",

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
-from core.blocks.interactive import Decision, InteractiveBlock
-from core.blocks.tool_call import ToolStatus
-from core.content import ApprovalResponseContent
-from core.messages import ChatMessage
+from tandem.core.blocks.interactive import Decision, InteractiveBlock
+from tandem.core.blocks.tool_call import ToolStatus
+from tandem.core.content import ApprovalResponseContent
+from tandem.core.messages import ChatMessage
 
 if TYPE_CHECKING:
-    from core.blocks.tool_call import ToolCallBlock
+    from tandem.core.blocks.tool_call import ToolCallBlock
 
 __all__ = ["ApprovalBlock"]
 
@@ -60,7 +60,7 @@ class ApprovalBlock(InteractiveBlock):
             return False
         self._check_actionable()
         if edited_arguments is not None and not self.allow_edits:
-            from core.errors import DecisionError
+            from tandem.core.errors import DecisionError
 
             raise DecisionError(f"approval {self.id!r} does not allow edited arguments")
         return self.resolve("approved", who=who, reason=reason, edited_arguments=edited_arguments)

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from core.log_entries import HumanWrite
-from core.messages import Role
-from core.notify import Notifier, Subscription
+from tandem.core.log_entries import HumanWrite
+from tandem.core.messages import Role
+from tandem.core.notify import Notifier, Subscription
 
 if TYPE_CHECKING:
-    from core.state import AgentState
+    from tandem.core.state import AgentState
 
 __all__ = ["Lifecycle", "Block", "BlockEnv"]
 

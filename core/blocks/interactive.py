@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from core.blocks.base import Block
-from core.errors import DecisionError
-from core.log_entries import HumanWrite
-from core.messages import ChatMessage
+from tandem.core.blocks.base import Block
+from tandem.core.errors import DecisionError
+from tandem.core.log_entries import HumanWrite
+from tandem.core.messages import ChatMessage
 
 __all__ = ["Outcome", "Decision", "InteractiveBlock"]
 

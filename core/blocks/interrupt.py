@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core.blocks.interactive import InteractiveBlock
-from core.content import InputResponseContent
-from core.errors import DecisionError
-from core.messages import ChatMessage
+from tandem.core.blocks.interactive import InteractiveBlock
+from tandem.core.content import InputResponseContent
+from tandem.core.errors import DecisionError
+from tandem.core.messages import ChatMessage
 
 __all__ = ["InterruptBlock"]
 

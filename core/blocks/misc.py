@@ -8,7 +8,7 @@ from typing import Any
 import jsonpatch
 from pydantic import JsonValue
 
-from core.blocks.base import Block
+from tandem.core.blocks.base import Block
 
 __all__ = ["ActivityBlock", "ErrorBlock", "UnhandledContentBlock"]
 

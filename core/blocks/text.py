@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from core.blocks.base import Block
+from tandem.core.blocks.base import Block
 
 __all__ = ["TextBlock", "ReasoningBlock"]
 

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from pydantic import JsonValue
 
-from core.blocks.base import Block
-from core.tool_arguments import parse_arguments
+from tandem.core.blocks.base import Block
+from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["ToolStatus", "ToolCallBlock"]
 

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
-from core.blocks.interactive import Decision, InteractiveBlock
-from core.blocks.tool_call import ToolStatus
-from core.content import ToolResultContent
-from core.messages import ChatMessage
-from core.tool_arguments import parse_arguments
+from tandem.core.blocks.interactive import Decision, InteractiveBlock
+from tandem.core.blocks.tool_call import ToolStatus
+from tandem.core.content import ToolResultContent
+from tandem.core.messages import ChatMessage
+from tandem.core.tool_arguments import parse_arguments
 
 if TYPE_CHECKING:
-    from core.blocks.tool_call import ToolCallBlock
+    from tandem.core.blocks.tool_call import ToolCallBlock
 
 __all__ = ["UIActionFunction", "UIActionBlock"]
 

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-from core.store.schema import SCHEMA_VERSION
-from core.store.store import ThreadInfo, ThreadStore, default_path, strip_credentials
-from core.store.thread import SqliteThread
+from tandem.core.store.schema import SCHEMA_VERSION
+from tandem.core.store.store import ThreadInfo, ThreadStore, default_path, strip_credentials
+from tandem.core.store.thread import SqliteThread
 
 __all__ = ["SCHEMA_VERSION", "SqliteThread", "ThreadInfo", "ThreadStore", "default_path", "strip_credentials"]

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.errors import LogStoreError
+from tandem.core.errors import LogStoreError
 
 __all__ = ["connect", "translated", "write_transaction", "prepare_file", "START_FRESH_HINT"]
 

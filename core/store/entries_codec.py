@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 from pydantic import TypeAdapter, ValidationError
 
-from core.errors import LogStoreError
-from core.log_entries import LogEntry
+from tandem.core.errors import LogStoreError
+from tandem.core.log_entries import LogEntry
 
 __all__ = ["decode_entries", "paused_gc"]
 

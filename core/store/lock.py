@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from core.errors import LogStoreError
+from tandem.core.errors import LogStoreError
 
 __all__ = ["ThreadLock", "check_thread_id"]
 

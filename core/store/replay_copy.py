@@ -13,10 +13,10 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from core.compaction import COMPACTION_VERSION, replay_json
-from core.errors import LogStoreError
-from core.log_entries import LogEntry, UpdateLogged
-from core.store.entries_codec import decode_entries
+from tandem.core.compaction import COMPACTION_VERSION, replay_json
+from tandem.core.errors import LogStoreError
+from tandem.core.log_entries import LogEntry, UpdateLogged
+from tandem.core.store.entries_codec import decode_entries
 
 __all__ = ["ReplayCopy"]
 

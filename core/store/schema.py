@@ -12,8 +12,8 @@ import sqlite3
 import time
 from typing import NamedTuple
 
-from core.errors import LogStoreError
-from core.store.connection import write_transaction
+from tandem.core.errors import LogStoreError
+from tandem.core.store.connection import write_transaction
 
 __all__ = ["Migration", "MIGRATIONS", "SCHEMA_VERSION", "schema_version", "migrate"]
 

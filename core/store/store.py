@@ -16,13 +16,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
-from core.errors import LogStoreError
-from core.log_entries import LogEntry
-from core.store.connection import connect, prepare_file, translated
-from core.store.lock import ThreadLock, check_thread_id
-from core.store.schema import migrate
-from core.store.thread import SqliteThread, decode_entries
-from core.store.titles import clean_title
+from tandem.core.errors import LogStoreError
+from tandem.core.log_entries import LogEntry
+from tandem.core.store.connection import connect, prepare_file, translated
+from tandem.core.store.lock import ThreadLock, check_thread_id
+from tandem.core.store.schema import migrate
+from tandem.core.store.thread import SqliteThread, decode_entries
+from tandem.core.store.titles import clean_title
 
 __all__ = ["ThreadInfo", "ThreadStore", "default_path", "strip_credentials"]
 

@@ -9,14 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from core.errors import LogStoreError
-from core.log_entries import LogEntry, SegmentStarted, TurnStarted
-from core.store.connection import connect, translated, write_transaction
-from core.store.entries_codec import decode_entries, paused_gc
-from core.store.lock import ThreadLock
-from core.store.replay_copy import ReplayCopy
-from core.store.titles import title_from_messages
-from core.thread import ConversationThread
+from tandem.core.errors import LogStoreError
+from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted
+from tandem.core.store.connection import connect, translated, write_transaction
+from tandem.core.store.entries_codec import decode_entries, paused_gc
+from tandem.core.store.lock import ThreadLock
+from tandem.core.store.replay_copy import ReplayCopy
+from tandem.core.store.titles import title_from_messages
+from tandem.core.thread import ConversationThread
 
 __all__ = ["SqliteThread", "decode_entries", "paused_gc"]
 

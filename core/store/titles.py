@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.messages import ChatMessage
+from tandem.core.messages import ChatMessage
 
 __all__ = ["TITLE_LENGTH", "clean_title", "title_from_messages"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core import BlockEnv, ChatUpdate, UIAgent
-from core.a2ui import A2UIOutbox, SurfaceBlock, install_a2ui
-from core.content import A2UIMessageContent, ActivityContent, ToolCallContent, ToolResultContent
-from core.scripted import ScriptedChatClient
+from tandem.core import BlockEnv, ChatUpdate, UIAgent
+from tandem.core.a2ui import A2UIOutbox, SurfaceBlock, install_a2ui
+from tandem.core.content import A2UIMessageContent, ActivityContent, ToolCallContent, ToolResultContent
+from tandem.core.scripted import ScriptedChatClient
 
 CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
 ALT_CATALOG = "https://a2ui.org/specification/v0_9/basic_catalog.json"

@@ -8,10 +8,10 @@ import pytest
 from _a2ui_scripts import Clock, activity, booking_form, components, create, data, make_agent, message_parts, run, surfaces, tool_call, tool_result, twice_encoded
 from a2ui.core.schema.v0_9.client_to_server import A2uiClientDataModel, A2uiRendererErrorMessage
 
-from core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, UIAgent, restore
-from core.a2ui import COMPONENT_SCHEMA_DESCRIPTION, A2UIChatClient, a2ui_forwarded_props, install_a2ui
-from core.content import FinishContent, TextContent
-from core.scripted import ScriptedChatClient
+from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, UIAgent, restore
+from tandem.core.a2ui import COMPONENT_SCHEMA_DESCRIPTION, A2UIChatClient, a2ui_forwarded_props, install_a2ui
+from tandem.core.content import FinishContent, TextContent
+from tandem.core.scripted import ScriptedChatClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 
@@ -110,7 +110,7 @@ class TestInvalidInput:
     )
     def test_nothing_raises(self, content):
         agent, outbox = make_agent()
-        from core.content import ActivityContent
+        from tandem.core.content import ActivityContent
 
         run(agent, ChatUpdate(contents=[ActivityContent(activity_id="a", activity_type="a2ui-surface", content=content)]))
         [block] = surfaces(agent)
@@ -137,8 +137,8 @@ class TestOutbound:
         inner = ScriptedChatClient([[]])
         agent = UIAgent(inner, env=BlockEnv(user="ann"))
         install_a2ui(agent)
-        from core.a2ui import capabilities_context_entry
-        from core.messages import ChatOptions
+        from tandem.core.a2ui import capabilities_context_entry
+        from tandem.core.messages import ChatOptions
 
         async for _ in agent.client.stream([], ChatOptions(context=[capabilities_context_entry()])):
             pass
@@ -245,7 +245,7 @@ class TestReplay:
 
 
 def test_activity_patches_extend_the_snapshot():
-    from core.content import ActivityContent
+    from tandem.core.content import ActivityContent
 
     agent, _ = make_agent()
     ops = booking_form()

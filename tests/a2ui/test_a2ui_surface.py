@@ -8,7 +8,7 @@ import pytest
 from _a2ui_scripts import ALT_CATALOG, CATALOG, activity, booking_form, components, create, data, delete, make_agent, message_parts, run, surfaces
 from a2ui.core.schema.v0_9.client_to_server import A2uiClientActionMessage
 
-from core.a2ui import ResolvedComponent, SurfaceBlock
+from tandem.core.a2ui import ResolvedComponent, SurfaceBlock
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 
@@ -264,9 +264,9 @@ def test_unknown_component_type_is_a_fallback_with_working_actions():
 
 
 def test_exported_members():
-    import core.a2ui
+    import tandem.core.a2ui
 
-    for name in core.a2ui.__all__:  # the names loaded on first use must resolve
-        getattr(core.a2ui, name)
-    public = {name for name, value in vars(core.a2ui).items() if not name.startswith("_") and not inspect.ismodule(value)} - {"annotations"}
-    assert set(core.a2ui.__all__) == public
+    for name in tandem.core.a2ui.__all__:  # the names loaded on first use must resolve
+        getattr(tandem.core.a2ui, name)
+    public = {name for name, value in vars(tandem.core.a2ui).items() if not name.startswith("_") and not inspect.ismodule(value)} - {"annotations"}
+    assert set(tandem.core.a2ui.__all__) == public

@@ -19,10 +19,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core.agui import AGUIChatClient
-from core.content import FinishContent, TextContent
-from core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
-from core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.agui import AGUIChatClient
+from tandem.core.content import FinishContent, TextContent
+from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 SECRET = "Bearer s3cret-token-value"
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
@@ -306,5 +306,5 @@ class TestFailures:
         error = await expect_error(script, ServerStatusError)
         assert "bad token" in str(error)
         assert "s3cret" not in caplog.text  # headers: never, by anyone (httpx logs URLs, not headers)
-        ours = [r.getMessage() for r in caplog.records if r.name.startswith("core.")]
+        ours = [r.getMessage() for r in caplog.records if r.name.startswith("tandem.core.")]
         assert ours and not any("query-secret" in line for line in ours)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from ag_ui.core import RunAgentInput
 
-from core.agui import AGUIChatClient, PredictStateMapping, SSEDecoder
-from core.content import (
+from tandem.core.agui import AGUIChatClient, PredictStateMapping, SSEDecoder
+from tandem.core.content import (
     ActivityContent,
     ApprovalRequestContent,
     ApprovalResponseContent,
@@ -26,8 +26,8 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.errors import DecisionError, ProtocolError
-from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
+from tandem.core.errors import DecisionError, ProtocolError
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
 START = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 FINISH = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
@@ -99,7 +99,7 @@ class TestOrder:
         assert f"event {position}" in str(caught.value)
 
     async def test_only_a_new_run_may_follow_run_error(self) -> None:
-        from core.errors import AgentRunError
+        from tandem.core.errors import AgentRunError
 
         with pytest.raises(AgentRunError, match="boom"):
             await run([START, {"type": "RUN_ERROR", "message": "boom", "code": "E1"}, START, FINISH])
@@ -295,7 +295,7 @@ class TestResume:
             await self.answer(self.interrupted(seen, past), {"name": "Ada"})
 
     async def test_approval_payload_shape(self) -> None:
-        from core.agui.request import resume_entries
+        from tandem.core.agui.request import resume_entries
 
         answer = ApprovalResponseContent(request_id="i", approved=True, reason="fine", edited_arguments={"a": 1})
         (entry,) = resume_entries([answer], None)

@@ -24,9 +24,9 @@ from ag_ui_validate import ValidatorOptions
 from ag_ui_validate.pytest_plugin import validate_agui
 from ag_ui_validate.transport import TransportOptions, validate_body, validate_endpoint
 
-import core.agui.demo as demo
-from core.agui.demo import SCENARIOS, DemoAgent, create_app, encode_sse, select_scenario
-from core.agui.demo.script import tokenize
+import tandem.core.agui.demo as demo
+from tandem.core.agui.demo import SCENARIOS, DemoAgent, create_app, encode_sse, select_scenario
+from tandem.core.agui.demo.script import tokenize
 
 ALL_CLIENT_TOOLS = [
     {"name": name, "description": f"client tool {name}", "parameters": {"type": "object"}}

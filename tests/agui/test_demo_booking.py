@@ -10,12 +10,12 @@ import pytest
 from ag_ui.core import RunAgentInput
 from test_demo_agent import make_input, run_validated, text_of, types
 
-from core import BlockEnv, ChatUpdate, UIAgent
-from core.a2ui import SurfaceBlock, action_message, install_a2ui
-from core.agui.demo import DemoAgent, select_scenario
-from core.agui.demo.scenarios_booking import CLOSE_EVENT, SUBMIT_EVENT, SURFACE_ID
-from core.content import ActivityContent
-from core.scripted import ScriptedChatClient
+from tandem.core import BlockEnv, ChatUpdate, UIAgent
+from tandem.core.a2ui import SurfaceBlock, action_message, install_a2ui
+from tandem.core.agui.demo import DemoAgent, select_scenario
+from tandem.core.agui.demo.scenarios_booking import CLOSE_EVENT, SUBMIT_EVENT, SURFACE_ID
+from tandem.core.content import ActivityContent
+from tandem.core.scripted import ScriptedChatClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from ag_ui.core import RunAgentInput
 
-from core.agui import AGUIChatClient, build_run_input
-from core.content import (
+from tandem.core.agui import AGUIChatClient, build_run_input
+from tandem.core.content import (
     ApprovalRequestContent,
     ApprovalResponseContent,
     DebugContent,
@@ -29,9 +29,9 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.errors import AgentRunError
-from core.history import messages_from_updates
-from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
+from tandem.core.errors import AgentRunError
+from tandem.core.history import messages_from_updates
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 NAMES = sorted(path.stem for path in CAPTURES.glob("*.sse"))

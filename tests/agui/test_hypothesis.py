@@ -16,9 +16,9 @@ from ag_ui.core import RunAgentInput
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.agui import AGUIChatClient
-from core.errors import TandemError
-from core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
+from tandem.core.agui import AGUIChatClient
+from tandem.core.errors import TandemError
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 BODIES = [path.read_bytes() for path in sorted(CAPTURES.glob("*.sse"))]

@@ -21,9 +21,9 @@ import httpx
 import pytest
 from pai_server import PaiServer
 
-from core.agent import UIAgent
-from core.agui import AGUIChatClient
-from core.blocks import (
+from tandem.core.agent import UIAgent
+from tandem.core.agui import AGUIChatClient
+from tandem.core.blocks import (
     ApprovalBlock,
     Block,
     ErrorBlock,
@@ -33,9 +33,9 @@ from core.blocks import (
     ToolStatus,
     UIActionBlock,
 )
-from core.context import AgentContext
-from core.state import AgentState
-from core.turns import Status, Turn, TurnStatus
+from tandem.core.context import AgentContext
+from tandem.core.state import AgentState
+from tandem.core.turns import Status, Turn, TurnStatus
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIRM_SCHEMA = {
@@ -283,7 +283,7 @@ class TestAskCommand:
     def _ask(self, *args: str) -> subprocess.CompletedProcess[str]:
         env = {key: value for key, value in os.environ.items() if key != "TANDEM_HEADERS"}
         return subprocess.run(
-            [sys.executable, "-m", "tui.cli", "ask", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=60
+            [sys.executable, "-m", "tandem.tui.cli", "ask", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=60
         )
 
     def test_plain_text_end_to_end(self, pai_server: PaiServer) -> None:

@@ -25,7 +25,7 @@ TIMEOUT = 60.0
 
 def ask_command(*args: str, speed: str = "0") -> list[str]:
     """The argv of `tandem ask --speed SPEED ARGS…` run with this interpreter."""
-    return [sys.executable, "-m", "tui.cli", "ask", "--speed", speed, *args]
+    return [sys.executable, "-m", "tandem.tui.cli", "ask", "--speed", speed, *args]
 
 
 def clean_env(**extra: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 from _ask_harness import DemoServer
 
-from core.agui.demo import create_app
+from tandem.core.agui.demo import create_app
 
 _WAIT = 10.0
 """Seconds the server may take to start or stop."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from _ask_harness import AskResult, ask
 
-from core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
-from core.agui.demo.scenarios_state import STARTER_RECIPE
-from core.agui.demo.scenarios_tools import TASK_STEPS
+from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
+from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE
+from tandem.core.agui.demo.scenarios_tools import TASK_STEPS
 
 ADDRESS = '{"name": "Ada Lovelace", "street": "1 Analytical Way", "city": "London", "country": "United Kingdom"}'
 

@@ -8,8 +8,8 @@ import sys
 import pytest
 from _ask_harness import REPO
 
-from tui.ask_answers import parse_action, parse_approval, select_steps
-from tui.ask_output import one_line, sanitize, short_json
+from tandem.tui.ask_answers import parse_action, parse_approval, select_steps
+from tandem.tui.ask_output import one_line, sanitize, short_json
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Status, UIAgent
-from core.blocks.ui_action import UIActionFunction
-from core.content import (
+from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Status, UIAgent
+from tandem.core.blocks.ui_action import UIActionFunction
+from tandem.core.content import (
     ApprovalRequestContent,
     FinishContent,
     InputRequestContent,
@@ -24,8 +24,8 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.scripted import ScriptedChatClient, ScriptStep
-from core.state import AgentState
+from tandem.core.scripted import ScriptedChatClient, ScriptStep
+from tandem.core.state import AgentState
 
 
 class Clock:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from _scripts import Clock, Conversation, approval, finish, make_agent, reach, text, tool_call, tool_result
 
-from core import (
+from tandem.core import (
     AgentContext,
     ChatClient,
     ChatMessage,
@@ -23,8 +23,8 @@ from core import (
     ToolCallBlock,
     ToolStatus,
 )
-from core.content import TextContent, ToolResultContent
-from core.scripted import RecordingChatClient, ReplayChatClient, ScriptedChatClient
+from tandem.core.content import TextContent, ToolResultContent
+from tandem.core.scripted import RecordingChatClient, ReplayChatClient, ScriptedChatClient
 
 
 async def collect(client: ChatClient, messages: Sequence[ChatMessage] = ()) -> list[ChatUpdate]:
@@ -98,7 +98,7 @@ class TestFunctionInvokingChatClient:
             raise ValueError("no such city")
 
         inner = ScriptedChatClient([[tool_call("c1", "lookup", arguments={}), finish()], [finish()]])
-        with caplog.at_level(logging.WARNING, logger="core.chat_client"):
+        with caplog.at_level(logging.WARNING, logger="tandem.core.chat_client"):
             updates = await collect(FunctionInvokingChatClient(inner, {"lookup": broken}))
         (result,) = results_in(updates)
         assert result.error == "ValueError: no such city"

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from core import ChatMessage, ChatUpdate
-from core.content import (
+from tandem.core import ChatMessage, ChatUpdate
+from tandem.core.content import (
     A2UIMessageContent,
     ActivityContent,
     ApprovalRequestContent,
@@ -29,7 +29,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.log_entries import HumanWrite, HumanWriteLogged, LogEntry, SegmentStarted, TurnStarted, UpdateLogged
+from tandem.core.log_entries import HumanWrite, HumanWriteLogged, LogEntry, SegmentStarted, TurnStarted, UpdateLogged
 
 # JSON values as JSON can carry them: no NaN or infinities, string keys.
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()

@@ -20,7 +20,7 @@ from _scripts import (
     tool_call,
 )
 
-from core import (
+from tandem.core import (
     ApprovalBlock,
     Block,
     ChatMessage,
@@ -35,9 +35,9 @@ from core import (
     TurnStatus,
     UIActionBlock,
 )
-from core.content import ErrorContent, ToolCallContent
-from core.errors import AgentRunError, ConversationBusy, TandemError, TransportError
-from core.log_entries import HumanWriteLogged, SegmentEnded, TurnEnded
+from tandem.core.content import ErrorContent, ToolCallContent
+from tandem.core.errors import AgentRunError, ConversationBusy, TandemError, TransportError
+from tandem.core.log_entries import HumanWriteLogged, SegmentEnded, TurnEnded
 
 
 def user_texts(messages: list[ChatMessage]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from _scripts import Clock, approval, interrupt, make_agent, text, tool_call, tool_result
 
-from core import (
+from tandem.core import (
     ActivityBlock,
     ApprovalBlock,
     ChatUpdate,
@@ -18,9 +18,9 @@ from core import (
     UIActionBlock,
     UIAgent,
 )
-from core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent
-from core.handlers import DebugBlock
-from core.scripted import ScriptedChatClient
+from tandem.core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent
+from tandem.core.handlers import DebugBlock
+from tandem.core.scripted import ScriptedChatClient
 
 
 def new_agent(**kwargs: object) -> UIAgent:
@@ -212,7 +212,7 @@ class TestParseArguments:
     """One parser for streamed arguments; each caller keeps its own policy for bad text."""
 
     def test_objects_empty_text_and_what_is_not_an_object(self) -> None:
-        from core.tool_arguments import parse_arguments
+        from tandem.core.tool_arguments import parse_arguments
 
         assert parse_arguments(' {"a": 1} ').value == {"a": 1}
         assert parse_arguments("  ").value == {} and parse_arguments("").error is None

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from _scripts import Clock, Conversation, approval, finish, interrupt, reach, sent_messages, text, tool_call
 
-from core import ApprovalBlock, BlockEnv, InterruptBlock, Status, ToolCallBlock, ToolStatus, UIActionBlock
-from core.content import ApprovalResponseContent, InputResponseContent, ToolResultContent
-from core.errors import DecisionError
-from core.log_entries import HumanWrite, HumanWriteLogged
+from tandem.core import ApprovalBlock, BlockEnv, InterruptBlock, Status, ToolCallBlock, ToolStatus, UIActionBlock
+from tandem.core.content import ApprovalResponseContent, InputResponseContent, ToolResultContent
+from tandem.core.errors import DecisionError
+from tandem.core.log_entries import HumanWrite, HumanWriteLogged
 
 NAME_SCHEMA = {
     "type": "object",

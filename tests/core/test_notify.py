@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from core import Subscription, TextBlock
-from core.notify import Notifier
+from tandem.core import Subscription, TextBlock
+from tandem.core.notify import Notifier
 
 
 class TestSubscriptions:
@@ -92,11 +92,11 @@ class TestFailingSubscriber:
 
         notifier.subscribe(broken)
         notifier.subscribe(calls.append)
-        with caplog.at_level(logging.ERROR, logger="core.notify"):
+        with caplog.at_level(logging.ERROR, logger="tandem.core.notify"):
             notifier.notify(1)
             notifier.notify(2)
         assert calls == [1, 2]
-        failures = [r for r in caplog.records if r.name == "core.notify"]
+        failures = [r for r in caplog.records if r.name == "tandem.core.notify"]
         assert len(failures) == 2
         assert failures[0].exc_info is not None and "widget exploded" in str(failures[0].exc_info[1])
 

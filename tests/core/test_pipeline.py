@@ -7,7 +7,7 @@ import logging
 import pytest
 from _scripts import Clock, delta, make_agent, snapshot, text, tool_call, tool_result
 
-from core import (
+from tandem.core import (
     PASS,
     Block,
     ChatUpdate,
@@ -24,7 +24,7 @@ from core import (
     Update,
     UpdateContext,
 )
-from core.content import (
+from tandem.core.content import (
     A2UIMessageContent,
     ApprovalResponseContent,
     Content,
@@ -33,8 +33,8 @@ from core.content import (
     TextContent,
     ToolCallContent,
 )
-from core.pipeline import Transition
-from core.scripted import ScriptedChatClient
+from tandem.core.pipeline import Transition
+from tandem.core.scripted import ScriptedChatClient
 
 
 def new_agent(**kwargs: object) -> UIAgent:
@@ -215,7 +215,7 @@ class TestUnclaimedContent:
         self, part: Content, caplog: pytest.LogCaptureFixture
     ) -> None:
         agent = new_agent()
-        with caplog.at_level(logging.WARNING, logger="core.pipeline"):
+        with caplog.at_level(logging.WARNING, logger="tandem.core.pipeline"):
             run(agent.pipeline, ChatUpdate(message_id="m9", contents=[part]))
         (block,) = agent.pipeline.blocks
         assert isinstance(block, UnhandledContentBlock)
@@ -226,7 +226,7 @@ class TestUnclaimedContent:
 
     def test_a_result_for_an_unknown_call_is_kept_visible(self, caplog: pytest.LogCaptureFixture) -> None:
         agent = new_agent()
-        with caplog.at_level(logging.WARNING, logger="core.pipeline"):
+        with caplog.at_level(logging.WARNING, logger="tandem.core.pipeline"):
             run(agent.pipeline, tool_result("ghost", {"ok": True}))
         (block,) = agent.pipeline.blocks
         assert isinstance(block, UnhandledContentBlock)

@@ -21,7 +21,7 @@ from _scripts import (
     tool_call,
 )
 
-from core import (
+from tandem.core import (
     AgentContext,
     AgentState,
     ApprovalBlock,
@@ -33,9 +33,9 @@ from core import (
     UIActionBlock,
     restore,
 )
-from core.content import ApprovalResponseContent
-from core.log_entries import HumanWriteLogged, SegmentStarted
-from core.scripted import ScriptedChatClient
+from tandem.core.content import ApprovalResponseContent
+from tandem.core.log_entries import HumanWriteLogged, SegmentStarted
+from tandem.core.scripted import ScriptedChatClient
 
 
 class Counter:

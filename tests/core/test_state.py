@@ -9,9 +9,9 @@ import pytest
 from _scripts import Clock, Conversation, delta, finish, interrupt, reach, reached, snapshot, text
 from pydantic import BaseModel
 
-from core import AgentState, BlockEnv, Conflict, ErrorBlock, Status, TurnStatus
-from core.errors import PatchError, TransportError
-from core.log_entries import HumanWrite
+from tandem.core import AgentState, BlockEnv, Conflict, ErrorBlock, Status, TurnStatus
+from tandem.core.errors import PatchError, TransportError
+from tandem.core.log_entries import HumanWrite
 
 
 def logged_state(value: Any = None, **kwargs: Any) -> tuple[AgentState, list[HumanWrite]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from _scripts import Clock, make_agent, tool_call, tool_result
 
-from core import ToolBlockRegistry, ToolCallBlock, ToolDeclaration, ToolStatus, tool_block
-from core.errors import ToolBlockSpecError
-from core.scripted import ScriptedChatClient
+from tandem.core import ToolBlockRegistry, ToolCallBlock, ToolDeclaration, ToolStatus, tool_block
+from tandem.core.errors import ToolBlockSpecError
+from tandem.core.scripted import ScriptedChatClient
 
 WEATHER_SCHEMA = {
     "type": "object",

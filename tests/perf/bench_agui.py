@@ -27,8 +27,8 @@ from pydantic import TypeAdapter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.agui import AGUIChatClient  # noqa: E402
-from core.messages import ChatMessage, ChatOptions  # noqa: E402
+from tandem.core.agui import AGUIChatClient  # noqa: E402
+from tandem.core.messages import ChatMessage, ChatOptions  # noqa: E402
 
 
 def build_events(count: int) -> list[dict]:

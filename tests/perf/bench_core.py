@@ -19,10 +19,10 @@ import time
 from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-from core.agent import UIAgent
-from core.content import StateDeltaContent, TextContent, ToolCallContent, ToolResultContent
-from core.messages import ChatUpdate
-from core.scripted import ScriptedChatClient
+from tandem.core.agent import UIAgent
+from tandem.core.content import StateDeltaContent, TextContent, ToolCallContent, ToolResultContent
+from tandem.core.messages import ChatUpdate
+from tandem.core.scripted import ScriptedChatClient
 
 
 def recorded(n: int) -> tuple[list[str], list[ChatUpdate]]:

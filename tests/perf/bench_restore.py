@@ -37,14 +37,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core import ChatMessage, ChatUpdate, UIAgent, restore
-from core.content import StateDeltaContent, TextContent, ToolCallContent, ToolResultContent
-from core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
-from core.scripted import ScriptedChatClient
-from core.state import AgentState
-from core.store import ThreadStore
-from core.thread import ConversationThread
-from core.store.thread import paused_gc
+from tandem.core import ChatMessage, ChatUpdate, UIAgent, restore
+from tandem.core.content import StateDeltaContent, TextContent, ToolCallContent, ToolResultContent
+from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
+from tandem.core.scripted import ScriptedChatClient
+from tandem.core.state import AgentState
+from tandem.core.store import ThreadStore
+from tandem.core.thread import ConversationThread
+from tandem.core.store.thread import paused_gc
 
 RESUME_CHILD = Path(__file__).with_name("resume_child.py")
 """The app, run on the thread in a fresh interpreter (it imports only what `tandem` imports)."""

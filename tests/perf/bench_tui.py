@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from _tui_harness import Scripted, send, started, text, wait_for  # noqa: E402
 
-from core import Status  # noqa: E402
+from tandem.core import Status  # noqa: E402
 from textual import events  # noqa: E402
-from tui.bridge import FRAME_SECONDS  # noqa: E402
-from widgets import TextView  # noqa: E402
+from tandem.tui.bridge import FRAME_SECONDS  # noqa: E402
+from tandem.widgets import TextView  # noqa: E402
 
 TOKENS = 2_000
 COST_TOKENS = 10_000
@@ -236,7 +236,7 @@ def first_frame_ratio(runs: int = 5) -> tuple[float, float]:
 
 
 def _help_imports_textual() -> bool:
-    code = "import sys\nfrom tui.cli import build_parser\nbuild_parser().format_help()\nprint('textual' in sys.modules)"
+    code = "import sys\nfrom tandem.tui.cli import build_parser\nbuild_parser().format_help()\nprint('textual' in sys.modules)"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout.strip() == "True"
 
 

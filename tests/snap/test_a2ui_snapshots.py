@@ -8,13 +8,13 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from core import BlockEnv, ChatUpdate, UIAgent
-from core.a2ui import SurfaceBlock, install_a2ui
-from core.agui.demo.scenarios_booking import booking_form
-from core.content import ActivityContent
-from core.scripted import ScriptedChatClient
-from themes import THEMES
-from widgets import view_for
+from tandem.core import BlockEnv, ChatUpdate, UIAgent
+from tandem.core.a2ui import SurfaceBlock, install_a2ui
+from tandem.core.agui.demo.scenarios_booking import booking_form
+from tandem.core.content import ActivityContent
+from tandem.core.scripted import ScriptedChatClient
+from tandem.themes import THEMES
+from tandem.widgets import view_for
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 

@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
 
 from _tui_harness import Scripted, approval, painted, send, snapshot, started, text, tool_call, wait_for  # noqa: E402
 
-from core import Status  # noqa: E402
-from core.errors import TransportError  # noqa: E402
-from widgets import ApprovalModal, ErrorView  # noqa: E402
+from tandem.core import Status  # noqa: E402
+from tandem.core.errors import TransportError  # noqa: E402
+from tandem.widgets import ApprovalModal, ErrorView  # noqa: E402
 
 os.environ["TZ"] = "UTC"
 time.tzset()

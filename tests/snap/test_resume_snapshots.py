@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
 from _thread_harness import SavedScript  # noqa: E402
 from _tui_harness import approval, painted, send, started, text, wait_for  # noqa: E402
 
-from widgets import ApprovalModal  # noqa: E402
+from tandem.widgets import ApprovalModal  # noqa: E402
 
 os.environ["TZ"] = "UTC"
 time.tzset()
@@ -84,7 +84,7 @@ def test_thread_picker(snap_compare: Any, tmp_path: Path) -> None:
     app = saved.app([[text("Hello.")]])
 
     async def run_before(pilot: Any) -> None:
-        from tui.screens.thread_picker import ThreadPicker
+        from tandem.tui.screens.thread_picker import ThreadPicker
 
         await started(pilot)
         await send(pilot, "a second thread")

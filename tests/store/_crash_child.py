@@ -24,8 +24,8 @@ from _store_scenario import (
     suspend_script,
 )
 
-from core import ApprovalBlock, InterruptBlock, Status, UIActionBlock
-from core.store import ThreadStore
+from tandem.core import ApprovalBlock, InterruptBlock, Status, UIActionBlock
+from tandem.core.store import ThreadStore
 
 
 def ready(thread_id: str) -> None:

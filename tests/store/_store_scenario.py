@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from core import AgentContext, BlockEnv, ChatUpdate, Status, UIAgent
-from core.blocks.ui_action import UIActionFunction
-from core.content import (
+from tandem.core import AgentContext, BlockEnv, ChatUpdate, Status, UIAgent
+from tandem.core.blocks.ui_action import UIActionFunction
+from tandem.core.content import (
     ApprovalRequestContent,
     FinishContent,
     InputRequestContent,
@@ -25,9 +25,9 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.scripted import ScriptedChatClient, ScriptStep
-from core.state import AgentState
-from core.thread import ConversationThread
+from tandem.core.scripted import ScriptedChatClient, ScriptStep
+from tandem.core.state import AgentState
+from tandem.core.thread import ConversationThread
 
 USER = "alice"
 """Who decides in the child process (recorded with every human write)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store import ThreadStore
+from tandem.core.store import ThreadStore
 
 
 @pytest.fixture(autouse=True)

@@ -23,10 +23,10 @@ from _store_scenario import (
     text,
 )
 
-from core import ApprovalBlock, Status, UIActionBlock
-from core.export import ExportHeader, to_jsonl, to_markdown
-from core.store import ThreadStore
-from tui.threads_cli import add_export_arguments, add_threads_arguments, run_export, run_threads
+from tandem.core import ApprovalBlock, Status, UIActionBlock
+from tandem.core.export import ExportHeader, to_jsonl, to_markdown
+from tandem.core.store import ThreadStore
+from tandem.tui.threads_cli import add_export_arguments, add_threads_arguments, run_export, run_threads
 
 
 async def write_conversation(store: ThreadStore) -> str:
@@ -94,7 +94,7 @@ async def test_markdown_transcript(store: ThreadStore) -> None:
 
 
 def test_backticks_cannot_break_out_of_fences() -> None:
-    from core.export import _fenced, _inline
+    from tandem.core.export import _fenced, _inline
 
     assert _fenced({"a": "```"}).startswith("````json\n")
     assert _inline("a`b") == "``a`b``"

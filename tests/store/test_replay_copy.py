@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
-from core.agui.demo import SCENARIOS
-from core.compaction import COMPACTION_VERSION, compact_entries, replay_json
-from core.content import ReasoningContent, TextContent, ToolCallContent
-from core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
-from core.store import ThreadStore
-from tui import backend
+from tandem.core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
+from tandem.core.agui.demo import SCENARIOS
+from tandem.core.compaction import COMPACTION_VERSION, compact_entries, replay_json
+from tandem.core.content import ReasoningContent, TextContent, ToolCallContent
+from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
+from tandem.core.store import ThreadStore
+from tandem.tui import backend
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -21,10 +21,10 @@ from _store_scenario import (
     scripted,
 )
 
-from core import ApprovalBlock, ErrorBlock, InterruptBlock, Status, TextBlock, TurnStatus, UIActionBlock, restore
-from core.content import ApprovalResponseContent, InputResponseContent, ToolCallContent
-from core.log_entries import SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
-from core.store import ThreadStore
+from tandem.core import ApprovalBlock, ErrorBlock, InterruptBlock, Status, TextBlock, TurnStatus, UIActionBlock, restore
+from tandem.core.content import ApprovalResponseContent, InputResponseContent, ToolCallContent
+from tandem.core.log_entries import SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
+from tandem.core.store import ThreadStore
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 

@@ -17,10 +17,10 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 
-from core import AgentContext, ChatOptions, UIAgent
-from core.agui import AGUIChatClient
-from core.export import to_markdown
-from core.store import ThreadStore
+from tandem.core import AgentContext, ChatOptions, UIAgent
+from tandem.core.agui import AGUIChatClient
+from tandem.core.export import to_markdown
+from tandem.core.store import ThreadStore
 
 HEADER_SECRET = "Bearer hdr-7c1e5b0d-secret"
 URL_SECRET = "qry-92ab44f0-secret"

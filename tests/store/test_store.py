@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-import core.store
-from core import ChatMessage, ChatUpdate
-from core.content import TextContent
-from core.errors import LogStoreError
-from core.log_entries import (
+import tandem.core.store
+from tandem.core import ChatMessage, ChatUpdate
+from tandem.core.content import TextContent
+from tandem.core.errors import LogStoreError
+from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
     SegmentEnded,
@@ -25,8 +25,8 @@ from core.log_entries import (
     TurnStarted,
     UpdateLogged,
 )
-from core.store import SCHEMA_VERSION, SqliteThread, ThreadStore, default_path
-from core.store.schema import MIGRATIONS
+from tandem.core.store import SCHEMA_VERSION, SqliteThread, ThreadStore, default_path
+from tandem.core.store.schema import MIGRATIONS
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -45,8 +45,8 @@ def mode(path: Path) -> int:
 
 
 def test_package_exports_what_it_defines() -> None:
-    public = {name for name, value in vars(core.store).items() if not name.startswith("_") and not inspect.ismodule(value)}
-    assert set(core.store.__all__) == public - {"annotations"}
+    public = {name for name, value in vars(tandem.core.store).items() if not name.startswith("_") and not inspect.ismodule(value)}
+    assert set(tandem.core.store.__all__) == public - {"annotations"}
 
 
 class TestFiles:
@@ -209,8 +209,8 @@ class TestOneWriterPerThread:
             code = textwrap.dedent(f"""
                 import sys
                 from pathlib import Path
-                from core.errors import LogStoreError
-                from core.store import ThreadStore
+                from tandem.core.errors import LogStoreError
+                from tandem.core.store import ThreadStore
                 store = ThreadStore(Path({str(store.path)!r}))
                 try:
                     store.open({thread.thread_id!r})
@@ -301,8 +301,8 @@ class TestMigrations:
             entries = store.read("oldthread01")
             assert [type(e) for e in entries] == [TurnStarted, SegmentStarted, UpdateLogged, SegmentEnded, TurnEnded]
             assert entries[2].update.raw == {"type": "TEXT_MESSAGE_CONTENT", "delta": "Hi!"}
-            from core import UIAgent, restore
-            from core.scripted import ScriptedChatClient
+            from tandem.core import UIAgent, restore
+            from tandem.core.scripted import ScriptedChatClient
 
             with store.open("oldthread01") as thread:
                 context = await restore(UIAgent(ScriptedChatClient([])), thread)
@@ -320,7 +320,7 @@ class TestMigrations:
 
 
 def test_thread_is_a_conversation_thread(store: ThreadStore) -> None:
-    from core.thread import ConversationThread
+    from tandem.core.thread import ConversationThread
 
     with store.create() as thread:
         assert isinstance(thread, ConversationThread) and isinstance(thread, SqliteThread)

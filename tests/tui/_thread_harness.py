@@ -15,12 +15,12 @@ from typing import Any
 from _tui_harness import CLOCK
 from pydantic import JsonValue
 
-from core import AgentContext, AgentState, BlockEnv, UIAgent, restore
-from core.errors import LogStoreError
-from core.scripted import ScriptedChatClient
-from core.store import ThreadStore
-from tui.app import TandemApp
-from tui.thread_library import ThreadLibrary
+from tandem.core import AgentContext, AgentState, BlockEnv, UIAgent, restore
+from tandem.core.errors import LogStoreError
+from tandem.core.scripted import ScriptedChatClient
+from tandem.core.store import ThreadStore
+from tandem.tui.app import TandemApp
+from tandem.tui.thread_library import ThreadLibrary
 
 _runs = itertools.count(1)
 

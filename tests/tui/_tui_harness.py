@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import JsonValue
 from textual.pilot import Pilot
 
-from core import AgentContext, AgentState, BlockEnv, ChatUpdate, InMemoryThread, UIAgent
-from core.blocks.ui_action import UIActionFunction
-from core.content import (
+from tandem.core import AgentContext, AgentState, BlockEnv, ChatUpdate, InMemoryThread, UIAgent
+from tandem.core.blocks.ui_action import UIActionFunction
+from tandem.core.content import (
     ApprovalRequestContent,
     InputRequestContent,
     StateDeltaContent,
@@ -24,8 +24,8 @@ from core.content import (
     TextContent,
     ToolCallContent,
 )
-from core.scripted import ScriptedChatClient
-from tui.app import TandemApp
+from tandem.core.scripted import ScriptedChatClient
+from tandem.tui.app import TandemApp
 
 CLOCK = 1_700_000_000.0
 """The fixed time every test conversation runs at."""
@@ -133,7 +133,7 @@ def shown_text(app: TandemApp) -> str:
 
 async def painted(pilot: Pilot[Any]) -> None:
     """Wait until every mounted text view wrote all of its block's text, then for the screen."""
-    from widgets import TextView
+    from tandem.widgets import TextView
 
     app = pilot.app
     assert isinstance(app, TandemApp)

@@ -6,10 +6,10 @@ import asyncio
 
 from _tui_harness import Scripted, release, send, started, text, wait_for
 
-from core import Status, TextBlock
-from core.errors import TransportError
-from tui.composer import Composer
-from widgets import ErrorView, TextView
+from tandem.core import Status, TextBlock
+from tandem.core.errors import TransportError
+from tandem.tui.composer import Composer
+from tandem.widgets import ErrorView, TextView
 
 
 class TestStreaming:

@@ -6,9 +6,9 @@ from typing import Any
 
 from _tui_harness import Scripted, approval, delta, send, snapshot, started, text, tool_call, wait_for
 
-from core import ApprovalBlock, Status, UIActionBlock
-from tui.composer import Composer
-from widgets import ApprovalModal, ApprovalView, StatePanel, UIActionView
+from tandem.core import ApprovalBlock, Status, UIActionBlock
+from tandem.tui.composer import Composer
+from tandem.widgets import ApprovalModal, ApprovalView, StatePanel, UIActionView
 
 
 def _approval_script(**fields: Any) -> Scripted:

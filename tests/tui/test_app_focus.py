@@ -11,9 +11,9 @@ from typing import Any
 
 from _tui_harness import Scripted, approval, send, snapshot, started, text, tool_call, wait_for
 
-from core import ApprovalBlock, Status
+from tandem.core import ApprovalBlock, Status
 from textual.widgets import Button, Tree
-from widgets import ApprovalModal
+from tandem.widgets import ApprovalModal
 
 SIZE = (120, 40)
 

@@ -10,9 +10,9 @@ import threading
 
 from _tui_harness import Scripted, send, started, text, wait_for
 
-from core import AgentContext, Status
+from tandem.core import AgentContext, Status
 from textual.widgets import Static
-from tui.app import TandemApp
+from tandem.tui.app import TandemApp
 
 
 def test_the_app_module_imports_neither_the_runtime_nor_the_block_widgets() -> None:

@@ -10,14 +10,14 @@ from _tui_harness import CLOCK, send, shown_text, started, wait_for
 from test_demo_scenarios import click, demo_app, turn_done
 from textual.widgets import Button, Input, RadioButton
 
-from core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Status, UIAgent
-from core.a2ui import install_a2ui
-from core.content import ActivityContent, FinishContent
-from core.scripted import ScriptedChatClient
-from tui.app import TandemApp
-from tui.screens.open_link import OpenLink
-from widgets.a2ui_surface import SurfaceView
-from widgets.marked_checkbox import MarkedCheckbox
+from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Status, UIAgent
+from tandem.core.a2ui import install_a2ui
+from tandem.core.content import ActivityContent, FinishContent
+from tandem.core.scripted import ScriptedChatClient
+from tandem.tui.app import TandemApp
+from tandem.tui.screens.open_link import OpenLink
+from tandem.widgets.a2ui_surface import SurfaceView
+from tandem.widgets.marked_checkbox import MarkedCheckbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 

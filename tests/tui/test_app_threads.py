@@ -13,12 +13,12 @@ from _tui_harness import approval, painted, send, shown_text, started, text, wai
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
-from core import ApprovalBlock, Status
-from core.store import ThreadStore
-from tui.app import TandemApp
-from tui.screens.rename_thread import RenameThread
-from tui.screens.thread_picker import ThreadPicker
-from widgets import ApprovalModal
+from tandem.core import ApprovalBlock, Status
+from tandem.core.store import ThreadStore
+from tandem.tui.app import TandemApp
+from tandem.tui.screens.rename_thread import RenameThread
+from tandem.tui.screens.thread_picker import ThreadPicker
+from tandem.widgets import ApprovalModal
 
 SIZE = (100, 30)
 
@@ -175,7 +175,7 @@ class TestPalette:
 
 class TestStoreErrors:
     async def test_a_corrupt_store_exits_with_the_way_out(self, tmp_path: Path) -> None:
-        from tui.thread_library import ThreadLibrary
+        from tandem.tui.thread_library import ThreadLibrary
 
         async def never_built(store: ThreadStore, resume: str | None) -> Any:
             raise AssertionError("the store cannot be opened, so no conversation is built")

@@ -10,10 +10,10 @@ from typing import Any
 
 from _tui_harness import Scripted, painted, release, send, started, text, wait_for
 
-from core import ChatUpdate, Status
-from core.content import DebugContent
-from tui.conversation import Conversation, NewContentHint
-from widgets import TextView
+from tandem.core import ChatUpdate, Status
+from tandem.core.content import DebugContent
+from tandem.tui.conversation import Conversation, NewContentHint
+from tandem.widgets import TextView
 
 
 def _many_messages(count: int, gate: asyncio.Event | None = None) -> list[Any]:
@@ -209,6 +209,6 @@ def test_tandem_help_does_not_import_textual() -> None:
     code = "import sys; from tui.cli import build_parser; build_parser().format_help(); print('textual' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
-    help_run = subprocess.run([sys.executable, "-X", "importtime", "-m", "tui.cli", "--help"], capture_output=True, text=True)
+    help_run = subprocess.run([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", "--help"], capture_output=True, text=True)
     assert help_run.returncode == 0 and "tandem" in help_run.stdout
     assert "textual" not in help_run.stderr

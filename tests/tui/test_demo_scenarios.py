@@ -18,15 +18,15 @@ from textual.errors import NoWidget
 from textual.widget import Widget
 from textual.widgets import Input, TextArea, Tree
 
-from core import Status
-from core.agui.demo.scenarios_interrupts import DOCUMENT_ADDITION, DOCUMENT_STARTER
-from core.agui.demo.scenarios_state import STARTER_RECIPE
-from core.agui.demo.scenarios_tools import TASK_STEPS
-from core.log_entries import HumanWriteLogged
-from tui.app import TandemApp
-from tui.backend import AppHooks, build_context
-from widgets import ApprovalModal, StatePanel, UIActionView
-from widgets.marked_checkbox import MarkedCheckbox
+from tandem.core import Status
+from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_ADDITION, DOCUMENT_STARTER
+from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE
+from tandem.core.agui.demo.scenarios_tools import TASK_STEPS
+from tandem.core.log_entries import HumanWriteLogged
+from tandem.tui.app import TandemApp
+from tandem.tui.backend import AppHooks, build_context
+from tandem.widgets import ApprovalModal, StatePanel, UIActionView
+from tandem.widgets.marked_checkbox import MarkedCheckbox
 
 SIZE = (120, 40)
 """Wide enough for the conversation and the state panel side by side."""
@@ -258,7 +258,7 @@ class TestDocument:
 class TestAddress:
     async def test_typing_goes_into_the_form_the_agent_waits_on(self, tmp_path: Path) -> None:
         """The composer is disabled while the agent waits; the keys typed next must fill the form."""
-        from widgets import InterruptView
+        from tandem.widgets import InterruptView
 
         async with demo_app(tmp_path).run_test(size=SIZE) as pilot:
             app = await started(pilot)

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import sys, threading
-from tui.app import TandemApp
+from tandem.tui.app import TandemApp
 
 gate = threading.Event()
 
@@ -23,7 +23,7 @@ class Probe(TandemApp):
         self.call_after_refresh(self.done)
 
     def done(self):
-        print(sorted(m for m in ("core", "pydantic", "widgets.text", "widgets.state_panel") if m in sys.modules), flush=True)
+        print(sorted(m for m in ("tandem.core", "pydantic", "tandem.widgets.text", "tandem.widgets.state_panel") if m in sys.modules), flush=True)
         gate.set()
         self.exit()
 

@@ -15,17 +15,17 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, RadioButton, Static
 
-from core import BlockEnv, ChatUpdate, UIAgent
-from core.a2ui import A2UIOutbox, ActionResult, SurfaceBlock, install_a2ui
-from core.blocks import Block, TextBlock
-from core.content import ActivityContent
-from core.scripted import ScriptedChatClient
-from themes import THEMES
-from tui.a2ui_actions import handle_surface_action, handle_value_changed
-from tui.backend import build_context
-from widgets import view_for
-from widgets.a2ui_surface import SurfaceView
-from widgets.marked_checkbox import MarkedCheckbox
+from tandem.core import BlockEnv, ChatUpdate, UIAgent
+from tandem.core.a2ui import A2UIOutbox, ActionResult, SurfaceBlock, install_a2ui
+from tandem.core.blocks import Block, TextBlock
+from tandem.core.content import ActivityContent
+from tandem.core.scripted import ScriptedChatClient
+from tandem.themes import THEMES
+from tandem.tui.a2ui_actions import handle_surface_action, handle_value_changed
+from tandem.tui.backend import build_context
+from tandem.widgets import view_for
+from tandem.widgets.a2ui_surface import SurfaceView
+from tandem.widgets.marked_checkbox import MarkedCheckbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 

@@ -9,16 +9,16 @@ from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widgets import Button, Input, RadioButton, SelectionList, Static
 
-from core import BlockEnv, ChatUpdate, UIAgent
-from core.a2ui import SurfaceBlock, install_a2ui
-from core.content import ActivityContent
-from core.scripted import ScriptedChatClient
-from themes import THEMES
-from widgets import view_for
-from widgets.a2ui_surface import SurfaceView
-from widgets.a2ui_components import ButtonComponent, FallbackComponent, PlaceholderComponent, SurfaceModal, inline_markdown
-from widgets.a2ui_inputs import iso_error
-from widgets.a2ui_slider import SliderBar
+from tandem.core import BlockEnv, ChatUpdate, UIAgent
+from tandem.core.a2ui import SurfaceBlock, install_a2ui
+from tandem.core.content import ActivityContent
+from tandem.core.scripted import ScriptedChatClient
+from tandem.themes import THEMES
+from tandem.widgets import view_for
+from tandem.widgets.a2ui_surface import SurfaceView
+from tandem.widgets.a2ui_components import ButtonComponent, FallbackComponent, PlaceholderComponent, SurfaceModal, inline_markdown
+from tandem.widgets.a2ui_inputs import iso_error
+from tandem.widgets.a2ui_slider import SliderBar
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import ProgressBar, Static
 
-from core.blocks import ActivityBlock
-from widgets import ActivityView, view_for
+from tandem.core.blocks import ActivityBlock
+from tandem.widgets import ActivityView, view_for
 
 
 class _Host(App[None]):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from core.blocks import ApprovalBlock
-from widgets import ApprovalView, view_for
+from tandem.core.blocks import ApprovalBlock
+from tandem.widgets import ApprovalView, view_for
 
 
 class _Host(App[None]):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import Button, Input, Static, TextArea
 
-from core.blocks import ApprovalBlock
-from widgets import ApprovalModal, ApprovalResult
+from tandem.core.blocks import ApprovalBlock
+from tandem.widgets import ApprovalModal, ApprovalResult
 
 
 class _Host(App[None]):

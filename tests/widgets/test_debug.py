@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from core.handlers import DebugBlock
-from widgets import DebugView, view_for
+from tandem.core.handlers import DebugBlock
+from tandem.widgets import DebugView, view_for
 
 
 class _Host(App[None]):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from core.blocks import ErrorBlock
-from widgets import ErrorView, view_for
+from tandem.core.blocks import ErrorBlock
+from tandem.widgets import ErrorView, view_for
 
 
 class _Host(App[None]):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import widgets
-import themes
+from tandem import widgets
+from tandem import themes
 
 
 def test_widgets_all_matches_public_names() -> None:
@@ -26,22 +26,22 @@ def test_themes_all_names_exist() -> None:
 
 
 def test_widgets_never_import_a_transport_or_the_app() -> None:
-    code = "import sys, widgets; bad = [m for m in ('httpx', 'tui', 'core.agui') if m in sys.modules]; print(bad)"
+    code = "import sys, tandem.widgets; bad = [m for m in ('httpx', 'tandem.tui', 'tandem.core.agui') if m in sys.modules]; print(bad)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
 
 def test_the_state_panel_loads_no_block_view() -> None:
     """Mounted before a resumed thread's first frame: the views, Markdown and jsonschema come later."""
-    code = ("import sys, widgets.state_panel; "
-            "print([m for m in ('widgets.text', 'widgets.interrupt', 'markdown_it', 'jsonschema') if m in sys.modules])")
+    code = ("import sys, tandem.widgets.state_panel; "
+            "print([m for m in ('tandem.widgets.text', 'tandem.widgets.interrupt', 'markdown_it', 'jsonschema') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
 
 def test_importing_widgets_leaves_a2ui_for_later() -> None:
     """a2ui-core's catalog (~300 ms) is imported when a surface is first shown, not with the package."""
-    code = "import sys, widgets; print([m for m in ('core.a2ui', 'widgets.a2ui_surface') if m in sys.modules])"
+    code = "import sys, tandem.widgets; print([m for m in ('tandem.core.a2ui', 'tandem.widgets.a2ui_surface') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
@@ -50,9 +50,9 @@ def test_every_lazy_view_resolves() -> None:
     """Each (block kind → view module) entry names a real block class and a real BlockView."""
     import importlib
 
-    from core.blocks import Block
+    from tandem.core.blocks import Block
 
-    from widgets.views import _BLOCK_VIEWS, TOOL_VIEWS
+    from tandem.widgets.views import _BLOCK_VIEWS, TOOL_VIEWS
 
     for module, name in TOOL_VIEWS.values():
         assert issubclass(getattr(importlib.import_module(module), name), widgets.BlockView), (module, name)

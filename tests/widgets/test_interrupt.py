@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
-from core.blocks import InterruptBlock
-from widgets import BlockView, InterruptView, view_for
+from tandem.core.blocks import InterruptBlock
+from tandem.widgets import BlockView, InterruptView, view_for
 
 
 class _Host(App[None]):

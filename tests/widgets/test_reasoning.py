@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible
 
-from core.blocks import ReasoningBlock
-from widgets import ReasoningView, TextView, view_for
+from tandem.core.blocks import ReasoningBlock
+from tandem.widgets import ReasoningView, TextView, view_for
 
 
 class _Host(App[None]):

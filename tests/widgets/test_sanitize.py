@@ -6,7 +6,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from widgets.sanitize import agent_text, safe_id, sanitize
+from tandem.widgets.sanitize import agent_text, safe_id, sanitize
 
 HOSTILE = [
     ("clear\x1b[2Jscreen", "clear[2Jscreen"),

@@ -7,7 +7,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, Input, Select, Static
 
-from widgets import SchemaForm
+from tandem.widgets import SchemaForm
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

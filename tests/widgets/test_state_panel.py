@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static, Tree
 
-from core.state import AgentState
-from widgets import StatePanel
-from widgets.state_panel import diff_lines
+from tandem.core.state import AgentState
+from tandem.widgets import StatePanel
+from tandem.widgets.state_panel import diff_lines
 
 
 class _Host(App[None]):

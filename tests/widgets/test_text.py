@@ -6,9 +6,9 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.blocks import TextBlock
-from widgets import TextView, view_for
-from widgets.text import ChunkSplitter
+from tandem.core.blocks import TextBlock
+from tandem.widgets import TextView, view_for
+from tandem.widgets.text import ChunkSplitter
 
 
 class _Host(App[None]):

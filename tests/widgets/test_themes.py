@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
-from themes import MAIN_SCREEN_TCSS, THEMES
+from tandem.themes import MAIN_SCREEN_TCSS, THEMES
 
 
 class MainScreen(Screen[None]):

@@ -6,8 +6,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible, Static
 
-from core.blocks import ToolCallBlock, ToolStatus
-from widgets import ToolCallView, view_for
+from tandem.core.blocks import ToolCallBlock, ToolStatus
+from tandem.widgets import ToolCallView, view_for
 
 
 class _Host(App[None]):

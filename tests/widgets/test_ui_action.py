@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, Static
 
-from core.blocks import UIActionBlock
-from widgets import BlockView, UIActionView, view_for
+from tandem.core.blocks import UIActionBlock
+from tandem.widgets import BlockView, UIActionView, view_for
 
 STEPS = [
     {"description": "Preheat [b]oven[/b]", "status": "enabled"},

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from core.blocks import Block, UnhandledContentBlock
-from widgets import BlockView, GenericView, UnhandledView, view_for
+from tandem.core.blocks import Block, UnhandledContentBlock
+from tandem.widgets import BlockView, GenericView, UnhandledView, view_for
 
 
 class _Host(App[None]):

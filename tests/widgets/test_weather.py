@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from core.blocks import ToolCallBlock
-from widgets import WeatherView, view_for
+from tandem.core.blocks import ToolCallBlock
+from tandem.widgets import WeatherView, view_for
 
 
 class _Host(App[None]):

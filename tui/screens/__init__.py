@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tui.screens.main_screen import MainScreen
+from tandem.tui.screens.main_screen import MainScreen
 
 __all__ = ["MainScreen"]

@@ -12,14 +12,14 @@ from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.composer import Composer
-from tui.conversation import Conversation
+from tandem.tui.composer import Composer
+from tandem.tui.conversation import Conversation
 
 if TYPE_CHECKING:
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
-    from core.blocks.base import Block
-    from core.turns import Status
-    from widgets.state_panel import StatePanel
+    from tandem.core.blocks.base import Block
+    from tandem.core.turns import Status
+    from tandem.widgets.state_panel import StatePanel
 
 __all__ = ["MainScreen", "STATUS_LABELS"]
 
@@ -117,7 +117,7 @@ class MainScreen(Screen[None]):
         Raises:
             NoMatches: the engine is not up yet.
         """
-        from widgets.state_panel import StatePanel
+        from tandem.widgets.state_panel import StatePanel
 
         return self.query_one(StatePanel)
 
@@ -128,7 +128,7 @@ class MainScreen(Screen[None]):
 
     async def mount_state_panel(self) -> None:
         """Mount the (hidden) state panel; imports the block widgets, so call it after the first frame."""
-        from widgets.state_panel import StatePanel
+        from tandem.widgets.state_panel import StatePanel
 
         if not self.query(StatePanel):
             panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
@@ -152,7 +152,7 @@ class MainScreen(Screen[None]):
     def _paint_status_line(self) -> None:
         line = Content(STATUS_LABELS[self.status.value] if self.status is not None else STARTING_LABEL)
         if self._title:
-            from widgets.sanitize import sanitize
+            from tandem.widgets.sanitize import sanitize
 
             # The title is the first message (or what the person typed): data, never markup.
             line += Content(" · " + " ".join(sanitize(self._title).split()))

@@ -58,7 +58,7 @@ class RenameThread(ModalScreen["str | None"]):
         self._title = title
 
     def compose(self) -> ComposeResult:
-        from widgets.sanitize import sanitize
+        from tandem.widgets.sanitize import sanitize
 
         with Vertical():
             yield Static(Content("Rename this thread"), classes="rename-thread--title")

@@ -16,14 +16,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from core.store import ThreadInfo
+    from tandem.core.store import ThreadInfo
 
 __all__ = ["ThreadPicker", "thread_row"]
 
 
 def thread_row(info: ThreadInfo, *, current: bool = False) -> Content:
     """Two lines for a thread: its title, then server · updated · turns (every field sanitised)."""
-    from widgets.sanitize import sanitize
+    from tandem.widgets.sanitize import sanitize
 
     title = " ".join(sanitize(info.title or "(untitled)").split())
     server = " ".join(sanitize(info.server_url or "demo agent").split())
