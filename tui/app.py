@@ -120,7 +120,8 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         self.startup_error: str | None = None
         """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
         self._times: dict[str, float | None] = {}
-        self.approvals = ApprovalQueue(self, self._decide, guard_seconds=approval_guard_seconds)
+        self.approvals = ApprovalQueue(self, self._decide, guard_seconds=approval_guard_seconds,
+                                       closed=self._approval_closed)
         """The approvals waiting to be asked in a modal, and the open one."""
         self._panel_chosen = False
         self._url_opener = url_opener or self.open_url
@@ -367,7 +368,16 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
 
     # -- actions --------------------------------------------------------------------------------
 
+    def _approval_closed(self, block: Block, decided: bool) -> None:
+        # After a decision the person types next; after "Decide later", Enter reopens it.
+        if decided:
+            self.main.composer.take_focus_when_ready()
+        else:
+            self.call_after_refresh(self.focus_review_button, block)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "go_to_decision":
+            return True if self.pending_decisions() else None
         if action == "cancel_turn":
             status = self._main.status if self._main is not None else None
             return status is not None and status.value in ("streaming", "awaiting_input")

@@ -16,6 +16,9 @@ __all__ = ["ApprovalQueue"]
 Decide = Callable[["Block", str, "dict[str, Any]"], object]
 """Hands a decision to the engine: `(block, method, kwargs)` (the app's `_decide` worker)."""
 
+Closed = Callable[["ApprovalBlock", bool], object]
+"""Told when a modal closes: `(block, decided)`; the app puts the cursor where the person goes next."""
+
 
 class ApprovalQueue:
     """Asks pending approvals in a modal, one after the other, in the order they arrived.
@@ -26,15 +29,17 @@ class ApprovalQueue:
     the rest. An approval decided elsewhere meanwhile (inline, or replayed) is skipped.
     """
 
-    def __init__(self, app: App[Any], decide: Decide, *, guard_seconds: float) -> None:
+    def __init__(self, app: App[Any], decide: Decide, *, guard_seconds: float, closed: Closed | None = None) -> None:
         """
         Args:
             app: Pushes the modals.
             decide: Applies a decision on the engine.
             guard_seconds: Keys are ignored this long after a modal opens (no typing through).
+            closed: Told when a modal closed and no other opened after it.
         """
         self._app = app
         self._decide = decide
+        self._closed = closed
         self.guard_seconds = guard_seconds
         """How long a new modal ignores keys."""
         self._waiting: list[ApprovalBlock] = []
@@ -87,8 +92,12 @@ class ApprovalQueue:
 
         def done(result: ApprovalResult | None) -> None:
             self._modal = None
-            if result is not None and result.method is not None and block.actionable:
+            decided = result is not None and result.method is not None and block.actionable
+            if decided:
+                assert result is not None and result.method is not None
                 self._decide(block, result.method, result.decision_kwargs())
             self._show_next()
+            if self._modal is None and self._closed is not None:
+                self._closed(block, decided)
 
         self._app.push_screen(modal, done)

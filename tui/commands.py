@@ -37,7 +37,11 @@ class AppCommands(App[None]):
         @property
         def main(self) -> MainScreen: ...
 
+        def action_go_to_decision(self) -> None: ...
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield SystemCommand("Go to the pending decision", "Reopen the approval, or move to the question or action the agent waits on (F4)",
+                            self.action_go_to_decision)
         yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", self.action_toggle_panel)
         for short, name in THEME_ALIASES.items():
             yield SystemCommand(f"Theme: {short}", f"Switch to the {short} theme", lambda name=name: self.apply_theme(name))

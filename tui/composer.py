@@ -17,17 +17,38 @@ from textual.widgets import Static, TextArea
 if TYPE_CHECKING:
     from tandem.core.blocks import InteractiveBlock
 
-__all__ = ["Composer", "ComposerInput", "waiting_reason"]
+__all__ = ["COMPOSER_HINT", "NEWLINE_KEYS", "SCROLL_KEYS", "Composer", "ComposerInput", "waiting_reason"]
+
+
+NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
+"""Keys that insert a newline. Ctrl+J (a line feed) reaches the app in every terminal, over SSH and
+in the browser. Shift+Enter and Alt+Enter only where the terminal reports them (the kitty keyboard
+protocol): elsewhere Shift+Enter arrives as a plain Enter, and Textual 8.2.8's parser drops the Alt
+of ESC+CR (measured in tmux 3.3 with TERM=xterm: Alt+Enter arrives as "enter"), so the hint names
+Ctrl+J alone."""
+
+SCROLL_KEYS = {"pageup": "page_up", "pagedown": "page_down", "home": "scroll_home", "end": "scroll_end"}
+"""Keys that scroll the conversation while the composer is focused and empty (with text in it
+they move the cursor), so that a person without a mouse can read back without leaving it."""
+
+COMPOSER_HINT = "Message the agent — Enter sends, Ctrl+J for a new line"
+"""The composer's placeholder: names only newline keys that work in every terminal."""
 
 
 class ComposerInput(TextArea):
-    """A multi-line input where Enter sends and Shift+Enter or Ctrl+J insert a newline.
+    """A multi-line input where Enter sends and Ctrl+J inserts a newline.
 
     | Key | Description |
     | :- | :- |
     | enter | Send the message (or queue it while the agent answers). |
-    | shift+enter, ctrl+j | Insert a newline. |
+    | ctrl+j | Insert a newline (Shift+Enter and Alt+Enter too, where the terminal reports them). |
+    | pageup, pagedown, home, end | Scroll the conversation while the composer is empty. |
+    | f6 | Move focus to the conversation (TextArea's own F6 selects a line). |
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f6", "screen.focus_conversation", "Focus conversation", show=False),
+    ]
 
     DEFAULT_CSS: ClassVar[str] = """
     ComposerInput {
@@ -49,18 +70,31 @@ class ComposerInput(TextArea):
             self.text = text
             """The text written, as typed."""
 
+    class ScrollRequested(Message):
+        """A scroll key was pressed in the empty composer; handled by the screen."""
+
+        def __init__(self, action: str) -> None:
+            super().__init__()
+            self.action = action
+            """The conversation scroller's action: `page_up`, `page_down`, `scroll_home` or `scroll_end`."""
+
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
             event.stop()
             event.prevent_default()
             self.post_message(self.Submitted(self.text))
             return
-        if event.key in ("shift+enter", "ctrl+j"):
+        if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
             if not self.read_only:
                 start, end = self.selection
                 self._replace_via_keyboard("\n", start, end)
+            return
+        if event.key in SCROLL_KEYS and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ScrollRequested(SCROLL_KEYS[event.key]))
             return
         await super()._on_key(event)
 
@@ -145,6 +179,18 @@ class Composer(Vertical):
     def focus_input(self) -> None:
         """Focus the text area (when it accepts input)."""
         if not self.input.disabled:
+            self.input.focus()
+
+    def take_focus_when_ready(self) -> None:
+        """Focus the text area now, or as soon as it accepts input again.
+
+        Called after the person decided or submitted a form: what they type next goes here,
+        not to the first focusable widget Textual picks when the form's button is disabled.
+        """
+        if self.input.disabled:
+            self._focus_taken = True
+            self._focus_moved_to = self.screen.focused
+        else:
             self.input.focus()
 
     def _update(self) -> None:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tandem.core.context import AgentContext
     from tandem.tui.approvals import ApprovalQueue
     from tandem.tui.bridge import Bridge
+    from tandem.tui.screens.main_screen import MainScreen
     from tandem.widgets import ApprovalView, BlockView, ErrorView, StatePanel
 
 __all__ = ["Decisions"]
@@ -31,9 +32,17 @@ class Decisions(App[None]):
     bridge: Bridge
     approvals: ApprovalQueue
 
+    if TYPE_CHECKING:
+
+        @property
+        def main(self) -> MainScreen: ...
+
     def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
         message.stop()
         self._decide(message.block, message.method, message.kwargs)
+        # What the person types next goes to the composer, not to the first focusable widget
+        # Textual picks when the decided form's controls are disabled.
+        self.main.composer.take_focus_when_ready()
 
     def on_error_view_retry_requested(self, message: ErrorView.RetryRequested) -> None:
         message.stop()

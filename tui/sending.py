@@ -14,6 +14,7 @@ from tandem.tui.composer import Composer, waiting_reason
 if TYPE_CHECKING:
     from tandem.core.blocks import Block
     from tandem.core.context import AgentContext
+    from tandem.tui.approvals import ApprovalQueue
     from tandem.tui.bridge import Bridge
     from tandem.tui.screens.main_screen import MainScreen
 
@@ -35,6 +36,7 @@ class Sending(App[None]):
 
     context: AgentContext | None
     bridge: Bridge
+    approvals: ApprovalQueue
     ready: asyncio.Event
     _main: MainScreen | None
     _startup_failed: bool
@@ -136,4 +138,56 @@ class Sending(App[None]):
             targets = [w for w in view.query("*") if w.focusable and not isinstance(w, Button)]
             if targets:
                 targets[0].focus()
+                return
+
+    def pending_decisions(self) -> list[Block]:
+        """The interactive blocks the agent waits on (empty before the conversation is ready)."""
+        context = self.context
+        return list(context.pending_blocks) if context is not None else []
+
+    def action_go_to_decision(self) -> None:
+        """Reach the decision the agent waits on from anywhere (F4, or the command palette).
+
+        An approval reopens its modal; a question, UI action or form is scrolled into view and
+        its first control takes the cursor (a button too: the person asked to go there).
+        """
+        from tandem.core.blocks import ApprovalBlock
+
+        pending = self.pending_decisions()
+        if not pending:
+            self.notify("Nothing is waiting for your decision.", title="Decide", markup=False)
+            return
+        block = pending[0]
+        if isinstance(block, ApprovalBlock):
+            self.approvals.review(block)
+            return
+        conversation = self.main.conversation
+        if conversation.view_of(block) is None:
+            conversation.jump_to_end()  # pending blocks are recent: the end of the conversation holds them
+        self.call_after_refresh(self._focus_decision_view, block)
+
+    def _focus_decision_view(self, block: Block) -> None:
+        view = self.main.conversation.view_of(block)
+        if view is None:
+            return
+        view.scroll_visible(animate=False)
+        targets = [widget for widget in view.query("*") if widget.focusable]
+        if targets:
+            targets[0].focus()
+
+    def focus_review_button(self, block: Block) -> None:
+        """After "Decide later", put the cursor on the approval's Review button (Enter reopens it).
+
+        Without this nothing has focus (the composer is disabled while the agent waits) and
+        what the person types next goes nowhere.
+        """
+        view = self.main.conversation.view_of(block)
+        if view is None:
+            return
+        for button in view.query(".approval-view--review"):
+            if button.focusable:
+                view.scroll_visible(animate=False)
+                # On the main screen, not the app: the modal may still be on top while it closes,
+                # and the screen gives its remembered focus back when it resumes.
+                self.main.set_focus(button)
                 return

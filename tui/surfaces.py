@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tandem.core.a2ui import ActionResult, SurfaceBlock
     from tandem.core.context import AgentContext
     from tandem.tui.bridge import Bridge
+    from tandem.tui.screens.main_screen import MainScreen
     from tandem.widgets.a2ui_surface import SurfaceView
 
 __all__ = ["SurfaceActions"]
@@ -35,6 +36,11 @@ class SurfaceActions(App[None]):
     bridge: Bridge
     _url_opener: Callable[[str], object]
 
+    if TYPE_CHECKING:
+
+        @property
+        def main(self) -> MainScreen: ...
+
     def on_surface_view_value_changed(self, message: SurfaceView.ValueChanged) -> None:
         from tandem.tui.a2ui_actions import handle_value_changed
 
@@ -46,6 +52,9 @@ class SurfaceActions(App[None]):
     def on_surface_view_action_fired(self, message: SurfaceView.ActionFired) -> None:
         message.stop()
         self._fire_surface_action(message.block, message.component_id, message.scope)
+        # After Book (or any action) the cursor goes back to the composer; otherwise Textual moves
+        # it to the first focusable widget at the top of the conversation and the view scrolls away.
+        self.main.composer.take_focus_when_ready()
 
     @work(exit_on_error=False, group="surface-actions")
     async def _fire_surface_action(self, block: SurfaceBlock, component_id: str, scope: str) -> None:

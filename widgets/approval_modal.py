@@ -13,7 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static, TextArea
+from textual import events
+from textual.widgets import Button, Footer, Input, Static, TextArea
 
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.widgets.sanitize import agent_text, pretty_json
@@ -82,6 +83,9 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
         &.-invalid .approval-modal--error { display: block; }
         &.-invalid .approval-modal--editor { border: tall $error; }
         &.-rejecting .approval-modal--reason { display: block; }
+        & .approval-modal--guard { color: $text-muted; display: none; }
+        &.-guarded .approval-modal--guard { display: block; }
+        &.-guarded .approval-modal--buttons { text-opacity: 50%; }
     }
     """
 
@@ -135,15 +139,32 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             yield TextArea(pretty_json(block.arguments), classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
             yield Static(classes="approval-modal--error")
             yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
+            yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
             with Horizontal(classes="approval-modal--buttons"):
                 yield Button(Content("Approve (a)"), variant="success", id="approval-modal--approve")
                 yield Button(Content("Reject (r)"), variant="error", id="approval-modal--reject")
                 if block.allow_edits:
                     yield Button(Content("Edit (e)"), variant="primary", id="approval-modal--edit")
                 yield Button(Content("Decide later (Esc)"), variant="default", id="approval-modal--later")
+        # The modal's own keys: the main screen's footer would say "esc Cancel" here.
+        yield Footer()
 
     def on_mount(self) -> None:
         self._opened_at = time.monotonic()
+        if self.guard_seconds > 0:
+            # The guard is visible (dimmed buttons and a line) and a key it swallows rings the bell,
+            # so that a fast "a" is never dropped without a sign.
+            self.add_class("-guarded")
+            self.set_timer(self.guard_seconds, self._guard_over)
+
+    def _guard_over(self) -> None:
+        self.remove_class("-guarded")
+        self.refresh_bindings()
+
+    def on_key(self, event: events.Key) -> None:
+        if self.guarded and event.key in ("a", "r", "e", "escape", "enter", "space", "ctrl+s"):
+            event.stop()
+            self.app.bell()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("approve", "reject", "edit", "later") and self.guarded:
@@ -156,6 +177,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if self.guarded:
+            self.app.bell()
             return
         actions = {
             "approval-modal--approve": self.action_approve,

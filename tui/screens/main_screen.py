@@ -12,7 +12,7 @@ from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tandem.tui.composer import Composer
+from tandem.tui.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.conversation import Conversation
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class MainScreen(Screen[None]):
         Binding("escape", "app.cancel_turn", "Cancel", id="tandem.cancel"),
         Binding("f2", "app.toggle_panel", "State panel", id="tandem.toggle_panel"),
         Binding("f3", "app.toggle_debug", "Debug", show=False, id="tandem.toggle_debug"),
+        Binding("f4", "app.go_to_decision", "Decide", id="tandem.go_to_decision"),
         Binding("f6", "focus_conversation", "Focus conversation", show=False, id="tandem.focus_conversation"),
     ]
     """
@@ -67,6 +68,7 @@ class MainScreen(Screen[None]):
     | escape | Cancel the running turn. |
     | f2 | Show or hide the shared-state panel. |
     | f3 | Show or hide debug blocks (protocol traffic). |
+    | f4 | Go to the decision the agent waits on (reopens an approval's modal). |
     | f6 | Move focus to the conversation (then End follows the stream again). |
     """
 
@@ -83,7 +85,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
-        yield Composer(placeholder="Message the agent — Enter sends, Shift+Enter or Ctrl+J for a new line", id="composer")
+        yield Composer(placeholder=COMPOSER_HINT, id="composer")
         yield Static(Content(STARTING_LABEL), id="status-line")
 
     def on_mount(self) -> None:
@@ -170,6 +172,12 @@ class MainScreen(Screen[None]):
 
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
+
+    def on_composer_input_scroll_requested(self, message: ComposerInput.ScrollRequested) -> None:
+        message.stop()
+        scroller = self.conversation.scroller
+        # End means "follow the stream again" (the scroller's own End does the same).
+        getattr(scroller, f"action_{message.action}")()
 
     def set_waiting(self, reason: str | None) -> None:
         """Say why the composer waits (None: it accepts input; it takes focus back if it lost it)."""

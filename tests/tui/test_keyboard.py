@@ -1,0 +1,174 @@
+"""The keyboard reaches everything: scrolling from the composer, F6, newline keys, the pending decision,
+and where the cursor goes after a decision (issue 14, items 2, 3, 4 and 7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _tui_harness import Scripted, approval, interrupt, send, started, text, wait_for
+
+from tandem.core.blocks import ApprovalBlock, InterruptBlock
+from tandem.tui.composer import ComposerInput
+from tandem.tui.conversation import ConversationScroll
+from tandem.widgets import ApprovalModal
+
+LONG_ANSWER = "".join(f"paragraph {n}\n\n" for n in range(120))
+
+
+def _pending(app: Any, kind: type) -> Any:
+    context = app.context
+    assert context is not None
+    return next(block for block in context.blocks if isinstance(block, kind))
+
+
+class TestScrollingFromTheComposer:
+    async def test_page_up_in_the_empty_composer_scrolls_the_conversation(self) -> None:
+        script = Scripted([[text(LONG_ANSWER)]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            scroller = app.conversation.scroller
+            await wait_for(pilot, lambda: scroller.max_scroll_y > 40 and scroller.scroll_y == scroller.max_scroll_y, "the end followed")
+            bottom = scroller.scroll_y
+            assert isinstance(app.focused, ComposerInput)
+            await pilot.press("pageup")
+            await wait_for(pilot, lambda: scroller.scroll_y < bottom, "a page up")
+            assert isinstance(app.focused, ComposerInput)  # the composer keeps the cursor
+            await pilot.press("home")
+            await wait_for(pilot, lambda: scroller.scroll_y == 0, "the top")
+            await pilot.press("end")
+            await wait_for(pilot, lambda: app.conversation.following, "following the stream again")
+
+    async def test_with_text_in_the_composer_page_up_stays_in_it(self) -> None:
+        script = Scripted([[text(LONG_ANSWER)]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            scroller = app.conversation.scroller
+            await wait_for(pilot, lambda: scroller.max_scroll_y > 40 and scroller.scroll_y == scroller.max_scroll_y, "the end followed")
+            bottom = scroller.scroll_y
+            await pilot.press("h", "i", "pageup")
+            await pilot.pause()
+            assert scroller.scroll_y == bottom and app.main.composer.input.text == "hi"
+
+    async def test_f6_moves_focus_to_the_conversation(self) -> None:
+        script = Scripted([[text("hello")]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            assert isinstance(app.focused, ComposerInput)
+            await pilot.press("f6")
+            assert isinstance(app.focused, ConversationScroll)
+
+
+class TestNewlineKeys:
+    async def test_ctrl_j_and_alt_enter_insert_a_newline_and_enter_sends(self) -> None:
+        script = Scripted([[text("ok")]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            await pilot.press("a", "ctrl+j", "b", "alt+enter", "c")
+            assert app.main.composer.input.text == "a\nb\nc"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.main.composer.input.text == "", "the message sent")
+
+    async def test_the_hint_promises_only_keys_every_terminal_sends(self) -> None:
+        script = Scripted([[text("ok")]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            hint = str(app.main.composer.input.placeholder)
+            assert "Ctrl+J" in hint and "Shift+Enter" not in hint and "Alt+Enter" not in hint
+
+
+def _approval_script() -> Scripted:
+    request = approval("req-1", "delete_file", arguments={"path": "/tmp/a.txt"}, message="Delete this file?")
+    return Scripted([[text("I need approval."), request], [text("Done.", message_id="m2")]])
+
+
+class TestThePendingDecision:
+    async def test_decide_later_leaves_the_cursor_on_review_and_enter_reopens(self) -> None:
+        app = _approval_script().app(approval_guard_seconds=0)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            await send(pilot, "delete it")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.focused is not None and app.focused.has_class("approval-view--review"),
+                           "the cursor on Review…")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the modal again")
+            await pilot.press("a")
+            await wait_for(pilot, lambda: _pending(app, ApprovalBlock).decision is not None, "the approval")
+            await wait_for(pilot, lambda: isinstance(app.focused, ComposerInput), "the cursor back in the composer")
+            await pilot.press("o", "k")
+            assert app.main.composer.input.text == "ok"
+
+    async def test_f4_reopens_the_approval_from_anywhere(self) -> None:
+        app = _approval_script().app(approval_guard_seconds=0)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            await send(pilot, "delete it")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalModal), "the modal closed")
+            await pilot.press("f6")  # somewhere else entirely
+            await pilot.press("f4")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the modal reopened by F4")
+
+    async def test_f4_puts_the_cursor_in_the_question(self) -> None:
+        schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        script = Scripted([[text("Which city?"), interrupt("q-1", schema, message="Which city?")], [text("Thanks.", message_id="m2")]])
+        app = script.app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            await send(pilot, "weather")
+            await wait_for(pilot, lambda: any(isinstance(b, InterruptBlock) for b in app.context.blocks), "the question")
+            await pilot.press("f6")
+            await pilot.press("f4")
+            view = app.conversation.view_of(_pending(app, InterruptBlock))
+            await wait_for(pilot, lambda: app.focused is not None and view in app.focused.ancestors, "the cursor in the question")
+
+    async def test_f4_with_nothing_pending_says_so(self) -> None:
+        script = Scripted([[text("hello")]])
+        app = script.app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await started(pilot)
+            await send(pilot, "hi")
+            await pilot.pause()
+            app.action_go_to_decision()
+            await pilot.pause()
+            assert any("Nothing is waiting" in str(n.message) for n in app._notifications)
+
+
+class TestTheApprovalModal:
+    async def test_the_guard_is_visible_and_a_swallowed_key_rings(self) -> None:
+        app = _approval_script().app(approval_guard_seconds=5)
+        bells: list[None] = []
+        app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            await send(pilot, "delete it")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            modal = app.screen
+            assert modal.has_class("-guarded") and modal.query_one(".approval-modal--guard").display
+            await pilot.press("a")
+            assert bells and _pending(app, ApprovalBlock).decision is None
+
+    async def test_the_guard_ends_and_the_footer_shows_the_modal_keys(self) -> None:
+        app = _approval_script().app(approval_guard_seconds=0.05)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            await send(pilot, "delete it")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            modal = app.screen
+            await wait_for(pilot, lambda: not modal.has_class("-guarded"), "the guard over")
+            shown = {binding.description for (_, binding, enabled, _) in modal.active_bindings.values() if binding.show}
+            assert "Decide later" in shown and "Cancel" not in shown
+            await pilot.press("a")
+            await wait_for(pilot, lambda: _pending(app, ApprovalBlock).decision is not None, "approved")
+
+
+async def test_the_palette_offers_the_pending_decision() -> None:
+    app = _approval_script().app(approval_guard_seconds=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Go to the pending decision" in titles
