@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -89,6 +90,33 @@ def build_library(
     return ThreadLibrary(build, path=store_path)
 
 
+FRAME_ENV = "TANDEM_FRAME_MS"
+"""The environment variable that sets the repaint cadence when `--frame-ms` is not given."""
+
+
+def frame_seconds(frame_ms: float | None) -> float:
+    """The bridge's frame from `--frame-ms`, else `$TANDEM_FRAME_MS`, else the default.
+
+    Raises:
+        SystemExit: the value is not a number of milliseconds between 1 and 5,000.
+    """
+    from tandem.tui.bridge import FRAME_SECONDS
+
+    source = "--frame-ms"
+    if frame_ms is None:
+        raw = os.environ.get(FRAME_ENV, "").strip()
+        if not raw:
+            return FRAME_SECONDS
+        source = f"${FRAME_ENV}"
+        try:
+            frame_ms = float(raw)
+        except ValueError:
+            raise SystemExit(f"tandem: {source} must be a number of milliseconds, not {raw[:40]!r}") from None
+    if not 1 <= frame_ms <= 5000:
+        raise SystemExit(f"tandem: {source} must be between 1 and 5000 milliseconds (got {frame_ms:g})")
+    return frame_ms / 1000
+
+
 def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """Run the terminal app until the user quits. Returns the exit code.
 
@@ -113,6 +141,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         demo=not args.url,
         endpoint=args.url,
         theme=args.theme,
+        frame_seconds=frame_seconds(args.frame_ms),
     )
 
     app.run()

@@ -60,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection_args(parser)
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
     parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
+    parser.add_argument(
+        "--frame-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="repaint streaming text at most every MS milliseconds (also $TANDEM_FRAME_MS; raise it on a slow link)",
+    )
     sub = parser.add_subparsers(dest="command")
 
     ask = sub.add_parser("ask", help="stream one turn to stdout (headless)")

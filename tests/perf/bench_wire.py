@@ -1,0 +1,168 @@
+"""Bytes on the wire: what the app writes to a real terminal while `/demo long` streams.
+
+Runs the real `tandem` command in a pseudo-terminal (80×24 and 200×60), types `/demo long`,
+and counts every byte the app writes until the answer is done, as a multiple of the answer's
+own size. Then the same over a throttled "link" (the reader drains the pty at 256 kbit/s, so the
+app's writes block as they would on a slow SSH link) and times Esc until the "⏹ stopped" mark is
+on the wire. Prints figures measured in this run; asserts nothing about time.
+
+    python tests/perf/bench_wire.py [--frame-ms 33,100] [--sizes 80x24,200x60] [--kbit 256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+TANDEM = Path(sys.executable).with_name("tandem")
+
+
+def answer_bytes() -> int:
+    from tandem.core.agui.demo.scenarios_chat import build_long_answer
+
+    return len(build_long_answer().encode())
+
+
+class PtyApp:
+    """`tandem` on the demo agent in a pseudo-terminal; a thread drains its output (optionally throttled)."""
+
+    def __init__(self, columns: int, rows: int, *, frame_ms: float | None, bytes_per_second: float | None,
+                 truecolor: bool = False) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        self.data_dir = tempfile.TemporaryDirectory()
+        # No COLORTERM: ssh does not forward it by default, so a remote app draws in 256 colours.
+        env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
+        env.update({"TERM": "xterm-256color", "XDG_DATA_HOME": self.data_dir.name})
+        if truecolor:
+            env["COLORTERM"] = "truecolor"
+        if frame_ms is not None:
+            env["TANDEM_FRAME_MS"] = str(frame_ms)
+        self.process = subprocess.Popen([str(TANDEM), "--speed", "1"], stdin=slave, stdout=slave, stderr=slave,
+                                        env=env, start_new_session=True)
+        os.close(slave)
+        self.output = bytearray()
+        self.lock = threading.Lock()
+        self.rate = bytes_per_second
+        self.running = True
+        self.reader = threading.Thread(target=self._drain, daemon=True)
+        self.reader.start()
+
+    def _drain(self) -> None:
+        chunk = 4096 if self.rate is None else max(256, int(self.rate / 50))
+        while self.running:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, chunk)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self.output += data
+            if self.rate is not None:
+                time.sleep(len(data) / self.rate)
+
+    def size(self) -> int:
+        with self.lock:
+            return len(self.output)
+
+    def since(self, offset: int) -> bytes:
+        with self.lock:
+            return bytes(self.output[offset:])
+
+    def wait_for(self, needle: bytes, offset: int, seconds: float) -> float:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if needle in self.since(offset):
+                return time.monotonic()
+            time.sleep(0.01)
+        raise TimeoutError(f"{needle!r} not written within {seconds} s")
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def close(self) -> None:
+        self.type("\x11")  # Ctrl+Q
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.running = False
+        os.close(self.master)
+        self.data_dir.cleanup()
+
+
+def stream_bytes(columns: int, rows: int, frame_ms: float | None) -> tuple[int, float]:
+    """Bytes written while `/demo long` streams to its end, and the seconds it took."""
+    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=None)
+    try:
+        app.wait_for(b"idle", 0, 30)
+        time.sleep(0.5)
+        start = app.size()
+        began = time.monotonic()
+        app.type("/demo long\r")
+        app.wait_for(b"streaming", start, 30)
+        streaming_at = app.size()
+        # The status line goes back to idle when the turn ends (after the last text is painted).
+        ended = app.wait_for(b"idle", streaming_at, 180)
+        time.sleep(0.5)
+        return app.size() - start, ended - began
+    finally:
+        app.close()
+
+
+def esc_latency(columns: int, rows: int, frame_ms: float | None, kbit: float) -> tuple[float, float]:
+    """Over a throttled link: seconds from Esc to "stopped" on the wire, and the answer's duration."""
+    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=kbit * 1000 / 8)
+    try:
+        app.wait_for(b"idle", 0, 60)
+        time.sleep(0.5)
+        start = app.size()
+        app.type("/demo long\r")
+        app.wait_for(b"streaming", start, 60)
+        time.sleep(3.0)
+        mark = app.size()
+        pressed = time.monotonic()
+        app.type("\x1b")
+        shown = app.wait_for(b"stopped", mark, 120)
+        return shown - pressed, 0.0
+    finally:
+        app.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frame-ms", default="default", help="comma-separated TANDEM_FRAME_MS values ('default' = unset)")
+    parser.add_argument("--sizes", default="80x24,200x60")
+    parser.add_argument("--kbit", type=float, default=256.0)
+    args = parser.parse_args()
+    text = answer_bytes()
+    print(f"/demo long: {text:,} bytes of Markdown")
+    frames = [None if f == "default" else float(f) for f in args.frame_ms.split(",")]
+    for frame_ms in frames:
+        label = "default" if frame_ms is None else f"{frame_ms:g} ms"
+        for size in args.sizes.split(","):
+            columns, rows = (int(n) for n in size.split("x"))
+            written, seconds = stream_bytes(columns, rows, frame_ms)
+            print(f"frame {label:>8} · {size:>7}: {written:>10,} bytes written = {written / text:6.1f}× the text, "
+                  f"answer streamed in {seconds:5.1f} s")
+        esc, _ = esc_latency(80, 24, frame_ms, args.kbit)
+        print(f"frame {label:>8} ·   80x24 at {args.kbit:g} kbit/s: Esc → 'stopped' on the wire in {esc:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
