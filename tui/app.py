@@ -377,7 +377,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":
-            return True if self.pending_decisions() else None
+            return bool(self.pending_decisions())  # False hides the key; None would show it dimmed
         if action == "cancel_turn":
             status = self._main.status if self._main is not None else None
             return status is not None and status.value in ("streaming", "awaiting_input")

@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
     add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
 
+    from tandem.tui.web import add_web_arguments
+
+    web = sub.add_parser("web", help="the app in a browser (textual-serve), on 127.0.0.1 by default")
+    _add_connection_args(web)
+    add_web_arguments(web)
+
     serve = sub.add_parser("serve-demo", help="serve the demo agent over HTTP + SSE")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -102,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         from tandem.tui.threads_cli import run_export
 
         return run_export(args)
+    if args.command == "web":
+        from tandem.tui.web import run_web
+
+        return run_web(args, parse_headers(args.header))
     if args.command == "serve-demo":
         from tandem.tui.serve import run_serve_demo
 
