@@ -208,6 +208,10 @@ class IconComponent(Static):
 _HORIZONTAL_ALIGN = {"start": "left", "center": "center", "end": "right"}
 _VERTICAL_ALIGN = {"start": "top", "center": "middle", "end": "bottom"}
 _COMPACT_TYPES = frozenset({"Button", "Icon", "CheckBox", "Text", "Modal"})
+# In a Column aligned start/center/end only these shrink to their content: a container or an
+# input given `width: auto` sizes from its children, whose `1fr` widths then resolve to zero,
+# and its whole content vanished (Column{align: center} > Card > Column > Text).
+_SHRINK_IN_COLUMN = frozenset({"Image", "Video", "AudioPlayer"})
 
 
 class LayoutComponent(ComponentWidget):
@@ -263,7 +267,7 @@ class LayoutComponent(ComponentWidget):
                     widget.styles.width = "1fr"
                 else:
                     widget.styles.width = "auto"
-            elif align != "stretch" and child_node.type not in _COMPACT_TYPES:
+            elif align != "stretch" and child_node.type in _SHRINK_IN_COLUMN:
                 widget.styles.width = "auto"
 
 

@@ -120,9 +120,7 @@ def _read_operations(raw: JsonValue, inbound: Inbound, where: str) -> None:
                 )
             )
             continue
-        message = dict(item)
-        message.setdefault("version", "v0.9")
-        inbound.messages.append(message)
+        inbound.messages.append(dict(item))
 
 
 def _read_status(content: dict[str, Any], inbound: Inbound) -> None:
