@@ -20,7 +20,7 @@ from pydantic import JsonValue, ValidationError
 from tandem.core.a2ui.catalog import BASIC_CATALOG_ID, CatalogProfile, catalog_profile, new_processor
 from tandem.core.a2ui.operations import InboundError, SurfaceStatus, message_type
 from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent, resolve_component, walk
-from tandem.core.a2ui.validation import SUPPORTED_VERSION, check_components, readable, readable_detail
+from tandem.core.a2ui.validation import SUPPORTED_VERSION, check_components, readable, readable_details
 from tandem.core.blocks.base import Block
 from tandem.core.log_entries import HumanWrite
 
@@ -428,8 +428,8 @@ class SurfaceBlock(Block):
             details = getattr(exc, "details", None) or []
             if not details:
                 self._report(SurfaceError(self.surface_id, "/", readable(str(exc).splitlines()[0])))
-            for detail in details:
-                path, text = readable_detail(getattr(detail, "path", None), str(getattr(detail, "message", detail)), components)
+            pairs = [(getattr(detail, "path", None), str(getattr(detail, "message", detail))) for detail in details]
+            for path, text in readable_details(pairs, components):
                 self._report(SurfaceError(self.surface_id, path, text))
             return
         for finding in findings:

@@ -20,7 +20,7 @@ from typing import Any
 
 from tandem.core.a2ui.catalog import CatalogProfile, rendering_catalog
 
-__all__ = ["Finding", "check_components", "readable", "readable_detail", "SUPPORTED_VERSION"]
+__all__ = ["Finding", "check_components", "readable", "readable_details", "SUPPORTED_VERSION"]
 
 SUPPORTED_VERSION = re.compile(r"^v0\.9(\.\d+)?$")
 """The protocol versions a message may carry: v0.9 and its patch releases (v0.9.1)."""
@@ -31,7 +31,14 @@ _DEPRECATED = {
 }
 _URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S+$")
 # pydantic's validator wrappers inside a dotted path: `function-after[_check(), Model]`, ...
-_PYDANTIC_SEGMENT = re.compile(r"(?:function-(?:after|before|wrap|plain)|tagged-union|union|chain|lax-or-strict|default|nullable|model|json-or-python)\[[^\]]*\]\.?")
+_PYDANTIC_SEGMENT = re.compile(r"(?:function-(?:after|before|wrap|plain)|tagged-union|union|chain|lax-or-strict|default|nullable|model|json-or-python)\[[^\[\]]*\]\.?")
+_TYPE_TAG = re.compile(r"^(?:str|int|float|bool|list|dict|none|[A-Z]\w*)$")
+_INPUT_SHOULD = re.compile(r"\s*\(input should be [^)]*\)")
+_DOUBLE_DOT = re.compile(r"(?<=\w)\.\.(?=\w)")
+_TYPE_WORDS = (
+    ("dictionary or instance of DataBinding", 'a data binding ({"path": ...})'),
+    ("dictionary or instance of FunctionCall", "a function call"),
+)
 
 
 @dataclass(frozen=True)
@@ -169,18 +176,46 @@ def check_components(components: Any, profile: CatalogProfile, known_types: Mapp
 
 
 def readable(text: str) -> str:
-    """a2ui-core's message without pydantic's internal path segments."""
-    return _PYDANTIC_SEGMENT.sub("", text).replace("..", ".").replace(".'", "'").replace(".]", "]")
+    """a2ui-core's message without pydantic's internal path segments and explanations."""
+    previous = None
+    while previous != text:  # innermost first: the wrappers nest
+        previous, text = text, _PYDANTIC_SEGMENT.sub("", text)
+    text = _INPUT_SHOULD.sub("", text)
+    for internal, plain in _TYPE_WORDS:
+        text = text.replace(internal, plain)
+    return _DOUBLE_DOT.sub(".", text).replace(".'", "'").strip()
 
 
-def readable_detail(path: str | None, message: str, components: Any) -> tuple[str, str]:
-    """(JSON Pointer, sentence) for one a2ui-core error detail about an updateComponents batch.
+def _segments(path: str) -> list[str]:
+    """A detail path's segments without pydantic's union-member tags (`str`, `DataBinding`)."""
+    return [p for p in readable(path).strip(".").split(".") if p and not _TYPE_TAG.match(p)]
 
-    a2ui-core's paths read `components.<id>.<property>...`; the sentence names the component's
-    type and id and the property, and the pointer indexes the component in the message.
+
+def readable_details(details: list[tuple[str | None, str]], components: Any) -> list[tuple[str, str]]:
+    """(JSON Pointer, sentence) per problem of a rejected updateComponents batch.
+
+    a2ui-core reports `components.<id>.<property>...` paths, one detail per union member it
+    tried; the members' complaints about one property become one sentence, which names the
+    component's type and id and the property, and the pointer indexes the component.
     """
-    parts = readable(path or "").strip(".").split(".") if path else []
-    text = readable(message)
+    merged: dict[tuple[str, str], list[str]] = {}
+    for path, message in details:
+        pointer, who, prop = _locate(path, components)
+        merged.setdefault((pointer, who + (f"`{prop}`: " if prop else "")), []).append(readable(message))
+    sentences = []
+    for (pointer, head), messages in merged.items():
+        expected = [m[len("Expected ") : m.index(", received")] for m in messages if m.startswith("Expected ") and ", received" in m]
+        if len(expected) == len(messages) > 1:
+            received = messages[0][messages[0].index(", received") :]
+            text = "Expected " + " or ".join(dict.fromkeys(expected)) + received
+        else:
+            text = "; ".join(dict.fromkeys(messages))
+        sentences.append((pointer, head + text))
+    return sentences
+
+
+def _locate(path: str | None, components: Any) -> tuple[str, str, str]:
+    parts = _segments(path or "")
     if len(parts) >= 2 and parts[0] == "components" and isinstance(components, list):
         cid = parts[1]
         index = next((i for i, c in enumerate(components) if isinstance(c, Mapping) and c.get("id") == cid), None)
@@ -188,8 +223,6 @@ def readable_detail(path: str | None, message: str, components: Any) -> tuple[st
             index = int(cid)
         if index is not None:
             component = components[index]
-            prop = ".".join(parts[2:])
             who = _label(component, index) if isinstance(component, Mapping) else f"component #{index + 1}"
-            pointer = f"/components/{index}" + "".join(f"/{p}" for p in parts[2:])
-            return pointer, f"{who}: {f'`{prop}`: ' if prop else ''}{text}"
-    return "/", text
+            return f"/components/{index}" + "".join(f"/{p}" for p in parts[2:]), f"{who}: ", ".".join(parts[2:])
+    return "/", "", ""

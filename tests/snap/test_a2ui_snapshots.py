@@ -119,11 +119,14 @@ def test_booking_form_dark(snap_compare):
 
 def test_invalid_surface_error_line_high_contrast(snap_compare):
     """You should see a surface whose error line starts "⚠ Invalid UI from the agent at
-    /components/1" above the part that was valid ("Still shown")."""
+    /components/0" above the part that was valid ("Still shown"): the batch with the broken
+    Button was rejected as a whole."""
     operations = [
         {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": CAT}},
         {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
             {"id": "root", "component": "Text", "text": "Still shown"},
+        ]}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
             {"id": "broken", "component": "Button"},
         ]}},
     ]  # fmt: skip
