@@ -182,8 +182,6 @@ class SurfaceBlock(Block):
     @property
     def error_line(self) -> str | None:
         """One line summarising what went wrong (validation or generation), or None."""
-        if self.stalled and not self.errors:
-            return "The agent's run ended before this UI got its root component: nothing to show."
         if self.status == "failed":
             detail = self.status_errors[-1] if self.status_errors else "the agent could not build this UI"
             return f"UI generation failed: {detail}"

@@ -170,11 +170,13 @@ def drawn_text(widget: Widget) -> str:
 
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)\)")
 _MD_MARKS = re.compile(r"\*\*|__|`|(?<![\w])[*_](?=\S)|(?<=\S)[*_](?![\w])")
-_MD_LINE = re.compile(r"^\s*(#{1,6}\s+|[-*+]\s+|>\s?)", re.MULTILINE)
+_MD_HEADING = re.compile(r"^\s*(#{1,6}\s+|>\s?)", re.MULTILINE)
+_MD_BULLET = re.compile(r"^(\s*)[-*+]\s+", re.MULTILINE)
 
 
 def plain(text: str) -> str:
-    """What a person reads of Markdown: link texts, no emphasis marks, no heading or bullet marks."""
+    """What a person reads of Markdown: link texts, no emphasis or heading marks, • bullets."""
     text = _MD_LINK.sub(r"\1", text)
-    text = _MD_LINE.sub("", text)
+    text = _MD_HEADING.sub("", text)
+    text = _MD_BULLET.sub(r"\1• ", text)
     return _MD_MARKS.sub("", text)
