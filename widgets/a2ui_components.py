@@ -62,7 +62,7 @@ ICON_GLYPHS: dict[str, str] = {
 """A glyph per basic-catalog icon name; anything else (an SVG path, an unknown name) shows ◆."""
 
 _INLINE = re.compile(
-    r"\[(?P<link>[^\]\n]+)\]\((?P<href>[^)\s]+)\)"
+    r"\[(?P<link>[^\]\n]+)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))+)\)"
     r"|\*\*(?P<bold>[^*\n]+)\*\*|__(?P<bold2>[^_\n]+)__|\*(?P<italic>[^*\n]+)\*|_(?P<italic2>[^_\n]+)_|`(?P<code>[^`\n]+)`"
 )
 _BULLET = re.compile(r"^(\s*)[-*+]\s+")
