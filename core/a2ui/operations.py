@@ -104,6 +104,8 @@ def looks_like_a2ui(value: JsonValue) -> bool:
 
 def _read_operations(raw: JsonValue, inbound: Inbound, where: str) -> None:
     raw = _decode(raw)
+    if isinstance(raw, dict) and isinstance(raw.get("messages"), list) and message_type(raw) is None:
+        raw = raw["messages"]  # the `{"messages": [...]}` wrapper a2ui-core also reads
     if isinstance(raw, dict):
         raw = [raw]
     if not isinstance(raw, list):

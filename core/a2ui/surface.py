@@ -20,7 +20,7 @@ from pydantic import JsonValue, ValidationError
 from tandem.core.a2ui.catalog import BASIC_CATALOG_ID, CatalogProfile, catalog_profile, new_processor
 from tandem.core.a2ui.operations import InboundError, SurfaceStatus, message_type
 from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent, resolve_component, walk
-from tandem.core.a2ui.validation import SUPPORTED_VERSION, check_components, readable, readable_details
+from tandem.core.a2ui.validation import SUPPORTED_VERSION, Finding, check_components, child_refs, find_cycle, readable, readable_details
 from tandem.core.blocks.base import Block
 from tandem.core.log_entries import HumanWrite
 
@@ -132,6 +132,7 @@ class SurfaceBlock(Block):
         self._create_rejected = False
         self._unhonoured: dict[str, str] = {}
         self._run_over = False
+        self._end_reported = False
 
     # -- what the surface holds --------------------------------------------------------------
 
@@ -415,6 +416,13 @@ class SurfaceBlock(Block):
         components = body.get("components")
         known = {cid: model.type for cid in _component_ids(components) if (model := surface.components_model.get(cid)) is not None}
         findings = check_components(components, self.profile, known)
+        graph = {cid: child_refs(model.properties) for cid, model in surface.components_model.entries}
+        for component in components if isinstance(components, list) else []:
+            if isinstance(component, dict) and isinstance(component.get("id"), str):
+                graph[component["id"]] = child_refs(component)
+        cycle = find_cycle(graph)
+        if cycle is not None:
+            findings.append(Finding("/components", "circular component reference: " + " → ".join(repr(c) for c in cycle) + " (a component cannot contain itself)"))
         rejected = [f for f in findings if f.rejects]
         if rejected:
             for finding in rejected:
@@ -470,8 +478,24 @@ class SurfaceBlock(Block):
         self.changed()
 
     def complete(self) -> None:
-        """The segment that emitted the surface ended: a surface still without a root is stalled."""
+        """The segment that emitted the surface ended: a surface still without a root is stalled.
+
+        What streaming order excused until now is reported once: no root component, children
+        referenced but never sent (the relaxed reading lets a child come before its parent, not
+        never)."""
         self._run_over = True
+        surface = self.surface
+        if surface is not None and not self._end_reported:
+            self._end_reported = True
+            model = surface.components_model
+            root = surface.root_id or "root"
+            if model.get(root) is None and len(model) > 0:
+                self._report(SurfaceError(self.surface_id, "/", f"the run ended and surface {self.surface_id!r} still has no root component (id \"root\"): nothing of it is shown"))
+            else:
+                missing = sorted({ref for cid, c in model.entries for ref in child_refs(c.properties) if model.get(ref) is None})
+                if missing:
+                    names = ", ".join(repr(m) for m in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                    self._report(SurfaceError(self.surface_id, "/", f"the run ended and these referenced components were never sent: {names}"))
         super().complete()
 
     @property

@@ -20,7 +20,7 @@ from typing import Any
 
 from tandem.core.a2ui.catalog import CatalogProfile, rendering_catalog
 
-__all__ = ["Finding", "check_components", "readable", "readable_details", "SUPPORTED_VERSION"]
+__all__ = ["Finding", "check_components", "child_refs", "find_cycle", "readable", "readable_details", "SUPPORTED_VERSION"]
 
 SUPPORTED_VERSION = re.compile(r"^v0\.9(\.\d+)?$")
 """The protocol versions a message may carry: v0.9 and its patch releases (v0.9.1)."""
@@ -173,6 +173,55 @@ def check_components(components: Any, profile: CatalogProfile, known_types: Mapp
                 for problem in _argument_problems(name, call.get("args")):
                     findings.append(Finding(f"{pointer}/args", f"{who}: `{where}`: {problem}"))
     return findings
+
+
+def child_refs(properties: Mapping[str, Any]) -> list[str]:
+    """The component ids a component's properties reference (children, child, tabs, modal parts)."""
+    refs: list[str] = []
+    children = properties.get("children")
+    if isinstance(children, list):
+        refs.extend(c for c in children if isinstance(c, str))
+    elif isinstance(children, Mapping) and isinstance(children.get("componentId"), str):
+        refs.append(children["componentId"])
+    for key in ("child", "trigger", "content"):
+        if isinstance(properties.get(key), str):
+            refs.append(properties[key])
+    tabs = properties.get("tabs")
+    if isinstance(tabs, list):
+        refs.extend(t["child"] for t in tabs if isinstance(t, Mapping) and isinstance(t.get("child"), str))
+    return refs
+
+
+def find_cycle(graph: Mapping[str, list[str]]) -> list[str] | None:
+    """A reference cycle (`["root", "c1", "root"]`) in a component graph, or None.
+
+    A cycle is invalid whatever order the components arrive in, so unlike a missing child it
+    is an error at once (a2ui-core's relaxed mode lets it through; Tandem would only show a
+    placeholder where the loop closes).
+    """
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in graph:
+        if state.get(start):
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            node, index = stack.pop()
+            if index == 0:
+                state[node] = 1
+                path.append(node)
+            children = graph.get(node, [])
+            if index < len(children):
+                stack.append((node, index + 1))
+                child = children[index]
+                if state.get(child) == 1:
+                    return [*path[path.index(child) :], child]
+                if not state.get(child) and child in graph:
+                    stack.append((child, 0))
+            else:
+                state[node] = 2
+                path.pop()
+    return None
 
 
 def readable(text: str) -> str:

@@ -164,3 +164,32 @@ class TestStalled:
         assert block.stalled and block.content()["status"] == "stalled"
         run(agent, message_parts([components("s", {"id": "root", "component": "Card", "child": "orphan"})]))
         assert not block.stalled
+
+    def test_the_end_of_the_run_reports_what_streaming_order_excused(self) -> None:
+        agent, outbox = make_agent()
+        run(agent, message_parts([create("s"), components("s", text("orphan", "x"))]))
+        assert "a2uiError" not in outbox.forwarded_props()  # a root may still come
+        agent.pipeline.end_segment()
+        [error] = outbox.forwarded_props()["a2uiError"]  # type: ignore[misc]
+        assert error["error"]["message"] == 'the run ended and surface \'s\' still has no root component (id "root"): nothing of it is shown'  # type: ignore[index]
+
+    def test_children_never_sent_are_reported_when_the_run_ends(self) -> None:
+        agent, outbox = make_agent()
+        run(agent, message_parts([create("s"), components("s", {"id": "root", "component": "Row", "children": ["a", "gone"]}, text("a", "x"))]))
+        agent.pipeline.end_segment()
+        messages = [e["error"]["message"] for e in outbox.forwarded_props()["a2uiError"]]  # type: ignore[index,union-attr]
+        assert messages == ["the run ended and these referenced components were never sent: 'gone'"]
+
+
+class TestCycles:
+    @pytest.mark.parametrize(
+        ("batch", "cycle"),
+        [
+            ([{"id": "root", "component": "Column", "children": ["root"]}], "'root' → 'root'"),
+            ([{"id": "root", "component": "Column", "children": ["c1"]}, {"id": "c1", "component": "Card", "child": "root"}], "'root' → 'c1' → 'root'"),
+        ],
+    )
+    def test_a_cycle_rejects_the_batch(self, batch: list[dict[str, Any]], cycle: str) -> None:
+        block, errors = apply(create("s"), components("s", *batch))
+        assert block.surface.components_model.get("root") is None  # type: ignore[union-attr]
+        assert messages_of(errors) == [f"circular component reference: {cycle} (a component cannot contain itself)"]
