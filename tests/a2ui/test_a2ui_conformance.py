@@ -157,3 +157,33 @@ def test_conformance_case(case: dict[str, Any]) -> None:
                     if key not in ("id", "component"):
                         assert component.properties.get(key) == value, (cid, key)
     assert errors == [], errors
+
+
+def test_the_client_messages_tandem_sends_match_the_labelled_cases() -> None:
+    """client_messages.json: the error Tandem reports is the valid case's message exactly, a
+    fired action has the valid case's shape, and the outbound model refuses the invalid case."""
+    import json
+
+    from a2ui.core.schema.v0_9.client_to_server import A2uiClientMessage
+    from pydantic import TypeAdapter, ValidationError
+
+    from tandem.core.a2ui import SurfaceError
+
+    suite = json.loads((SUITES.parent / "google-A2UI" / "cases" / "client_messages.json").read_text())
+    valid_action, valid_error, invalid = (t["data"] for t in suite["tests"])
+    error = SurfaceError("main", "/components/0/text", "Invalid type")
+    assert {"version": "v0.9", "error": error.payload()} == valid_error
+
+    agent, _outbox = make_agent()
+    button = {"id": "btn_submit", "component": "Button", "child": "t", "action": {"event": {"name": "submit", "context": {"foo": "bar"}}}}
+    run(agent, message_parts([
+        {"version": "v0.9", "createSurface": {"surfaceId": "main", "catalogId": BASIC}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "main", "components": [{"id": "root", "component": "Column", "children": ["btn_submit"]}, button, {"id": "t", "component": "Text", "text": "Go"}]}},
+    ]))  # fmt: skip
+    [block] = surfaces(agent)
+    result = block.fire_action("btn_submit")
+    assert result.action is not None
+    assert set(result.action) == set(valid_action["action"]) and result.action["context"] == {"foo": "bar"}
+    TypeAdapter(A2uiClientMessage).validate_python({"version": "v0.9", "action": result.action})
+    with pytest.raises(ValidationError):
+        TypeAdapter(A2uiClientMessage).validate_python(invalid)
