@@ -93,7 +93,8 @@ class _Host(App[None]):
 
 
 def test_catalog_tour_dark(snap_compare):
-    """You should see one framed surface titled "Agent UI · Demo": an underlined h1 shown with its
+    """You should see one framed surface titled "Agent UI · Demo", its error line saying the basic
+    catalog has no component 'Map' (reported to the agent), then an underlined h1 shown with its
     brackets literally, a row (★, an italic caption, styled body text), tabs (First selected), a
     card listing "one" and "two", a rule, the text fields (Name, Notes, Guests, Secret), a ticked
     Breakfast checkbox, the Room radio set (Double chosen) under a filter input, the Extras list
