@@ -10,6 +10,7 @@ the agent as VALIDATION_FAILED with a sentence naming the component, and shown o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
 
 from tandem.core.a2ui import ResolvedComponent
-from tandem.widgets.a2ui_components import FallbackComponent, PlaceholderComponent
+from tandem.widgets.a2ui_components import FallbackComponent, PlaceholderComponent, SurfaceModal
 from tandem.widgets.a2ui_surface import SurfaceView, render_keys
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
@@ -46,6 +47,14 @@ def expected_texts(node: ResolvedComponent) -> list[str]:
     return [plain(str(t)) for t in texts if t not in (None, "") and not isinstance(t, (dict, list))]
 
 
+async def _until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app process messages until `condition` holds (bounded by a count, not by time)."""
+    for _ in range(50):
+        if condition():
+            return
+        await pilot.pause()
+
+
 async def missing_texts(pilot: Pilot[None], view: SurfaceView) -> list[str]:
     """Every expected text not drawn inside its component's widget (or the nearest one drawn)."""
     root = view.surface.tree()
@@ -63,17 +72,19 @@ async def missing_texts(pilot: Pilot[None], view: SurfaceView) -> list[str]:
             tabbed = widget.query_one(TabbedContent)
             for pane, child in zip(tabbed.query(TabPane).results(TabPane), node.slots.get("tabs", ())):
                 tabbed.active = pane.id or ""
-                await pilot.pause()
+                await _until(pilot, lambda pane=pane: pane.region.area > 0)
                 await visit(child, widget, prefix)
         elif node.type == "Modal" and not prefix:
             for child in node.slots.get("trigger", ()):
                 await visit(child, widget, prefix)
             widget.query_one(Button).press()
-            await pilot.pause()
+            await _until(pilot, lambda: isinstance(pilot.app.screen, SurfaceModal))
+            for content in node.slots.get("content", ()):
+                await _until(pilot, lambda content=content: (w := view.widget_for("modal:" + keys[id(content)])) is not None and w.region.area > 0)
             for child in node.slots.get("content", ()):
                 await visit(child, None, "modal:")
             pilot.app.screen.dismiss(None)  # type: ignore[attr-defined]
-            await pilot.pause()
+            await _until(pilot, lambda: not isinstance(pilot.app.screen, SurfaceModal))
         else:
             for child in node.children:
                 await visit(child, widget, prefix)
