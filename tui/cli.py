@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
     parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
     parser.add_argument(
+        "--glyphs",
+        choices=["unicode", "linux", "ascii"],
+        default=None,
+        help="characters to draw with (also $TANDEM_GLYPHS; default from $TERM: linux console → linux, vt100 → ascii)",
+    )
+    parser.add_argument(
         "--frame-ms",
         type=float,
         default=None,
