@@ -267,6 +267,7 @@ class DebugBlock(Block):
     """Protocol traffic with no neutral meaning, for a debug view (hidden by default)."""
 
     kind = "debug"
+    marker = True
 
     def __init__(self, id: str, *, label: str, value: object, **kwargs: object) -> None:
         super().__init__(id, **kwargs)  # type: ignore[arg-type]

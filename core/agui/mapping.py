@@ -14,7 +14,7 @@ update: starts and ends of messages carry no content and map to nothing.
 | STATE_SNAPSHOT / STATE_DELTA | `StateSnapshotContent` / `StateDeltaContent`, with `proposal_id` when predictive |
 | ACTIVITY_SNAPSHOT / DELTA | `ActivityContent` |
 | STEP_* / SUBAGENT_* | `ActivityContent` (`step` / `subagent`); events of a subagent carry its name as `author` |
-| MESSAGES_SNAPSHOT | one update per message the client has not seen, then a `DebugContent` |
+| MESSAGES_SNAPSHOT | one update per message the client does not have yet (`SnapshotReconciler`), then a `DebugContent` |
 | RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` |
 | RUN_FINISHED | approval / input requests for interrupts, then `FinishContent` |
 | RUN_ERROR | `ErrorContent` (the client raises `AgentRunError` after yielding it) |
@@ -27,15 +27,15 @@ its `state_key` carry `proposal_id = toolCallId`; so does the approval request f
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, Interrupt
+from ag_ui.core import BaseEvent, EventType, Interrupt, Message
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
 from tandem.core.agui.interrupts import interrupt_part
-from tandem.core.agui.snapshot_messages import snapshot_message
+from tandem.core.agui.snapshot_messages import SnapshotReconciler
 from tandem.core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
 from tandem.core.agui.unvalidated import envelope as _envelope
 from tandem.core.agui.unvalidated import new as _new
@@ -80,6 +80,7 @@ class EventMapper:
         predict_state: Iterable[PredictStateMapping] = (),
         known_calls: dict[str, KnownCall] | None = None,
         known_message_ids: Iterable[str] = (),
+        sent: Sequence[Message] = (),
     ) -> None:
         self._declared = frozenset(declared_tools)
         self._configured = tuple(predict_state)
@@ -87,7 +88,9 @@ class EventMapper:
         self.calls: dict[str, KnownCall] = dict(known_calls or {})
         """Every tool call known so far, by id."""
         self._run_calls: list[str] = []
-        self._known_ids = set(known_message_ids)
+        self._snapshots = SnapshotReconciler(sent, self.calls, self._declared)
+        self._snapshots.known_ids.update(known_message_ids)
+        self._texts: dict[str, list[str]] = {}  # message id → its text (or reasoning) deltas so far
         self._roles: dict[str, Role] = {}
         self._results: dict[str, ToolResultContent] = {}  # tool result message id → result
         self._subagents: dict[str, str] = {}
@@ -156,6 +159,10 @@ class EventMapper:
                 self.calls[key].chunks.append(delta)
             return None
         author = None if subagent_run_id is None else self._subagents.get(subagent_run_id, subagent_run_id)
+        if event_type != "TOOL_CALL_ARGS":
+            texts = self._texts.get(key)
+            if texts is not None:
+                texts.append(delta)
         if event_type == "TEXT_MESSAGE_CONTENT":
             # `_part` and `_envelope`, inlined.
             part = _new(TextContent)
@@ -204,23 +211,29 @@ class EventMapper:
 
     def _text_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
         self._roles[event.message_id] = TANDEM_ROLES.get(event.role or "assistant", "assistant")
-        self._known_ids.add(event.message_id)
+        self._texts[event.message_id] = self._snapshots.streamed_text(event.message_id, event.role or "assistant")
         return []
 
     def _text_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if not event.delta:
             return []
+        texts = self._texts.get(event.message_id)
+        if texts is not None:
+            texts.append(event.delta)
         role = self._roles.get(event.message_id, "assistant")
         part = TextContent(text=event.delta)
         return [_update([part], raw, role=role, message_id=event.message_id, author=self._author(event))]
 
     def _reasoning_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        self._known_ids.add(event.message_id)
+        self._texts[event.message_id] = self._snapshots.streamed_text(event.message_id, "reasoning")
         return []
 
     def _reasoning_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if not event.delta:
             return []
+        texts = self._texts.get(event.message_id)
+        if texts is not None:
+            texts.append(event.delta)
         part = ReasoningContent(text=event.delta)
         return [_update([part], raw, message_id=event.message_id, author=self._author(event))]
 
@@ -253,6 +266,7 @@ class EventMapper:
             event.tool_call_name, event.parent_message_id, informational_only=informational
         )
         self._run_calls.append(event.tool_call_id)
+        self._snapshots.saw_message(event.parent_message_id)
         # Built unvalidated (`_part`): the event's fields are validated strings, as the part's.
         part = _part(ToolCallContent, {
             "kind": "tool_call", "call_id": event.tool_call_id, "name": event.tool_call_name, "arguments_delta": "",
@@ -291,6 +305,8 @@ class EventMapper:
         call = self.calls.get(event.tool_call_id)
         if call is not None:
             call.resolved = True
+        self._snapshots.saw_result(event.tool_call_id, call.name if call else None,
+                                   call.parsed_arguments() if call else None)
         content = event.content
         if content.__class__ is str:
             # Built unvalidated (`_part`): a string result is what validation would keep.
@@ -303,7 +319,7 @@ class EventMapper:
                 content = [part.model_dump(mode="json", by_alias=True) for part in content]
             part = ToolResultContent(call_id=event.tool_call_id, result=content)
         self._results[event.message_id] = part
-        self._known_ids.add(event.message_id)
+        self._snapshots.saw_message(event.message_id)
         return [_update([part], raw, role="tool", message_id=event.message_id, author=self._author(event))]
 
     # -- state and activity ------------------------------------------------------------------
@@ -376,14 +392,7 @@ class EventMapper:
     # -- snapshots and pass-through ----------------------------------------------------------
 
     def _messages_snapshot(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        updates: list[ChatUpdate] = []
-        for message in event.messages:
-            if message.id in self._known_ids:
-                continue
-            self._known_ids.add(message.id)
-            update = snapshot_message(message, self.calls, self._declared)
-            if update is not None:
-                updates.append(update)
+        updates = self._snapshots.reconcile(event.messages)
         summary: dict[str, Any] = {"messages": len(event.messages), "new": len(updates)}
         updates.append(_update([DebugContent(label="messages snapshot", value=summary)], raw))
         return updates
