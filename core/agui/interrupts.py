@@ -1,9 +1,29 @@
-"""AG-UI interrupts (a run finished waiting for the human) as Tandem's request parts."""
+"""AG-UI interrupts (a run finished waiting for the human) as Tandem's request parts.
+
+Interrupts arrive on two channels:
+
+- the standard one: `RUN_FINISHED` with `outcome: {type: "interrupt", interrupts: [...]}`,
+  answered with `RunAgentInput.resume[]`;
+- the legacy one, the default of ag-ui-langgraph (0.0.47: `enable_legacy_on_interrupt_event=True`,
+  `emit_interrupt_outcome=False`) and of ag-ui-crewai: a `CUSTOM` event named `on_interrupt`
+  whose `value` is what the graph passed to `interrupt()` — a dict `{reason, toolCallId, message,
+  responseSchema}` (snake_case keys too) or a plain string or any other JSON — followed by a
+  plain `RUN_FINISHED`. ag-ui-langgraph puts the LangGraph interrupt (with its `id`) in
+  `rawEvent`. `custom_interrupt` turns such an event into an `Interrupt` marked with
+  `metadata["tandem"]` (`channel: "on_interrupt"`, `serverId`: whether the id is the server's,
+  `plain`: whether the value was a plain string), so the request builder answers it as the
+  server expects (see `request.py`).
+
+A `reason` of `tool_call` (with a `toolCallId`) or `confirmation` (Google ADK's tool confirmation)
+is an approval; any other reason is an input request.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
+from typing import Any
 from datetime import datetime, timezone
 
 from ag_ui.core import Interrupt
@@ -11,7 +31,23 @@ from ag_ui.core import Interrupt
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.content import ApprovalRequestContent, InputRequestContent
 
-__all__ = ["interrupt_part", "parse_expiry"]
+__all__ = [
+    "APPROVAL_REASONS",
+    "ON_INTERRUPT",
+    "LEGACY_CHANNEL",
+    "custom_interrupt",
+    "channel_of",
+    "interrupt_part",
+    "parse_expiry",
+]
+
+ON_INTERRUPT = "on_interrupt"
+"""The `CUSTOM` event name of the legacy interrupt channel."""
+LEGACY_CHANNEL = "on_interrupt"
+"""`metadata["tandem"]["channel"]` of an interrupt that came as a `CUSTOM on_interrupt` event."""
+APPROVAL_REASONS = frozenset({"tool_call", "confirmation"})
+"""Interrupt reasons that ask to approve a tool call."""
+_DEFAULT_REASON = "input_required"
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +70,68 @@ def parse_expiry(value: str | None) -> float | None:
     return moment.timestamp()
 
 
+def _first(value: Mapping[str, Any], *keys: str) -> Any:
+    return next((value[key] for key in keys if value.get(key) is not None), None)
+
+
+def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
+    """The interrupt a `CUSTOM on_interrupt` event announces (see the module docstring).
+
+    Args:
+        value: the event's `value`.
+        raw_event: the event's `rawEvent` (ag-ui-langgraph: the LangGraph interrupt, with `id`).
+        fallback_id: the id to use when the server gave none (stable within the stream).
+    """
+    if isinstance(value, str) and value.startswith("{"):
+        # ag-ui-langgraph sends the interrupt's value JSON-encoded (`dump_json_safe`).
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            value = decoded
+    server_id = raw_event.get("id") if isinstance(raw_event, Mapping) else None
+    has_server_id = isinstance(server_id, str) and bool(server_id)
+    fields: dict[str, Any] = {}
+    if isinstance(value, Mapping):
+        reason = _first(value, "reason")
+        message = _first(value, "message", "question", "prompt")
+        call_id = _first(value, "toolCallId", "tool_call_id")
+        schema = _first(value, "responseSchema", "response_schema")
+        expires = _first(value, "expiresAt", "expires_at")
+        fields = {
+            "reason": reason if isinstance(reason, str) and reason else _DEFAULT_REASON,
+            "message": message if isinstance(message, str) else None,
+            "tool_call_id": call_id if isinstance(call_id, str) else None,
+            "response_schema": schema if isinstance(schema, dict) else None,
+            "expires_at": expires if isinstance(expires, str) else None,
+        }
+        if fields["message"] is None and not fields["response_schema"]:
+            # A dict with neither message nor schema: show what the agent sent.
+            fields["message"] = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        fields = {"reason": _DEFAULT_REASON,
+                  "message": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)}
+    metadata = {"tandem": {"channel": LEGACY_CHANNEL, "serverId": has_server_id, "plain": isinstance(value, str)}}
+    return Interrupt(id=server_id if has_server_id else fallback_id, metadata=metadata, **fields)
+
+
+def channel_of(interrupt: Interrupt) -> tuple[str, bool]:
+    """`(channel, server_id)`: "outcome" or `LEGACY_CHANNEL`, and whether the id is the server's."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    tandem = metadata.get("tandem") if isinstance(metadata.get("tandem"), dict) else None
+    if tandem is None or tandem.get("channel") != LEGACY_CHANNEL:
+        return "outcome", True
+    return LEGACY_CHANNEL, bool(tandem.get("serverId"))
+
+
 def interrupt_part(
     interrupt: Interrupt, calls: Mapping[str, KnownCall], predict: Sequence[PredictStateMapping]
 ) -> ApprovalRequestContent | InputRequestContent:
     """The request part for an interrupt of a finished run: an approval for a tool call, else an input request."""
     expires_at = parse_expiry(interrupt.expires_at)
     call = calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
-    if interrupt.reason == "tool_call" and interrupt.tool_call_id:
+    if interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"):
         schema = interrupt.response_schema or {}
         properties = schema.get("properties") if isinstance(schema, dict) else None
         predictive = call is not None and any(m.tool == call.name for m in predict)

@@ -15,8 +15,8 @@ update: starts and ends of messages carry no content and map to nothing.
 | ACTIVITY_SNAPSHOT / DELTA | `ActivityContent` |
 | STEP_* / SUBAGENT_* | `ActivityContent` (`step` / `subagent`); events of a subagent carry its name as `author` |
 | MESSAGES_SNAPSHOT | one update per message the client does not have yet (`SnapshotReconciler`), then a `DebugContent` |
-| RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` |
-| RUN_FINISHED | approval / input requests for interrupts, then `FinishContent` |
+| RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` (a `CUSTOM on_interrupt` also announces an interrupt) |
+| RUN_FINISHED | approval / input requests for interrupts (its outcome's, else those announced by `CUSTOM on_interrupt`), then `FinishContent` |
 | RUN_ERROR | `ErrorContent` (the client raises `AgentRunError` after yielding it) |
 
 **Predictive state.** While a call to a tool named by a `PredictStateMapping` (configured, or
@@ -34,7 +34,7 @@ from ag_ui.core import BaseEvent, EventType, Interrupt, Message
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
-from tandem.core.agui.interrupts import interrupt_part
+from tandem.core.agui.interrupts import ON_INTERRUPT, custom_interrupt, interrupt_part
 from tandem.core.agui.snapshot_messages import SnapshotReconciler
 from tandem.core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
 from tandem.core.agui.unvalidated import envelope as _envelope
@@ -87,6 +87,8 @@ class EventMapper:
         self._predict: list[PredictStateMapping] = list(self._configured)
         self.calls: dict[str, KnownCall] = dict(known_calls or {})
         """Every tool call known so far, by id."""
+        self._history_calls = frozenset(self.calls)
+        self._replayed: set[str] = set()  # history calls the server streams again (a resumed run)
         self._run_calls: list[str] = []
         self._snapshots = SnapshotReconciler(sent, self.calls, self._declared)
         self._snapshots.known_ids.update(known_message_ids)
@@ -96,6 +98,8 @@ class EventMapper:
         self._subagents: dict[str, str] = {}
         self.interrupts: list[Interrupt] = []
         """The interrupts the last RUN_FINISHED left open."""
+        self._announced: list[Interrupt] = []  # `CUSTOM on_interrupt` events of the running run
+        self._run_id = "run"
         self.run_error: Any = None
         """The RUN_ERROR event that ended the stream, if one did."""
         self._handlers: dict[EventType, Callable[[Any, Any], list[ChatUpdate]]] = {
@@ -180,6 +184,8 @@ class EventMapper:
         if event_type == "REASONING_MESSAGE_CONTENT":
             part = _part(ReasoningContent, {"kind": "reasoning", "text": delta, "encrypted_value": None}, {"text"})
             return _envelope([part], raw, "assistant", key, author)
+        if key in self._replayed:
+            return None
         call = self.calls[key]
         call.chunks.append(delta)
         # `_part` and `_envelope`, inlined.
@@ -261,6 +267,11 @@ class EventMapper:
     # -- tool calls --------------------------------------------------------------------------
 
     def _call_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.tool_call_id in self._history_calls:
+            # A call of the history streamed again: ag-ui-langgraph replays the interrupted call
+            # when it resumes. It is shown and sent already; its result still finds it.
+            self._replayed.add(event.tool_call_id)
+            return []
         informational = event.tool_call_name not in self._declared
         self.calls[event.tool_call_id] = KnownCall(
             event.tool_call_name, event.parent_message_id, informational_only=informational
@@ -275,6 +286,8 @@ class EventMapper:
         return [_update([part], raw, message_id=event.parent_message_id, author=self._author(event))]
 
     def _call_args(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.tool_call_id in self._replayed:
+            return []
         call = self.calls[event.tool_call_id]
         call.chunks.append(event.delta)
         if not event.delta:
@@ -286,6 +299,8 @@ class EventMapper:
         return [_update([part], raw, message_id=call.parent_message_id, author=self._author(event))]
 
     def _call_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.tool_call_id in self._replayed:
+            return []
         call = self.calls[event.tool_call_id]
         arguments = call.parsed_arguments()
         if arguments is None:
@@ -402,6 +417,10 @@ class EventMapper:
         return [_update([DebugContent(label="raw", value=value)], raw, author=self._author(event))]
 
     def _custom(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.name == ON_INTERRUPT:
+            # The legacy interrupt channel: the RUN_FINISHED that follows is an interrupt.
+            fallback = f"{self._run_id}/on_interrupt/{len(self._announced)}"
+            self._announced.append(custom_interrupt(event.value, event.raw_event, fallback))
         if event.name == "PredictState":
             entries = event.value if isinstance(event.value, list) else [event.value]
             for entry in entries:
@@ -417,6 +436,8 @@ class EventMapper:
         self._run_calls = []
         self._predict = list(self._configured)
         self.interrupts = []
+        self._announced = []
+        self._run_id = event.run_id
         value = {"threadId": event.thread_id, "runId": event.run_id}
         return [_update([DebugContent(label="run started", value=value)], raw)]
 
@@ -430,9 +451,12 @@ class EventMapper:
         parts: list[Any] = []
         if kind == "cancelled":
             parts.append(FinishContent(reason="cancelled"))
-        elif kind == "interrupt":
-            self.interrupts = list(outcome.interrupts)
-            parts.extend(interrupt_part(interrupt, self.calls, self._predict) for interrupt in outcome.interrupts)
+        elif kind == "interrupt" or self._announced:
+            # The structured outcome wins when a server sends both channels (ag-ui-langgraph
+            # with `emit_interrupt_outcome=True` does): its interrupts are answered by `resume[]`.
+            interrupts = list(outcome.interrupts) if kind == "interrupt" else self._announced
+            self.interrupts = interrupts
+            parts.extend(interrupt_part(interrupt, self.calls, self._predict) for interrupt in interrupts)
             parts.append(FinishContent(reason="interrupt"))
         else:
             pending = list(outcome.pending_tool_call_ids or []) if outcome is not None else []

@@ -12,7 +12,15 @@ Servers are stateless, so every run carries the **full** history:
   interrupt without an answer is sent as cancelled), earlier ones are dropped.
 
 Resume payloads: an approval becomes `{"approved": bool, "reason"?, "editedArgs"?}`; an input
-response sends its payload. Payloads are validated against the interrupt's `responseSchema`
+response sends its payload (a string for a question asked without a schema).
+
+Interrupts that came on the legacy channel (`CUSTOM on_interrupt`, see `interrupts.py`) are also
+answered the legacy way, `forwardedProps.command.resume` — the value itself for one interrupt, a
+map `{interrupt id: value}` for several; a cancelled one as ag-ui-langgraph's own sentinel
+`{"__agui_cancelled__": true, "interrupt_id": id}`. ag-ui-langgraph 0.0.47 reads both channels and
+prefers `resume[]` (it logs that both came); older adapters and ag-ui-crewai read only the legacy
+one, so both are sent. A `resume[]` entry is sent only for an interrupt whose id the server gave
+(ag-ui-langgraph puts it in the event's `rawEvent`); an id Tandem made up would mean nothing to it. Payloads are validated against the interrupt's `responseSchema`
 with `jsonschema` first; an invalid payload or an answer to an expired interrupt raises
 `DecisionError` and nothing is sent.
 """
@@ -43,7 +51,7 @@ from ag_ui.core import (
 )
 
 from tandem.core.agui.calls import KnownCall
-from tandem.core.agui.interrupts import parse_expiry
+from tandem.core.agui.interrupts import LEGACY_CHANNEL, channel_of, parse_expiry
 from tandem.core.content import (
     ApprovalResponseContent,
     InputResponseContent,
@@ -96,6 +104,9 @@ def build_run_input(
         if any(isinstance(p, TextContent) for p in last.contents):
             history.append(last)  # its text is still a user message; its answers are stripped below
     resume = resume_entries(responses, open_interrupts)
+    forwarded_props = options.forwarded_props
+    if open_interrupts:
+        resume, forwarded_props = _legacy_resume(resume, open_interrupts, forwarded_props)
     return RunAgentInput(
         thread_id=thread_id,
         run_id=run_id,
@@ -104,9 +115,37 @@ def build_run_input(
         messages=to_agui_messages(history),
         tools=[Tool(name=t.name, description=t.description, parameters=t.parameters) for t in options.tools],
         context=[Context(description=c.get("description", ""), value=c.get("value", "")) for c in options.context],
-        forwarded_props=options.forwarded_props,
+        forwarded_props=forwarded_props,
         resume=resume or None,
     )
+
+
+CANCELLED_SENTINEL = "__agui_cancelled__"
+"""ag-ui-langgraph's resume value for a cancelled interrupt (`DEFAULT_RESUME_SENTINEL_CANCELLED`)."""
+
+
+def _legacy_resume(entries: list[ResumeEntry], open_interrupts: Sequence[Interrupt],
+                   forwarded_props: Any) -> tuple[list[ResumeEntry], Any]:
+    """Answer legacy-channel interrupts in `forwardedProps.command.resume` too (see the module docstring)."""
+    legacy = {interrupt.id: server_id for interrupt in open_interrupts
+              for channel, server_id in [channel_of(interrupt)] if channel == LEGACY_CHANNEL}
+    if not legacy:
+        return entries, forwarded_props
+    values: dict[str, Any] = {}
+    for entry in entries:
+        if entry.interrupt_id in legacy:
+            values[entry.interrupt_id] = (
+                entry.payload if entry.status == "resolved"
+                else {CANCELLED_SENTINEL: True, "interrupt_id": entry.interrupt_id}
+            )
+    if not values:
+        return entries, forwarded_props
+    value: Any = next(iter(values.values())) if len(values) == 1 else values
+    props = dict(forwarded_props) if isinstance(forwarded_props, dict) else {}
+    command = props.get("command") if isinstance(props.get("command"), dict) else {}
+    props["command"] = {**command, "resume": value}
+    kept = [entry for entry in entries if legacy.get(entry.interrupt_id, True)]
+    return kept, props
 
 
 def to_agui_messages(messages: Sequence[ChatMessage]) -> list[Message]:
