@@ -5,8 +5,8 @@ the engine loop. Interactive blocks are decided by a policy, `--approve`:
 
 | policy | approval | UI action | input request |
 |---|---|---|---|
-| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate, else cancel |
-| `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | cancel |
+| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate; else decline it, say so on stderr, and exit 1 |
+| `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | decline |
 | `ask` | prompt | prompt | prompt |
 
 With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream). A
@@ -16,11 +16,14 @@ pipe on stdin is read one answer a line, which makes the mode scriptable:
   `{"approved": bool, "editedArgs": {...}, "reason": "..."}`;
 - UI actions: `y`, `n [reason]`, `e {"arguments": ...}` (`generate_task_steps` also takes
   `e 1 3`: keep steps 1 and 3);
-- input requests: one JSON object, validated against the request's schema;
+- input requests: one JSON object, validated against the request's schema; a question asked
+  without a schema (LangGraph's `interrupt("Which colour?")`) takes the line itself as its text
+  answer, and an empty line declines it;
 - end of input cancels whatever is still open.
 
 Exit status: 0 when the turn completed; 1 with a one-line reason on stderr when it failed
-(agent error, connection refused, …); 130 when interrupted. Headers are never printed.
+(agent error, connection refused, …) or when `--approve all` met a question it could not answer;
+130 when interrupted. Headers are never printed.
 """
 
 from __future__ import annotations
@@ -118,7 +121,8 @@ async def ask_turn(
         await context.dispose()
     printer.finish(context, turn)
     if turn.status is TurnStatus.COMPLETED:
-        return EXIT_OK
+        # The reason was said when the question was declined.
+        return EXIT_FAILED if decider.unanswered else EXIT_OK
     if turn.status is TurnStatus.CANCELLED:
         _say(stderr, "the turn was cancelled")
         return EXIT_INTERRUPTED
@@ -201,6 +205,8 @@ class Decider:
         self.prompts = prompts
         """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
         self.errors = errors
+        self.unanswered = 0
+        """Questions the policy could not answer (`--approve all`): declined, and the exit status is 1."""
         self._task: asyncio.Task[None] | None = None
         self._sub = context.on_status_changed(self._status_changed)
 
@@ -284,14 +290,22 @@ class Decider:
 
     async def _decide_input(self, block: InterruptBlock) -> None:
         if self.policy == "none":
-            block.cancel()
+            block.decline(reason="tandem ask --approve none")
             return
         if self.policy == "all":
             defaults = schema_defaults(block.response_schema)
             if defaults is not None and not block.validate(defaults):
                 block.respond(defaults)
-            else:
-                block.cancel()
+                return
+            # Approving cannot answer a question: say so instead of sending an empty answer.
+            self.unanswered += 1
+            needs = "a text answer" if block.free_text else "a form the schema's defaults do not fill"
+            self._complain(f"--approve all cannot answer {one_line(block.message or block.reason, 120)!r} "
+                           f"({needs}); declined it — use --approve ask to answer")
+            block.decline(reason="tandem ask --approve all cannot answer questions")
+            return
+        if block.free_text:
+            await self._answer_text(block)
             return
         while block.actionable:
             if self.prompts is not None:
@@ -320,6 +334,24 @@ class Decider:
                 self._complain("the answer does not match the form: " + "; ".join(problems))
                 continue
             block.respond(payload)
+
+    async def _answer_text(self, block: InterruptBlock) -> None:
+        """A question without a schema: the next line is the answer; an empty line declines."""
+        while block.actionable:
+            if self.prompts is not None:
+                self._prompt(f"{one_line(block.message or block.reason, 200)}\n")
+            line = await self._readline("answer (an empty line declines): ")
+            if line is None:
+                block.cancel()
+                return
+            if not line.strip():
+                block.decline()
+                return
+            problems = block.validate(line)
+            if problems:
+                self._complain("the answer does not match the form: " + "; ".join(problems))
+                continue
+            block.respond(line)
 
     async def _fill_form(self, block: InterruptBlock) -> dict[str, JsonValue] | None:
         """Prompt for each property of the schema; None at end of input."""
