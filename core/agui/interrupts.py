@@ -113,7 +113,8 @@ def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
         fields = {"reason": _DEFAULT_REASON,
                   "message": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)}
     metadata = {"tandem": {"channel": LEGACY_CHANNEL, "serverId": has_server_id, "plain": isinstance(value, str)}}
-    return Interrupt(id=server_id if has_server_id else fallback_id, metadata=metadata, **fields)
+    interrupt_id = server_id if isinstance(server_id, str) and server_id else fallback_id
+    return Interrupt(id=interrupt_id, metadata=metadata, **fields)
 
 
 def channel_of(interrupt: Interrupt) -> tuple[str, bool]:

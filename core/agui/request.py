@@ -142,8 +142,8 @@ def _legacy_resume(entries: list[ResumeEntry], open_interrupts: Sequence[Interru
         return entries, forwarded_props
     value: Any = next(iter(values.values())) if len(values) == 1 else values
     props = dict(forwarded_props) if isinstance(forwarded_props, dict) else {}
-    command = props.get("command") if isinstance(props.get("command"), dict) else {}
-    props["command"] = {**command, "resume": value}
+    command = props.get("command")
+    props["command"] = {**(command if isinstance(command, dict) else {}), "resume": value}
     kept = [entry for entry in entries if legacy.get(entry.interrupt_id, True)]
     return kept, props
 

@@ -176,9 +176,9 @@ class SnapshotReconciler:
             if not text_known:
                 parts.append(TextContent(text=text))
             for call in getattr(message, "tool_calls", None) or []:
-                part = self._new_call(call, message.id)
-                if part is not None:
-                    parts.append(part)
+                call_part = self._new_call(call, message.id)
+                if call_part is not None:
+                    parts.append(call_part)
         if not parts:
             return None
         return update(parts, raw, role=TANDEM_ROLES.get(message.role, "assistant"), message_id=message.id)
