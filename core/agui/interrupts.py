@@ -14,8 +14,16 @@ Interrupts arrive on two channels:
   `plain`: whether the value was a plain string), so the request builder answers it as the
   server expects (see `request.py`).
 
-A `reason` of `tool_call` (with a `toolCallId`) or `confirmation` (Google ADK's tool confirmation)
-is an approval; any other reason is an input request.
+Google ADK (ag-ui-adk 0.11.0) asks to confirm a tool call (`tool_context.request_confirmation`)
+with a call to its long-running tool `adk_request_confirmation`, arguments `{originalFunctionCall:
+{id, name, args}, toolConfirmation: {hint, confirmed, payload?}}`. On its defaults the call is
+left pending at `RUN_FINISHED` and the client answers it with a tool result `{"confirmed": bool}`;
+with `emit_interrupt_outcome=True` it is an interrupt with reason `confirmation`.
+`adk_confirmation` makes the pending call an interrupt (channel `adk_confirmation`) so both
+become the same approval, answered the way each channel expects.
+
+A `reason` of `tool_call` (with a `toolCallId`) or `confirmation` is an approval; any other
+reason is an input request.
 """
 
 from __future__ import annotations
@@ -35,6 +43,9 @@ __all__ = [
     "APPROVAL_REASONS",
     "ON_INTERRUPT",
     "LEGACY_CHANNEL",
+    "ADK_CONFIRMATION_TOOL",
+    "ADK_CHANNEL",
+    "adk_confirmation",
     "custom_interrupt",
     "channel_of",
     "interrupt_part",
@@ -45,6 +56,10 @@ ON_INTERRUPT = "on_interrupt"
 """The `CUSTOM` event name of the legacy interrupt channel."""
 LEGACY_CHANNEL = "on_interrupt"
 """`metadata["tandem"]["channel"]` of an interrupt that came as a `CUSTOM on_interrupt` event."""
+ADK_CONFIRMATION_TOOL = "adk_request_confirmation"
+"""Google ADK's long-running tool that asks the person to confirm a tool call."""
+ADK_CHANNEL = "adk_confirmation"
+"""`metadata["tandem"]["channel"]` of a pending `adk_request_confirmation` call taken as an interrupt."""
 APPROVAL_REASONS = frozenset({"tool_call", "confirmation"})
 """Interrupt reasons that ask to approve a tool call."""
 _DEFAULT_REASON = "input_required"
@@ -117,13 +132,39 @@ def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
     return Interrupt(id=interrupt_id, metadata=metadata, **fields)
 
 
+def adk_confirmation(call_id: str, arguments: Mapping[str, Any] | None) -> Interrupt:
+    """The interrupt a pending `adk_request_confirmation` call stands for (see the module docstring)."""
+    arguments = arguments or {}
+    confirmation = arguments.get("toolConfirmation")
+    hint = confirmation.get("hint") if isinstance(confirmation, Mapping) else None
+    original = arguments.get("originalFunctionCall")
+    return Interrupt(
+        id=call_id, reason="confirmation", tool_call_id=call_id,
+        message=hint if isinstance(hint, str) and hint else None,
+        metadata={"tandem": {"channel": ADK_CHANNEL, "serverId": True},
+                  "adk": {"originalFunctionCall": original if isinstance(original, Mapping) else None}},
+    )
+
+
 def channel_of(interrupt: Interrupt) -> tuple[str, bool]:
-    """`(channel, server_id)`: "outcome" or `LEGACY_CHANNEL`, and whether the id is the server's."""
+    """`(channel, server_id)`: "outcome", `LEGACY_CHANNEL` or `ADK_CHANNEL`, and whether the id is the server's."""
     metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
     tandem = metadata.get("tandem") if isinstance(metadata.get("tandem"), dict) else None
-    if tandem is None or tandem.get("channel") != LEGACY_CHANNEL:
+    if tandem is None or tandem.get("channel") not in (LEGACY_CHANNEL, ADK_CHANNEL):
         return "outcome", True
-    return LEGACY_CHANNEL, bool(tandem.get("serverId"))
+    return str(tandem["channel"]), bool(tandem.get("serverId"))
+
+
+def _original_call(interrupt: Interrupt) -> tuple[str | None, str | None, dict[str, Any] | None]:
+    """ADK's confirmation names the call it guards: `(id, name, arguments)`, or Nones."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    adk = metadata.get("adk")
+    original = adk.get("originalFunctionCall") if isinstance(adk, dict) else None
+    if not isinstance(original, dict):
+        return None, None, None
+    call_id, name, arguments = original.get("id"), original.get("name"), original.get("args")
+    return (call_id if isinstance(call_id, str) else None, name if isinstance(name, str) else None,
+            arguments if isinstance(arguments, dict) else None)
 
 
 def interrupt_part(
@@ -135,6 +176,16 @@ def interrupt_part(
     if interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"):
         schema = interrupt.response_schema or {}
         properties = schema.get("properties") if isinstance(schema, dict) else None
+        original_id, original_name, original_arguments = _original_call(interrupt)
+        if original_name is not None:
+            # ADK: approve the call the confirmation guards, not the confirmation tool itself.
+            original = calls.get(original_id) if original_id else None
+            call_id = original_id if original is not None else interrupt.tool_call_id
+            return ApprovalRequestContent(
+                request_id=interrupt.id, call_id=call_id, tool_name=original_name,
+                arguments=original_arguments or {}, message=interrupt.message,
+                allow_edits=False, expires_at=expires_at,
+            )
         predictive = call is not None and any(m.tool == call.name for m in predict)
         return ApprovalRequestContent(
             request_id=interrupt.id,

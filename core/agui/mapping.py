@@ -34,7 +34,7 @@ from ag_ui.core import BaseEvent, EventType, Interrupt, Message
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
-from tandem.core.agui.interrupts import ON_INTERRUPT, custom_interrupt, interrupt_part
+from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
 from tandem.core.agui.snapshot_messages import SnapshotReconciler
 from tandem.core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
 from tandem.core.agui.unvalidated import envelope as _envelope
@@ -451,10 +451,13 @@ class EventMapper:
         parts: list[Any] = []
         if kind == "cancelled":
             parts.append(FinishContent(reason="cancelled"))
-        elif kind == "interrupt" or self._announced:
+        elif kind == "interrupt" or self._announced or self._pending_confirmations():
             # The structured outcome wins when a server sends both channels (ag-ui-langgraph
             # with `emit_interrupt_outcome=True` does): its interrupts are answered by `resume[]`.
-            interrupts = list(outcome.interrupts) if kind == "interrupt" else self._announced
+            if kind == "interrupt":
+                interrupts = list(outcome.interrupts)
+            else:
+                interrupts = self._announced or self._pending_confirmations()
             self.interrupts = interrupts
             parts.extend(interrupt_part(interrupt, self.calls, self._predict) for interrupt in interrupts)
             parts.append(FinishContent(reason="interrupt"))
@@ -468,6 +471,13 @@ class EventMapper:
             parts.append(FinishContent(reason="tool_calls" if pending else "stop"))
         return [_update(parts, raw)]
 
+
+
+    def _pending_confirmations(self) -> list[Interrupt]:
+        """Google ADK's pending `adk_request_confirmation` calls of this run, as interrupts."""
+        return [adk_confirmation(call_id, self.calls[call_id].parsed_arguments())
+                for call_id in self._run_calls
+                if self.calls[call_id].name == ADK_CONFIRMATION_TOOL and not self.calls[call_id].resolved]
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:

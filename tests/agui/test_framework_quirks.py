@@ -285,3 +285,46 @@ def _input_answer(request_id: str, payload: Any, *, cancelled: bool = False) -> 
     if cancelled:
         return InputResponseContent(request_id=request_id, status="cancelled")
     return InputResponseContent(request_id=request_id, payload=payload)
+
+
+CONFIRM_ARGS = {"originalFunctionCall": {"id": "fc1", "name": "transfer", "args": {"amount": 5}},
+                "toolConfirmation": {"hint": "Confirm the transfer?", "confirmed": False}}
+
+
+class TestAdkConfirmation:
+    async def test_a_pending_confirmation_call_is_an_approval_answered_with_a_tool_result(self) -> None:
+        seen: list[RunAgentInput] = []
+        first = [START, *call("fc1", "transfer", {"amount": 5}, parent="m1"),
+                 *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), FINISH]
+        agent = UIAgent(scripted(first, [START, *text("m2", "Sent."), FINISH], seen=seen))
+        context = AgentContext(agent)
+        asked: list[ApprovalBlock] = []
+
+        def on_status(status: Status) -> None:
+            if status is Status.AWAITING_INPUT:
+                [block] = context.pending_blocks
+                assert isinstance(block, ApprovalBlock)
+                asked.append(block)
+                block.approve()
+
+        context.on_status_changed(on_status)
+        turn = await context.send("send 5")
+        await asyncio.wait_for(turn.wait(), 10)
+        assert turn.status is TurnStatus.COMPLETED, turn.error
+        [block] = asked
+        assert (block.tool_name, block.arguments, block.message) == ("transfer", {"amount": 5}, "Confirm the transfer?")
+        assert seen[1].resume is None
+        answers = [m for m in seen[1].messages if m.role == "tool"]
+        assert [(m.tool_call_id, json.loads(m.content)) for m in answers] == [("conf1", {"confirmed": True})]
+        again = await context.send("thanks")
+        await asyncio.wait_for(again.wait(), 10)
+        assert [m.tool_call_id for m in seen[2].messages if m.role == "tool"] == ["conf1"]
+
+    async def test_the_interrupt_outcome_form_is_an_approval_of_the_original_call(self) -> None:
+        interrupt = {"id": "conf1", "reason": "confirmation", "toolCallId": "conf1", "message": "Confirm?",
+                     "metadata": {"adk": {"originalFunctionCall": CONFIRM_ARGS["originalFunctionCall"]}}}
+        finish = {**FINISH, "outcome": {"type": "interrupt", "interrupts": [interrupt]}}
+        updates = await stream(scripted([START, *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), finish]),
+                               [ChatMessage.user("send 5")])
+        [request] = parts(updates, ApprovalRequestContent)
+        assert (request.request_id, request.tool_name, request.arguments) == ("conf1", "transfer", {"amount": 5})
