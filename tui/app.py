@@ -373,7 +373,9 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         if decided:
             self.main.composer.take_focus_when_ready()
         else:
-            self.call_after_refresh(self.focus_review_button, block)
+            # At once, on the main screen under the closing modal: keys typed right after Esc must
+            # find the button already focused (a refresh later, they went nowhere).
+            self.focus_review_button(block)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":
