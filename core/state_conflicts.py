@@ -14,10 +14,12 @@ from typing import Any, Literal
 
 from tandem.core.state_merge import (
     MISSING,
+    ById,
     FieldChange,
     FieldPath,
     MergeError,
     assign,
+    insert_element,
     path_from_json,
     path_label,
     path_to_json,
@@ -208,7 +210,10 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
                 outcome.conflicts.append((broadest, mine, agent))
             continue
         try:
-            outcome.value = assign(outcome.value, path, value)
+            if path and isinstance(path[-1], ById) and value is not MISSING and resolve(outcome.value, path) is MISSING:
+                outcome.value = insert_element(outcome.value, path, value, theirs)
+            else:
+                outcome.value = assign(outcome.value, path, value)
         except MergeError:
             # The field's container is gone on our side (removed or retyped): never drop the
             # agent's write silently, surface it.

@@ -19,8 +19,9 @@ Which writes merge and which conflict (the rules AgentState applies):
 - Both sides wrote the same field (or one wrote a field inside the other's): equal values
   agree; different values are a **conflict**. The committed value keeps the person's write
   until the person decides (keep mine / take the agent's / edit).
-- An element added by either side to an identity array is a field of its own (no conflict);
-  an element the person removed while the agent changed it (or the reverse) conflicts.
+- An element added by either side to an identity array is a field of its own (no conflict),
+  placed after the element that precedes it on the writer's side; an element the person
+  removed while the agent changed it (or the reverse) conflicts.
 - A reorder (a move inside an identity array) is a change to the `[order]` field: it combines
   with edits inside elements; two different reorders conflict. Elements only ours has keep
   their place after their predecessor. A move between different fields is a remove plus an add.
@@ -49,6 +50,7 @@ __all__ = [
     "canonical_path",
     "resolve",
     "assign",
+    "insert_element",
     "apply_patch",
     "field_changes",
     "patch_changes",
@@ -391,6 +393,35 @@ def assign(document: Any, path: FieldPath, value: Any) -> Any:
     return copied_dict
 
 
+def insert_element(document: Any, path: FieldPath, element: Any, source: Any) -> Any:
+    """`document` with `element` added at `path` (an identity element), placed as in `source`.
+
+    The element goes after the element that precedes it in `source`'s array (first if none
+    does), or at the end when that predecessor is not in `document`.
+
+    Raises:
+        MergeError: the array is missing or not an array.
+    """
+    array_path, key = path[:-1], path[-1]
+    array = resolve(document, array_path)
+    if type(array) is not list or not isinstance(key, ById):
+        raise MergeError("an element is added to an array")
+    position = len(array)
+    theirs = resolve(source, array_path)
+    if type(theirs) is list:
+        at = _index_of(theirs, key.id)
+        if at == 0:
+            position = 0
+        elif at is not None:
+            previous = _element_id(theirs[at - 1])
+            found = None if previous is None else _index_of(array, previous)
+            if found is not None:
+                position = found + 1
+    copied = list(array)
+    copied.insert(position, element)
+    return assign(document, array_path, copied)
+
+
 def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
     """RFC 6902 add / replace / remove at `tokens`, copy-on-write (MISSING value: remove)."""
     if not tokens:
@@ -553,8 +584,9 @@ def _array_changes(before: list[Any], after: list[Any], prefix: FieldPath) -> li
         if ident not in new:
             assert ident is not None
             changes.append(((*prefix, ById(ident)), MISSING))
-    # Added elements land at the end; any other arrangement is an order change.
-    if new_ids != kept + [ident for ident in new_ids if ident not in old]:
+    # An insert places itself (after its predecessor, see `insert_element`); only a change in
+    # the relative order of the elements both versions hold is a reorder.
+    if [ident for ident in new_ids if ident in old] != kept:
         changes.append(((*prefix, ORDER), new_ids))
     return changes
 
