@@ -358,11 +358,11 @@ class AgentState:
         if at is None:
             at = self._now()
         self._seq += 1
-        for path, _value in changes:
-            self._marks[path] = Mark(self._seq, who, at)
+        for field_path, _value in changes:
+            self._marks[field_path] = Mark(self._seq, who, at)
         # Writing a conflicted field (or one holding it) settles the conflict: the person decided.
         for conflict in self.open_conflicts:
-            if any(len(path) <= len(conflict.path) and overlaps(path, conflict.path) for path, _v in changes):
+            if any(len(p) <= len(conflict.path) and overlaps(p, conflict.path) for p, _v in changes):
                 self._settle(conflict, "edit", who, at)
         found: list[Conflict] = []
         for proposal in self._proposals.values():
@@ -419,7 +419,7 @@ class AgentState:
             else:
                 self._marks[conflict.path] = Mark(self._seq, who, at)
         if record and self.env is not None:
-            payload = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
+            payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
             if resolution == "edit":
                 payload["value"] = value
             at = self.env.write("state_resolve", conflict.id, payload, who=who).at
