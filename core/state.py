@@ -140,6 +140,7 @@ class AgentState:
         self._base_seq = 0
         self._conflict_count = 0
         self._reported: set[str] = set()
+        self._guard_cache: tuple[tuple[int, ...], Guards] | None = None
         self._marks: dict[FieldPath, Mark] = {}
         """Fields the person wrote, with the latest write's sequence number, author and time."""
         self._changed: Notifier[AgentState] = Notifier()
@@ -455,10 +456,19 @@ class AgentState:
         return self.env.clock() if self.env is not None else 0.0
 
     def _guards(self, *, since: int) -> Guards:
-        """The fields the person wrote after write `since`, plus every open conflict's field."""
+        """The fields the person wrote after write `since`, plus every open conflict's field.
+
+        Cached until the marks or the conflicts change: a stream of agent deltas with the
+        person's edits pending pays for the index once, not per delta.
+        """
+        key = (since, self._seq, self._conflict_count, len(self.open_conflicts) if self.field_conflicts else 0)
+        if self._guard_cache is not None and self._guard_cache[0] == key:
+            return self._guard_cache[1]
         paths = [path for path, mark in self._marks.items() if mark.seq > since]
         paths.extend(c.path for c in self.field_conflicts if not c.resolved)
-        return Guards(paths)
+        guards = Guards(paths)
+        self._guard_cache = (key, guards)
+        return guards
 
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
@@ -484,8 +494,12 @@ class AgentState:
     def _record_merge(self, outcome: Any, theirs: Any, source: str, author: str, at: float, *, always: bool) -> None:
         """Turn the outcome's conflicts into `FieldConflict`s and announce the merge."""
         new: list[FieldConflict] = []
+        if outcome.conflicts:
+            open_by_path = {c.path: c for c in self.field_conflicts if not c.resolved}
+            index = Guards(open_by_path)
         for path, mine, agent in outcome.conflicts:
-            existing = next((c for c in self.open_conflicts if overlaps(c.path, path) and len(c.path) <= len(path)), None)
+            overlapping = index.overlapping(path)
+            existing = next((open_by_path[p] for p in overlapping if len(p) <= len(path)), None)
             if existing is not None:
                 # Still the same disagreement: the agent's latest value is what the person weighs.
                 existing.agent = resolve(theirs, existing.path)
@@ -493,8 +507,8 @@ class AgentState:
                 new.append(existing)
                 continue
             # A broader conflict absorbs the open ones inside it.
-            for inner in [c for c in self.open_conflicts if overlaps(c.path, path)]:
-                self.field_conflicts.remove(inner)
+            for inner in overlapping:
+                self.field_conflicts.remove(open_by_path.pop(inner))
             mark = self._latest_mark(path)
             self._conflict_count += 1
             conflict = FieldConflict(
@@ -509,12 +523,17 @@ class AgentState:
                 source=source,
             )
             self.field_conflicts.append(conflict)
+            open_by_path[path] = conflict
+            index = Guards(open_by_path) if overlapping else index.with_path(path)
             new.append(conflict)
         if always or new:
             self._merged.notify(MergeRecord(source, outcome.applied, outcome.agreed, new, at))
 
     def _latest_mark(self, path: FieldPath) -> Mark | None:
-        marks = [m for p, m in self._marks.items() if overlaps(p, path)]
+        """The person's latest write to `path`, a field holding it, or (failing those) one inside it."""
+        marks = [m for n in range(len(path) + 1) if (m := self._marks.get(path[:n])) is not None]
+        if not marks:
+            marks = [m for p, m in self._marks.items() if overlaps(p, path)]
         return max(marks, key=lambda m: m.seq) if marks else None
 
     def _settle(self, conflict: FieldConflict, resolution: Resolution, who: str, at: float) -> None:

@@ -177,6 +177,13 @@ class Guards:
     def __bool__(self) -> bool:
         return bool(self.paths)
 
+    def with_path(self, path: FieldPath) -> Guards:
+        """This index with `path` added (in place; returned for chaining)."""
+        self.paths.add(path)
+        for n in range(len(path)):
+            self._prefixes.add(path[:n])
+        return self
+
     def overlapping(self, path: FieldPath) -> list[FieldPath]:
         """Guarded fields that are `path`, contain it, or lie inside it."""
         found = [path[:n] for n in range(len(path) + 1) if path[:n] in self.paths]
@@ -196,6 +203,8 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
     """
     outcome = MergeOutcome(ours)
     seen: set[FieldPath] = set()
+    # Containers copied by this merge are changed in place by its later writes (see `assign`).
+    owned: set[int] = set()
     for path, value in changes:
         overlapping = guards.overlapping(path)
         if overlapping:
@@ -213,7 +222,7 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
             if path and isinstance(path[-1], ById) and value is not MISSING and resolve(outcome.value, path) is MISSING:
                 outcome.value = insert_element(outcome.value, path, value, theirs)
             else:
-                outcome.value = assign(outcome.value, path, value)
+                outcome.value = assign(outcome.value, path, value, owned)
         except MergeError:
             # The field's container is gone on our side (removed or retyped): never drop the
             # agent's write silently, surface it.

@@ -125,17 +125,50 @@ def _element_id(element: Any) -> str | int | None:
     return None
 
 
+_CACHED_FROM = 32
+"""Arrays at least this long keep their id index in `_INDEXES` (shorter ones are cheap to scan)."""
+_INDEXES: dict[int, tuple[list[Any], dict[Any, int] | None]] = {}
+"""id(array) → (the array, its id → position index, or None when it is not an identity array).
+
+Safe because no state array is changed in place (every write copies along its path); the entry
+holds the array, so its id cannot be reused while cached. Bounded, oldest out first."""
+_CACHE_SIZE = 64
+
+
+def _compute_index(array: list[Any]) -> dict[Any, int] | None:
+    index: dict[Any, int] = {}
+    for position, element in enumerate(array):
+        ident = _element_id(element)
+        if ident is None or ident in index:
+            return None
+        index[ident] = position
+    return index
+
+
+def _remember(array: list[Any], index: dict[Any, int] | None) -> None:
+    if len(array) < _CACHED_FROM:
+        return
+    if len(_INDEXES) >= _CACHE_SIZE:
+        try:
+            del _INDEXES[next(iter(_INDEXES))]
+        except (StopIteration, KeyError, RuntimeError):  # another thread trimmed it first
+            pass
+    _INDEXES[id(array)] = (array, index)
+
+
+def _identity_index(array: list[Any]) -> dict[Any, int] | None:
+    """The id → position index of an identity array, or None; O(1) for a cached array."""
+    entry = _INDEXES.get(id(array))
+    if entry is not None and entry[0] is array:
+        return entry[1]
+    index = _compute_index(array) if array else None
+    _remember(array, index)
+    return index
+
+
 def is_identity_array(value: Any) -> bool:
     """Whether `value` is a non-empty list of objects with distinct string or integer ids."""
-    if type(value) is not list or not value:
-        return False
-    seen = set()
-    for element in value:
-        ident = _element_id(element)
-        if ident is None or ident in seen:
-            return False
-        seen.add(ident)
-    return True
+    return type(value) is list and bool(value) and _identity_index(value) is not None
 
 
 def _identity_pair(before: Any, after: Any) -> bool:
@@ -146,6 +179,10 @@ def _identity_pair(before: Any, after: Any) -> bool:
 
 
 def _index_of(array: list[Any], ident: str | int) -> int | None:
+    if len(array) >= _CACHED_FROM:
+        index = _identity_index(array)
+        if index is not None:
+            return index.get(ident)
     for index, element in enumerate(array):
         if _element_id(element) == ident and type(_element_id(element)) is type(ident):
             return index
@@ -286,8 +323,9 @@ def path_from_json(value: Any) -> FieldPath:
 
 def overlaps(a: FieldPath, b: FieldPath) -> bool:
     """Whether two fields are the same or one contains the other."""
-    n = min(len(a), len(b))
-    return a[:n] == b[:n]
+    if len(a) >= len(b):
+        return a[: len(b)] == b
+    return b[: len(a)] == a
 
 
 # -- reading and writing -------------------------------------------------------------------
@@ -338,11 +376,16 @@ def _reordered(array: list[Any], order: Any) -> list[Any]:
     return result
 
 
-def assign(document: Any, path: FieldPath, value: Any) -> Any:
+def assign(document: Any, path: FieldPath, value: Any, owned: set[int] | None = None) -> Any:
     """`document` with the field at `path` set to `value` (MISSING removes it), copy-on-write.
 
     Only the containers along `path` are copied. An element added to an identity array goes at
     the end (an `ORDER` change places it); removing a field that is already gone is a no-op.
+
+    Args:
+        owned: Ids of containers this caller copied itself during a batch of writes: those
+            are changed in place, and new copies are added, so N writes through one big
+            container copy it once, not N times.
 
     Raises:
         MergeError: a container on the path is missing or of the wrong type.
@@ -355,13 +398,13 @@ def assign(document: Any, path: FieldPath, value: Any) -> Any:
     if key is ORDER:
         if type(document) is not list or rest:
             raise MergeError("an order belongs to an array")
-        return _reordered(document, value)
+        return _own(_reordered(document, value), owned)
     if isinstance(key, ById):
         if type(document) is not list:
             raise MergeError(f"element {key.id!r} is not in an array")
         index = _index_of(document, key.id)
-        copied = list(document)
         if not rest:
+            copied = _writable(document, owned, structural=True)
             if value is MISSING:
                 if index is not None:
                     del copied[index]
@@ -372,7 +415,10 @@ def assign(document: Any, path: FieldPath, value: Any) -> Any:
             return copied
         if index is None:
             raise MergeError(f"element {key.id!r} is gone")
-        copied[index] = assign(document[index], rest, value)
+        copied = _writable(document, owned, structural=False)
+        copied[index] = assign(document[index], rest, value, owned)
+        if copied is not document:
+            _keep_index(document, copied, index)
         return copied
     if type(document) is not dict:
         raise MergeError(f"member {key!r} is not in an object")
@@ -380,17 +426,32 @@ def assign(document: Any, path: FieldPath, value: Any) -> Any:
         if value is MISSING:
             if key not in document:
                 return document
-            copied_dict = dict(document)
+            copied_dict = _writable(document, owned)
             del copied_dict[key]
             return copied_dict
-        copied_dict = dict(document)
+        copied_dict = _writable(document, owned)
         copied_dict[key] = value
         return copied_dict
     if key not in document:
         raise MergeError(f"member {key!r} is gone")
-    copied_dict = dict(document)
-    copied_dict[key] = assign(document[key], rest, value)
+    copied_dict = _writable(document, owned)
+    copied_dict[key] = assign(document[key], rest, value, owned)
     return copied_dict
+
+
+def _own(container: Any, owned: set[int] | None) -> Any:
+    if owned is not None:
+        owned.add(id(container))
+    return container
+
+
+def _writable(container: Any, owned: set[int] | None, *, structural: bool = False) -> Any:
+    """`container` itself if this batch copied it, else a fresh copy the batch now owns."""
+    if owned is not None and id(container) in owned:
+        if structural:
+            _INDEXES.pop(id(container), None)  # its id index no longer holds
+        return container
+    return _own(list(container) if type(container) is list else dict(container), owned)
 
 
 def insert_element(document: Any, path: FieldPath, element: Any, source: Any) -> Any:
@@ -422,6 +483,14 @@ def insert_element(document: Any, path: FieldPath, element: Any, source: Any) ->
     return assign(document, array_path, copied)
 
 
+def _keep_index(old: list[Any], new: list[Any], position: int) -> None:
+    """`new` is `old` with the element at `position` changed inside: reuse the id index if the id held."""
+    entry = _INDEXES.get(id(old))
+    if entry is not None and entry[0] is old and entry[1] is not None:
+        if _element_id(new[position]) == _element_id(old[position]):
+            _remember(new, entry[1])
+
+
 def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
     """RFC 6902 add / replace / remove at `tokens`, copy-on-write (MISSING value: remove)."""
     if not tokens:
@@ -449,6 +518,7 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
         copied_list = list(document)
         if rest:
             copied_list[index] = _set_pointer(document[index], rest, op, value)
+            _keep_index(document, copied_list, index)
         elif op == "add":
             copied_list.insert(index, value)
         elif op == "remove":
