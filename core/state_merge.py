@@ -180,9 +180,9 @@ def _identity_pair(before: Any, after: Any) -> bool:
 
 def _index_of(array: list[Any], ident: str | int) -> int | None:
     if len(array) >= _CACHED_FROM:
-        index = _identity_index(array)
-        if index is not None:
-            return index.get(ident)
+        positions = _identity_index(array)
+        if positions is not None:
+            return positions.get(ident)
     for index, element in enumerate(array):
         if _element_id(element) == ident and type(_element_id(element)) is type(ident):
             return index
