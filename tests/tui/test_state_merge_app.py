@@ -22,11 +22,12 @@ from textual.widgets import Input, Static, Tree
 from tandem.core import AgentContext, Status
 from tandem.core.agui import AGUIChatClient
 from tandem.core.agui.demo import DemoAgent, encode_sse
+from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
 from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE
 from tandem.core.log_entries import HumanWriteLogged, StateMerged
 from tandem.tui.app import TandemApp
 from tandem.tui.backend import AppHooks, build_agent
-from tandem.widgets import StatePanel
+from tandem.widgets import ApprovalModal, StatePanel
 
 SIZE = (130, 50)
 
@@ -47,7 +48,7 @@ class HeldDemo:
             self.held.set()
             await self.go_on.wait()
 
-        agent = DemoAgent(0, holds={"recipe": hold})
+        agent = DemoAgent(0, holds={"recipe": hold, "document": hold})
         client = AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
         self.context = AgentContext(build_agent(client, hooks=AppHooks()))
         return self.context
@@ -161,3 +162,23 @@ class TestEditingWhileTheAgentWrites:
             assert note is not None and note["changed"] == ["/recipe/ingredients", "/recipe/title"]
             [entry] = [c for c in app.context.agent.options("x").context if "person changed" in c["description"]]
             assert json.loads(entry["value"])["conflicts"] == [{"field": "/recipe/instructions", "status": "agent", "kept": "agent"}]
+
+    async def test_an_edit_made_while_the_document_is_saved_survives_the_agents_snapshot(self, tmp_path: Path) -> None:
+        demo = HeldDemo()
+        async with demo.app(tmp_path).run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "/demo recipe")
+            await wait_for(pilot, lambda: "so I started one" in shown_text(app) and app.main.status is Status.IDLE, "the starter recipe")
+            await send(pilot, "/demo document")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await pilot.press("a")
+            assert demo.held is not None and demo.go_on is not None
+            # The agent saves the accepted draft; while it holds, the person renames the recipe.
+            await wait_for(pilot, demo.held.is_set, "the agent holding before its snapshot")
+            await edit_field(pilot, app, "/recipe/title", "Sunday pasta")
+            release(app, demo.go_on)
+            await wait_for(pilot, lambda: "Applied the draft" in shown_text(app) and app.main.status is Status.IDLE, "the agent's reply")
+            # The snapshot carried the title of the request; the person's newer one stands.
+            assert state_of(app)["recipe"]["title"] == "Sunday pasta"
+            assert state_of(app)["document"] == DOCUMENT_STARTER
+            assert app.context is not None and not app.context.agent.state.field_conflicts
