@@ -110,6 +110,10 @@ def _patched_members(document: Any, patch: Patch) -> dict[str, Any] | None:
     return result
 
 
+_NO_GUARDS = Guards(())
+"""Nothing of the person's to guard (never changed: `with_path` is only called on fresh indexes)."""
+
+
 class AgentState:
     """Committed shared state plus the agent's pending proposals over it.
 
@@ -461,6 +465,8 @@ class AgentState:
         Cached until the marks or the conflicts change: a stream of agent deltas with the
         person's edits pending pays for the index once, not per delta.
         """
+        if not self._marks and not self.field_conflicts:
+            return _NO_GUARDS
         key = (since, self._seq, self._conflict_count, len(self.open_conflicts) if self.field_conflicts else 0)
         if self._guard_cache is not None and self._guard_cache[0] == key:
             return self._guard_cache[1]
@@ -473,18 +479,21 @@ class AgentState:
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
         base = _as_document(self._base)
+        guards = self._guards(since=self._base_seq)
+        # The commonest write (top-level members, nothing of the person's pending) needs no
+        # field changes: the shallow fast path is enough.
+        fast = None if guards else _patched_members(base, patch)
         try:
-            new_base, touched = apply_patch(base, patch)
+            new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        guards = self._guards(since=self._base_seq)
-        source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
         if not guards:
             # Nothing of the person's is pending: the committed value is the agent's frame.
-            self._commit(new_base, note=f"agent {source}")
+            self._commit(new_base, note="agent write")
             self._base = new_base
             return
+        source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
         changes = patch_changes(base, new_base, touched)
         outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
         self._commit(outcome.value, note=f"agent {source}")
