@@ -15,8 +15,7 @@ if TYPE_CHECKING:
     from tandem.tui.approvals import ApprovalQueue
     from tandem.tui.bridge import Bridge
     from tandem.tui.screens.main_screen import MainScreen
-    from tandem.widgets import ApprovalView, BlockView, ErrorView, StatePanel
-    from tandem.widgets.state_conflict import StateConflictView
+    from tandem.widgets import ApprovalView, BlockView, ErrorView, StateConflictView, StatePanel
 
 __all__ = ["Decisions"]
 
