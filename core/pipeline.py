@@ -225,7 +225,7 @@ class Pipeline:
             if write is None:
                 continue
             try:
-                self.state.apply_delta(write.patch, proposal_id=write.proposal_id)
+                self.state.apply_delta(write.patch, proposal_id=write.proposal_id, author=update.author or update.role)
             except PatchError as exc:
                 block = ErrorBlock(self.unique_id("state-divergence"), message=str(exc), code="state_divergence", role="assistant")
                 self.add_block(block)

@@ -21,6 +21,10 @@ pipe on stdin is read one answer a line, which makes the mode scriptable:
   answer, and an empty line declines it;
 - end of input cancels whatever is still open.
 
+Shared-state conflicts (a field the agent and a person's write both changed) are settled by
+`--on-conflict mine|agent|ask` (see `tandem.tui.ask_conflicts`); with `--json` every merge and
+settlement is an event.
+
 Exit status: 0 when the turn completed; 1 with a one-line reason on stderr when it failed
 (agent error, connection refused, …) or when `--approve all` met a question it could not answer;
 130 when interrupted. Headers are never printed.
@@ -43,6 +47,7 @@ from tandem.core.context import AgentContext
 from tandem.core.errors import DecisionError, TandemError
 from tandem.core.turns import Status, Turn, TurnStatus
 from tandem.tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
+from tandem.tui.ask_conflicts import ConflictDecider, OnConflict
 from tandem.tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
 
 __all__ = ["run_ask", "ask_turn", "LineReader", "Decider", "Policy"]
@@ -58,7 +63,7 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """Run `tandem ask` as parsed by `tui.cli`; return the exit status.
 
     Args:
-        args: `url`, `speed`, `approve`, `json` and `message` (a list of words).
+        args: `url`, `speed`, `approve`, `on_conflict`, `json` and `message` (a list of words).
         headers: request headers for `--url` (never printed).
     """
     message = " ".join(args.message)
@@ -70,6 +75,7 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
                 headers=headers,
                 speed=args.speed,
                 policy=args.approve,
+                on_conflict=getattr(args, "on_conflict", "ask"),
                 as_json=args.json,
                 stdin=sys.stdin,
                 stdout=sys.stdout,
@@ -92,6 +98,7 @@ async def ask_turn(
     stdin: TextIO,
     stdout: TextIO,
     stderr: TextIO,
+    on_conflict: OnConflict = "ask",
 ) -> int:
     """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status."""
     from tandem.tui.backend import build_context
@@ -105,11 +112,15 @@ async def ask_turn(
         return EXIT_FAILED
     printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout)
     printer.attach(context)
-    decider = Decider(context, policy, LineReader(stdin), prompts=stderr if _is_tty(stdin) else None, errors=stderr)
+    reader = LineReader(stdin)
+    prompts = stderr if _is_tty(stdin) else None
+    decider = Decider(context, policy, reader, prompts=prompts, errors=stderr)
+    conflicts = ConflictDecider(context, on_conflict, reader, prompts=prompts, errors=stderr)
     turn: Turn | None = None
     try:
         turn = await context.send(message)
         await turn.wait()
+        await conflicts.settle()
     except asyncio.CancelledError:
         await context.cancel()
         if turn is not None:
@@ -117,6 +128,7 @@ async def ask_turn(
         raise
     finally:
         decider.close()
+        conflicts.close()
         printer.close()
         await context.dispose()
     printer.finish(context, turn)

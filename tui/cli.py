@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection_args(ask)
     ask.add_argument("--approve", choices=["ask", "all", "none"], default="ask", help="how approvals are decided")
     ask.add_argument("--json", action="store_true", help="one JSON object per block event")
+    ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
     ask.add_argument("message", nargs="+", help="the message to send")
 
     from tandem.tui.threads_cli import add_export_arguments, add_threads_arguments

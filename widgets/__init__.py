@@ -32,6 +32,7 @@ if typing.TYPE_CHECKING:
     from tandem.widgets.marked_checkbox import MarkedCheckbox
     from tandem.widgets.reasoning import ReasoningView
     from tandem.widgets.schema_form import SchemaForm
+    from tandem.widgets.state_conflict import StateConflictList, StateConflictView
     from tandem.widgets.state_panel import StatePanel
     from tandem.widgets.text import TextView
     from tandem.widgets.tool_call import ToolCallView
@@ -54,6 +55,8 @@ __all__ = [
     "MarkedCheckbox",
     "ReasoningView",
     "SchemaForm",
+    "StateConflictList",
+    "StateConflictView",
     "StatePanel",
     "TextView",
     "ToolCallView",
@@ -83,6 +86,8 @@ _LAZY = {
     "MarkedCheckbox": "tandem.widgets.marked_checkbox",
     "ReasoningView": "tandem.widgets.reasoning",
     "SchemaForm": "tandem.widgets.schema_form",
+    "StateConflictList": "tandem.widgets.state_conflict",
+    "StateConflictView": "tandem.widgets.state_conflict",
     "StatePanel": "tandem.widgets.state_panel",
     "TextView": "tandem.widgets.text",
     "ToolCallView": "tandem.widgets.tool_call",

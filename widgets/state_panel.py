@@ -17,7 +17,9 @@ from textual.widgets import Button, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from tandem.core.state import AgentState
+from tandem.core.state_merge import pointer_of
 from tandem.widgets.sanitize import agent_text, sanitize
+from tandem.widgets.state_conflict import StateConflictList
 
 __all__ = ["StatePanel", "diff_lines"]
 
@@ -112,7 +114,8 @@ class _StateScroll(VerticalScroll, can_focus=False):
 class StatePanel(Vertical, can_focus=False):
     """The shared state: the committed value as a tree, each pending proposal as a diff.
 
-    Owns a Tree (node data: the JSON pointer of the field), one card per proposal with
+    Owns a Tree (node data: the JSON pointer of the field; ⚠ marks a field in conflict), the
+    conflict cards (`StateConflictList`), one card per proposal with
     Accept / Reject, the divergence and conflict notices, and an Input for editing a leaf.
     Reads the `AgentState` on the UI thread in `refresh_state()` (the app calls it when the
     state changed) and never writes it: Accept/Reject post `StatePanel.ProposalDecided`, an edit
@@ -210,6 +213,7 @@ class StatePanel(Vertical, can_focus=False):
             tree: Tree[str] = Tree(Text("state"), data="")
             tree.show_root = False
             yield tree
+            yield StateConflictList(classes="state-panel--field-conflicts")
             yield Vertical(classes="state-panel--proposals")
         yield Input(classes="state-panel--editor")
 
@@ -269,11 +273,12 @@ class StatePanel(Vertical, can_focus=False):
         state = self.state
         committed = state.committed if state is not None else None
         self.query_one(".state-panel--empty").display = committed is None
-        self._paint_tree(committed)
+        self._paint_tree(committed, _conflicted(state))
         self._paint_notices(state)
+        self.query_one(StateConflictList).show(state.field_conflicts if state is not None else [])
         self._paint_proposals(state)
 
-    def _paint_tree(self, committed: Any) -> None:
+    def _paint_tree(self, committed: Any, conflicted: frozenset[str] = frozenset()) -> None:
         tree: Tree[str] = self.query_one(Tree)
         tree.display = committed is not None
         expanded = {node.data for node in _walk(tree.root) if node.is_expanded and node.data is not None}
@@ -281,7 +286,7 @@ class StatePanel(Vertical, can_focus=False):
         tree.clear()
         if committed is None:
             return
-        _add_children(tree.root, committed, "", expanded, first=True)
+        _add_children(tree.root, committed, "", expanded, first=True, conflicted=conflicted)
         tree.root.expand()
         if cursor is not None:
             for node in _walk(tree.root):
@@ -370,7 +375,17 @@ def _walk(node: TreeNode[str]) -> list[TreeNode[str]]:
     return nodes
 
 
-def _add_children(parent: TreeNode[str], value: Any, pointer: str, expanded: set[str], *, first: bool = False) -> None:
+def _conflicted(state: AgentState | None) -> frozenset[str]:
+    """The JSON pointers of the fields in open conflict (marked ⚠ in the tree)."""
+    if state is None:
+        return frozenset()
+    pointers = (pointer_of(state.committed, c.path) for c in state.open_conflicts)
+    return frozenset(p for p in pointers if p is not None)
+
+
+def _add_children(
+    parent: TreeNode[str], value: Any, pointer: str, expanded: set[str], *, first: bool = False, conflicted: frozenset[str] = frozenset()
+) -> None:
     items: list[tuple[str, Any]]
     if isinstance(value, dict):
         items = [(str(key), item) for key, item in value.items()]
@@ -381,14 +396,15 @@ def _add_children(parent: TreeNode[str], value: Any, pointer: str, expanded: set
         return
     for key, item in items:
         path = f"{pointer}/{_escape_pointer_part(key)}"
+        mark = "⚠ " if path in conflicted else ""
         if isinstance(item, (dict, list)):
             size = f"{{{len(item)}}}" if isinstance(item, dict) else f"[{len(item)}]"
-            node = parent.add(Text(f"{sanitize(key)} {size}"), data=path)
-            _add_children(node, item, path, expanded)
+            node = parent.add(Text(f"{mark}{sanitize(key)} {size}"), data=path)
+            _add_children(node, item, path, expanded, conflicted=conflicted)
             if path in expanded or first:
                 node.expand()
         else:
-            parent.add_leaf(Text(f"{sanitize(key)}: {_short(item)}"), data=path)
+            parent.add_leaf(Text(f"{mark}{sanitize(key)}: {_short(item)}"), data=path)
 
 
 def _proposal_card(proposal_id: str, lines: list[tuple[str, str, str]]) -> Vertical:
