@@ -142,7 +142,7 @@ class MainScreen(Screen[None]):
         self._paint_status_line()
 
     def set_title(self, title: str | None) -> None:
-        """Show the saved thread's title after the status (None: no title)."""
+        """Show the saved thread's title after the status, labelled "thread:" (None: no title)."""
         self._title = title
         self._paint_status_line()
 
@@ -157,7 +157,9 @@ class MainScreen(Screen[None]):
             from tandem.widgets.sanitize import sanitize
 
             # The title is the first message (or what the person typed): data, never markup.
-            line += Content(" · " + " ".join(sanitize(self._title).split()))
+            # Labelled, or it reads as what the status is about ("awaiting your input · /demo
+            # weather" while a later turn waits on another question).
+            line += Content(" · thread: " + " ".join(sanitize(self._title).split()))
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
