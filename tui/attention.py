@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
@@ -75,7 +75,7 @@ class Attention:
     (`App.app_focus`: Textual turns on focus reporting; a terminal without it never rings).
     """
 
-    def __init__(self, app: App[object], *, bell: bool = True) -> None:
+    def __init__(self, app: App[Any], *, bell: bool = True) -> None:
         """
         Args:
             app: The app whose terminal it writes to.
