@@ -179,3 +179,38 @@ def test_titles_are_tandems_own_words() -> None:
     assert title_for(None) == "Tandem"
     assert title_for("action") == "◆ Tandem: action needed"
     assert title_for("anything else") == "◆ Tandem: your input needed"
+
+
+# -- 1 and 2 on the real demo agent: `/demo document`, as the issue tried it -----------------------
+
+
+async def test_demo_document_card_title_then_the_whole_document_in_the_viewer(tmp_path: Path) -> None:
+    from test_demo_scenarios import demo_app
+    from textual.widgets import Markdown, Tree
+
+    from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
+    from tandem.widgets import ValueViewer
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "/demo document")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+        panel = app.main.query_one(StatePanel)
+        await wait_for(pilot, lambda: bool(panel.query(".state-panel--proposal-title")), "the card")
+        title = str(panel.query_one(".state-panel--proposal-title", Static).render())
+        assert title == f"write_document proposes /document ({len(DOCUMENT_STARTER)} characters)"
+        await pilot.press("a")
+        await wait_for(pilot, lambda: app.main.status is Status.IDLE and not panel.query(".state-panel--proposal"), "applied")
+        tree = panel.query_one(Tree)
+        await wait_for(pilot, lambda: tree.root.children and str(tree.root.children[0].label).startswith("document: "), "the tree")
+        assert len(str(tree.root.children[0].label)) < len(DOCUMENT_STARTER)  # one line in the tree
+        tree.focus()
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ValueViewer), "the viewer")
+        viewer = app.screen
+        assert isinstance(viewer, ValueViewer) and viewer.text == DOCUMENT_STARTER and viewer.query_one(Markdown).display
+        await pilot.press("c")
+        assert app.clipboard == DOCUMENT_STARTER
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.main, "the viewer closed")
