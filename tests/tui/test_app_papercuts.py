@@ -214,3 +214,15 @@ async def test_demo_document_card_title_then_the_whole_document_in_the_viewer(tm
         assert app.clipboard == DOCUMENT_STARTER
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is app.main, "the viewer closed")
+
+
+async def test_page_up_in_the_empty_composer_with_nothing_to_scroll_keeps_the_app_running() -> None:
+    # Textual's page actions raise SkipAction when there is nothing to scroll; raised from the
+    # composer's scroll request (a message handler, not a binding), it used to end the app.
+    app = Scripted([]).app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.main.composer.input.focus()
+        await pilot.press("pageup", "pagedown", "home", "end")
+        await pilot.pause()
+        assert app.is_running and app.return_code is None

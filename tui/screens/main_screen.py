@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
@@ -179,7 +181,10 @@ class MainScreen(Screen[None]):
         message.stop()
         scroller = self.conversation.scroller
         # End means "follow the stream again" (the scroller's own End does the same).
-        getattr(scroller, f"action_{message.action}")()
+        # A conversation too short to scroll raises SkipAction from Textual's page actions: from
+        # a message handler (not a binding) nothing catches it and the app would exit.
+        with contextlib.suppress(SkipAction):
+            getattr(scroller, f"action_{message.action}")()
 
     def set_waiting(self, reason: str | None) -> None:
         """Say why the composer waits (None: it accepts input; it takes focus back if it lost it)."""
