@@ -154,6 +154,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         endpoint=args.url,
         theme=args.theme,
         frame_seconds=frame_seconds(args.frame_ms),
+        bell=False if getattr(args, "no_bell", False) else None,
     )
     _use_glyphs(app, choose_glyphs(args.glyphs, os.environ))
 

@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="repaint streaming text at most every MS milliseconds (also $TANDEM_FRAME_MS; raise it on a slow link)",
     )
+    parser.add_argument(
+        "--no-bell",
+        action="store_true",
+        help="never ring the bell when the agent waits on you (also TANDEM_BELL=0)",
+    )
     sub = parser.add_subparsers(dest="command")
 
     ask = sub.add_parser("ask", help="stream one turn to stdout (headless)")

@@ -30,6 +30,7 @@ if typing.TYPE_CHECKING:
     from tandem.widgets.haiku import HaikuView
     from tandem.widgets.interrupt import InterruptView
     from tandem.widgets.marked_checkbox import MarkedCheckbox
+    from tandem.widgets.marked_radio import MarkedRadioButton
     from tandem.widgets.reasoning import ReasoningView
     from tandem.widgets.schema_form import SchemaForm
     from tandem.widgets.state_conflict import StateConflictList, StateConflictView
@@ -38,6 +39,7 @@ if typing.TYPE_CHECKING:
     from tandem.widgets.tool_call import ToolCallView
     from tandem.widgets.ui_action import UIActionView
     from tandem.widgets.unhandled import UnhandledView
+    from tandem.widgets.value_viewer import ValueViewer
     from tandem.widgets.views import view_for
     from tandem.widgets.weather import WeatherView
 
@@ -53,6 +55,7 @@ __all__ = [
     "HaikuView",
     "InterruptView",
     "MarkedCheckbox",
+    "MarkedRadioButton",
     "ReasoningView",
     "SchemaForm",
     "StateConflictList",
@@ -62,6 +65,7 @@ __all__ = [
     "ToolCallView",
     "UIActionView",
     "UnhandledView",
+    "ValueViewer",
     "WeatherView",
     "agent_text",
     "safe_id",
@@ -84,6 +88,8 @@ _LAZY = {
     "HaikuView": "tandem.widgets.haiku",
     "InterruptView": "tandem.widgets.interrupt",
     "MarkedCheckbox": "tandem.widgets.marked_checkbox",
+    "MarkedRadioButton": "tandem.widgets.marked_radio",
+    "ValueViewer": "tandem.widgets.value_viewer",
     "ReasoningView": "tandem.widgets.reasoning",
     "SchemaForm": "tandem.widgets.schema_form",
     "StateConflictList": "tandem.widgets.state_conflict",

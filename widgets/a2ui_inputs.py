@@ -23,6 +23,7 @@ from tandem.core.a2ui import ResolvedComponent
 from tandem.widgets.a2ui_components import ComponentMessage, ComponentWidget
 from tandem.widgets.a2ui_slider import SliderBar
 from tandem.widgets.marked_checkbox import MarkedCheckbox
+from tandem.widgets.marked_radio import MarkedRadioButton
 from tandem.widgets.sanitize import agent_text, sanitize
 
 __all__ = [
@@ -286,7 +287,7 @@ class ChoicePickerComponent(InputComponent):
         else:
             with RadioSet():
                 for label, value in self._choices:
-                    yield RadioButton(agent_text(label), value=value in chosen)
+                    yield MarkedRadioButton(agent_text(label), value=value in chosen)
         yield self._message()
 
     def shown_value(self) -> Any:
