@@ -33,6 +33,7 @@ from tandem.tui.thread_commands import ThreadCommands
 from tandem.tui.welcome import DEMO_SCENARIOS, welcome_content
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
     from textual.widgets import Markdown
 
     from tandem.core.blocks import Block
@@ -133,6 +134,29 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
 
+    # -- notifications -----------------------------------------------------------------------
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a toast whose message and title are plain text, whatever the caller asked.
+
+        Toasts carry agent and server data (error texts, tool names, URLs): a `[` in one would
+        break Textual's markup parser, and `[@click=app.quit]` would become a live action. So every
+        notification of the app (and of its screens and widgets, which delegate here) is sanitised
+        and shown literally; `markup` is accepted for Textual's signature and ignored.
+        """
+        from tandem.core.sanitize import sanitize
+
+        del markup  # never markup: see above
+        super().notify(sanitize(message), title=sanitize(title), severity=severity, timeout=timeout, markup=False)
+
     # -- lifecycle ---------------------------------------------------------------------------
 
     @property
@@ -184,7 +208,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
                 self.exit(return_code=1)
                 return
             self.log.error("the engine failed to start", exc)
-            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
+            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30, markup=False)
             return
         if not self.demo:
             self.main.conversation.set_welcome(welcome_content(demo=False, endpoint=self.endpoint))
