@@ -18,6 +18,7 @@ from tandem.core.blocks import (
     UIActionBlock,
 )
 from tandem.core.handlers import DebugBlock
+from tandem.core.agent_json import dumps_agent_json
 
 __all__ = ["clipboard_caveat", "last_answer", "conversation_markdown"]
 
@@ -48,7 +49,7 @@ def last_answer(blocks: Iterable[Block]) -> TextBlock | None:
 
 
 def _fence(value: object) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    text = dumps_agent_json(value, indent=2, ensure_ascii=False)
     return f"```json\n{text}\n```"
 
 

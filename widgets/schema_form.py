@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from tandem.widgets.marked_checkbox import MarkedCheckbox
 from tandem.widgets.sanitize import agent_text, safe_id, sanitize
+from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["SchemaForm"]
 
@@ -213,7 +214,7 @@ class SchemaForm(Widget):
             )
         if kind in ("object", "array"):
             return Input(
-                "" if default is None else sanitize(json.dumps(default)),
+                "" if default is None else sanitize(dumps_agent_json(default)),
                 placeholder="JSON",
                 classes="schema-form--input",
             )
@@ -245,11 +246,11 @@ class SchemaForm(Widget):
             return True, int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
         if kind in ("object", "array"):
             try:
-                return True, json.loads(text)
+                return True, loads_agent_json(text)
             except ValueError:
                 raise ValueError("must be JSON") from None
         return True, text
 
 
 def _display(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+    return value if isinstance(value, str) else dumps_agent_json(value)

@@ -37,3 +37,128 @@ class TestNotificationsArePlainText:
             await pilot.pause()
             assert app.is_running
             assert app.return_code is None
+
+
+DEEP = "[" * 1000 + "]" * 1000
+VALID_200 = '{"a":' * 199 + "[1]" + "}" * 199
+
+
+def _deep_segments() -> list[Any]:
+    from tandem.core.content import ToolCallContent, ToolResultContent
+    from tandem.core.messages import ChatUpdate
+
+    calls = ChatUpdate(message_id="m1", contents=[
+        ToolCallContent(call_id="c1", name="read_file", arguments_delta='{"x": ' + DEEP + "}"),
+        ToolCallContent(call_id="c1", name="read_file", done=True),
+        ToolResultContent(call_id="c1", result=DEEP),
+        ToolCallContent(call_id="c2", name="read_file", arguments_delta=VALID_200, done=True),
+        ToolResultContent(call_id="c2", result=VALID_200),
+    ])
+    return [[calls, text("after the deep JSON", message_id="m2")]]
+
+
+def _export(data_home: Any, thread_id: str) -> Any:
+    import subprocess
+    import sys
+
+    from _tui_harness import CLOCK  # noqa: F401 - the same interpreter and repository as the app tests
+
+    env = {"XDG_DATA_HOME": str(data_home), "PATH": "/usr/bin:/bin", "HOME": str(data_home)}
+    return subprocess.run([sys.executable, "-m", "tandem.tui.cli", "export", thread_id], capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+class TestDeepJSON:
+    """Item 3: 1,000-deep agent JSON is a shown error, 200-deep is accepted, the thread reopens and exports."""
+
+    async def test_deep_results_and_arguments_are_shown_and_the_thread_reopens_and_exports(self, tmp_path: Any) -> None:
+        from _thread_harness import SavedScript
+
+        from tandem.core import Status, ToolCallBlock
+
+        store = tmp_path / "tandem" / "threads.sqlite3"
+        store.parent.mkdir()
+        saved = SavedScript(store)
+        first = saved.app(_deep_segments())
+        async with first.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            from _tui_harness import send
+
+            await send(pilot, "go deep")
+            await wait_for(pilot, lambda: "after the deep JSON" in "".join(
+                getattr(b, "text", "") for b in app.conversation.all_blocks), "the turn's end")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE, "an idle conversation")
+            calls = {b.call_id: b for b in app.conversation.all_blocks if isinstance(b, ToolCallBlock)}
+            assert calls["c1"].arguments_error is not None and "1001 levels deep" in calls["c1"].arguments_error
+            assert calls["c2"].arguments_error is None and calls["c2"].arguments is not None  # 200 deep: fine
+            await pilot.pause(0.1)
+            assert app.is_running
+            await pilot.press("ctrl+q")
+        [info] = saved.threads()
+
+        second = saved.app(resume="")
+        async with second.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await wait_for(pilot, lambda: "after the deep JSON" in "".join(
+                getattr(b, "text", "") for b in app.conversation.all_blocks), "the restored thread")
+            await pilot.pause(0.1)
+            assert app.is_running
+
+        exported = _export(tmp_path, info.id)
+        assert exported.returncode == 0, exported.stderr
+        assert "Traceback" not in exported.stderr
+        assert "after the deep JSON" in exported.stdout and "read_file" in exported.stdout
+
+
+class TestUnshowableContent:
+    """Item 3: a log entry that cannot be replayed, or a block that cannot be painted, is an error
+    block; the thread still opens."""
+
+    async def test_a_thread_with_an_unreplayable_entry_opens_with_an_error_block(self, tmp_path: Any) -> None:
+        from _thread_harness import SavedScript
+
+        from tandem.core import ErrorBlock
+        from tandem.core.log_entries import TurnEnded
+        from tandem.core.store import ThreadStore
+
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        first = saved.app([[text("kept")]])
+        async with first.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            from _tui_harness import send
+
+            await send(pilot, "hello")
+            await wait_for(pilot, lambda: "kept" in "".join(getattr(b, "text", "") for b in pilot.app.conversation.all_blocks), "the answer")  # type: ignore[attr-defined]
+            await pilot.press("ctrl+q")
+        [info] = saved.threads()
+        with ThreadStore(tmp_path / "threads.sqlite3") as store, store.open(info.id) as thread:
+            thread.append(TurnEnded(turn_id="no-such-turn", status="completed"))  # replaying it raises KeyError
+            thread.commit()
+
+        second = saved.app(resume="")
+        async with second.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await wait_for(pilot, lambda: any(isinstance(b, ErrorBlock) for b in app.conversation.all_blocks), "the error block")
+            [error] = [b for b in app.conversation.all_blocks if isinstance(b, ErrorBlock)]
+            assert "could not be shown" in error.message and "KeyError" in error.message
+            assert "kept" in "".join(getattr(b, "text", "") for b in app.conversation.all_blocks)
+
+    async def test_a_block_whose_view_fails_is_shown_as_an_error_line(self, monkeypatch: Any) -> None:
+        from textual.widgets import Static
+
+        from tandem.widgets.text import TextView
+
+        def broken(self: Any) -> None:
+            raise RecursionError("maximum recursion depth exceeded")
+
+        monkeypatch.setattr(TextView, "update_from_block", broken)
+        script = Scripted([[text("x")]])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            from _tui_harness import send
+
+            await send(pilot, "hi")
+            await wait_for(pilot, lambda: len(app.screen.query(".block-view--render-error")) > 0, "the error line")
+            line = app.screen.query(".block-view--render-error").first(Static)
+            assert "could not be shown: RecursionError" in str(line.render())
+            assert app.is_running
