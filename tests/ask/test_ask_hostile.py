@@ -47,3 +47,56 @@ class TestDeepJSON:
             result = ask("--url", server.url, "--json", "go")
         _no_traceback(result)
         assert result.turn["status"] == "error" and "levels deep" in result.turn["error"]
+
+
+def _interrupt(schema: object, *, interrupt_id: str = "i1") -> dict[str, object]:
+    return {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1",
+            "outcome": {"type": "interrupt", "interrupts": [
+                {"id": interrupt_id, "reason": "input", "message": "Your name?", "responseSchema": schema}]}}
+
+
+def _interrupted(schema: object) -> bytes:
+    return sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}, _interrupt(schema))
+
+
+CATASTROPHIC = {"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a|aa)+$",
+                                                          "default": "a" * 35 + "!"}}}
+UNRESOLVABLE = {"type": "object", "properties": {"name": {"$ref": "#/$defs/missing"}}}
+LIST_TITLE = {"type": "object", "title": ["[@click=app.quit]quit[/]", "["], "properties": {"name": {"type": "string"}}}
+
+
+class TestAgentSchemas:
+    """Item 1: schemas are checked before use; their patterns run with a time bound."""
+
+    def test_approve_all_declines_an_unresolvable_schema_and_never_hangs(self) -> None:
+        with raw_agui(Response([_interrupted(UNRESOLVABLE)]), Response([sse(*run(*text_events("declined, ok")))])) as server:
+            result = ask("--url", server.url, "--approve", "all", "go")
+            bodies = list(server.bodies)
+        _no_traceback(result)
+        assert "cannot be resolved" in result.stderr and "declined" in result.stderr
+        assert result.returncode == 0 and "declined, ok" in result.stdout
+        assert b'"cancelled"' in bodies[1]
+
+    def test_approve_all_with_a_catastrophic_pattern_ends_in_bounded_time(self) -> None:
+        with raw_agui(Response([_interrupted(CATASTROPHIC)]), Response([sse(*run(*text_events("fine")))])) as server:
+            result = ask("--url", server.url, "--approve", "all", "go")  # the harness fails a hang at 60 s
+        _no_traceback(result)
+        assert result.returncode == 0 and "fine" in result.stdout
+
+    def test_a_typed_answer_to_a_catastrophic_pattern_is_refused_with_a_reason(self) -> None:
+        answer = '{"name": "' + "a" * 35 + '!"}\n{"name": "aa"}\n'
+        with raw_agui(Response([_interrupted(CATASTROPHIC)]), Response([sse(*run(*text_events("thanks")))])) as server:
+            result = ask("--url", server.url, "go", stdin=answer)
+            bodies = list(server.bodies)
+        _no_traceback(result)
+        assert "took too long" in result.stderr
+        assert result.returncode == 0 and "thanks" in result.stdout
+        assert b'"aa"' in bodies[1]
+
+    def test_an_unusable_schema_is_answered_with_raw_json(self) -> None:
+        with raw_agui(Response([_interrupted(LIST_TITLE)]), Response([sse(*run(*text_events("got it")))])) as server:
+            result = ask("--url", server.url, "go", stdin='{"anything": [1, 2]}\n')
+            bodies = list(server.bodies)
+        _no_traceback(result)
+        assert result.returncode == 0 and "got it" in result.stdout
+        assert b'"anything"' in bodies[1]

@@ -162,3 +162,77 @@ class TestUnshowableContent:
             line = app.screen.query(".block-view--render-error").first(Static)
             assert "could not be shown: RecursionError" in str(line.render())
             assert app.is_running
+
+
+CATASTROPHIC = {"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a|aa)+$"}}}
+UNRESOLVABLE = {"type": "object", "properties": {"name": {"$ref": "#/$defs/missing"}}}
+LIST_TITLE = {"type": "object", "title": ["[@click=app.quit]quit[/]", "["], "properties": {"name": {"type": "string"}}}
+
+
+async def _interrupt_app(pilot: Any) -> tuple[TandemApp, Any]:
+    from _tui_harness import send
+
+    from tandem.core import InterruptBlock
+
+    app = await started(pilot)
+    await send(pilot, "ask me")
+    await wait_for(pilot, lambda: any(isinstance(b, InterruptBlock) for b in app.conversation.all_blocks), "the interrupt")
+    block = next(b for b in app.conversation.all_blocks if isinstance(b, InterruptBlock))
+    await wait_for(pilot, lambda: app.conversation.view_of(block) is not None
+                   and len(app.screen.query(".schema-form--input")) > 0, "the form")
+    return app, block
+
+
+def _interrupt_script(schema: dict[str, Any]) -> Scripted:
+    from _tui_harness import interrupt
+
+    return Scripted([[interrupt("q1", schema, reason="input", message="Your name?")], [text("thanks", message_id="m2")]])
+
+
+class TestAgentSchemasInTheApp:
+    """Item 1: a hostile schema never crashes or freezes the app; an unusable one is answered raw."""
+
+    async def test_a_catastrophic_pattern_is_reported_on_enter_and_the_app_stays_responsive(self) -> None:
+        from textual.widgets import Input
+
+        async with _interrupt_script(CATASTROPHIC).app().run_test(size=(100, 30)) as pilot:
+            app, block = await _interrupt_app(pilot)
+            field = app.screen.query(".schema-form--input").first(Input)
+            field.focus()
+            field.value = "a" * 35 + "!"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "took too long" in str(app.screen.query(".schema-form--errors").first().render()),
+                           "the time-out message")
+            assert block.decision is None
+            field.value = "aa"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: block.decision is not None, "the answer")
+            assert block.decision.payload == {"name": "aa"}
+
+    async def test_an_unresolvable_ref_is_answered_with_raw_json(self) -> None:
+        from textual.widgets import Input
+
+        async with _interrupt_script(UNRESOLVABLE).app().run_test(size=(100, 30)) as pilot:
+            app, block = await _interrupt_app(pilot)
+            problem = str(app.screen.query(".schema-form--problem").first().render())
+            assert "cannot be resolved" in problem and "raw JSON" in problem
+            field = app.screen.query(".schema-form--input").first(Input)
+            field.focus()
+            field.value = '{"name": ["free", "form"]}'
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: block.decision is not None, "the raw answer")
+            assert block.decision.outcome == "resolved" and block.decision.payload == {"name": ["free", "form"]}
+
+    async def test_a_list_title_with_markup_is_a_problem_the_person_declines(self) -> None:
+        from textual.widgets import Button
+
+        async with _interrupt_script(LIST_TITLE).app().run_test(size=(100, 30), notifications=True) as pilot:
+            app, block = await _interrupt_app(pilot)
+            problem = str(app.screen.query(".schema-form--problem").first().render())
+            assert "title" in problem and "[@click=app.quit]quit[/]" in problem  # shown as data
+            decline = app.screen.query(".interrupt-view--decline").first(Button)
+            assert decline.display
+            decline.press()
+            await wait_for(pilot, lambda: block.decision is not None, "the decline")
+            assert block.decision.outcome == "cancelled"
+            assert app.is_running
