@@ -188,7 +188,8 @@ class PlainPrinter(Printer):
         elif isinstance(block, ErrorBlock):
             if not seen.done:
                 seen.done = True
-                self._line(f"[error] {one_line(block.message)}")
+                label = "warning" if block.code == "protocol warning" else "error"  # the turn goes on
+                self._line(f"[{label}] {one_line(block.message)}")
         elif isinstance(block, UnhandledContentBlock):
             if not seen.done:
                 seen.done = True

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
 __all__ = ["main", "build_parser", "parse_headers"]
 
@@ -48,6 +49,44 @@ def _add_connection_args(parser: argparse.ArgumentParser) -> None:
         help=f"a request header, repeatable (also ${HEADER_ENV}); never logged or stored",
     )
     parser.add_argument("--speed", type=float, default=1.0, help="demo agent pacing: 1 realistic, 0 instant")
+    from tandem.tui.timeouts import TIMEOUT_ENV, Timeouts
+
+    defaults = Timeouts()
+    for name, what in (("connect", "to connect"), ("read", "for the next bytes of a stream"),
+                       ("turn", "for a whole turn")):
+        parser.add_argument(
+            f"--{name}-timeout",
+            metavar="SECONDS",
+            default=argparse.SUPPRESS,  # given before or after the subcommand: absent must not override
+            help=f"seconds to wait {what} (default {getattr(defaults, name):g}; 0: no limit; also ${TIMEOUT_ENV[name]})",
+        )
+
+
+def _apply_timeouts(args: argparse.Namespace) -> None:
+    """Check the timeout flags and variables; a flag is written into its variable, which the
+    client reads (`tui.backend`). A bad value ends the program with a one-line error."""
+    from tandem.tui.timeouts import TIMEOUT_ENV, Timeouts, parse_seconds
+
+    for name, variable in TIMEOUT_ENV.items():
+        value = getattr(args, f"{name}_timeout", None)
+        if value is not None:
+            try:
+                parse_seconds(value)
+            except ValueError as exc:
+                _usage_error(f"--{name}-timeout: {exc}")
+            os.environ[variable] = value
+    try:
+        Timeouts.from_env()
+    except ValueError as exc:
+        _usage_error(str(exc))
+
+
+def _usage_error(message: str) -> NoReturn:
+    """One line on stderr, exit status 2 (what argparse does for a bad argument)."""
+    # Not core's sanitiser: importing tandem.core would cost `tandem --help` a second.
+    printable = "".join(char if char.isprintable() else "?" for char in message)
+    sys.stderr.write(f"tandem: error: {printable}\n")
+    raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tandem` console script."""
     args = build_parser().parse_args(argv)
+    _apply_timeouts(args)
     if args.command == "ask":
         from tandem.tui.ask import run_ask
 

@@ -54,6 +54,9 @@ class Response:
     chunks: Sequence[bytes]
     hold_open: bool = False
     content_type: bytes = b"text/event-stream"
+    trickle: bytes = b""
+    """Sent every `trickle_every` seconds after the chunks, until the server stops (a stream that never ends)."""
+    trickle_every: float = 0.5
 
 
 @dataclass
@@ -91,6 +94,9 @@ def _handler(state: RawAgui) -> type[socketserver.BaseRequestHandler]:
                              + b"\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n")
                 for chunk in response.chunks:
                     conn.sendall(chunk)
+                if response.trickle:
+                    while not state.stop.wait(response.trickle_every):
+                        conn.sendall(response.trickle)
                 if response.hold_open:
                     state.stop.wait(120)  # a broken server: the response never ends
             except OSError:

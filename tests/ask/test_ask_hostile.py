@@ -100,3 +100,88 @@ class TestAgentSchemas:
         _no_traceback(result)
         assert result.returncode == 0 and "got it" in result.stdout
         assert b'"anything"' in bodies[1]
+
+
+class TestTurnEnd:
+    """Item 4: the turn ends at the end of the run; every wait is bounded and configurable."""
+
+    def test_a_connection_left_open_after_run_finished_does_not_hold_the_turn(self) -> None:
+        # The read timeout is far beyond the harness's 60 s: only the end of the run can end this turn.
+        with raw_agui(Response([sse(*run(*text_events("hello")))], hold_open=True)) as server:
+            result = ask("--url", server.url, "--read-timeout", "600", "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed" and result.text == "hello"
+
+    def test_a_stream_that_trickles_forever_is_stopped_by_the_turn_timeout(self) -> None:
+        started = sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+                      {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"})
+        delta = sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "."})
+        with raw_agui(Response([started], trickle=b": keep-alive\n\n" + delta, trickle_every=0.2)) as server:
+            result = ask("--url", server.url, "--json", "--turn-timeout", "3", "go")
+        _no_traceback(result)
+        assert result.returncode != 0
+        assert result.turn["status"] == "error" and "turn timeout" in result.turn["error"]
+
+    def test_the_turn_timeout_is_read_from_the_environment(self) -> None:
+        from _ask_harness import clean_env
+
+        started = sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"})
+        with raw_agui(Response([started], trickle=b": keep-alive\n\n", trickle_every=0.2)) as server:
+            result = ask("--url", server.url, "--json", "go", env=clean_env(TANDEM_TURN_TIMEOUT="2"))
+        _no_traceback(result)
+        assert result.turn["status"] == "error" and "longer than 2 s" in result.turn["error"]
+
+    def test_the_timeouts_are_named_in_help(self) -> None:
+        for command in ((), ("ask",)):
+            result = ask(*command, "--help") if command else _top_help()
+            for flag, variable in (("--connect-timeout", "TANDEM_CONNECT_TIMEOUT"), ("--read-timeout", "TANDEM_READ_TIMEOUT"),
+                                   ("--turn-timeout", "TANDEM_TURN_TIMEOUT")):
+                assert flag in result.stdout and variable in result.stdout
+
+    def test_a_bad_timeout_is_one_line_and_exit_2(self) -> None:
+        result = ask("--turn-timeout", "soon", "go")
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+        assert "--turn-timeout" in result.stderr
+
+
+def _top_help() -> object:
+    import subprocess
+    import sys
+
+    from _ask_harness import REPO, clean_env
+
+    completed = subprocess.run([sys.executable, "-m", "tandem.tui.cli", "--help"], capture_output=True, text=True,
+                               cwd=REPO, env=clean_env(), timeout=60)
+    return completed
+
+
+class TestProtocolGaps:
+    """Item 7: a late RUN_ERROR, a reused tool-call id, an unknown or misspelled event type."""
+
+    def test_run_error_after_run_finished_leaves_the_turn_completed(self) -> None:
+        body = sse(*run(*text_events("hello")), {"type": "RUN_ERROR", "message": "late failure"})
+        with raw_agui(Response([body])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed"
+        [warning] = result.finals("error")
+        assert "after RUN_FINISHED" in warning["content"]["message"] and "late failure" in warning["content"]["message"]
+
+    def test_a_reused_tool_call_id_is_a_protocol_error_naming_the_event(self) -> None:
+        events = run(*tool_events("c1", "read_file", "{}", result="ok"),
+                     *tool_events("c1", "delete_file", "{}", result="gone", message_id="m3"))
+        with raw_agui(Response([sse(*events)])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.turn["status"] == "error"
+        assert "event 6 (TOOL_CALL_START) reuses tool call id 'c1'" in result.turn["error"]
+        assert "delete_file" in result.turn["error"]
+        assert result.tool("read_file")["status"] == "succeeded"  # the first card is not rewritten
+
+    def test_a_misspelled_event_type_is_shown_as_a_warning(self) -> None:
+        events = run(*text_events("hello"), {"type": "TEXT_MESAGE_CONTENT", "messageId": "m1", "delta": " lost"})
+        with raw_agui(Response([sse(*events)])) as server:
+            result = ask("--url", server.url, "go")
+        _no_traceback(result)
+        assert result.returncode == 0
+        assert "TEXT_MESAGE_CONTENT" in result.stdout and "did the agent mean TEXT_MESSAGE_CONTENT" in result.stdout
