@@ -98,6 +98,10 @@ def parse_payload(payload: str | bytes, position: int) -> dict[str, Any]:
     try:
         data = from_json(payload, allow_inf_nan=False)
     except ValueError as exc:
+        if isinstance(payload, (bytes, bytearray)):
+            # Taken verbatim from the stream: bytes that are not UTF-8 become U+FFFD, as the SSE
+            # standard decodes them, then the text is parsed again.
+            return parse_payload(bytes(payload).decode("utf-8", "replace"), position)
         # pydantic-core stops at ~200 levels, which refuses a valid event carrying a value
         # exactly MAX_JSON_DEPTH deep: say how deep it is, and accept what the bound accepts.
         if "recursion limit" not in str(exc):

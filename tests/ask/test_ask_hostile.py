@@ -6,6 +6,8 @@ reads them over HTTP. No test may end in a traceback; each checks the person is 
 
 from __future__ import annotations
 
+import json
+
 from _ask_harness import ask
 from _raw_agui import Response, raw_agui, run, sse, text_events, tool_events
 
@@ -185,3 +187,48 @@ class TestProtocolGaps:
         _no_traceback(result)
         assert result.returncode == 0
         assert "TEXT_MESAGE_CONTENT" in result.stdout and "did the agent mean TEXT_MESSAGE_CONTENT" in result.stdout
+
+
+class TestDecoding:
+    """Item 5: SSE standard decoding — a leading byte-order mark, bytes that are not UTF-8, CR/LF/CRLF."""
+
+    def test_a_leading_bom_is_dropped_and_the_first_event_kept(self) -> None:
+        with raw_agui(Response([b"\xef\xbb\xbf" + sse(*run(*text_events("hello")))])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed" and result.text == "hello"
+
+    def test_a_bom_split_across_chunks_is_dropped(self) -> None:
+        body = b"\xef\xbb\xbf" + sse(*run(*text_events("hello")))
+        with raw_agui(Response([body[:1], body[1:2], body[2:]])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        assert result.returncode == 0 and result.text == "hello"
+
+    def test_invalid_utf8_becomes_replacement_characters(self) -> None:
+        start, content, end = text_events("X")
+        bad = b'data: {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "caf\xe9 \xff!"}\n\n'
+        first, last = run()
+        with raw_agui(Response([sse(first, start) + bad + sse(end, last)])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed"
+        assert result.text == "caf\ufffd \ufffd!"
+
+    def test_cr_lf_and_crlf_line_ends_all_frame_events(self) -> None:
+        events = run(*text_events("one"), *text_events("two", "m2"))
+        frames = [b"data: " + json.dumps(event).encode() for event in events]
+        endings = [b"\r", b"\n", b"\r\n"]
+        body = b"".join(frame + endings[i % 3] * 2 for i, frame in enumerate(frames))
+        with raw_agui(Response([body[i:i + 7] for i in range(0, len(body), 7)])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.text == "one\ntwo"
+
+    def test_a_16_mb_event_decodes(self) -> None:
+        # Linear decoding (measured in the report: 16 MB in 64 KiB chunks); here only that it works.
+        big = "x" * (16 * 1024 * 1024)
+        body = sse(*run(*text_events(big)))
+        with raw_agui(Response([body[i:i + 65536] for i in range(0, len(body), 65536)])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed" and len(result.text) == len(big)
