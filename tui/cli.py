@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
@@ -81,6 +82,35 @@ def _apply_timeouts(args: argparse.Namespace) -> None:
         _usage_error(str(exc))
 
 
+MAX_URL_LENGTH = 8192
+"""Longest `--url` accepted (servers refuse longer request lines anyway)."""
+
+
+def check_url(url: str) -> str | None:
+    """Why `--url` cannot be an AG-UI endpoint (one line, quoting at most a little of it), or None."""
+    from urllib.parse import urlsplit
+
+    if not url.strip():
+        return "--url is empty (leave it out to talk to the embedded demo agent)"
+    if len(url) > MAX_URL_LENGTH:
+        return f"--url is {len(url)} characters long (at most {MAX_URL_LENGTH})"
+    if any(not char.isprintable() or char.isspace() for char in url):
+        return "--url holds control characters or spaces"
+    shown = re.sub(r"//[^/@]*@", "//…@", url)  # never echo credentials
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port that is not a number or above 65535
+    except ValueError as exc:
+        return f"--url {shown!r} is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https"):
+        return f"--url {shown!r} must start with http:// or https://"
+    if not parts.hostname:
+        return f"--url {shown!r} has no host"
+    del port
+    return None
+
+
 def _usage_error(message: str) -> NoReturn:
     """One line on stderr, exit status 2 (what argparse does for a bad argument)."""
     # Not core's sanitiser: importing tandem.core would cost `tandem --help` a second.
@@ -142,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tandem` console script."""
     args = build_parser().parse_args(argv)
     _apply_timeouts(args)
+    url = getattr(args, "url", None)
+    if url is not None and (problem := check_url(url)) is not None:
+        _usage_error(problem)
     if args.command == "ask":
         from tandem.tui.ask import run_ask
 

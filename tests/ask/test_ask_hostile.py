@@ -232,3 +232,33 @@ class TestDecoding:
             result = ask("--url", server.url, "--json", "go")
         _no_traceback(result)
         assert result.returncode == 0 and result.turn["status"] == "completed" and len(result.text) == len(big)
+
+
+class TestCommandLineURLs:
+    """Item 6: a bad --url is one line on stderr and exit status 2, for `tandem ask` and the app."""
+
+    CASES = {
+        "http://[::1": "not a valid URL",
+        "http://127.0.0.1:70000/": "Port out of range",
+        "http://127.0.0.1/\x1b[31mred": "control characters",
+        "http://127.0.0.1/" + "a" * 100_000: "characters long",
+        "": "is empty",
+        "http://": "has no host",
+        "http://user:s3cret@/": "has no host",
+    }
+
+    def test_each_bad_url_is_one_line_and_exit_2(self) -> None:
+        import subprocess
+        import sys
+
+        from _ask_harness import REPO, clean_env
+
+        for url, expected in self.CASES.items():
+            for argv in (["ask", "--url", url, "go"], ["--url", url]):
+                completed = subprocess.run([sys.executable, "-m", "tandem.tui.cli", *argv], capture_output=True,
+                                           text=True, cwd=REPO, env=clean_env(), timeout=60, stdin=subprocess.DEVNULL)
+                lines = completed.stderr.strip().splitlines()
+                assert completed.returncode == 2, (url[:40], argv[0], completed.stderr[-500:])
+                assert len(lines) == 1 and expected in lines[0], (url[:40], completed.stderr[-500:])
+                assert "\x1b" not in completed.stderr and "s3cret" not in completed.stderr
+                assert len(lines[0]) < 300
