@@ -19,6 +19,7 @@ from tandem.core.blocks import (
 )
 from tandem.core.handlers import DebugBlock
 from tandem.core.agent_json import dumps_agent_json
+from tandem.core.sanitize import sanitize
 
 __all__ = ["clipboard_caveat", "last_answer", "conversation_markdown"]
 
@@ -91,4 +92,5 @@ def conversation_markdown(blocks: Iterable[Block], *, title: str = "Tandem conve
         text = _block_markdown(block)
         if text:
             sections.append(text)
-    return "\n\n---\n\n".join(sections) + "\n"
+    # The same cleaning as `tandem export`: no agent escape or bidirectional control in the file.
+    return sanitize("\n\n---\n\n".join(sections) + "\n")

@@ -74,13 +74,14 @@ class AppCommands(App[None]):
         self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden", markup=False)
 
     def action_copy_last_answer(self) -> None:
+        from tandem.core.sanitize import sanitize
         from tandem.tui.clipboard import clipboard_caveat, last_answer
 
         answer = last_answer(self.main.conversation.all_blocks)
         if answer is None or not answer.text.strip():
             self.notify("There is no answer to copy yet", severity="warning", markup=False)
             return
-        self.copy_to_clipboard(answer.text)
+        self.copy_to_clipboard(sanitize(answer.text))  # pasted into a shell: no agent escapes
         caveat = clipboard_caveat()
         note = f" ({caveat})" if caveat else ""
         self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard", markup=False)

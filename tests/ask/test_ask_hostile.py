@@ -262,3 +262,21 @@ class TestCommandLineURLs:
                 assert len(lines) == 1 and expected in lines[0], (url[:40], completed.stderr[-500:])
                 assert "\x1b" not in completed.stderr and "s3cret" not in completed.stderr
                 assert len(lines[0]) < 300
+
+
+class TestTextThatLies:
+    """Item 8: bidirectional controls are removed from what `tandem ask` prints."""
+
+    def test_bidi_controls_never_reach_stdout(self) -> None:
+        bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+        events = run(*tool_events("c1", "read\u202eelif", '{"path": "\u2066x\u2069"}', result="ok"),
+                     *text_events("plain \u202eesrever", "m2"))
+        with raw_agui(Response([sse(*events)])) as server:
+            human = ask("--url", server.url, "go")
+        with raw_agui(Response([sse(*events)])) as server:
+            machine = ask("--url", server.url, "--json", "go")
+        for result in (human, machine):
+            _no_traceback(result)
+            assert result.returncode == 0
+            assert not any(char in result.stdout for char in bidi)
+        assert "readelif" in human.stdout and "plain esrever" in human.stdout

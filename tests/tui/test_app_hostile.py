@@ -236,3 +236,35 @@ class TestAgentSchemasInTheApp:
             await wait_for(pilot, lambda: block.decision is not None, "the decline")
             assert block.decision.outcome == "cancelled"
             assert app.is_running
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+class TestTextThatLies:
+    """Item 8: bidirectional controls never reach the screen or a file; the in-app export is clean."""
+
+    async def test_bidi_and_escapes_are_removed_on_screen_and_in_the_in_app_export(self, tmp_path: Any) -> None:
+        from _tui_harness import send, tool_call
+
+        from tandem.widgets import ToolCallView
+
+        name = "read_file\u202e\u2066eliF_eteled\u2069"
+        segments = [[tool_call("c1", name, {"path": "/tmp/\u202etxt.exe"}),
+                     text("done \x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ \u202edesrever", message_id="m2")]]
+        script = Scripted(segments)
+        async with script.app(data_dir=tmp_path).run_test(size=(120, 30), notifications=True) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await wait_for(pilot, lambda: len(app.screen.query(ToolCallView)) == 1 and "desrever" in "".join(
+                getattr(b, "text", "") for b in app.conversation.all_blocks), "the answer")
+            await pilot.pause(0.1)
+            view = app.screen.query(ToolCallView).first()
+            shown = " ".join(str(w.render()) for w in view.query("*") if hasattr(w, "render"))
+            assert "read_fileeliF_eteled" in shown
+            assert not any(char in shown for char in BIDI + "\x1b")
+            path = app.export_markdown()
+            assert path is not None
+        exported = path.read_text(encoding="utf-8")
+        assert "read_file" in exported and "desrever" in exported
+        assert not any(char in exported for char in BIDI + "\x1b")
