@@ -130,6 +130,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         self._full_collections = FullCollectionPause()
         self._unshown_state: AgentState | None = None
         self._startup_failed = False
+        self._quitting_on_signal = False
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
@@ -174,6 +175,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         return self._main
 
     def on_mount(self) -> None:
+        self._catch_signals()
         # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
         # that would each time trigger a full collection. Held until the conversation's first
         # frame (the first status, see `bridge_status_changed`), then collected once.
@@ -272,6 +274,44 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
     async def action_quit(self) -> None:
         await self.stop_engine()
         self.exit()
+
+    QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP")
+    """Signals that quit the way Ctrl+Q does: the log is closed and the terminal restored (the
+    alternate screen left, mouse tracking off) instead of the process dying in the middle."""
+
+    def _catch_signals(self) -> None:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for name in self.QUIT_SIGNALS:
+            number = getattr(signal, name, None)
+            if number is None:
+                continue  # not on this platform (Windows has no SIGHUP)
+            try:
+                loop.add_signal_handler(number, self._quit_on_signal, int(number))
+            except (NotImplementedError, RuntimeError, ValueError):
+                return  # not the main thread, or a loop without signal support: nothing to do
+
+    def _quit_on_signal(self, number: int) -> None:
+        """A quit signal arrived (on the UI loop): stop the engine, close the log, exit 128+N.
+
+        A second one while stopping exits at once (the terminal is still restored by Textual).
+        """
+        import logging
+
+        logging.getLogger(__name__).info("signal %d: quitting", number)
+        if self._quitting_on_signal:
+            self.exit(return_code=128 + number)
+            return
+        self._quitting_on_signal = True
+
+        async def quit_cleanly() -> None:
+            try:
+                await self.stop_engine()
+            finally:
+                self.exit(return_code=128 + number)
+
+        self.run_worker(quit_cleanly(), group="signal-quit", exit_on_error=False)
 
     # -- the bridge's entry points (UI thread) ------------------------------------------------
 
