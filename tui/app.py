@@ -189,6 +189,10 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
             # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
             await self._show_context(context)
+            lost = self.threads.lost_history if self.threads is not None else None
+            if lost is not None:
+                self.notify(lost[0].upper() + lost[1:] + ".", title="Saved threads lost", severity="error", timeout=60,
+                            markup=False)
             if not self.main.state_panel_mounted:
                 # Hidden and empty: mounted after the conversation's first frame, not before it.
                 painted = asyncio.Event()

@@ -268,3 +268,34 @@ class TestTextThatLies:
         exported = path.read_text(encoding="utf-8")
         assert "read_file" in exported and "desrever" in exported
         assert not any(char in exported for char in BIDI + "\x1b")
+
+
+class TestEmptiedStore:
+    """Item 10: a store file found empty (0 bytes) is reported as lost history, in the app and the CLI."""
+
+    async def test_the_app_says_the_history_is_gone(self, tmp_path: Any) -> None:
+        from _thread_harness import SavedScript
+
+        store = tmp_path / "threads.sqlite3"
+        store.write_bytes(b"")
+        app = SavedScript(store).app([[text("hello")]])
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:
+            await started(pilot)
+            await wait_for(pilot, lambda: any("threads saved in it before are gone" in t for t in _toast_texts(app)),
+                           "the lost-history notification")
+            assert any("Saved threads lost" in t for t in _toast_texts(app))
+
+    def test_tandem_threads_and_export_say_so_once(self, tmp_path: Any) -> None:
+        import subprocess
+        import sys
+
+        store = tmp_path / "tandem" / "threads.sqlite3"
+        store.parent.mkdir()
+        store.write_bytes(b"")
+        env = {"XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+        first = subprocess.run([sys.executable, "-m", "tandem.tui.cli", "threads"], capture_output=True, text=True,
+                               env=env, timeout=60)
+        assert first.returncode == 0 and "empty file (0 bytes)" in first.stderr and "gone" in first.stderr
+        again = subprocess.run([sys.executable, "-m", "tandem.tui.cli", "threads"], capture_output=True, text=True,
+                               env=env, timeout=60)
+        assert again.returncode == 0 and "0 bytes" not in again.stderr  # now a real, empty store
