@@ -50,6 +50,7 @@ from tandem.core.log_entries import (
 from tandem.core.messages import ChatMessage
 
 from tandem.core.sanitize import sanitize
+from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown", "to_jsonl", "jsonl_safe"]
 
@@ -116,7 +117,7 @@ def _fenced(value: Any, language: str = "json") -> str:
     if isinstance(value, str) and language != "json":
         body = value
     else:
-        body = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        body = dumps_agent_json(value, indent=2, ensure_ascii=False)
     body = markdown_safe(body)
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
     return f"{fence}{language}\n{body}\n{fence}"
@@ -161,7 +162,7 @@ class _Call:
         elif self.chunks:
             text = "".join(self.chunks)
             try:
-                lines.append(_fenced(json.loads(text)))
+                lines.append(_fenced(loads_agent_json(text)))
             except ValueError:
                 lines.append(_fenced(text, "text"))
         else:
@@ -283,14 +284,14 @@ class _Transcript:
         elif isinstance(part, StateSnapshotContent):
             what = "proposed replacing" if part.proposal_id else "replaced"
             keys = list(part.snapshot) if isinstance(part.snapshot, dict) else None
-            summary = f"keys {', '.join(_inline(k) for k in keys[:10])}" + ("…" if keys and len(keys) > 10 else "") if keys else _inline(json.dumps(part.snapshot, default=str), _SUMMARY_LIMIT)
+            summary = f"keys {', '.join(_inline(k) for k in keys[:10])}" + ("…" if keys and len(keys) > 10 else "") if keys else _inline(dumps_agent_json(part.snapshot), _SUMMARY_LIMIT)
             self.add(f"**State** {what} by the agent{self._proposal(part.proposal_id)}: {summary}")
         elif isinstance(part, StateDeltaContent):
             verb = "proposed" if part.proposal_id else "changed"
             self.add(f"**State** {verb} by the agent{self._proposal(part.proposal_id)}: {self._ops(part.patch)}")
         elif isinstance(part, ActivityContent):
             self.add(f"**Activity** {_inline(part.activity_type)} {_inline(part.activity_id)}: "
-                     + _inline(json.dumps(part.content if part.patch is None else part.patch, default=str), _SUMMARY_LIMIT))
+                     + _inline(dumps_agent_json(part.content if part.patch is None else part.patch), _SUMMARY_LIMIT))
         elif isinstance(part, A2UIMessageContent):
             kinds = ", ".join(_inline(k) for k in part.message)
             self.add(f"**Surface** {_inline(part.surface_id or '?')}: {kinds}")
@@ -298,7 +299,7 @@ class _Transcript:
             code = f" ({_inline(part.code)})" if part.code else ""
             self.add(f"**Agent error**{code}: {markdown_safe(part.message)}")
         elif isinstance(part, DebugContent):
-            self.add(f"_Protocol event {_inline(part.label)}: {_inline(json.dumps(part.value, default=str), _SUMMARY_LIMIT)}_")
+            self.add(f"_Protocol event {_inline(part.label)}: {_inline(dumps_agent_json(part.value), _SUMMARY_LIMIT)}_")
         elif isinstance(part, FinishContent):
             self.run = None
 
@@ -374,7 +375,7 @@ class _Transcript:
         ops = [op for op in patch if isinstance(op, dict)]
         shown = []
         for op in ops[:10]:
-            value = f" = {_inline(json.dumps(op['value'], default=str), 60)}" if "value" in op else ""
+            value = f" = {_inline(dumps_agent_json(op['value']), 60)}" if "value" in op else ""
             shown.append(f"{markdown_safe(str(op.get('op', '?')))} {_inline(op.get('path', ''))}{value}")
         more = f" (+{len(ops) - 10} more)" if len(ops) > 10 else ""
         return "; ".join(shown) + more if shown else "(no changes)"

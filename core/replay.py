@@ -58,8 +58,12 @@ async def restore(
     replayer = _Replayer(context)
     agent.env.replaying = True
     try:
-        for entry in thread.replay_entries():
-            replayer.apply(entry)
+        for position, entry in enumerate(thread.replay_entries()):
+            try:
+                replayer.apply(entry)
+            except Exception as exc:  # noqa: BLE001 - one bad entry must not make the thread unopenable
+                log.exception("could not replay log entry %d (%s)", position, entry.entry)
+                replayer.unreplayable(position, entry, exc)
     finally:
         agent.env.replaying = False
     replayer.finish(resume=resume)
@@ -133,6 +137,12 @@ class _Replayer:
         else:
             self.pipeline.end_segment()
             self.last_interactive = []
+
+    def unreplayable(self, position: int, entry: LogEntry, exc: Exception) -> None:
+        """Show an entry that could not be replayed as an error block, so the thread still opens."""
+        message = f"Part of this thread could not be shown (log entry {position}, {entry.entry}): {type(exc).__name__}: {exc}"
+        block = ErrorBlock(self.pipeline.unique_id(f"unreplayable/{position}"), message=message[:500], code="unreadable")
+        self.pipeline.add_block(block)
 
     def _error_block(self, turn: Turn, index: int, message: str) -> None:
         existing = [b for b in self.pipeline.segment_blocks if isinstance(b, ErrorBlock)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ParsedArguments", "parse_arguments"]
 
@@ -45,7 +46,7 @@ def parse_arguments(text: str) -> ParsedArguments:
     if not stripped:
         return ParsedArguments(stripped, {}, None)
     try:
-        value = json.loads(stripped)
+        value = loads_agent_json(stripped)
     except ValueError as exc:
         return ParsedArguments(stripped, None, f"not JSON: {exc}", valid_json=False)
     if not isinstance(value, dict):

@@ -34,6 +34,7 @@ from tandem.tui.thread_commands import ThreadCommands
 from tandem.tui.welcome import demo_scenario_names, welcome_content
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
     from textual.widgets import Markdown
 
     from tandem.core.blocks import Block
@@ -135,9 +136,33 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         self._full_collections = FullCollectionPause()
         self._unshown_state: AgentState | None = None
         self._startup_failed = False
+        self._quitting_on_signal = False
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
+
+    # -- notifications -----------------------------------------------------------------------
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a toast whose message and title are plain text, whatever the caller asked.
+
+        Toasts carry agent and server data (error texts, tool names, URLs): a `[` in one would
+        break Textual's markup parser, and `[@click=app.quit]` would become a live action. So every
+        notification of the app (and of its screens and widgets, which delegate here) is sanitised
+        and shown literally; `markup` is accepted for Textual's signature and ignored.
+        """
+        from tandem.core.sanitize import sanitize
+
+        del markup  # never markup: see above
+        super().notify(sanitize(message), title=sanitize(title), severity=severity, timeout=timeout, markup=False)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -156,6 +181,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         return self._main
 
     def on_mount(self) -> None:
+        self._catch_signals()
         # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
         # that would each time trigger a full collection. Held until the conversation's first
         # frame (the first status, see `bridge_status_changed`), then collected once.
@@ -169,6 +195,10 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
             # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
             await self._show_context(context)
+            lost = self.threads.lost_history if self.threads is not None else None
+            if lost is not None:
+                self.notify(lost[0].upper() + lost[1:] + ".", title="Saved threads lost", severity="error", timeout=60,
+                            markup=False)
             if not self.main.state_panel_mounted:
                 # Hidden and empty: mounted after the conversation's first frame, not before it.
                 painted = asyncio.Event()
@@ -190,7 +220,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
                 self.exit(return_code=1)
                 return
             self.log.error("the engine failed to start", exc)
-            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
+            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30, markup=False)
             return
         if self.demo:
             # The engine imported the demo agent: its scenarios replace the first frame's "…".
@@ -258,6 +288,44 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
     async def action_quit(self) -> None:
         await self.stop_engine()
         self.exit()
+
+    QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP")
+    """Signals that quit the way Ctrl+Q does: the log is closed and the terminal restored (the
+    alternate screen left, mouse tracking off) instead of the process dying in the middle."""
+
+    def _catch_signals(self) -> None:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for name in self.QUIT_SIGNALS:
+            number = getattr(signal, name, None)
+            if number is None:
+                continue  # not on this platform (Windows has no SIGHUP)
+            try:
+                loop.add_signal_handler(number, self._quit_on_signal, int(number))
+            except (NotImplementedError, RuntimeError, ValueError):
+                return  # not the main thread, or a loop without signal support: nothing to do
+
+    def _quit_on_signal(self, number: int) -> None:
+        """A quit signal arrived (on the UI loop): stop the engine, close the log, exit 128+N.
+
+        A second one while stopping exits at once (the terminal is still restored by Textual).
+        """
+        import logging
+
+        logging.getLogger(__name__).info("signal %d: quitting", number)
+        if self._quitting_on_signal:
+            self.exit(return_code=128 + number)
+            return
+        self._quitting_on_signal = True
+
+        async def quit_cleanly() -> None:
+            try:
+                await self.stop_engine()
+            finally:
+                self.exit(return_code=128 + number)
+
+        self.run_worker(quit_cleanly(), group="signal-quit", exit_on_error=False)
 
     # -- the bridge's entry points (UI thread) ------------------------------------------------
 

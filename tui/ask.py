@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import threading
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from typing import Any, Literal, TextIO
 
 from pydantic import JsonValue
 
+from tandem.core.agent_json import loads_agent_json
 from tandem.core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActionBlock
 from tandem.core.context import AgentContext
 from tandem.core.errors import DecisionError, TandemError
@@ -304,7 +304,12 @@ class Decider:
         if self.policy == "none":
             block.decline(reason="tandem ask --approve none")
             return
+        problem = block.schema_problem
         if self.policy == "all":
+            if problem is not None:  # nothing to fill in automatically: decline, and say why
+                self._complain(f"declined an input request whose form cannot be used: {problem}")
+                block.cancel()
+                return
             defaults = schema_defaults(block.response_schema)
             if defaults is not None and not block.validate(defaults):
                 block.respond(defaults)
@@ -322,6 +327,8 @@ class Decider:
         while block.actionable:
             if self.prompts is not None:
                 self._prompt(f"{one_line(block.message or block.reason, 200)}\n")
+                if problem is not None:
+                    self._prompt(f"the agent's form cannot be used ({one_line(problem, 200)}): answer with raw JSON, or end input to decline\n")
                 line = await self._readline("answer as JSON, or press Enter to fill in a form: ")
             else:
                 line = await self._readline(None)
@@ -329,7 +336,7 @@ class Decider:
                 block.cancel()
                 return
             if not line.strip():
-                if self.prompts is None:
+                if self.prompts is None or problem is not None:
                     continue
                 payload: JsonValue = await self._fill_form(block)
                 if payload is None:
@@ -337,7 +344,7 @@ class Decider:
                     return
             else:
                 try:
-                    payload = json.loads(line)
+                    payload = loads_agent_json(line)
                 except ValueError as exc:
                     self._complain(f"not JSON: {exc}")
                     continue

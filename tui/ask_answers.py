@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from tandem.core.blocks import UIActionBlock
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = [
     "TASK_STEPS_ACTION",
@@ -45,7 +46,7 @@ def parse_approval(line: str) -> Answer | str:
     text = line.strip()
     if text.startswith("{"):
         try:
-            payload = json.loads(text)
+            payload = loads_agent_json(text)
         except ValueError as exc:
             return f"not JSON: {exc}"
         if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
@@ -84,7 +85,7 @@ def parse_action(line: str, steps: list[dict[str, Any]] | None) -> Answer | str:
 def parse_edited(text: str) -> Answer | str:
     """`{json}` → a yes with these arguments, or what is wrong (a human's edit: empty is wrong)."""
     try:
-        arguments = json.loads(text)
+        arguments = loads_agent_json(text)
     except ValueError as exc:
         return f"edited arguments are not JSON: {exc}"
     if not isinstance(arguments, dict):
@@ -133,7 +134,7 @@ def typed_value(text: str, spec: dict[str, Any]) -> JsonValue:
     if kind in (None, "string") or (isinstance(kind, list) and "string" in kind):
         return text
     try:
-        value: JsonValue = json.loads(text)
+        value: JsonValue = loads_agent_json(text)
     except ValueError:
         return text  # validation will say what is wrong with it
     return value

@@ -39,6 +39,7 @@ from tandem.core.state_merge import MISSING
 from tandem.core.turns import Turn
 
 from tandem.core.sanitize import sanitize
+from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["sanitize", "short_json", "one_line", "Printer", "PlainPrinter", "JsonPrinter"]
 
@@ -58,7 +59,7 @@ def one_line(text: object, limit: int | None = None) -> str:
 def short_json(value: Any, limit: int = _SHORT) -> str:
     """Compact JSON of an agent value on one line, sanitised and cut to `limit` characters."""
     try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        text = dumps_agent_json(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
     return one_line(text, limit)
@@ -68,7 +69,7 @@ def _decoded(value: Any) -> Any:
     """Tool results often arrive as JSON text: show the value, not its escaped text."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return loads_agent_json(value)
         except ValueError:
             return value
     return value
@@ -197,7 +198,8 @@ class PlainPrinter(Printer):
         elif isinstance(block, ErrorBlock):
             if not seen.done:
                 seen.done = True
-                self._line(f"[error] {one_line(block.message)}")
+                label = "warning" if block.code == "protocol warning" else "error"  # the turn goes on
+                self._line(f"[{label}] {one_line(block.message)}")
         elif isinstance(block, UnhandledContentBlock):
             if not seen.done:
                 seen.done = True
@@ -233,6 +235,8 @@ class PlainPrinter(Printer):
         seen.milestone = milestone
         name = one_line(block.name, 60)
         arguments = f" {short_json(block.arguments)}" if first else ""
+        if first and block.arguments_error:
+            arguments += f" ({one_line(block.arguments_error, _SHORT)})"
         if not block.finished:
             self._line(f"[tool] {name}{arguments} → {block.status.value}")
         elif block.error:
@@ -438,7 +442,7 @@ class JsonPrinter(Printer):
         )
 
     def _write_json(self, value: dict[str, Any]) -> None:
-        self._write(json.dumps(value, default=str) + "\n")
+        self._write(dumps_agent_json(value) + "\n")
 
 
 def _milestone(block: Block) -> tuple[Any, ...]:

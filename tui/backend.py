@@ -104,7 +104,12 @@ def build_chat_client(url: str | None, headers: dict[str, str] | None = None, *,
         from tandem.core.agui import AGUIChatClient
 
         if url:
-            return AGUIChatClient(url, headers=headers)
+            from tandem.tui.timeouts import Timeouts
+
+            # The CLI checked the variables and wrote its flags into them (`tui.cli`).
+            timeouts = Timeouts.from_env()
+            return AGUIChatClient(url, headers=headers, connect_timeout=timeouts.connect, read_timeout=timeouts.read,
+                                  turn_timeout=timeouts.turn)
         from tandem.core.agui.demo import DemoAgent, encode_sse
 
         agent = DemoAgent(speed)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
 __all__ = ["main", "build_parser", "parse_headers"]
 
@@ -48,6 +50,73 @@ def _add_connection_args(parser: argparse.ArgumentParser) -> None:
         help=f"a request header, repeatable (also ${HEADER_ENV}); never logged or stored",
     )
     parser.add_argument("--speed", type=float, default=1.0, help="demo agent pacing: 1 realistic, 0 instant")
+    from tandem.tui.timeouts import TIMEOUT_ENV, Timeouts
+
+    defaults = Timeouts()
+    for name, what in (("connect", "to connect"), ("read", "for the next bytes of a stream"),
+                       ("turn", "for a whole turn")):
+        parser.add_argument(
+            f"--{name}-timeout",
+            metavar="SECONDS",
+            default=argparse.SUPPRESS,  # given before or after the subcommand: absent must not override
+            help=f"seconds to wait {what} (default {getattr(defaults, name):g}; 0: no limit; also ${TIMEOUT_ENV[name]})",
+        )
+
+
+def _apply_timeouts(args: argparse.Namespace) -> None:
+    """Check the timeout flags and variables; a flag is written into its variable, which the
+    client reads (`tui.backend`). A bad value ends the program with a one-line error."""
+    from tandem.tui.timeouts import TIMEOUT_ENV, Timeouts, parse_seconds
+
+    for name, variable in TIMEOUT_ENV.items():
+        value = getattr(args, f"{name}_timeout", None)
+        if value is not None:
+            try:
+                parse_seconds(value)
+            except ValueError as exc:
+                _usage_error(f"--{name}-timeout: {exc}")
+            os.environ[variable] = value
+    try:
+        Timeouts.from_env()
+    except ValueError as exc:
+        _usage_error(str(exc))
+
+
+MAX_URL_LENGTH = 8192
+"""Longest `--url` accepted (servers refuse longer request lines anyway)."""
+
+
+def check_url(url: str) -> str | None:
+    """Why `--url` cannot be an AG-UI endpoint (one line, quoting at most a little of it), or None."""
+    from urllib.parse import urlsplit
+
+    if not url.strip():
+        return "--url is empty (leave it out to talk to the embedded demo agent)"
+    if len(url) > MAX_URL_LENGTH:
+        return f"--url is {len(url)} characters long (at most {MAX_URL_LENGTH})"
+    if any(not char.isprintable() or char.isspace() for char in url):
+        return "--url holds control characters or spaces"
+    shown = re.sub(r"//[^/@]*@", "//…@", url)  # never echo credentials
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port that is not a number or above 65535
+    except ValueError as exc:
+        return f"--url {shown!r} is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https"):
+        return f"--url {shown!r} must start with http:// or https://"
+    if not parts.hostname:
+        return f"--url {shown!r} has no host"
+    del port
+    return None
+
+
+def _usage_error(message: str) -> NoReturn:
+    """One line on stderr, exit status 2 (what argparse does for a bad argument)."""
+    # Not core's sanitiser: importing tandem.core would cost `tandem --help` a second.
+    printable = "".join(char if char.isprintable() else "?" for char in message)
+    sys.stderr.write(f"tandem: error: {printable}\n")
+    raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tandem` console script."""
     args = build_parser().parse_args(argv)
+    _apply_timeouts(args)
+    url = getattr(args, "url", None)
+    if url is not None and (problem := check_url(url)) is not None:
+        _usage_error(problem)
     if args.command == "ask":
         from tandem.tui.ask import run_ask
 

@@ -18,6 +18,8 @@ from tandem.core.blocks import (
     UIActionBlock,
 )
 from tandem.core.handlers import DebugBlock
+from tandem.core.agent_json import dumps_agent_json
+from tandem.core.sanitize import sanitize
 
 __all__ = ["clipboard_caveat", "last_answer", "conversation_markdown"]
 
@@ -48,7 +50,7 @@ def last_answer(blocks: Iterable[Block]) -> TextBlock | None:
 
 
 def _fence(value: object) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    text = dumps_agent_json(value, indent=2, ensure_ascii=False)
     return f"```json\n{text}\n```"
 
 
@@ -90,4 +92,5 @@ def conversation_markdown(blocks: Iterable[Block], *, title: str = "Tandem conve
         text = _block_markdown(block)
         if text:
             sections.append(text)
-    return "\n\n---\n\n".join(sections) + "\n"
+    # The same cleaning as `tandem export`: no agent escape or bidirectional control in the file.
+    return sanitize("\n\n---\n\n".join(sections) + "\n")

@@ -73,24 +73,25 @@ class AppCommands(App[None]):
         conversation.show_debug = not conversation.show_debug
         # Debug views and the state panel's proposal ids show under the screen's `-debug` class.
         self.main.set_class(conversation.show_debug, "-debug")
-        self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden")
+        self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden", markup=False)
 
     def action_copy_last_answer(self) -> None:
+        from tandem.core.sanitize import sanitize
         from tandem.tui.clipboard import clipboard_caveat, last_answer
 
         answer = last_answer(self.main.conversation.all_blocks)
         if answer is None or not answer.text.strip():
-            self.notify("There is no answer to copy yet", severity="warning")
+            self.notify("There is no answer to copy yet", severity="warning", markup=False)
             return
-        self.copy_to_clipboard(answer.text)
+        self.copy_to_clipboard(sanitize(answer.text))  # pasted into a shell: no agent escapes
         caveat = clipboard_caveat()
         note = f" ({caveat})" if caveat else ""
-        self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard")
+        self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard", markup=False)
 
     def action_export(self) -> None:
         path = self.export_markdown()
         if path is not None:
-            self.notify(f"Exported the conversation to {path}", title="Export", timeout=8)
+            self.notify(f"Exported the conversation to {path}", title="Export", timeout=8, markup=False)
 
     def export_markdown(self) -> Path | None:
         """Write the conversation as Markdown into the data dir; returns the file (UI thread)."""
@@ -104,7 +105,7 @@ class AppCommands(App[None]):
             directory.mkdir(parents=True, exist_ok=True)
             path.write_text(conversation_markdown(self.main.conversation.all_blocks), encoding="utf-8")
         except OSError as exc:
-            self.notify(f"Could not export: {exc}", severity="error")
+            self.notify(f"Could not export: {exc}", severity="error", markup=False)
             return None
         return path
 

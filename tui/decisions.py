@@ -81,7 +81,7 @@ class Decisions(App[None]):
         try:
             await asyncio.wrap_future(self.bridge.decide(block, method, kwargs))
         except TandemError as exc:
-            self.notify(sanitize(str(exc)), title="Not applied", severity="warning")
+            self.notify(sanitize(str(exc)), title="Not applied", severity="warning", markup=False)
 
     @work(exit_on_error=False, group="engine-calls")
     async def _run_on_engine(self, call: Callable[[AgentContext], Any], failure: str) -> Any:
@@ -90,12 +90,12 @@ class Decisions(App[None]):
 
         context = self.context
         if context is None:
-            self.notify("The conversation is not ready yet", severity="warning")
+            self.notify("The conversation is not ready yet", severity="warning", markup=False)
             return None
         try:
             return await self.bridge.run_on_engine(lambda: call(context))
         except (TandemError, KeyError) as exc:
-            self.notify(sanitize(str(exc)), title=failure, severity="warning")
+            self.notify(sanitize(str(exc)), title=failure, severity="warning", markup=False)
             return None
 
     def action_cancel_turn(self) -> None:

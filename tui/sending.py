@@ -65,7 +65,7 @@ class Sending(App[None]):
             if not composer.input.text:
                 composer.input.insert(text)  # not lost: back where it was typed
             self.notify("The conversation is not ready, so the message was not sent; it is back in the composer",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
 
         async def send_or_queue() -> int:
@@ -78,7 +78,7 @@ class Sending(App[None]):
         try:
             queued = await self.bridge.run_on_engine(send_or_queue)
         except TandemError as exc:
-            self.notify(sanitize(str(exc)), title="Not sent", severity="warning")
+            self.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
             return
         self.main.composer.queued = queued
 

@@ -85,7 +85,7 @@ class SurfaceActions(App[None]):
         try:
             result = await self.bridge.run_on_engine(fire)
         except TandemError as exc:
-            self.notify(sanitize(str(exc)), title="Not sent", severity="warning")
+            self.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
             return
         if result.status in ("refused", "disabled") and result.message:
             self.notify(sanitize(result.message), title="Not done", severity="warning", markup=False)

@@ -81,7 +81,7 @@ class ThreadCommands(App[None]):
             context: AgentContext = await self.bridge.run_on_engine(open_new)
         except Exception as exc:
             what = "open the thread" if resume else "start a new conversation"
-            self.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10)
+            self.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10, markup=False)
             return
 
         async def retire_old() -> list[str]:
@@ -106,7 +106,7 @@ class ThreadCommands(App[None]):
         self._refresh_title(context)
         self.ready.set()
         self.main.composer.focus_input()
-        self.notify("Opened the thread" if resume else "Started a new conversation")
+        self.notify("Opened the thread" if resume else "Started a new conversation", markup=False)
 
     @work(exit_on_error=False, exclusive=True, group="threads")
     async def _pick_thread(self) -> None:
@@ -119,7 +119,7 @@ class ThreadCommands(App[None]):
         try:
             rows = await self.bridge.run_on_engine(threads.list)
         except Exception as exc:
-            self.notify(f"Could not list the threads: {sanitize(str(exc))}", severity="error")
+            self.notify(f"Could not list the threads: {sanitize(str(exc))}", severity="error", markup=False)
             return
         current = self.context.conversation_id if self.context is not None else None
         chosen = await self.push_screen_wait(ThreadPicker(rows, current=current))
@@ -143,7 +143,7 @@ class ThreadCommands(App[None]):
             await self.bridge.run_on_engine(lambda: threads.rename(thread_id, title))
             self.thread_title = await self.bridge.run_on_engine(lambda: threads.title(thread_id))
         except Exception as exc:
-            self.notify(f"Could not rename the thread: {sanitize(str(exc))}", severity="error")
+            self.notify(f"Could not rename the thread: {sanitize(str(exc))}", severity="error", markup=False)
             return
         self.main.set_title(self.thread_title)
 

@@ -57,6 +57,11 @@ class ThreadLibrary:
             self._store = ThreadStore(self._path)
         return self._store
 
+    @property
+    def lost_history(self) -> str | None:
+        """The store's notice that its file was found empty (see `ThreadStore.lost_history`)."""
+        return self._store.lost_history if self._store is not None else None
+
     def factory(self, resume: str | None) -> ContextFactory:
         """A `ContextFactory` for the engine: a new thread (None) or a restored one."""
 

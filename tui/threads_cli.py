@@ -63,6 +63,7 @@ def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out
             print(f"Started a new thread store at {store.path}; the old one is kept as {store.quarantined}.", file=out)
             return 0
         with ThreadStore(store_path) as store:
+            _say_lost(store, err)
             if args.delete:
                 thread_id = store.resolve(args.delete)
                 store.delete(thread_id)
@@ -80,6 +81,11 @@ def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out
         return 1
 
 
+def _say_lost(store: ThreadStore, err: TextIO) -> None:
+    if store.lost_history is not None:
+        print(f"tandem: warning: {store.lost_history}", file=err)
+
+
 def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out: TextIO | None = None,
                err: TextIO | None = None) -> int:
     """Write a thread's log as Markdown or JSON lines, to a file or stdout.
@@ -94,6 +100,7 @@ def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out:
     err = err or sys.stderr
     try:
         with ThreadStore(store_path) as store:
+            _say_lost(store, err)
             thread_id = store.resolve(args.thread_id)
             if args.format == "jsonl":
                 text = "".join(to_jsonl(json for _seq, json in store.read_json(thread_id)))

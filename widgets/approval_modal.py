@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer, Input, Static, TextArea
 
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.widgets.sanitize import agent_text, pretty_json
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ApprovalModal", "ApprovalResult"]
 
@@ -251,7 +252,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
     def _edited_arguments(self) -> tuple[dict[str, Any] | None, str | None]:
         text = self.query_one(TextArea).text
         try:
-            value = json.loads(text)
+            value = loads_agent_json(text)
         except ValueError as exc:
             return None, f"✗ not valid JSON: {exc}"
         if not isinstance(value, dict):

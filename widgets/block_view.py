@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from textual.message import Message
@@ -10,6 +11,8 @@ from textual.widget import Widget
 from tandem.core.blocks.base import Block
 
 __all__ = ["BlockView"]
+
+log = logging.getLogger(__name__)
 
 
 class BlockView(Widget):
@@ -23,6 +26,7 @@ class BlockView(Widget):
     DEFAULT_CSS = """
     BlockView {
         height: auto;
+        & > .block-view--render-error { color: $text-error; }
     }
     """
 
@@ -64,7 +68,27 @@ class BlockView(Widget):
         if version == self.shown_version:
             return
         self.shown_version = version
-        self.update_from_block()
+        try:
+            self.update_from_block()
+        except Exception as exc:  # noqa: BLE001 - an agent's content must not take the app down
+            log.exception("could not show block %s", self.block.id)
+            self.show_render_failure(exc)
+
+    def show_render_failure(self, exc: Exception) -> None:
+        """Replace what the view shows with an error line naming why the block cannot be shown."""
+        from textual.content import Content
+        from textual.widgets import Static
+
+        from tandem.widgets.sanitize import sanitize
+
+        text = Content(f"✗ This block could not be shown: {type(exc).__name__}: {sanitize(str(exc))[:300]}")
+        for child in self.children:
+            child.display = "block-view--render-error" in child.classes
+        existing = self.query(".block-view--render-error")
+        if existing:
+            existing.first(Static).update(text)
+        else:
+            self.mount(Static(text, classes="block-view--render-error"))
 
     def update_from_block(self) -> None:
         """Paint the block's current content. Override in subclasses."""

@@ -7,7 +7,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from tandem.core.blocks.interrupt import InterruptBlock
 from tandem.widgets.block_view import BlockView
@@ -33,6 +33,7 @@ class InterruptView(BlockView):
         & > .interrupt-view--title { text-style: bold; color: $text-accent; }
         & > .interrupt-view--status { color: $text-muted; }
         &.-decided > SchemaForm { display: none; }
+        & > .interrupt-view--decline { margin: 0; }
         &.-decided { border: round $panel; }
     }
     """
@@ -42,7 +43,12 @@ class InterruptView(BlockView):
         assert isinstance(block, InterruptBlock)
         yield Static(classes="interrupt-view--title")
         yield Static(classes="interrupt-view--message")
-        yield SchemaForm(block.response_schema, submit_label="Send")
+        form = SchemaForm(block.response_schema, submit_label="Send")
+        yield form
+        # A schema that cannot be used leaves the person two answers: raw JSON, or this.
+        decline = Button(Content("Decline"), compact=True, classes="interrupt-view--decline")
+        decline.display = False  # see update_from_block
+        yield decline
         yield Static(classes="interrupt-view--status")
 
     def update_from_block(self) -> None:
@@ -56,6 +62,7 @@ class InterruptView(BlockView):
         pending = decision is None and not block.expired
         self.set_class(pending, "-pending")
         self.set_class(not pending, "-decided")
+        self.query_one(".interrupt-view--decline", Button).display = pending and self.query_one(SchemaForm).problem is not None
         status = self.query_one(".interrupt-view--status", Static)
         if decision is None:
             status.update(Content("⌛ expired" if block.expired else "… waiting for you"))
@@ -63,6 +70,14 @@ class InterruptView(BlockView):
             status.update(Content("✓ answered by ") + agent_text(decision.who) + Content(": ") + agent_text(pretty_json(decision.payload)))
         else:
             status.update(Content(f"⊘ {decision.outcome}"))
+
+    @on(Button.Pressed, ".interrupt-view--decline")
+    def _declined(self, event: Button.Pressed) -> None:
+        event.stop()
+        block = self.block
+        assert isinstance(block, InterruptBlock)
+        if block.actionable:
+            self.request_decision("cancel")
 
     @on(SchemaForm.Submitted)
     def _submitted(self, event: SchemaForm.Submitted) -> None:

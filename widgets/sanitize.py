@@ -14,6 +14,7 @@ from typing import Any
 from textual.content import Content
 
 from tandem.core.sanitize import sanitize
+from tandem.core.agent_json import dumps_agent_json
 
 __all__ = ["sanitize", "safe_id", "agent_text", "pretty_json"]
 
@@ -51,8 +52,4 @@ def pretty_json(value: Any) -> str:
     """Pretty-printed, sanitised JSON of an agent value (strings shown as they are)."""
     if isinstance(value, str):
         return sanitize(value)
-    try:
-        dumped = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
-    except (TypeError, ValueError):
-        dumped = repr(value)
-    return sanitize(dumped)
+    return sanitize(dumps_agent_json(value, indent=2, ensure_ascii=False, sort_keys=False))

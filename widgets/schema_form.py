@@ -15,11 +15,14 @@ from textual.widgets import Button, Input, Select, Static
 
 from tandem.widgets.marked_checkbox import MarkedCheckbox
 from tandem.widgets.sanitize import agent_text, safe_id, sanitize
+from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["SchemaForm"]
 
 _ROOT = "\x00root"
 """Field key used when the schema is not an object (the whole payload is one field)."""
+_RAW_JSON = "\x00raw-json"
+"""Field type of the one field of a form whose schema cannot be used: any JSON."""
 
 
 class SchemaForm(Widget):
@@ -46,6 +49,7 @@ class SchemaForm(Widget):
         & .schema-form--errors { color: $text-error; display: none; }
         &.-invalid .schema-form--errors { display: block; }
         & .schema-form--submit { margin: 0; }
+        & .schema-form--problem { color: $text-error; margin: 0 0 1 0; }
     }
     """
 
@@ -80,9 +84,16 @@ class SchemaForm(Widget):
             submit_label: The submit button's label (ours, not the agent's).
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self.schema: dict[str, Any] = dict(schema or {})
+        from tandem.core.agent_schema import schema_problem
+
+        self.schema: dict[str, Any] = dict(schema) if isinstance(schema, dict) else {}
         self.submit_label = submit_label
-        self._fields: dict[str, dict[str, Any]] = self._field_specs()
+        self.problem: str | None = schema_problem(schema)
+        """Why the agent's schema cannot be used (checked before any use): the form is then one
+        raw JSON field, checked only as JSON."""
+        self._fields: dict[str, dict[str, Any]] = (
+            {_ROOT: {"type": _RAW_JSON, "title": "answer (raw JSON)"}} if self.problem else self._field_specs()
+        )
 
     @property
     def composing(self) -> bool:
@@ -90,6 +101,9 @@ class SchemaForm(Widget):
         return len(self.query(".schema-form--input")) < len(self._fields)
 
     def compose(self) -> ComposeResult:
+        if self.problem:
+            yield Static(Content("✗ The agent's form cannot be used: ") + agent_text(self.problem)
+                         + Content("\nAnswer with raw JSON, or decline."), classes="schema-form--problem")
         for key, spec in self._fields.items():
             with Vertical(classes="schema-form--field", id=self._field_id(key)):
                 yield self._label(key, spec)
@@ -135,19 +149,25 @@ class SchemaForm(Widget):
                 continue
             if present:
                 values[key] = value
+        if self.problem and _ROOT not in values and not errors:
+            errors[_ROOT] = "write the answer as JSON"
         if _ROOT in self._fields:
             return values.get(_ROOT), errors
         return values, errors
 
     def validate(self, payload: Any) -> dict[str, str]:
-        """Schema violations of `payload`, by field key (`""` for the form as a whole)."""
-        import jsonschema  # ~25 ms, on the first submit rather than at start-up
+        """Schema violations of `payload`, by field key (`""` for the form as a whole).
 
-        try:
-            validator = jsonschema.validators.validator_for(self.schema)(self.schema)
-            found = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
-        except jsonschema.SchemaError as exc:
-            return {"": f"the agent's schema is invalid: {sanitize(exc.message)}"}
+        The agent's patterns run under a time bound (`core.agent_schema`): a catastrophic one
+        costs a fraction of a second on the UI thread and is reported, never a freeze.
+        """
+        from tandem.core.agent_schema import schema_errors
+
+        if self.problem or not self.schema:
+            return {}
+        found, stopped = schema_errors(self.schema, payload)
+        if stopped is not None:
+            return {"": sanitize(stopped)}
         errors: dict[str, str] = {}
         for error in found:
             path = list(error.absolute_path)
@@ -211,9 +231,9 @@ class SchemaForm(Widget):
                 type="integer" if kind == "integer" else "number",
                 classes="schema-form--input",
             )
-        if kind in ("object", "array"):
+        if kind in ("object", "array", _RAW_JSON):
             return Input(
-                "" if default is None else sanitize(json.dumps(default)),
+                "" if default is None else sanitize(dumps_agent_json(default)),
                 placeholder="JSON",
                 classes="schema-form--input",
             )
@@ -243,13 +263,13 @@ class SchemaForm(Widget):
             except ValueError:
                 raise ValueError("must be a number") from None
             return True, int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
-        if kind in ("object", "array"):
+        if kind in ("object", "array", _RAW_JSON):
             try:
-                return True, json.loads(text)
+                return True, loads_agent_json(text)
             except ValueError:
                 raise ValueError("must be JSON") from None
         return True, text
 
 
 def _display(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+    return value if isinstance(value, str) else dumps_agent_json(value)

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 from tandem.core.state import AgentState
 from tandem.core.state_merge import pointer_of
 from tandem.widgets.sanitize import agent_text, sanitize
@@ -29,7 +30,7 @@ _MARKS = {"add": ("+", "-added"), "remove": ("−", "-removed"), "replace": ("~"
 
 def _short(value: Any, limit: int = 60) -> str:
     """A one-line, sanitised JSON rendering of a value."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = value if isinstance(value, str) else dumps_agent_json(value, ensure_ascii=False)
     text = sanitize(text).replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -422,7 +423,7 @@ class StatePanel(Vertical, can_focus=False):
         except (KeyError, IndexError, ValueError):
             return
         editor = self.query_one(".state-panel--editor", Input)
-        editor.value = sanitize(value) if isinstance(value, str) else sanitize(json.dumps(value))
+        editor.value = sanitize(value) if isinstance(value, str) else sanitize(dumps_agent_json(value))
         editor.placeholder = f"new value for {sanitize(node.data)}"
         self.add_class("-editing")
         editor.focus()
@@ -440,7 +441,7 @@ def _parse_edit(text: str, old: Any) -> Any:
     if isinstance(old, str):
         return text
     try:
-        return json.loads(text)
+        return loads_agent_json(text)
     except ValueError:
         return text
 

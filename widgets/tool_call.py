@@ -13,6 +13,7 @@ from textual.widgets import Collapsible, Static
 from tandem.core.blocks.tool_call import ToolCallBlock, ToolStatus
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ToolCallView", "STATUS_LABELS"]
 
@@ -131,7 +132,7 @@ def decoded_result(result: Any) -> Any:
     """Tool results often arrive as JSON text: show the value when it decodes."""
     if isinstance(result, str):
         try:
-            return json.loads(result)
+            return loads_agent_json(result)
         except ValueError:
             return result
     return result

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import JsonValue
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = [
     "ACTIVITY_TYPE",
@@ -89,7 +90,7 @@ def _decode(value: JsonValue, depth: int = 3) -> JsonValue:
         if not text or text[0] not in "[{\"":
             return value
         try:
-            value = json.loads(text)
+            value = loads_agent_json(text)
         except ValueError:
             return value
         depth -= 1

@@ -21,14 +21,17 @@ Closing the iterator early (cancel) closes the HTTP response at once.
 
 from __future__ import annotations
 
+import asyncio
+import difflib
 import logging
+import time
 import uuid
 from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import httpx
-from ag_ui.core import Interrupt, ReasoningMessageChunkEvent, TextMessageChunkEvent, ToolCallChunkEvent
+from ag_ui.core import EventType, Interrupt, ReasoningMessageChunkEvent, TextMessageChunkEvent, ToolCallChunkEvent
 from pydantic_core import from_json
 
 from tandem.core.agui.events import (
@@ -47,7 +50,8 @@ from tandem.core.agui.sse import SSEDecoder
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
 from tandem.core.agui.verifier import EventVerifier
 from tandem.core.chat_client import ChatClient
-from tandem.core.errors import AgentRunError, ProtocolError, TransportError
+from tandem.core.content import ErrorContent
+from tandem.core.errors import AgentRunError, ProtocolError, TransportError, TransportTimeout
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
@@ -59,6 +63,10 @@ _CHUNKS = (TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent
 """The events `ChunkExpander` rewrites."""
 _NOT_PLAIN = object()
 """Marks a delta with members a plain delta may not have."""
+FINISH_GRACE = 0.5
+"""Seconds the client still reads after RUN_FINISHED or RUN_ERROR, for a next run the same
+stream may hold; then the turn ends even if the server keeps the connection open."""
+_EVENT_TYPES = tuple(event_type.value for event_type in EventType)
 
 log = logging.getLogger(__name__)
 
@@ -85,11 +93,18 @@ class AGUIChatClient(ChatClient):
         headers: sent on every request (for example `Authorization`); never logged.
         connect_timeout: seconds to establish the connection (None: no limit).
         read_timeout: seconds the stream may stay silent (None: no limit).
+        turn_timeout: seconds one run may take from request to its end, however much the server
+            keeps sending (None: no limit); then `TransportTimeout`.
         http_client: a client to use instead of creating one (it is not closed by `aclose()`).
         predict_state: `{state_key, tool, tool_argument}` mappings (dicts or
             `PredictStateMapping`): state writes to `state_key` while a `tool` call is
             unresolved are proposals.
     """
+
+    turn_timeout: float | None
+    """Seconds one run may take in all (None: no limit)."""
+    finish_grace: float
+    """Seconds to wait for more events once the run finished (see `FINISH_GRACE`)."""
 
     def __init__(
         self,
@@ -98,12 +113,14 @@ class AGUIChatClient(ChatClient):
         headers: dict[str, str] | None = None,
         connect_timeout: float | None = 10.0,
         read_timeout: float | None = 120.0,
+        turn_timeout: float | None = None,
         http_client: httpx.AsyncClient | None = None,
         predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,
     ) -> None:
         transport = HttpTransport(url, headers=headers, connect_timeout=connect_timeout, read_timeout=read_timeout,
                                   http_client=http_client)
         self._setup(transport, predict_state)
+        self.turn_timeout = turn_timeout  # after _setup, which sets the default
 
     @classmethod
     def from_byte_source(
@@ -144,6 +161,8 @@ class AGUIChatClient(ChatClient):
         self._open_interrupts: dict[str, list[Interrupt]] = {}
         self._closed = False
         self._runs = self._bytes = self._events = self._updates = 0
+        self.turn_timeout = None
+        self.finish_grace = FINISH_GRACE
 
     def open_interrupts(self, thread_id: str) -> list[Interrupt]:
         """The interrupts the thread's last run left open (empty once resumed)."""
@@ -174,10 +193,11 @@ class AGUIChatClient(ChatClient):
         declared = frozenset(tool.name for tool in options.tools)
         run_input = build_run_input(messages, options, thread_id=thread_id, run_id=run_id,
                                     open_interrupts=self._open_interrupts.get(thread_id))
+        history_calls = known_calls(messages, declared)
         mapper = EventMapper(
             declared_tools=declared,
             predict_state=self._predict,
-            known_calls=known_calls(messages, declared),
+            known_calls=history_calls,
             sent=run_input.messages,
         )
         self._open_interrupts.pop(thread_id, None)  # they are resumed or cancelled by this run
@@ -195,7 +215,12 @@ class AGUIChatClient(ChatClient):
                 delta_update = mapper.delta_update
                 fast = False  # True while chunks hold nothing open and a run is running
                 position = 0
-                async for payloads in batches:
+                checks = _StreamChecks(history_calls)
+                deadline = None if self.turn_timeout is None else time.monotonic() + self.turn_timeout
+                while True:
+                    payloads = await self._next_batch(batches, verifier.phase in ("finished", "errored"), deadline)
+                    if payloads is None:
+                        break
                     for payload in payloads:
                         position += 1
                         try:
@@ -232,6 +257,14 @@ class AGUIChatClient(ChatClient):
                                         self._updates += 1
                                         yield update
                                     continue
+                        finished_before = verifier.phase == "finished"
+                        if finished_before and event_type == "RUN_ERROR":
+                            # A finished run stays finished: the late error is shown, not the turn's failure.
+                            yield checks.warning(f"event {position} (RUN_ERROR) came after RUN_FINISHED and was "
+                                                 f"ignored: {str(data.get('message'))[:300]}", position)
+                            continue
+                        for warning in checks.before(data, event_type, position):
+                            yield warning
                         for update in self._process(data, position, expander, verifier, mapper):
                             yield update
                         if mapper.run_error is not None:
@@ -245,6 +278,32 @@ class AGUIChatClient(ChatClient):
         finally:
             if mapper.interrupts:
                 self._open_interrupts[thread_id] = list(mapper.interrupts)
+
+    async def _next_batch(self, batches: AsyncGenerator[list[str | bytes], None], ended: bool,
+                          deadline: float | None) -> list[str | bytes] | None:
+        """The next payloads, or None when the turn is over: the stream ended, or the run ended
+        and nothing more came within `finish_grace` (a server keeping the connection open).
+
+        Raises:
+            TransportTimeout: the whole turn took longer than `turn_timeout`.
+        """
+        limit = self.finish_grace if ended else None
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _turn_timeout(self.turn_timeout)
+            limit = remaining if limit is None else min(limit, remaining)
+        try:
+            if limit is None:
+                return await anext(batches)
+            return await asyncio.wait_for(anext(batches), limit)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            if ended:
+                log.info("the run ended but the server kept the connection open; ending the turn")
+                return None
+            raise _turn_timeout(self.turn_timeout) from None
 
     async def _payloads(self, body: AsyncIterator[bytes]) -> AsyncGenerator[list[str | bytes], None]:
         """The SSE payloads of each chunk of the body, then those the end of the stream completes.
@@ -285,3 +344,53 @@ def _check_ended(verifier: EventVerifier, position: int) -> None:
         error = ProtocolError(f"the stream ended before RUN_FINISHED after {position} events{detail}")
         error.position = position
         raise error
+
+
+def _turn_timeout(seconds: float | None) -> TransportTimeout:
+    return TransportTimeout(f"the turn took longer than {seconds:g} s (the turn timeout) and was stopped")
+
+
+class _StreamChecks:
+    """Checks over one stream that the verifier's ordering rules do not cover, kept out of the
+    mapper: event types AG-UI does not define (shown as a warning, with the closest known type),
+    and tool-call ids reused for a new call (a protocol error naming the event)."""
+
+    def __init__(self, history_calls: dict[str, Any]) -> None:
+        # A finished call of the history may come again under its own name: LangGraph streams the
+        # interrupted call again when it resumes, and the mapper knows it is a replay. Under
+        # another name it is a different call passing itself off as the finished one.
+        self._finished_calls = {call_id: call.name for call_id, call in history_calls.items() if call.resolved}
+        self._seen_calls: set[str] = set()
+        self._warned: set[str] = set()
+
+    def before(self, data: dict[str, Any], event_type: str, position: int) -> list[ChatUpdate]:
+        if event_type in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):
+            call_id = data.get("toolCallId")
+            if isinstance(call_id, str) and (event_type == "TOOL_CALL_START" or call_id not in self._seen_calls):
+                finished_as = self._finished_calls.get(call_id)
+                renamed = finished_as is not None and data.get("toolCallName") not in (None, finished_as)
+                if call_id in self._seen_calls or renamed:
+                    error = ProtocolError(f"event {position} ({event_type}) reuses tool call id {call_id!r} "
+                                          f"of an earlier call (now named {str(data.get('toolCallName'))[:80]!r})")
+                    error.event_type, error.position = event_type, position
+                    raise error
+                self._seen_calls.add(call_id)
+            return []
+        if event_type not in _EVENT_TYPES_SET and event_type not in self._warned:
+            self._warned.add(event_type)
+            close = difflib.get_close_matches(event_type, _EVENT_TYPES, n=1, cutoff=0.8)
+            hint = f"; did the agent mean {close[0]}?" if close else ""
+            return [self.warning(f"event {position} has a type AG-UI does not define, {event_type[:80]!r}, "
+                                 f"and was not shown{hint}", position)]
+        return []
+
+    @staticmethod
+    def warning(message: str, position: int) -> ChatUpdate:
+        """A protocol warning shown in the conversation (it does not fail the turn)."""
+        from tandem.core.sanitize import sanitize
+
+        return ChatUpdate(message_id=f"protocol-warning-{position}",
+                          contents=[ErrorContent(message=sanitize(message), code="protocol warning")])
+
+
+_EVENT_TYPES_SET = frozenset(_EVENT_TYPES)

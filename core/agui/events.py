@@ -36,6 +36,7 @@ from ag_ui.core import (
 from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
+from tandem.core.agent_json import MAX_JSON_DEPTH, AgentJSONError, loads_agent_json
 from tandem.core.errors import ProtocolError
 from tandem.core.messages import Role
 
@@ -80,6 +81,8 @@ def _model_table() -> dict[str, type[BaseModel]]:
 _MODELS = _model_table()
 _VALIDATORS = {event_type: model.__pydantic_validator__.validate_python for event_type, model in _MODELS.items()}
 """`model_validate` of each model without its Python wrapper (a tenth of a short event's cost)."""
+_EVENT_ENVELOPE_DEPTH = 3
+"""Levels an event may add around an agent value (the event object, `content`, a list)."""
 _CHUNK_PASSTHROUGH = frozenset({EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA})
 
 
@@ -95,7 +98,18 @@ def parse_payload(payload: str | bytes, position: int) -> dict[str, Any]:
     try:
         data = from_json(payload, allow_inf_nan=False)
     except ValueError as exc:
-        raise _error(f"event {position} is not valid JSON: {exc}", None, position) from exc
+        if isinstance(payload, (bytes, bytearray)):
+            # Taken verbatim from the stream: bytes that are not UTF-8 become U+FFFD, as the SSE
+            # standard decodes them, then the text is parsed again.
+            return parse_payload(bytes(payload).decode("utf-8", "replace"), position)
+        # pydantic-core stops at ~200 levels, which refuses a valid event carrying a value
+        # exactly MAX_JSON_DEPTH deep: say how deep it is, and accept what the bound accepts.
+        if "recursion limit" not in str(exc):
+            raise _error(f"event {position} is not valid JSON: {exc}", None, position) from exc
+        try:
+            data = loads_agent_json(payload, max_depth=MAX_JSON_DEPTH + _EVENT_ENVELOPE_DEPTH)
+        except AgentJSONError as deep:
+            raise _error(f"event {position} is refused: {deep}", None, position) from deep
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise _error(f"event {position} is not a JSON object with a string 'type'", None, position)
     return data

@@ -23,7 +23,7 @@ map `{interrupt id: value}` for several; a cancelled one as ag-ui-langgraph's ow
 prefers `resume[]` (it logs that both came); older adapters and ag-ui-crewai read only the legacy
 one, so both are sent. A `resume[]` entry is sent only for an interrupt whose id the server gave
 (ag-ui-langgraph puts it in the event's `rawEvent`); an id Tandem made up would mean nothing to it. Payloads are validated against the interrupt's `responseSchema`
-with `jsonschema` first; an invalid payload or an answer to an expired interrupt raises
+with the bounded schema check (`core.agent_schema`) first; an invalid payload or an answer to an expired interrupt raises
 `DecisionError` and nothing is sent.
 """
 
@@ -35,7 +35,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import jsonschema
 from ag_ui.core import (
     AssistantMessage,
     Context,
@@ -284,13 +283,14 @@ def _entry(answer: Response, interrupt: Interrupt | None, now: float | None) -> 
 
 
 def _validate(payload: Any, schema: dict[str, Any], interrupt_id: str) -> None:
-    try:
-        jsonschema.validate(payload, schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(payload)"
-        raise DecisionError(f"the answer to interrupt {interrupt_id!r} is invalid at {where}: {exc.message}") from exc
-    except jsonschema.SchemaError:
-        log.warning("interrupt %s has an invalid responseSchema; sending the answer unchecked", interrupt_id)
+    from tandem.core.agent_schema import schema_problem, validate_payload
+
+    if schema_problem(schema) is not None:
+        log.warning("interrupt %s has a responseSchema that cannot be used; sending the answer unchecked", interrupt_id)
+        return
+    problems = validate_payload(schema, payload, _checked=True)
+    if problems:
+        raise DecisionError(f"the answer to interrupt {interrupt_id!r} is invalid: {'; '.join(problems)[:500]}")
 
 
 def known_calls(messages: Sequence[ChatMessage], declared: frozenset[str]) -> dict[str, KnownCall]:

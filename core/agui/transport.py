@@ -20,6 +20,7 @@ import httpx
 from ag_ui.core import RunAgentInput
 
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ByteSource", "AGUITransport", "HttpTransport", "ByteSourceTransport", "safe_url", "summarise_body"]
 
@@ -173,7 +174,7 @@ def summarise_body(body: bytes, content_type: str) -> str:
         return ""
     if "json" in content_type or text[:1] in "[{":
         try:
-            return _summarise_json(json.loads(text))[:500]
+            return _summarise_json(loads_agent_json(text))[:500]
         except ValueError:
             pass
     return " ".join(text.split())[:300]

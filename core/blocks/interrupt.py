@@ -43,6 +43,21 @@ class InterruptBlock(InteractiveBlock):
         self.message = message
         self.response_schema = response_schema
         self.call_id = call_id
+        self._schema_checked = False
+        self._schema_problem: str | None = None
+
+    @property
+    def schema_problem(self) -> str | None:
+        """Why the agent's schema cannot be used (checked once, before any use), or None.
+
+        When it is set, the person answers with raw JSON (any JSON is accepted) or declines.
+        """
+        if not self._schema_checked:
+            from tandem.core.agent_schema import schema_problem
+
+            self._schema_problem = schema_problem(self.response_schema)
+            self._schema_checked = True
+        return self._schema_problem
 
     @property
     def free_text(self) -> bool:
@@ -51,22 +66,16 @@ class InterruptBlock(InteractiveBlock):
         return not schema or schema.get("type") == "string"
 
     def validate(self, payload: JsonValue) -> list[str]:
-        """The schema violations of `payload`, as readable messages (empty when valid)."""
-        if not self.response_schema:
-            return []
-        import jsonschema  # ~25 ms: loaded when a schema is first checked, not at start-up
+        """The schema violations of `payload`, as readable messages (empty when valid).
 
-        try:
-            validator_class = jsonschema.validators.validator_for(self.response_schema)
-            # The schema comes from the agent: check it, or a malformed one raises TypeError mid-validation.
-            validator_class.check_schema(self.response_schema)
-            validator = validator_class(self.response_schema)
-            return [
-                f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
-                for error in sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
-            ]
-        except jsonschema.SchemaError as exc:
-            return [f"the agent's schema is invalid: {exc.message}"]
+        The agent's patterns run under a time bound (`core.agent_schema`); a schema that cannot
+        be used checks nothing (the answer is raw JSON the person wrote).
+        """
+        if not self.response_schema or self.schema_problem is not None:
+            return []
+        from tandem.core.agent_schema import validate_payload
+
+        return validate_payload(self.response_schema, payload, _checked=True)
 
     def respond(self, payload: JsonValue, *, who: str | None = None) -> bool:
         """Answer with `payload`. Returns whether this call decided.

@@ -10,6 +10,7 @@ from pydantic import JsonValue
 
 from tandem.core.blocks.base import Block
 from tandem.core.tool_arguments import parse_arguments
+from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ToolStatus", "ToolCallBlock"]
 
@@ -102,7 +103,7 @@ class ToolCallBlock(Block):
             self.changed()
 
     def content(self) -> dict[str, Any]:
-        return {
+        content = {
             "call_id": self.call_id,
             "name": self.name,
             "status": self.status.value,
@@ -111,13 +112,16 @@ class ToolCallBlock(Block):
             "error": self.error,
             "informational_only": self.informational_only,
         }
+        if self.arguments_error:
+            content["arguments_error"] = self.arguments_error  # only when there is one: shape unchanged otherwise
+        return content
 
 
 def _decode_result(result: JsonValue) -> JsonValue:
     """Tool results often arrive as JSON text; typed blocks want the value."""
     if isinstance(result, str):
         try:
-            decoded: JsonValue = json.loads(result)
+            decoded: JsonValue = loads_agent_json(result)
             return decoded
         except ValueError:
             return result

@@ -36,6 +36,24 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("tandem")) / FILE_NAME
 
 
+def _emptied(path: Path) -> str | None:
+    """The notice for a store file that exists but holds nothing (0 bytes, no write-ahead log).
+
+    SQLite takes an empty file for a new database, so without this check a truncated store
+    (a full disk, a `>` redirect, a sync tool) silently becomes an empty one.
+    """
+    try:
+        if path.stat().st_size != 0:
+            return None
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return None  # the pages are in the log still: SQLite recovers them
+    except OSError:
+        return None  # missing (a first run) or unreadable (connect says why)
+    return (f"the thread store {path} was an empty file (0 bytes): the threads saved in it before are gone "
+            "and cannot be recovered from it; new threads are saved there again")
+
+
 def strip_credentials(url: str | None) -> str | None:
     """`url` without user info, query or fragment: where tokens hide, and never stored."""
     if not url:
@@ -86,6 +104,9 @@ class ThreadStore:
         """The directory of per-thread lock files."""
         self._clock = clock
         self._mutex = threading.Lock()
+        self.lost_history: str | None = _emptied(self.path)
+        """Set when the file was there but empty (0 bytes): what was saved in it is gone. The
+        store goes on as a new one; callers say so to the person (the app, `tandem threads`)."""
         prepare_file(self.path)
         self._connection: sqlite3.Connection | None = connect(self.path)
         try:

@@ -226,10 +226,13 @@ class TestInterrupt:
         assert (part.request_id, part.status, part.payload) == ("q1", "resolved", {"name": "Ada", "age": 36})
         assert len(decisions_in(writes)) == 1
 
-    def test_an_invalid_schema_is_reported_as_a_problem(self) -> None:
+    def test_an_invalid_schema_is_reported_as_a_problem_and_answered_with_raw_json(self) -> None:
+        # Issue 12: a schema that fails its meta-schema is shown as a problem; the person answers
+        # with raw JSON (checked as JSON only) or declines.
         block = InterruptBlock("interrupt/q2", request_id="q2", reason="x", response_schema={"type": 12})
-        with pytest.raises(DecisionError, match="schema is invalid"):
-            block.respond({})
+        assert block.schema_problem is not None and "not valid" in block.schema_problem
+        assert block.validate({"free": "form"}) == []
+        assert block.respond({"free": "form"}) is True
 
     def test_without_a_schema_anything_goes(self) -> None:
         block = InterruptBlock("interrupt/q3", request_id="q3", reason="confirm")
