@@ -173,3 +173,24 @@ class TestClientTool:
             assert status.startswith("✓ done by ada") and '"applied": true' in status
             tool_messages = [m for m in server.requests["client_tool"][-1]["messages"] if m["role"] == "tool"]
             assert len(tool_messages) == 1
+
+
+class TestPersonLabel:
+    async def test_live_and_echoed_messages_carry_the_same_label(self) -> None:
+        from _tui_harness import Scripted, text
+
+        from tandem.core import ChatUpdate
+        from tandem.core.content import TextContent
+        from tandem.widgets import TextView
+
+        # The server echoes the person's message under its own id, with no author (as a
+        # MESSAGES_SNAPSHOT does), then answers.
+        echo = ChatUpdate(role="user", message_id="srv-user-1", contents=[TextContent(text="hello there")])
+        script = Scripted([[echo, text("hi ada")]])
+        async with script.app().run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "hello there")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(app.main.query(TextView)) == 3, "the answer")
+            await pilot.pause()
+            headers = [str(v.query_one(".text-view--header", Static).render()) for v in app.main.query(TextView)]
+            assert headers == ["ada", "ada", "assistant"]
