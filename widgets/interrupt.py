@@ -55,6 +55,8 @@ class InterruptView(BlockView):
         & > .interrupt-view--title { text-style: bold; color: $text-accent; }
         & > .interrupt-view--status { color: $text-muted; }
         &.-decided > SchemaForm { display: none; }
+        /* A plain question: the message asks it, the field needs no label of its own. */
+        &.-text .schema-form--label { display: none; }
         &.-decided { border: round $panel; }
     }
     """

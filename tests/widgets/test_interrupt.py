@@ -75,6 +75,7 @@ async def test_a_question_without_schema_is_one_text_field_and_enter_sends_the_s
         assert str(view.query_one(".interrupt-view--title", Static).render()) == "? the agent asks · input"
         (field,) = view.query(Input)
         assert field.placeholder == "type your answer · Enter sends"
+        assert not view.query_one(".schema-form--label").display  # the message asks; no "answer *" label
         assert [str(b.label) for b in view.query(Button)] == ["Send", "Decline"]
         field.focus()
         await pilot.press(*"blue", "enter")
