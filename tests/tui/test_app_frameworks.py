@@ -199,3 +199,24 @@ class TestPersonLabel:
             await pilot.pause()
             headers = [str(v.query_one(".text-view--header", Static).render()) for v in app.main.query(TextView)]
             assert headers == ["ada", "ada", "assistant"]
+
+
+@pytest.mark.skipif(not hasattr(InterruptBlock, "free_text"),
+                    reason="core does not read CUSTOM on_interrupt yet (frameworks-core's branch adds it with free_text)")
+class TestLangGraphChannel:
+    async def test_a_custom_on_interrupt_question_is_answered_by_typing(self, server: ShapedServer) -> None:
+        """LangGraph's default channel: CUSTOM on_interrupt with a plain string, then a plain RUN_FINISHED."""
+        async with shaped_app(server.url_for("question_custom")).run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            view = await ask_the_question(pilot, app)
+            assert view.has_class("-text")
+            assert rendered(view, ".interrupt-view--message") == QUESTION
+            await pilot.press(*"ochre", "enter")
+            await until(pilot, lambda: "You chose ochre." in answer_text(app), "the agent's reply to the answer")
+            await until(pilot, lambda: app.main.status is Status.IDLE, "the turn over")
+            body = server.requests["question_custom"][-1]
+            sent = [entry.get("payload") for entry in body.get("resume") or []]
+            command = (body.get("forwardedProps") or {}).get("command", {}).get("resume")
+            assert "ochre" in [*sent, command]  # a string, in whichever channel the adapter reads
+            replies = [b.text for b in app.conversation.all_blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+            assert "You chose ochre." in replies  # one block: the RAW events between its tokens split nothing
