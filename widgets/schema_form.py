@@ -174,10 +174,15 @@ class SchemaForm(Widget):
         import jsonschema  # ~25 ms, on the first submit rather than at start-up
 
         try:
-            validator = jsonschema.validators.validator_for(self.schema)(self.schema)
-            found = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+            validator_class = jsonschema.validators.validator_for(self.schema)
+            # The schema is the agent's: check it first, or a malformed keyword ("minLength": "x",
+            # a broken "pattern") raises TypeError or re.error in the middle of validation.
+            validator_class.check_schema(self.schema)
+            found = sorted(validator_class(self.schema).iter_errors(payload), key=lambda e: list(e.absolute_path))
         except jsonschema.SchemaError as exc:
             return {"": f"the agent's schema is invalid: {sanitize(exc.message)}"}
+        except Exception as exc:  # what check_schema lets through (a pattern it cannot compile)
+            return {"": f"the agent's schema cannot be checked: {sanitize(str(exc))}"}
         errors: dict[str, str] = {}
         if found and payload is None and _ROOT in self._fields:
             return {_ROOT: "required"}  # an empty single field: not "None is not of type 'string'"

@@ -139,3 +139,15 @@ async def test_the_decline_button_posts_declined() -> None:
     async with app.run_test() as pilot:
         await pilot.click(".schema-form--decline")
         assert declined == [form] and app.payloads == []
+
+
+async def test_a_malformed_agent_schema_is_reported_not_raised() -> None:
+    for schema in ({"type": "string", "minLength": "x"}, {"type": "string", "pattern": "("}):
+        form = SchemaForm(schema)
+        app = _Host(form)
+        async with app.run_test() as pilot:
+            form.query_one(Input).focus()
+            await pilot.press(*"abc", "enter")
+            assert app.payloads == []
+            assert form.has_class("-invalid")
+            assert "the agent's schema" in str(form.query_one(".schema-form--errors", Static).render())
