@@ -65,9 +65,8 @@ def test_a_plain_question_is_answered_by_typing(tmp_path: Path, shaped: tuple[st
         assert "type your answer" in screen
         terminal.type("sea green")  # the cursor is in the answer field: no click, no Tab
         terminal.keys("Enter")
-        # The reply's tokens have RAW events between them: until core keeps them one block, each
-        # token may be a block of its own, so the reply is checked by its parts.
-        screen = terminal.wait_for(lambda s: "You chose" in s and "idle" in s, "the agent's reply")
+        # The reply's tokens have RAW events between them: it is still one message on screen.
+        screen = terminal.wait_for(lambda s: "You chose sea green." in s and "idle" in s, "the agent's reply")
         assert "answered by" in screen and ": sea green" in screen
         bodies = _received(requests, "question", 2)
         assert bodies[-1]["resume"] == [{"interruptId": "int-colour", "status": "resolved", "payload": "sea green"}]

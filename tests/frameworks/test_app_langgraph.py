@@ -21,8 +21,6 @@ import pytest
 if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, not a skip
     pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
 
-# The live server module and its fixture come with frameworks-core's branch (tests/frameworks/).
-pytest.importorskip("langgraph_server", reason="the live LangGraph server (tests/frameworks/langgraph_server.py) is not here yet")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
 from _tui_harness import send, started, wait_for  # noqa: E402
 from langgraph_server import PLAIN_ANSWER, QUESTION, LangGraphServer  # noqa: E402

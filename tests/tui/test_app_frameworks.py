@@ -201,8 +201,6 @@ class TestPersonLabel:
             assert headers == ["ada", "ada", "assistant"]
 
 
-@pytest.mark.skipif(not hasattr(InterruptBlock, "free_text"),
-                    reason="core does not read CUSTOM on_interrupt yet (frameworks-core's branch adds it with free_text)")
 class TestLangGraphChannel:
     async def test_a_custom_on_interrupt_question_is_answered_by_typing(self, server: ShapedServer) -> None:
         """LangGraph's default channel: CUSTOM on_interrupt with a plain string, then a plain RUN_FINISHED."""
