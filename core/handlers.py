@@ -92,13 +92,21 @@ class ReasoningHandler(TextHandler):
 
 
 class UIActionHandler:
-    """Calls to registered UI actions become interactive UI-action blocks."""
+    """Calls to registered UI actions become interactive UI-action blocks.
+
+    A tool result for such a call is the block's own: the client ran the action and sent the
+    result, and servers echo it back (a `TOOL_CALL_RESULT`, or the tool message of a
+    `MESSAGES_SNAPSHOT`). The block takes it (`UIActionBlock.echo_result`) rather than leaving it
+    to show as unhandled content; it never decides the action.
+    """
 
     def __init__(self, functions: Mapping[str, UIActionFunction]) -> None:
         self.functions = functions
 
     def handle(self, context: UpdateContext, block: Block | None) -> Transition:
         part = context.part
+        if isinstance(part, ToolResultContent):
+            return self._result(context, part, block)
         if not isinstance(part, ToolCallContent):
             return PASS
         if block is not None:
@@ -124,6 +132,18 @@ class UIActionHandler:
         )
         _stream_arguments(new, part)
         return Emit(new)
+
+    def _result(self, context: UpdateContext, part: ToolResultContent, block: Block | None) -> Transition:
+        if block is not None:
+            if isinstance(block, UIActionBlock) and block.call_id == part.call_id:
+                block.echo_result(part.result, part.error)
+                return Update()
+            return PASS
+        action = context.pipeline.by_id.get(f"action/{part.call_id}")
+        if isinstance(action, UIActionBlock):
+            action.echo_result(part.result, part.error)
+            return Update(action)
+        return PASS
 
 
 def _stream_arguments(block: ToolCallBlock | UIActionBlock, part: ToolCallContent) -> None:

@@ -59,7 +59,7 @@ def _block_markdown(block: Block) -> str | None:
         quoted = "\n".join(f"> {line}" for line in block.text.splitlines())
         return f"*thinking*\n\n{quoted}" if quoted else None
     if isinstance(block, TextBlock):
-        who = block.author or ("you" if block.role == "user" else "assistant")
+        who = block.speaker
         stopped = "\n\n*(stopped)*" if block.stopped else ""
         return f"**{who}**\n\n{block.text}{stopped}"
     if isinstance(block, ToolCallBlock):

@@ -108,14 +108,14 @@ class Sending(App[None]):
         self.main.set_waiting(waiting_reason(pending))
         self.call_after_refresh(self._focus_waiting_form, pending)
 
-    def _focus_waiting_form(self, pending: list[Block], attempts: int = 20) -> None:
+    def _focus_waiting_form(self, pending: list[Block], attempts: int = 50) -> None:
         """Put the cursor in the form the agent waits on, if the composer's disabling left it nowhere.
 
         Approvals have their modal; an input request or UI action is answered inline, and without
         this the keys a person types after the question appears go nowhere. Only a field takes
         the cursor, never a button (a UI action of Run/Decline alone keeps none). A form whose fields
-        are still being mounted (its view's children mount over the next frames) is tried again
-        after each refresh, `attempts` times at most.
+        are still being mounted (its view, or the view's children, mount over the next frames) is
+        tried again after each refresh, `attempts` times at most.
         """
         from textual.widgets import Button
 
@@ -133,7 +133,11 @@ class Sending(App[None]):
             if isinstance(block, ApprovalBlock) or not getattr(block, "actionable", False):
                 continue
             view = self.main.conversation.view_of(block)
-            if view is None:
+            if view is None or not view.is_mounted:
+                # Its view is still being mounted (a loaded machine: the status came first).
+                if attempts > 1:
+                    self.call_after_refresh(self._focus_waiting_form, pending, attempts - 1)
+                    return
                 continue
             if attempts > 1 and any(form.composing for form in view.query(SchemaForm)):
                 # Its submit button may be focusable already; the first field is where typing goes.

@@ -16,6 +16,30 @@ __all__ = ["ActivityView"]
 
 _STEP_MARKS = {"completed": "✓", "done": "✓", "in_progress": "▸", "running": "▸", "failed": "✗", "skipped": "–"}
 
+PROGRESS_KINDS = ("step", "subagent")
+"""Activity types core makes from AG-UI's STEP_* and SUBAGENT_* events: `{name, status, …}`, one line each."""
+
+_PROGRESS_MARKS = {"running": "▸", "finished": "✓", "success": "✓", "error": "✗", "failed": "✗"}
+
+
+def progress_line(kind: str, value: Any) -> Content | None:
+    """The one line of a step or subagent activity (`▸ step: plan`, `✓ subagent: writer`), or None
+    when the content is not the `{name, status}` core maps those events to."""
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    status = str(value.get("status", "running"))
+    mark = _PROGRESS_MARKS.get(status, "·")
+    line = Content(f"{mark} {kind}: ") + agent_text(value["name"])
+    description = value.get("description")
+    if isinstance(description, str) and description:
+        line = line + Content(" — ") + agent_text(description)
+    if status not in ("running", "finished", "success"):
+        line = line + Content(" (") + agent_text(status) + Content(")")
+    message = value.get("message")
+    if isinstance(message, str) and message:
+        line = line + Content(": ") + agent_text(message)
+    return line
+
 
 def _steps(value: Any) -> list[dict[str, Any]] | None:
     """The plan's steps, when the activity content has a list of steps (dicts or strings)."""
@@ -31,6 +55,8 @@ class ActivityView(BlockView):
     """Progress or a plan: a title line, a progress bar when the content has steps or a fraction,
     and the steps with a mark each (✓ done, ▸ in progress, ✗ failed, · pending).
 
+    A step or subagent (AG-UI STEP_* / SUBAGENT_* events) is one line, its title: a mark, the kind
+    and the name (`▸ step: retrieve` while running, `✓ step: retrieve` once finished); class `-progress`.
     Owns a title Static, a ProgressBar and a body Static. Unknown shapes show as JSON.
     UI thread only.
     """
@@ -44,6 +70,8 @@ class ActivityView(BlockView):
         & > .activity-view--title { color: $text-accent; text-style: bold; }
         & > ProgressBar { height: 1; }
         & > .activity-view--error { color: $text-error; }
+        &.-progress { margin: 0; color: $text-muted; }
+        &.-progress > .activity-view--title { color: $text-muted; text-style: none; }
     }
     """
 
@@ -57,13 +85,22 @@ class ActivityView(BlockView):
         block = self.block
         assert isinstance(block, ActivityBlock)
         value = block.value
+        bar = self.query_one(ProgressBar)
+        body = self.query_one(".activity-view--body", Static)
+        line = progress_line(block.activity_type, value) if block.activity_type in PROGRESS_KINDS else None
+        self.set_class(line is not None, "-progress")
+        if line is not None:
+            self.query_one(".activity-view--title", Static).update(line)
+            bar.display = False
+            body.display = False
+            self._show_error(block)
+            return
+        body.display = True
         title = sanitize(block.activity_type)
         heading = value.get("title") if isinstance(value, dict) else None
         if isinstance(heading, str):
             title = f"{title}: {sanitize(heading)}"
         self.query_one(".activity-view--title", Static).update(Content(title))
-        bar = self.query_one(ProgressBar)
-        body = self.query_one(".activity-view--body", Static)
         steps = _steps(value)
         if steps is not None:
             done = sum(1 for step in steps if str(step.get("status", "")).lower() in ("completed", "done"))
@@ -84,6 +121,9 @@ class ActivityView(BlockView):
         else:
             bar.display = False
             body.update(agent_text(pretty_json(value)))
+        self._show_error(block)
+
+    def _show_error(self, block: ActivityBlock) -> None:
         error = self.query_one(".activity-view--error", Static)
         error.display = block.error is not None
         error.update(agent_text(block.error or ""))

@@ -1,27 +1,49 @@
-"""A generic input request: the agent's message and a form built from its schema."""
+"""A generic input request: the agent's message and a form built from its schema, or a text field."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from tandem.core.blocks.interrupt import InterruptBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.sanitize import agent_text, pretty_json
 from tandem.widgets.schema_form import SchemaForm
 
-__all__ = ["InterruptView"]
+__all__ = ["InterruptView", "is_text_question"]
+
+TEXT_SCHEMA: dict[str, Any] = {"type": "string"}
+"""The form of a question that names no schema: one text field, the typed string is the answer."""
+
+TEXT_PLACEHOLDER = "type your answer · Enter sends"
+
+
+def is_text_question(schema: dict[str, Any] | None) -> bool:
+    """Whether the answer is typed text: no schema (a plain question), or a schema that is just a string.
+
+    Strands' `tool_context.interrupt`, LangGraph's `interrupt("Which colour?")` and CrewAI's human
+    feedback send no schema and expect a string back.
+    """
+    if not schema:
+        return True
+    if schema.get("type") != "string":
+        return False
+    # A string with constraints of its own (enum, format, …) is still one text field; the form checks it.
+    return "enum" not in schema
 
 
 class InterruptView(BlockView):
-    """An interrupt: reason, message and a `SchemaForm` while pending; the answer once decided.
+    """An interrupt: a title, the agent's message and, while pending, a form with Send and Decline.
 
-    A valid form submit becomes `request_decision("respond", payload=...)`. State classes:
-    `-pending`, `-decided`. UI thread only.
+    A question without a schema (or with a bare string schema) gets one text field: typing and
+    Enter sends the text as the answer (`request_decision("respond", payload="...")`), Decline
+    sends `request_decision("decline")`. Other schemas get a `SchemaForm`; its valid submit becomes
+    `respond` with the form's payload. Once decided the form hides and the status says who answered
+    what. State classes: `-pending`, `-decided`, `-text`. UI thread only.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -33,28 +55,38 @@ class InterruptView(BlockView):
         & > .interrupt-view--title { text-style: bold; color: $text-accent; }
         & > .interrupt-view--status { color: $text-muted; }
         &.-decided > SchemaForm { display: none; }
-        & > .interrupt-view--decline { margin: 0; }
+        /* A plain question: the message asks it, the field needs no label of its own. */
+        &.-text .schema-form--label { display: none; }
         &.-decided { border: round $panel; }
     }
     """
 
+    @property
+    def text_question(self) -> bool:
+        """Whether the answer is one typed text."""
+        block = self.block
+        assert isinstance(block, InterruptBlock)
+        return is_text_question(block.response_schema)
+
     def compose(self) -> ComposeResult:
         block = self.block
         assert isinstance(block, InterruptBlock)
+        text = self.text_question
+        self.set_class(text, "-text")
         yield Static(classes="interrupt-view--title")
         yield Static(classes="interrupt-view--message")
-        form = SchemaForm(block.response_schema, submit_label="Send")
-        yield form
-        # A schema that cannot be used leaves the person two answers: raw JSON, or this.
-        decline = Button(Content("Decline"), compact=True, classes="interrupt-view--decline")
-        decline.display = False  # see update_from_block
-        yield decline
+        schema = (block.response_schema or TEXT_SCHEMA) if text else block.response_schema
+        yield SchemaForm(schema, submit_label="Send", decline_label="Decline", placeholder=TEXT_PLACEHOLDER)
         yield Static(classes="interrupt-view--status")
 
     def update_from_block(self) -> None:
         block = self.block
         assert isinstance(block, InterruptBlock)
-        self.query_one(".interrupt-view--title", Static).update(Content("? input requested: ") + agent_text(block.reason))
+        title = self.query_one(".interrupt-view--title", Static)
+        if self.text_question:
+            title.update(Content("? the agent asks") + (Content(" · ") + agent_text(block.reason) if block.reason else Content("")))
+        else:
+            title.update(Content("? input requested: ") + agent_text(block.reason))
         message = self.query_one(".interrupt-view--message", Static)
         message.display = bool(block.message)
         message.update(agent_text(block.message or ""))
@@ -62,22 +94,22 @@ class InterruptView(BlockView):
         pending = decision is None and not block.expired
         self.set_class(pending, "-pending")
         self.set_class(not pending, "-decided")
-        self.query_one(".interrupt-view--decline", Button).display = pending and self.query_one(SchemaForm).problem is not None
         status = self.query_one(".interrupt-view--status", Static)
         if decision is None:
-            status.update(Content("⌛ expired" if block.expired else "… waiting for you"))
+            if block.expired:
+                status.update(Content("⌛ expired"))
+            elif self.text_question:
+                status.update(Content("… waiting for your answer: Enter sends it, Decline refuses"))
+            else:
+                status.update(Content("… waiting for you"))
         elif decision.outcome == "resolved":
-            status.update(Content("✓ answered by ") + agent_text(decision.who) + Content(": ") + agent_text(pretty_json(decision.payload)))
+            payload = decision.payload
+            answer = agent_text(payload) if isinstance(payload, str) else agent_text(pretty_json(payload))
+            status.update(Content("✓ answered by ") + agent_text(decision.who) + Content(": ") + answer)
+        elif decision.outcome == "declined":
+            status.update(Content("⊘ declined by ") + agent_text(decision.who))
         else:
             status.update(Content(f"⊘ {decision.outcome}"))
-
-    @on(Button.Pressed, ".interrupt-view--decline")
-    def _declined(self, event: Button.Pressed) -> None:
-        event.stop()
-        block = self.block
-        assert isinstance(block, InterruptBlock)
-        if block.actionable:
-            self.request_decision("cancel")
 
     @on(SchemaForm.Submitted)
     def _submitted(self, event: SchemaForm.Submitted) -> None:
@@ -86,3 +118,11 @@ class InterruptView(BlockView):
         assert isinstance(block, InterruptBlock)
         if block.actionable:
             self.request_decision("respond", payload=event.payload)
+
+    @on(SchemaForm.Declined)
+    def _declined(self, event: SchemaForm.Declined) -> None:
+        event.stop()
+        block = self.block
+        assert isinstance(block, InterruptBlock)
+        if block.actionable:
+            self.request_decision("decline")

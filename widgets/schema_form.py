@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
@@ -29,9 +29,11 @@ class SchemaForm(Widget):
     """Fields for a JSON schema: string and number inputs, checkboxes, selects for enums.
 
     Owns the field widgets; reads the schema once at construction. Object schemas get one field
-    per property (required ones marked `*`); other schemas get a single field. Nested objects and
-    arrays are edited as JSON text. On submit the values are converted, checked with jsonschema
-    and either shown as errors (class `-invalid`) or posted as `SchemaForm.Submitted`.
+    per property (required ones marked `*`); other schemas get a single field (`{"type": "string"}`:
+    one text field, whose Enter submits the typed string). Nested objects and arrays are edited
+    as JSON text. On submit the values are converted, checked with jsonschema and either shown
+    as errors (class `-invalid`) or posted as `SchemaForm.Submitted`. With a `decline_label`, a
+    second button beside the submit posts `SchemaForm.Declined`.
     Every label, description and enum value from the schema is sanitised and shown as data.
     UI thread only.
     """
@@ -50,6 +52,8 @@ class SchemaForm(Widget):
         &.-invalid .schema-form--errors { display: block; }
         & .schema-form--submit { margin: 0; }
         & .schema-form--problem { color: $text-error; margin: 0 0 1 0; }
+        & .schema-form--buttons { height: auto; }
+        & .schema-form--buttons > Button { margin: 0 1 0 0; }
     }
     """
 
@@ -68,11 +72,26 @@ class SchemaForm(Widget):
             """The form (lets `@on(SchemaForm.Submitted, "#id")` match)."""
             return self.form
 
+    class Declined(Message):
+        """The decline button was pressed; handled as `on_schema_form_declined`."""
+
+        def __init__(self, form: SchemaForm) -> None:
+            super().__init__()
+            self.form = form
+            """The form that posted it."""
+
+        @property
+        def control(self) -> SchemaForm:
+            """The form (lets `@on(SchemaForm.Declined, "#id")` match)."""
+            return self.form
+
     def __init__(
         self,
         schema: dict[str, Any] | None,
         *,
         submit_label: str = "Submit",
+        decline_label: str | None = None,
+        placeholder: str = "",
         disabled: bool = False,
         name: str | None = None,
         id: str | None = None,
@@ -82,12 +101,16 @@ class SchemaForm(Widget):
         Args:
             schema: The JSON schema of the answer (None or {} accepts any object: no fields).
             submit_label: The submit button's label (ours, not the agent's).
+            decline_label: The decline button's label (ours); None shows no decline button.
+            placeholder: Shown in an empty text field of a single-field (non-object) form.
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         from tandem.core.agent_schema import schema_problem
 
         self.schema: dict[str, Any] = dict(schema) if isinstance(schema, dict) else {}
         self.submit_label = submit_label
+        self.decline_label = decline_label
+        self.placeholder = placeholder
         self.problem: str | None = schema_problem(schema)
         """Why the agent's schema cannot be used (checked before any use): the form is then one
         raw JSON field, checked only as JSON."""
@@ -113,12 +136,20 @@ class SchemaForm(Widget):
                 yield self._input(key, spec)
                 yield Static(classes="schema-form--field-error")
         yield Static(classes="schema-form--errors")
-        yield Button(Content(self.submit_label), variant="primary", compact=True, classes="schema-form--submit")
+        with Horizontal(classes="schema-form--buttons"):
+            yield Button(Content(self.submit_label), variant="primary", compact=True, classes="schema-form--submit")
+            if self.decline_label is not None:
+                yield Button(Content(self.decline_label), variant="error", compact=True, classes="schema-form--decline")
 
     @on(Button.Pressed, ".schema-form--submit")
     def _submit_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.submit()
+
+    @on(Button.Pressed, ".schema-form--decline")
+    def _decline_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.Declined(self))
 
     @on(Input.Submitted)
     def _input_submitted(self, event: Input.Submitted) -> None:
@@ -169,6 +200,8 @@ class SchemaForm(Widget):
         if stopped is not None:
             return {"": sanitize(stopped)}
         errors: dict[str, str] = {}
+        if found and payload is None and _ROOT in self._fields:
+            return {_ROOT: "required"}  # an empty single field: not "None is not of type 'string'"
         for error in found:
             path = list(error.absolute_path)
             key = _ROOT if _ROOT in self._fields else (str(path[0]) if path else "")
@@ -210,7 +243,7 @@ class SchemaForm(Widget):
 
     def _label(self, key: str, spec: dict[str, Any]) -> Static:
         title = spec.get("title")
-        text = agent_text(title if isinstance(title, str) and title else ("value" if key == _ROOT else key))
+        text = agent_text(title if isinstance(title, str) and title else ("answer" if key == _ROOT else key))
         if key in self._required() or (key == _ROOT):
             text = text + Content(" *").stylize("bold")
         return Static(text, classes="schema-form--label")
@@ -237,7 +270,11 @@ class SchemaForm(Widget):
                 placeholder="JSON",
                 classes="schema-form--input",
             )
-        return Input("" if default is None else sanitize(str(default)), classes="schema-form--input")
+        return Input(
+            "" if default is None else sanitize(str(default)),
+            placeholder=self.placeholder if key == _ROOT else "",
+            classes="schema-form--input",
+        )
 
     def _read(self, widget: Widget, spec: dict[str, Any]) -> tuple[bool, Any]:
         """(present, value) from a field widget. Raises ValueError for unconvertible text."""

@@ -241,7 +241,7 @@ class TextView(BlockView):
 
     def _header(self) -> Content:
         block = self.block
-        author = sanitize(block.author or ("you" if block.role == "user" else "assistant"))
+        author = sanitize(block.speaker)
         header = Content(author)
         if self.timestamp is not None:
             when = datetime.datetime.fromtimestamp(self.timestamp).strftime("%H:%M")

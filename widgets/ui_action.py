@@ -122,6 +122,9 @@ class UIActionView(BlockView):
             text = Content(_OUTCOMES.get(decision.outcome, decision.outcome)) + Content(" by ") + agent_text(decision.who)
             if decision.error:
                 text = text + Content(": ") + agent_text(decision.error)
+            elif decision.outcome == "completed" and decision.result is not None:
+                # The result the agent was sent: it belongs on this card (a server's echo of it too).
+                text = text + Content("\n  result: ") + agent_text(pretty_json(decision.result))
             status.update(text)
         elif block.expired:
             status.update(Content("⌛ expired"))

@@ -91,6 +91,15 @@ class Block:
         self.env = BlockEnv()
         self._changed: Notifier[Block] = Notifier()
 
+    @property
+    def speaker(self) -> str:
+        """Who the block is from, as every view labels it: its author; else the person's name
+        (`env.user`: the configured user, or the OS login name looked up once) for a user-role
+        block, whether sent live, restored or echoed back by the server; else "assistant"."""
+        if self.author:
+            return self.author
+        return self.env.user if self.role == "user" else "assistant"
+
     def on_changed(self, callback: Callable[[Block], None]) -> Subscription:
         """Call `callback(block)` after every change, until the subscription is closed."""
         return self._changed.subscribe(callback)

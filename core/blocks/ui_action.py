@@ -54,6 +54,9 @@ class UIActionBlock(InteractiveBlock):
         self.tool_block = tool_block
         self.invocations = 0
         """How many times the function actually ran (0 or 1)."""
+        self.echoed_result: JsonValue = None
+        """The result the server reported for this call (its echo of what the client sent), if any."""
+        self.echoed_error: str | None = None
         self.arguments_text = ""
         self.arguments_complete = bool(arguments)
         self._started = False
@@ -110,6 +113,16 @@ class UIActionBlock(InteractiveBlock):
             return False
         self._check_actionable()
         return self.resolve("declined", who=who, reason=reason)
+
+    def echo_result(self, result: JsonValue, error: str | None = None) -> None:
+        """The server reported this call's result: the one the client sent, echoed back.
+
+        Kept as `echoed_result`/`echoed_error` for inspection; the decision (the action ran, or
+        not, here) stands, and nothing runs again.
+        """
+        self.echoed_result = result
+        self.echoed_error = error
+        self.changed()
 
     def _on_decided(self, decision: Decision) -> None:
         if self.tool_block is None:

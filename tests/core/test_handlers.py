@@ -18,7 +18,7 @@ from tandem.core import (
     UIActionBlock,
     UIAgent,
 )
-from tandem.core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent
+from tandem.core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent, TextContent
 from tandem.core.handlers import DebugBlock
 from tandem.core.scripted import ScriptedChatClient
 
@@ -47,6 +47,18 @@ class TestText:
         feed(agent, text("hi").model_copy(update={"author": "planner"}))
         (block,) = agent.pipeline.blocks
         assert (block.role, block.author, block.message_id) == ("assistant", "planner", "m1")
+
+    def test_the_person_has_one_label_live_and_echoed(self) -> None:
+        from tandem.core.messages import ChatMessage
+
+        agent = new_agent()
+        live = agent.pipeline.add_user_message(ChatMessage.user("hi"), "t1", 0)
+        # The server's echo of the same message (MESSAGES_SNAPSHOT), with no author of its own.
+        feed(agent, ChatUpdate(role="user", message_id="srv-1", contents=[TextContent(text="hi")]), text("hello", message_id="m1"))
+        echo, answer = agent.pipeline.blocks[1:]
+        assert (live.speaker, echo.speaker, answer.speaker) == ("ada", "ada", "assistant")
+        named = TextBlock("x", role="user", author="bob")
+        assert named.speaker == "bob"
 
     def test_reasoning_and_text_are_separate_blocks(self) -> None:
         agent = new_agent()
@@ -123,6 +135,35 @@ class TestUIActions:
         assert block.id == "action/c1"
         assert block.arguments == {"row": 3}
         assert block.actionable
+
+    async def test_a_result_echoed_for_an_action_is_its_own_not_unhandled(self) -> None:
+        runs: list[dict] = []
+        agent = new_agent(ui_actions={"highlight": lambda args: runs.append(args) or {"done": True}})
+        feed(agent, tool_call("c1", "highlight", arguments={"row": 3}, done=True))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, UIActionBlock)
+        await block.invoke()
+        agent.pipeline.end_segment()
+        agent.pipeline.begin_segment("t1", 1)
+        # The server echoes the result the client sent, in the next segment (TOOL_CALL_RESULT or a
+        # snapshot's tool message): the action's card takes it; nothing runs again.
+        feed(agent, tool_result("c1", '{"done": true}'))
+        assert agent.pipeline.blocks == [block]
+        assert block.echoed_result == '{"done": true}' and runs == [{"row": 3}]
+        assert block.decision is not None and block.decision.outcome == "completed"
+
+    def test_a_result_for_an_active_action_is_taken_by_it(self) -> None:
+        agent = new_agent(ui_actions={"highlight": lambda args: None})
+        feed(agent, tool_call("c1", "highlight", arguments={"row": 3}, done=True), tool_result("c1", error="boom"))
+        (block,) = agent.pipeline.blocks
+        assert isinstance(block, UIActionBlock) and block.echoed_error == "boom"
+        assert block.decision is None and block.actionable  # the server's report never decides for the person
+
+    def test_a_result_for_an_unknown_call_is_still_kept_visible(self) -> None:
+        agent = new_agent(ui_actions={"highlight": lambda args: None})
+        feed(agent, tool_result("c9", "orphan"))
+        (block,) = agent.pipeline.blocks
+        assert block.kind == "unhandled"
 
     def test_an_action_is_not_actionable_while_its_arguments_stream(self) -> None:
         agent = new_agent(ui_actions={"highlight": lambda args: None})

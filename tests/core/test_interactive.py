@@ -238,6 +238,34 @@ class TestInterrupt:
         block = InterruptBlock("interrupt/q3", request_id="q3", reason="confirm")
         assert block.respond(["anything"]) is True
 
+    def test_a_plain_question_takes_a_string(self) -> None:
+        env, writes = env_with_log()
+        block = InterruptBlock("interrupt/q4", request_id="q4", reason="input", message="Which colour?")
+        block.env = env
+        assert block.respond("blue") is True
+        (part,) = block.continuation().contents
+        assert isinstance(part, InputResponseContent)
+        assert (part.status, part.payload) == ("resolved", "blue")
+        assert [w.payload["payload"] for w in decisions_in(writes)] == ["blue"]
+
+    def test_a_declined_question_goes_back_cancelled_and_is_logged(self) -> None:
+        env, writes = env_with_log()
+        block = InterruptBlock("interrupt/q5", request_id="q5", reason="input", message="Which colour?")
+        block.env = env
+        assert block.decline() is True
+        assert block.decline() is False and block.respond("late") is False
+        assert block.decision is not None and (block.decision.outcome, block.decision.who) == ("declined", "ada")
+        (part,) = block.continuation().contents
+        assert isinstance(part, InputResponseContent)
+        assert (part.status, part.payload) == ("cancelled", None)
+        assert [w.payload["outcome"] for w in decisions_in(writes)] == ["declined"]
+
+    def test_an_expired_question_cannot_be_declined(self) -> None:
+        block = InterruptBlock("interrupt/q6", request_id="q6", reason="input", expires_at=0.0)
+        with pytest.raises(DecisionError, match="expired"):
+            block.decline()
+        assert block.decision is not None and block.decision.outcome == "expired"
+
     def test_a_cancelled_interrupt_sends_no_payload(self) -> None:
         block, _ = self.interrupt_block()
         block.cancel()

@@ -230,11 +230,11 @@ class TestAgentSchemasInTheApp:
             app, block = await _interrupt_app(pilot)
             problem = str(app.screen.query(".schema-form--problem").first().render())
             assert "title" in problem and "[@click=app.quit]quit[/]" in problem  # shown as data
-            decline = app.screen.query(".interrupt-view--decline").first(Button)
+            decline = app.screen.query(".schema-form--decline").first(Button)
             assert decline.display
             decline.press()
             await wait_for(pilot, lambda: block.decision is not None, "the decline")
-            assert block.decision.outcome == "cancelled"
+            assert block.decision.outcome == "declined"
             assert app.is_running
 
 

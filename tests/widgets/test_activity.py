@@ -41,3 +41,39 @@ async def test_unknown_shape_shows_json() -> None:
     async with _Host(view).run_test():
         assert not view.query_one(ProgressBar).display
         assert str(view.query_one(".activity-view--body", Static).render()) == '{\n  "query": "tea"\n}'
+
+
+async def test_a_step_is_one_progress_line() -> None:
+    block = ActivityBlock("activity/step:agent", activity_type="step")
+    block.apply({"name": "agent", "status": "running"}, None, True)
+    view = ActivityView(block)
+    async with _Host(view).run_test() as pilot:
+        assert view.has_class("-progress")
+        assert str(view.query_one(".activity-view--title", Static).render()) == "▸ step: agent"
+        assert not view.query_one(ProgressBar).display
+        assert not view.query_one(".activity-view--body", Static).display
+        block.apply({"name": "agent", "status": "finished"}, None, True)
+        view.refresh_block()
+        await pilot.pause()
+        assert str(view.query_one(".activity-view--title", Static).render()) == "✓ step: agent"
+
+
+async def test_a_subagent_line_has_its_description_and_error() -> None:
+    block = ActivityBlock("activity/subagent:r1", activity_type="subagent")
+    block.apply({"name": "researcher\x1b[2J", "status": "running", "description": "looks things up"}, None, True)
+    view = ActivityView(block)
+    async with _Host(view).run_test() as pilot:
+        assert str(view.query_one(".activity-view--title", Static).render()) == "▸ subagent: researcher[2J — looks things up"
+        block.apply({"name": "researcher", "status": "error", "message": "rate limited"}, None, True)
+        view.refresh_block()
+        await pilot.pause()
+        assert str(view.query_one(".activity-view--title", Static).render()) == "✗ subagent: researcher (error): rate limited"
+
+
+async def test_a_step_of_another_shape_still_shows_its_json() -> None:
+    block = ActivityBlock("activity/step:x", activity_type="step")
+    block.apply({"weird": 1}, None, True)
+    view = ActivityView(block)
+    async with _Host(view).run_test():
+        assert not view.has_class("-progress")
+        assert '"weird": 1' in str(view.query_one(".activity-view--body", Static).render())

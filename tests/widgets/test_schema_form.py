@@ -109,3 +109,46 @@ async def test_non_object_schema_is_one_field() -> None:
         assert form.submit()
         await pilot.pause()
         assert app.payloads == [7]
+
+
+async def test_a_string_schema_is_one_answer_field_and_empty_is_required() -> None:
+    form = SchemaForm({"type": "string"}, placeholder="type here")
+    app = _Host(form)
+    async with app.run_test() as pilot:
+        assert [str(label.render()) for label in form.query(".schema-form--label").results(Static)] == ["answer *"]
+        field = form.query_one(Input)
+        assert field.placeholder == "type here"
+        assert not form.query(".schema-form--decline")  # no decline unless asked for
+        field.focus()
+        await pilot.press("enter")
+        assert app.payloads == []
+        assert "✗ required" in str(form.query_one(".schema-form--field-error", Static).render())
+        await pilot.press(*"ok", "enter")
+        assert app.payloads == ["ok"]
+
+
+async def test_the_decline_button_posts_declined() -> None:
+    declined: list[SchemaForm] = []
+
+    class Host(_Host):
+        def on_schema_form_declined(self, message: SchemaForm.Declined) -> None:
+            declined.append(message.form)
+
+    form = SchemaForm({"type": "string"}, decline_label="Decline")
+    app = Host(form)
+    async with app.run_test() as pilot:
+        await pilot.click(".schema-form--decline")
+        assert declined == [form] and app.payloads == []
+
+
+async def test_a_malformed_agent_schema_is_reported_not_raised() -> None:
+    for schema in ({"type": "string", "minLength": "x"}, {"type": "string", "pattern": "("}):
+        form = SchemaForm(schema)
+        app = _Host(form)
+        async with app.run_test() as pilot:
+            form.query_one(Input).focus()
+            await pilot.press(*"abc", "enter")
+            # Checked before use: the form says why it cannot be used and takes raw JSON only.
+            assert app.payloads == []
+            assert form.problem is not None
+            assert "cannot be used" in str(form.query_one(".schema-form--problem", Static).render())

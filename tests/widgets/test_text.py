@@ -121,6 +121,16 @@ class TestLook:
             header = str(view.query_one(".text-view--header", Static).render())
             assert header.startswith("ada · ")
 
+    async def test_a_user_message_without_author_is_labelled_with_the_person_not_you(self) -> None:
+        from tandem.core.blocks.base import BlockEnv
+
+        block = _block(role="user")  # the server's echo of the person's message carries no author
+        block.env = BlockEnv(user="ada")
+        block.append("hi")
+        view = TextView(block)
+        async with _Host(view).run_test():
+            assert str(view.query_one(".text-view--header", Static).render()) == "ada"
+
     async def test_without_timestamp_no_time_is_shown(self) -> None:
         block = _block(author="[b]agent[/b]")
         view = TextView(block)

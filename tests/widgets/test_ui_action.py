@@ -105,3 +105,17 @@ async def test_streaming_arguments_are_not_actionable_yet() -> None:
     async with _Host(view).run_test():
         assert str(view.query_one(".ui-action-view--status", Static).render()) == "… preparing"
         assert all(button.disabled for button in view.query(".ui-action-view--buttons > Button"))
+
+
+async def test_a_completed_action_shows_its_result_on_the_card() -> None:
+    block = UIActionBlock("action-2", call_id="c2", name="change_theme", arguments={"theme": "light"},
+                          function=lambda args: {"theme": "light", "applied": True})
+    block.activate()
+    view = UIActionView(block)
+    async with _Host(view).run_test() as pilot:
+        await block.invoke(who="ada")
+        view.refresh_block()
+        await pilot.pause()
+        status = str(view.query_one(".ui-action-view--status", Static).render())
+        assert status.startswith("✓ done by ada\n  result: {")
+        assert '"applied": true' in status

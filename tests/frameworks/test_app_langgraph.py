@@ -1,0 +1,149 @@
+"""The app (Pilot) against a live ag-ui-langgraph server on its default settings (issue 11).
+
+The server is `langgraph_server.py` (a real LangGraph graph with a scripted chat model behind
+the adapter's FastAPI endpoint on 127.0.0.1); the app runs its real engine and AG-UI client. The
+person acts with the keyboard only: the composer, the approval modal's keys, the question's
+text field, Tab and Enter to a UI action's Run button. Each test checks the screen and what
+reached the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, not a skip
+    pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
+from _tui_harness import send, started, wait_for  # noqa: E402
+from langgraph_server import PLAIN_ANSWER, QUESTION, LangGraphServer  # noqa: E402
+from textual.pilot import Pilot  # noqa: E402
+from textual.widgets import Button, Input, Static  # noqa: E402
+
+from tandem.core import BlockEnv, Status  # noqa: E402
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock  # noqa: E402
+from tandem.tui.app import TandemApp  # noqa: E402
+from tandem.tui.backend import AppHooks, build_context  # noqa: E402
+from tandem.widgets import ApprovalModal, InterruptView, TextView, UIActionView, UnhandledView  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
+
+SIZE = (100, 40)
+
+
+def langgraph_app(url: str, themes: list[str] | None = None) -> TandemApp:
+    """A TandemApp on the live server; the person is "ada"; `change_theme` calls land in `themes`."""
+    hooks = AppHooks(set_theme=(themes.append if themes is not None else lambda name: None))
+
+    def factory(loop: asyncio.AbstractEventLoop) -> Any:
+        return build_context(url, hooks=hooks, env=BlockEnv(user="ada"))
+
+    return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str) -> None:
+    """`wait_for` with room for a real graph run on a loaded machine (still bounded)."""
+    await wait_for(pilot, predicate, what, attempts=3000)
+
+
+def blocks(app: TandemApp, kind: type) -> list[Any]:
+    return [b for b in app.conversation.all_blocks if isinstance(b, kind)]
+
+
+def assistant_texts(app: TandemApp) -> list[str]:
+    return [b.text for b in blocks(app, TextBlock) if b.role == "assistant" and b.text.strip()]
+
+
+def thread_requests(server: LangGraphServer, app: TandemApp) -> list[dict[str, Any]]:
+    assert app.context is not None
+    return server.requests_for(app.context.thread.thread_id)
+
+
+async def turn_over(pilot: Pilot[Any], app: TandemApp) -> None:
+    await until(pilot, lambda: app.main.status is Status.IDLE, "the turn over")
+    await pilot.pause()
+
+
+async def test_one_user_message_and_one_answer_block(langgraph_server: LangGraphServer) -> None:
+    async with langgraph_app(langgraph_server.url).run_test(size=SIZE) as pilot:
+        app = await started(pilot)
+        await send(pilot, "hello")
+        await until(pilot, lambda: PLAIN_ANSWER in assistant_texts(app), "the answer, whole, in one block")
+        await turn_over(pilot, app)
+        users = [b for b in blocks(app, TextBlock) if b.role == "user"]
+        assert [(b.text, b.speaker) for b in users] == [("hello", "ada")]  # not echoed back as a second bubble
+        assert assistant_texts(app) == [PLAIN_ANSWER]  # RAW between the tokens split nothing
+        views = [v for v in app.main.query(TextView)]
+        headers = [str(v.query_one(".text-view--header", Static).render()) for v in views]
+        assert headers == ["ada", "assistant"]
+        assert not app.main.query(UnhandledView)
+
+
+async def test_an_approval_answered_by_keyboard(langgraph_server: LangGraphServer) -> None:
+    async with langgraph_app(langgraph_server.url).run_test(size=SIZE) as pilot:
+        app = await started(pilot)
+        await send(pilot, "delete it")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+        await pilot.press("a")
+        await until(pilot, lambda: any(t.startswith("Done") for t in assistant_texts(app)), "the answer after approving")
+        await turn_over(pilot, app)
+        (approval,) = blocks(app, ApprovalBlock)
+        assert approval.decision is not None and (approval.decision.outcome, approval.decision.who) == ("approved", "ada")
+        resumed = thread_requests(langgraph_server, app)[-1]
+        sent = [e.get("payload") for e in resumed.get("resume") or []]
+        command = (resumed.get("forwardedProps") or {}).get("command", {}).get("resume")
+        assert {"approved": True} in [*sent, command]  # in whichever channel the adapter reads
+        assert not app.main.query(UnhandledView)
+
+
+async def test_a_schema_less_question_answered_with_typed_text(langgraph_server: LangGraphServer) -> None:
+    async with langgraph_app(langgraph_server.url).run_test(size=SIZE) as pilot:
+        app = await started(pilot)
+        await send(pilot, "pick a colour")
+        await until(pilot, lambda: bool(app.main.query(InterruptView)), "the question's card")
+        view = app.main.query_one(InterruptView)
+        assert view.has_class("-text")
+        assert str(view.query_one(".interrupt-view--message", Static).render()) == QUESTION
+        await until(pilot, lambda: isinstance(app.screen.focused, Input), "the cursor in the answer field")
+        await pilot.press(*"teal", "enter")
+        await until(pilot, lambda: "You chose teal." in assistant_texts(app), "the reply to the typed answer")
+        await turn_over(pilot, app)
+        (question,) = blocks(app, InterruptBlock)
+        assert question.decision is not None and question.decision.payload == "teal"
+        resumed = thread_requests(langgraph_server, app)[-1]
+        sent = [e.get("payload") for e in resumed.get("resume") or []]
+        command = (resumed.get("forwardedProps") or {}).get("command", {}).get("resume")
+        assert "teal" in [*sent, command]  # a string, as interrupt("Which colour?") expects
+        assert str(view.query_one(".interrupt-view--status", Static).render()) == "✓ answered by ada: teal"
+
+
+async def test_a_client_tool_runs_once_and_its_result_stays_on_its_card(langgraph_server: LangGraphServer) -> None:
+    themes: list[str] = []
+    async with langgraph_app(langgraph_server.url, themes).run_test(size=SIZE) as pilot:
+        app = await started(pilot)
+        await send(pilot, "light theme")
+        await until(pilot, lambda: bool(app.main.query(UIActionView)), "the action card")
+        card = app.main.query_one(UIActionView)
+        await until(pilot, lambda: card.has_class("-waiting"), "the action waiting for the person")
+        run = card.query_one(".ui-action-view--run", Button)
+        for _ in range(30):  # Tab through the screen to the Run button, as a person would
+            if app.screen.focused is run:
+                break
+            await pilot.press("tab")
+        assert app.screen.focused is run
+        await pilot.press("enter")
+        await until(pilot, lambda: any(t.startswith("Done") for t in assistant_texts(app)), "the answer after the action")
+        await turn_over(pilot, app)
+        (action,) = blocks(app, UIActionBlock)
+        assert action.invocations == 1 and themes == ["light"]
+        assert not app.main.query(UnhandledView)
+        assert "result:" in str(card.query_one(".ui-action-view--status", Static).render())
+        tool_results = [m for m in thread_requests(langgraph_server, app)[-1]["messages"] if m["role"] == "tool"]
+        assert len(tool_results) == 1
