@@ -11,9 +11,11 @@ sent; an empty list is a pass. The replay tests and the README's compatibility t
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,7 +40,9 @@ __all__ = [
     "ReplayServer",
     "ScenarioRun",
     "client_ids",
+    "prefetch",
     "problems",
+    "verdict",
     "recorded",
     "run_scenario",
     "runs_of",
@@ -329,3 +333,20 @@ _SCENARIO_CHECKS = {
     "question": _check_question,
     "reasoning": _check_reasoning,
 }
+
+
+@functools.cache
+def verdict(framework: str, scenario: str) -> tuple[str, ...]:
+    """`problems` of the replayed scenario, computed once per process (tests and table share it)."""
+    return tuple(problems(run_scenario(framework, scenario)))
+
+
+def prefetch(cases: object = None, workers: int = 4) -> None:
+    """Compute the verdicts of `cases` (default: every recorded scenario) a few at a time.
+
+    Each replay is a `tandem ask` subprocess waiting mostly on its own start-up, so a small pool
+    cuts the wall time without loading the machine more than a few processes do.
+    """
+    wanted = list(cases) if cases is not None else recorded()  # type: ignore[call-overload]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(lambda case: verdict(*case), wanted))
