@@ -61,6 +61,7 @@ CAPABILITIES: dict[str, str] = {
 
 FRAMEWORKS: dict[str, str] = {
     "adk": "Google ADK (ag-ui-adk 0.11.0)",
+    "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
     "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",
