@@ -62,6 +62,7 @@ CAPABILITIES: dict[str, str] = {
 FRAMEWORKS: dict[str, str] = {
     "adk": "Google ADK (ag-ui-adk 0.11.0)",
     "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
+    "langgraph": "LangGraph (ag-ui-langgraph 0.0.47)",
     "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",

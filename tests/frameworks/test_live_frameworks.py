@@ -31,7 +31,7 @@ def _available(framework: str) -> str | None:
 
 
 @pytest.mark.skipif(os.environ.get("TANDEM_LIVE_FRAMEWORKS") != "1", reason="set TANDEM_LIVE_FRAMEWORKS=1 to run")
-@pytest.mark.parametrize("framework", ["adk", "adk_snapshots", "crewai", "strands", "node"])
+@pytest.mark.parametrize("framework", ["adk", "adk_snapshots", "langgraph", "crewai", "strands", "node"])
 def test_live_server_matches_its_captures(framework: str) -> None:
     missing = _available(framework)
     if missing:

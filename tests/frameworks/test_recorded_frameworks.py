@@ -1,4 +1,4 @@
-"""Real streams from Google ADK, CrewAI, Strands and a plain Node server, replayed through `tandem ask`.
+"""Real streams from LangGraph, Google ADK, CrewAI, Strands and a plain Node server, replayed through `tandem ask`.
 
 The captures in `tests/fixtures/frameworks/` were recorded from the live adapters on their
 default settings with a scripted fake model (`record.py` there re-records them). Each scenario
@@ -22,6 +22,7 @@ from _recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, 
 from compat_table import README, readme_table, table
 
 _SNAPSHOT_ECHO = "MESSAGES_SNAPSHOT echoes the user's message (and the assistant's streamed messages) and Tandem shows them again"
+_RAW_SPLITS = "RAW events between the deltas split the answer into one block per token"
 _QUESTION = "a question without a response schema cannot be answered with typed text (Tandem wants a JSON object)"
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
@@ -35,6 +36,14 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("adk_snapshots", "approval"): "ADK's tool confirmation (a pending adk_request_confirmation call) is not shown as an "
     "approval",
     ("adk_snapshots", "reasoning"): _SNAPSHOT_ECHO + "; ag-ui-adk sends the thought twice",
+    **{("langgraph", s): _RAW_SPLITS + "; " + _SNAPSHOT_ECHO for s in ("text", "backend_tool", "state")},
+    ("langgraph", "client_tool"): _RAW_SPLITS + "; " + _SNAPSHOT_ECHO + " (and sends them twice in the next request); "
+    "the client tool's result shows as an unhandled tool_result block",
+    ("langgraph", "approval"): "the approval arrives as CUSTOM on_interrupt (the adapter's default channel), which "
+    "Tandem ignores: nothing to answer; " + _SNAPSHOT_ECHO,
+    ("langgraph", "question"): "the question arrives as CUSTOM on_interrupt (the adapter's default channel), which "
+    "Tandem ignores: nothing to answer; " + _SNAPSHOT_ECHO,
+    ("langgraph", "reasoning"): _RAW_SPLITS + " (reasoning too); " + _SNAPSHOT_ECHO,
     **{("strands", s): _SNAPSHOT_ECHO for s in ("text", "backend_tool", "state", "approval", "reasoning")},
     ("strands", "client_tool"): _SNAPSHOT_ECHO + "; the client tool's result shows as an unhandled tool_result block",
     ("strands", "question"): _SNAPSHOT_ECHO + "; " + _QUESTION,
@@ -79,7 +88,7 @@ def test_known_gaps_name_recorded_scenarios() -> None:
 def test_every_framework_recorded_its_scenarios() -> None:
     counts = {f: sum(1 for g, _ in recorded() if g == f) for f in FRAMEWORKS}
     # ADK has no schema-less question and CrewAI no approval on their defaults; the rest do all.
-    assert counts == {"adk": 6, "adk_snapshots": 6, "crewai": 6, "strands": 7, "node": 7}
+    assert counts == {"adk": 6, "adk_snapshots": 6, "langgraph": 7, "crewai": 6, "strands": 7, "node": 7}
 
 
 _EVENTS = TypeAdapter(Event)
