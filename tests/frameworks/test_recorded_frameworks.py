@@ -12,11 +12,14 @@ loudly; the README's compatibility table is generated from the same verdicts.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded and compat_table, however pytest imports us
 
 from _recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, recorded, runs_of, verdict, with_client_ids
 from compat_table import README, readme_table, table
