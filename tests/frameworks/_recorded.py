@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
 CAPTURES = TESTS / "fixtures" / "frameworks"
 sys.path.insert(0, str(TESTS / "ask"))
-sys.path.insert(0, str(CAPTURES / "servers"))
+sys.path.append(str(CAPTURES / "servers"))  # last: its modules never shadow the tests' own
 
 from _ask_harness import AskResult, ask  # noqa: E402
 from scripts import PROMPTS, SCENARIOS  # noqa: E402
@@ -53,7 +53,7 @@ CAPABILITIES: dict[str, str] = {
     "backend_tool": "backend tool",
     "client_tool": "client tool",
     "state": "state",
-    "approval": "interrupt / approval",
+    "approval": "interrupt/approval",
     "question": "question",
     "reasoning": "reasoning",
 }
@@ -62,7 +62,7 @@ CAPABILITIES: dict[str, str] = {
 FRAMEWORKS: dict[str, str] = {
     "adk": "Google ADK (ag-ui-adk 0.11.0)",
     "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
-    "langgraph": "LangGraph (ag-ui-langgraph 0.0.47)",
+    "langgraph": "LangGraph (ag-ui-langgraph 0.0.47), recorded",
     "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",

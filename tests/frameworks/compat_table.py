@@ -3,10 +3,12 @@
     python tests/frameworks/compat_table.py          # print the table
     python tests/frameworks/compat_table.py --write  # replace it in README.md
 
-Every cell is the verdict of the same replay the tests run (`_recorded.verdict`): ✅ Tandem shows
-and sends what a person should see, ❌ it does not yet (the test is an expected failure naming
-the gap), — the framework's adapter has no such feature on its default settings, so nothing was
-recorded. `test_recorded_frameworks.py` fails when README.md's table differs from this output.
+Every recorded row's cell is the verdict of the same replay the tests run (`_recorded.verdict`):
+✅ Tandem shows and sends what a person should see, ❌ it does not yet (the test is an expected
+failure naming the gap), — the framework's adapter has no such feature on its default settings,
+so nothing was recorded. Live rows come from `langgraph_scenarios.run_all()` (the live LangGraph
+server the suite runs, `frameworks` test extra), when it is importable.
+`test_recorded_frameworks.py` fails when README.md's table differs from this output.
 """
 
 from __future__ import annotations
@@ -30,8 +32,24 @@ def cell(framework: str, scenario: str) -> str:
     return "❌" if verdict(framework, scenario) else "✅"
 
 
-def table() -> str:
-    """The Markdown table, framework × capability."""
+def _key(capability: str) -> str:
+    return capability.replace(" ", "").lower()
+
+
+def live_rows() -> dict[str, dict[str, bool]] | None:
+    """Live framework label → {capability: passed}, or None when the live scenarios cannot run here."""
+    try:
+        import langgraph_scenarios  # type: ignore[import-not-found]  # the live LangGraph server's scenarios
+    except ImportError:
+        return None
+    rows: dict[str, dict[str, bool]] = {}
+    for framework, capability, passed in langgraph_scenarios.run_all():
+        rows.setdefault(f"{framework}, live", {})[_key(capability)] = passed
+    return rows
+
+
+def recorded_lines() -> list[str]:
+    """The header and one line per recorded framework."""
     prefetch()
     lines = [
         "| framework | " + " | ".join(CAPABILITIES.values()) + " |",
@@ -39,6 +57,15 @@ def table() -> str:
     ]
     for framework, label in FRAMEWORKS.items():
         lines.append(f"| {label} | " + " | ".join(cell(framework, s) for s in CAPABILITIES) + " |")
+    return lines
+
+
+def table(live: dict[str, dict[str, bool]] | None = None) -> str:
+    """The Markdown table, framework × capability: the recorded rows, then the `live` ones."""
+    lines = recorded_lines()
+    for label, results in (live or {}).items():
+        cells = [results.get(_key(c)) for c in CAPABILITIES.values()]
+        lines.append(f"| {label} | " + " | ".join("—" if r is None else "✅" if r else "❌" for r in cells) + " |")
     return "\n".join(lines)
 
 
@@ -53,7 +80,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="print (or write into README.md) the compatibility table")
     parser.add_argument("--write", action="store_true", help="replace the table between the markers in README.md")
     args = parser.parse_args()
-    generated = table()
+    live = live_rows()
+    if live is None:
+        print("note: the live LangGraph scenarios are not importable here (frameworks extra?): no live rows",
+              file=sys.stderr)
+    generated = table(live)
     if not args.write:
         print(generated)
         return 0
