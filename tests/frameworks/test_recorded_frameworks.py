@@ -24,38 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded and compat
 from _recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, recorded, runs_of, verdict, with_client_ids
 from compat_table import README, live_rows, readme_table, recorded_lines, table
 
-_SNAPSHOT_ECHO = "MESSAGES_SNAPSHOT echoes the user's message (and the assistant's streamed messages) and Tandem shows them again"
-_RAW_SPLITS = "RAW events between the deltas split the answer into one block per token"
-_QUESTION = "a question without a response schema cannot be answered with typed text (Tandem wants a JSON object)"
+
+_ADK_THOUGHT = ("ag-ui-adk sends the thought twice (streamed, then whole under a new message id after the text, "
+                "as ADK's final aggregated response repeats it); Tandem shows two reasoning blocks")
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("adk", "approval"): "ADK's tool confirmation on defaults (a pending adk_request_confirmation call, no interrupt "
-    "outcome) is not shown as an approval: two tool cards, nothing to answer",
-    ("adk", "reasoning"): "ag-ui-adk sends the thought twice (streamed, then whole under a new message id after the "
-    "text); Tandem shows two reasoning blocks",
-    **{("adk_snapshots", s): _SNAPSHOT_ECHO for s in ("text", "backend_tool", "state")},
-    ("adk_snapshots", "client_tool"): "the answered change_theme call comes back in MESSAGES_SNAPSHOT and Tandem runs it "
-    "again (a third request the framework never got); " + _SNAPSHOT_ECHO,
-    ("adk_snapshots", "approval"): "ADK's tool confirmation (a pending adk_request_confirmation call) is not shown as an "
-    "approval",
-    ("adk_snapshots", "reasoning"): _SNAPSHOT_ECHO + "; ag-ui-adk sends the thought twice",
-    **{("langgraph", s): _RAW_SPLITS + "; " + _SNAPSHOT_ECHO for s in ("text", "backend_tool", "state")},
-    ("langgraph", "client_tool"): _RAW_SPLITS + "; " + _SNAPSHOT_ECHO + " (and sends them twice in the next request); "
-    "the client tool's result shows as an unhandled tool_result block",
-    ("langgraph", "approval"): "the approval arrives as CUSTOM on_interrupt (the adapter's default channel), which "
-    "Tandem ignores: nothing to answer; " + _SNAPSHOT_ECHO,
-    ("langgraph", "question"): "the question arrives as CUSTOM on_interrupt (the adapter's default channel), which "
-    "Tandem ignores: nothing to answer; " + _SNAPSHOT_ECHO,
-    ("langgraph", "reasoning"): _RAW_SPLITS + " (reasoning too); " + _SNAPSHOT_ECHO,
-    **{("strands", s): _SNAPSHOT_ECHO for s in ("text", "backend_tool", "state", "approval", "reasoning")},
-    ("strands", "client_tool"): _SNAPSHOT_ECHO + "; the client tool's result shows as an unhandled tool_result block",
-    ("strands", "question"): _SNAPSHOT_ECHO + "; " + _QUESTION,
-    **{("crewai", s): _SNAPSHOT_ECHO + " (the answer twice)" for s in ("text", "state", "reasoning")},
-    ("crewai", "backend_tool"): _SNAPSHOT_ECHO + " (the answer and the get_weather card twice)",
-    ("crewai", "client_tool"): _SNAPSHOT_ECHO + "; the client tool's result shows as an unhandled tool_result block",
-    ("crewai", "question"): "CrewAI's human feedback arrives as CUSTOM on_interrupt (the adapter's default channel), "
-    "which Tandem ignores: nothing to answer; " + _SNAPSHOT_ECHO,
-    ("node", "question"): _QUESTION,
+    ("adk", "reasoning"): _ADK_THOUGHT,
+    ("adk_snapshots", "reasoning"): _ADK_THOUGHT,
+    ("langgraph", "reasoning"): "reasoning streamed in several chunks (RAW events between them) shows as one block "
+    "per chunk, and the MESSAGES_SNAPSHOT's reasoning message is shown again",
 }
 """(framework, scenario) → the gap that makes its replay fail today (strict xfail: a fix must remove it)."""
 
