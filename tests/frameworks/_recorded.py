@@ -1,0 +1,354 @@
+"""Replaying the framework captures through `tandem ask --json`, and what a person should see.
+
+`tests/fixtures/frameworks/<framework>/<scenario>.<N>.sse` are real streams recorded by
+`tests/fixtures/frameworks/record.py`. `ReplayServer` serves them on 127.0.0.1 (run N of the
+scenario answers request N, past the last run it answers 409), and `run_scenario` drives
+Tandem's real client path against it: `tandem ask --json --url … --approve all` as a
+subprocess, answers on stdin. `problems(...)` lists what is wrong with what Tandem showed and
+sent; an empty list is a pass. The replay tests and the README's compatibility table
+(`compat_table.py`) both call these functions, so the table is what the tests found.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent
+CAPTURES = TESTS / "fixtures" / "frameworks"
+sys.path.insert(0, str(TESTS / "ask"))
+sys.path.append(str(CAPTURES / "servers"))  # last: its modules never shadow the tests' own
+
+from _ask_harness import AskResult, ask  # noqa: E402
+from scripts import PROMPTS, SCENARIOS  # noqa: E402
+
+__all__ = [
+    "CAPABILITIES",
+    "FRAMEWORKS",
+    "QUESTION_ANSWER",
+    "ReplayServer",
+    "ScenarioRun",
+    "client_ids",
+    "prefetch",
+    "problems",
+    "verdict",
+    "recorded",
+    "run_scenario",
+    "runs_of",
+]
+
+CAPABILITIES: dict[str, str] = {
+    "text": "text",
+    "backend_tool": "backend tool",
+    "client_tool": "client tool",
+    "state": "state",
+    "approval": "interrupt/approval",
+    "question": "question",
+    "reasoning": "reasoning",
+}
+"""Scenario name → the capability column it stands for, in table order."""
+
+FRAMEWORKS: dict[str, str] = {
+    "adk": "Google ADK (ag-ui-adk 0.11.0)",
+    "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
+    "langgraph": "LangGraph (ag-ui-langgraph 0.0.47), recorded",
+    "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
+    "strands": "Strands (ag-ui-strands 1.0.2)",
+    "node": "TypeScript server (@ag-ui/encoder 1.0.0)",
+}
+"""Recorded framework folder → its row label."""
+
+QUESTION_ANSWER = "blue"
+"""What the person types to answer a schema-less question."""
+
+EXPECTED_STATE = {"shopping": ["bread", "oat milk"]}
+
+
+def runs_of(framework: str, scenario: str) -> list[tuple[dict[str, Any], bytes]]:
+    """The recorded runs of a scenario, in order: (request body, response bytes)."""
+    folder = CAPTURES / framework
+    runs = []
+    number = 1
+    while (folder / f"{scenario}.{number}.sse").exists():
+        request = json.loads((folder / f"{scenario}.{number}.json").read_text())
+        runs.append((request, (folder / f"{scenario}.{number}.sse").read_bytes()))
+        number += 1
+    return runs
+
+
+def recorded() -> list[tuple[str, str]]:
+    """Every recorded (framework, scenario), in table order."""
+    return [(f, s) for f in FRAMEWORKS for s in CAPABILITIES if runs_of(f, s)]
+
+
+def client_ids(recorded: dict[str, Any], actual: dict[str, Any]) -> dict[str, str]:
+    """The ids the recording's client chose → the ids Tandem chose for the same things.
+
+    A server echoes the client's thread, run, user-message and tool-message ids (in
+    `RUN_STARTED`, `MESSAGES_SNAPSHOT`, …); replayed as recorded, those echoes would name ids
+    Tandem never sent. Users match by order, tool messages by the call they answer.
+    """
+    ids = {}
+    for key in ("threadId", "runId"):
+        if isinstance(recorded.get(key), str) and isinstance(actual.get(key), str):
+            ids[recorded[key]] = actual[key]
+    mine = actual.get("messages") or []
+    users = [m for m in mine if m.get("role") == "user"]
+    for old, new in zip([m for m in recorded.get("messages", []) if m.get("role") == "user"], users):
+        ids[old["id"]] = new["id"]
+    tools = {m.get("toolCallId"): m for m in mine if m.get("role") == "tool"}
+    for old in recorded.get("messages", []):
+        if old.get("role") == "tool" and old.get("toolCallId") in tools:
+            ids[old["id"]] = tools[old["toolCallId"]]["id"]
+    return {old: new for old, new in ids.items() if old != new}
+
+
+def with_client_ids(body: bytes, ids: dict[str, str]) -> bytes:
+    """`body` with every quoted (JSON-string) occurrence of a recorded client id replaced."""
+    for old, new in ids.items():
+        body = body.replace(json.dumps(old).encode(), json.dumps(new).encode())
+    return body
+
+
+class ReplayServer:
+    """Serves one scenario's recorded runs on 127.0.0.1 and keeps every request body Tandem sent.
+
+    Request N gets run N's bytes as `text/event-stream`, with the ids the recording's client
+    chose replaced by Tandem's (`client_ids`); a request past the recorded runs gets a 409 (the
+    client asked for more than the framework was ever asked for).
+    """
+
+    def __init__(self, runs: list[tuple[dict[str, Any], bytes]]) -> None:
+        self.runs = runs
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    server.requests.append(json.loads(raw))
+                except ValueError:
+                    server.requests.append({"unparsable": raw.decode("utf-8", "replace")})
+                index = len(server.requests) - 1
+                if index >= len(server.runs):
+                    payload = b'{"detail": "no more recorded runs"}'
+                    self.send_response(409)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                recorded, body = server.runs[index]
+                body = with_client_ids(body, client_ids(recorded, server.requests[-1]))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="replay-server", daemon=True)
+
+    @contextmanager
+    def running(self) -> Iterator[ReplayServer]:
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+
+@dataclass
+class ScenarioRun:
+    """One scenario replayed through `tandem ask`: what it printed and what it sent."""
+
+    framework: str
+    scenario: str
+    result: AskResult
+    requests: list[dict[str, Any]]
+    recorded_runs: int
+    notes: list[str] = field(default_factory=list)
+
+
+def run_scenario(framework: str, scenario: str) -> ScenarioRun:
+    """Replay one recorded scenario through `tandem ask --json --approve all`."""
+    runs = runs_of(framework, scenario)
+    server = ReplayServer(runs)
+    stdin = f"{QUESTION_ANSWER}\n" if scenario == "question" else ""
+    with server.running():
+        args = ["--json", "--url", server.url, "--approve", "all" if scenario != "question" else "ask", PROMPTS[scenario]]
+        result = ask(*args, stdin=stdin)
+    return ScenarioRun(framework, scenario, result, server.requests, len(runs))
+
+
+# --- what a person should see -----------------------------------------------------------------
+
+
+def _final_text(scenario: str) -> str:
+    return "".join(next(s.text for s in reversed(SCENARIOS[scenario]) if s.text))
+
+
+def _visible(run: ScenarioRun, role: str | None = "assistant") -> list[dict[str, Any]]:
+    """Final blocks a person sees (debug blocks are the debug view's, not the conversation's)."""
+    return [b for b in run.result.finals(role=role) if b["kind"] != "debug"]
+
+
+def problems(run: ScenarioRun) -> list[str]:
+    """What is wrong with what Tandem showed and sent for this scenario (empty: it is right)."""
+    found: list[str] = []
+    result = run.result
+    try:
+        events = result.events
+    except ValueError as exc:
+        return [f"`tandem ask --json` printed a line that is not JSON: {exc}"]
+    if not events:
+        return [f"`tandem ask` printed nothing (exit {result.returncode}): {result.stderr.strip()[-300:]}"]
+    if result.returncode != 0 or result.turn["status"] != "completed":
+        found.append(f"the turn did not complete (exit {result.returncode}, {result.turn}): {result.stderr.strip()[-300:]}")
+
+    users = [b for b in result.finals("text", role="user")]
+    if [b["content"]["text"] for b in users] != [PROMPTS[run.scenario]]:
+        found.append(f"expected the user's message once, saw {[b['content']['text'] for b in users]}")
+
+    for block in _visible(run):
+        if block["kind"] in ("unhandled", "error"):
+            found.append(f"a {block['kind']} block is shown: {json.dumps(block['content'])[:200]}")
+
+    texts = [b["content"]["text"] for b in result.finals("text")]
+    expected = _final_text(run.scenario)
+    if texts.count(expected) != 1 or len(texts) != 1:
+        found.append(f"expected one answer block {expected!r}, saw {texts}")
+
+    if len(run.requests) > run.recorded_runs:
+        found.append(f"Tandem sent {len(run.requests)} requests; the framework was asked {run.recorded_runs} times")
+    for number, request in enumerate(run.requests, 1):
+        ids = Counter(m.get("id") for m in request.get("messages", []))
+        twice = [i for i, n in ids.items() if n > 1]
+        if twice:
+            found.append(f"request {number} carries messages twice: {twice}")
+        users_sent = [m for m in request.get("messages", []) if m.get("role") == "user"]
+        if len(users_sent) != 1:
+            found.append(f"request {number} carries {len(users_sent)} user messages")
+
+    found.extend(_SCENARIO_CHECKS[run.scenario](run))
+    return found
+
+
+def _tool_blocks(run: ScenarioRun, name: str) -> list[dict[str, Any]]:
+    return [b["content"] for b in run.result.finals() if b["kind"] in ("tool_call", "ui_action") and b["content"].get("name") == name]
+
+
+def _check_text(run: ScenarioRun) -> list[str]:
+    return []
+
+
+def _check_backend_tool(run: ScenarioRun) -> list[str]:
+    calls = _tool_blocks(run, "get_weather")
+    if len(calls) != 1:
+        return [f"expected one get_weather card, saw {len(calls)}"]
+    if "Sunny" not in json.dumps(calls[0]):
+        return [f"the get_weather card has no result: {json.dumps(calls[0])[:200]}"]
+    return []
+
+
+def _check_client_tool(run: ScenarioRun) -> list[str]:
+    found = []
+    cards = _tool_blocks(run, "change_theme")
+    if len(cards) != 1:
+        found.append(f"expected one change_theme card, saw {len(cards)}")
+    results = [
+        m for request in run.requests[-1:] for m in request.get("messages", [])
+        if m.get("role") == "tool" and "applied" in str(m.get("content"))
+    ]
+    runs_of_tool = sum(
+        1 for request in run.requests for m in request.get("messages", [])[-1:]
+        if m.get("role") == "tool" and "applied" in str(m.get("content"))
+    )
+    if runs_of_tool != 1:
+        found.append(f"change_theme ran {runs_of_tool} times (a request ending with its result)")
+    if len(results) != 1:
+        found.append(f"the last request carries {len(results)} change_theme results")
+    return found
+
+
+def _check_state(run: ScenarioRun) -> list[str]:
+    state = run.result.state
+    if state is None or state.get("shopping") != EXPECTED_STATE["shopping"]:
+        return [f"expected the shared state to hold {EXPECTED_STATE}, it holds {state}"]
+    return []
+
+
+def _check_approval(run: ScenarioRun) -> list[str]:
+    found = []
+    approvals = [b for b in run.result.finals() if b["kind"] == "approval"]
+    if len(approvals) != 1:
+        kinds = [b["kind"] for b in _visible(run)]
+        found.append(f"expected one approval, saw {len(approvals)} (blocks: {kinds})")
+    if len(run.requests) < 2:
+        found.append("the approval was never answered (no follow-up request)")
+    return found
+
+
+def _check_question(run: ScenarioRun) -> list[str]:
+    found = []
+    questions = [b for b in run.result.finals() if b["kind"] in ("interrupt", "interactive")]
+    if len(questions) != 1:
+        found.append(f"expected one question, saw {len(questions)} (blocks: {[b['kind'] for b in _visible(run)]})")
+    answered = [r for r in run.requests[1:] if QUESTION_ANSWER in json.dumps(r.get("resume")) + json.dumps(r.get("forwardedProps"))]
+    if not answered:
+        found.append(f"the typed answer {QUESTION_ANSWER!r} was never sent")
+    return found
+
+
+def _check_reasoning(run: ScenarioRun) -> list[str]:
+    reasoning = [b["content"]["text"] for b in run.result.finals("reasoning")]
+    expected = "".join(next(s.reasoning for s in SCENARIOS["reasoning"] if s.reasoning))
+    if reasoning != [expected]:
+        return [f"expected one reasoning block {expected!r}, saw {reasoning}"]
+    return []
+
+
+_SCENARIO_CHECKS = {
+    "text": _check_text,
+    "backend_tool": _check_backend_tool,
+    "client_tool": _check_client_tool,
+    "state": _check_state,
+    "approval": _check_approval,
+    "question": _check_question,
+    "reasoning": _check_reasoning,
+}
+
+
+@functools.cache
+def verdict(framework: str, scenario: str) -> tuple[str, ...]:
+    """`problems` of the replayed scenario, computed once per process (tests and table share it)."""
+    return tuple(problems(run_scenario(framework, scenario)))
+
+
+def prefetch(cases: object = None, workers: int = 4) -> None:
+    """Compute the verdicts of `cases` (default: every recorded scenario) a few at a time.
+
+    Each replay is a `tandem ask` subprocess waiting mostly on its own start-up, so a small pool
+    cuts the wall time without loading the machine more than a few processes do.
+    """
+    wanted = list(cases) if cases is not None else recorded()  # type: ignore[call-overload]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(lambda case: verdict(*case), wanted))
