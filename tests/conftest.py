@@ -20,3 +20,19 @@ def _snapshot_dirname(cls: type[SVGImageExtension], *, test_location: object) ->
 
 
 SVGImageExtension.dirname = classmethod(_snapshot_dirname)  # type: ignore[method-assign,assignment]
+
+
+# -- the cursor does not blink in tests ------------------------------------------------------------
+# A blinking cursor is drawn or not depending on when the screenshot is taken, so a snapshot of a
+# focused composer (a TextArea) or Input differs at random on a loaded machine. Textual has no
+# switch for it; every TextArea and Input built in the test process starts with `cursor_blink`
+# False instead (the reactive's default, read when each widget is built). The app itself is
+# untouched. tests/tui/test_cursor_blink.py fails if a Textual upgrade moves this default.
+def _cursor_does_not_blink() -> None:
+    from textual.widgets import Input, TextArea
+
+    for widget in (TextArea, Input):
+        widget.__dict__["cursor_blink"]._default = False
+
+
+_cursor_does_not_blink()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from ag_ui.core import Interrupt
 
@@ -30,7 +30,7 @@ def parse_expiry(value: str | None) -> float | None:
         log.warning("ignoring an interrupt expiry that is not ISO 8601")
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 
