@@ -19,8 +19,11 @@ pipe on stdin is read one answer a line, which makes the mode scriptable:
 - input requests: one JSON object, validated against the request's schema;
 - end of input cancels whatever is still open.
 
-Exit status: 0 when the turn completed; 1 with a one-line reason on stderr when it failed
-(agent error, connection refused, …); 130 when interrupted. Headers are never printed.
+Exit status (each non-zero one with a one-line reason on stderr): 0 the turn completed; 1 it
+failed (agent or protocol error, connection refused, an unreadable store); 2 a usage or
+configuration error; 3 the turn completed but a decision it needed was declined without a
+person's answer (`--approve none`, a configured reject, or end of the answers); 130
+interrupted. Headers are never printed. The turn is saved as a thread (`tui.ask_threads`).
 """
 
 from __future__ import annotations
@@ -31,16 +34,19 @@ import json
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pydantic import JsonValue
 
 from tandem.core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActionBlock
 from tandem.core.context import AgentContext
-from tandem.core.errors import DecisionError, TandemError
+from tandem.core.errors import DecisionError, LogStoreError, TandemError
 from tandem.core.turns import Status, Turn, TurnStatus
 from tandem.tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
 from tandem.tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
+
+if TYPE_CHECKING:
+    from tandem.tui.ask_threads import AskThread
 
 __all__ = ["run_ask", "ask_turn", "LineReader", "Decider", "Policy"]
 
@@ -48,6 +54,9 @@ Policy = Literal["ask", "all", "none"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_DECLINED = 3
+"""A decision was needed and nobody approved it: `--approve none`, a configured reject, or no one to answer."""
 EXIT_INTERRUPTED = 130
 
 
@@ -55,22 +64,43 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """Run `tandem ask` as parsed by `tui.cli`; return the exit status.
 
     Args:
-        args: `url`, `speed`, `approve`, `json` and `message` (a list of words).
-        headers: request headers for `--url` (never printed).
+        args: `url`, `agent`, `speed`, `approve`, `json`, `answers`, `save`, `resume` and
+            `message` (a list of words; see `tui.ask_input`).
+        headers: request headers from `--header`/`TANDEM_HEADERS` (never printed).
     """
-    message = " ".join(args.message)
+    from tandem.core.errors import LogStoreError
+    from tandem.tui.ask_input import UsageError, read_input
+    from tandem.tui.ask_threads import AskThread
+    from tandem.tui.config import ConfigError
+    from tandem.tui.connection import UNSET, settle_connection
+
+    thread = AskThread(save=args.save, resume=args.resume)
+    try:
+        endpoint = thread.endpoint()
+        connection = settle_connection(args, headers, thread_url=endpoint.url if endpoint else UNSET)
+        given = read_input(args.message, sys.stdin, answers=args.answers)
+    except (UsageError, ConfigError, ValueError) as exc:
+        _say(sys.stderr, str(exc))
+        return EXIT_USAGE
+    except LogStoreError as exc:
+        _say(sys.stderr, str(exc))
+        return EXIT_FAILED
     try:
         return asyncio.run(
             ask_turn(
-                message,
-                url=args.url,
-                headers=headers,
+                given.message,
+                url=connection.url,
+                headers=connection.headers,
                 speed=args.speed,
-                policy=args.approve,
+                policy=args.approve or "ask",
+                tool_policies={} if args.approve else connection.approvals,
                 as_json=args.json,
-                stdin=sys.stdin,
+                stdin=given.answers,
                 stdout=sys.stdout,
                 stderr=sys.stderr,
+                interactive=given.interactive,
+                thread=thread,
+                client_options=connection.client_options,
             )
         )
     except KeyboardInterrupt:
@@ -89,20 +119,41 @@ async def ask_turn(
     stdin: TextIO,
     stdout: TextIO,
     stderr: TextIO,
+    interactive: bool | None = None,
+    thread: AskThread | None = None,
+    tool_policies: dict[str, str] | None = None,
+    client_options: dict[str, Any] | None = None,
 ) -> int:
-    """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status."""
-    from tandem.tui.backend import build_context
+    """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status.
 
+    Args:
+        stdin: Where answers to prompts are read, one a line.
+        interactive: A person answers at a terminal (prompts go to stderr); by default,
+            whether `stdin` is a terminal.
+        thread: The thread to send in (saved, continued); by default a new unsaved one.
+        tool_policies: Tool name → "ask", "approve" or "reject", for approvals when `policy`
+            is "ask" (the config's `[approvals]`).
+        client_options: Timeouts for the AG-UI client.
+    """
+    from tandem.tui.ask_threads import AskThread
+
+    thread = thread if thread is not None else AskThread(save=False)
     try:
-        context = build_context(url, headers, speed=speed)
+        context = await thread.open(url, headers, speed=speed, client_options=client_options or {})
+    except LogStoreError as exc:
+        _say(stderr, str(exc))
+        return EXIT_FAILED
     except (TandemError, ValueError) as exc:
         from tandem.core.agui.transport import safe_url
 
+        thread.close(None)
         _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
         return EXIT_FAILED
     printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout)
+    printer.thread_id = thread.thread_id
     printer.attach(context)
-    decider = Decider(context, policy, LineReader(stdin), prompts=stderr if _is_tty(stdin) else None, errors=stderr)
+    prompts = stderr if (_is_tty(stdin) if interactive is None else interactive) else None
+    decider = Decider(context, policy, LineReader(stdin), prompts=prompts, errors=stderr, tool_policies=tool_policies)
     turn: Turn | None = None
     try:
         turn = await context.send(message)
@@ -116,8 +167,13 @@ async def ask_turn(
         decider.close()
         printer.close()
         await context.dispose()
+        thread.close(context)
+    printer.thread_id = thread.thread_id
     printer.finish(context, turn)
     if turn.status is TurnStatus.COMPLETED:
+        if decider.unapproved:
+            _say(stderr, f"a decision was needed and was declined: {decider.unapproved[0]}")
+            return EXIT_DECLINED
         return EXIT_OK
     if turn.status is TurnStatus.CANCELLED:
         _say(stderr, "the turn was cancelled")
@@ -194,9 +250,14 @@ class Decider:
         *,
         prompts: TextIO | None,
         errors: TextIO,
+        tool_policies: dict[str, str] | None = None,
     ) -> None:
         self.context = context
         self.policy = policy
+        self.tool_policies = dict(tool_policies or {})
+        """Tool name → "ask", "approve" or "reject": approvals decided without asking when `policy` is "ask"."""
+        self.unapproved: list[str] = []
+        """What was needed and declined without a human's answer (policy, or nobody to ask)."""
         self.reader = reader
         self.prompts = prompts
         """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
@@ -238,16 +299,19 @@ class Decider:
     # -- approvals ---------------------------------------------------------------------------
 
     async def _decide_approval(self, block: ApprovalBlock) -> None:
-        if self.policy == "all":
+        configured = self.tool_policies.get(block.tool_name) if self.policy == "ask" else None
+        if self.policy == "all" or configured == "approve":
             block.approve()
             return
-        if self.policy == "none":
+        if self.policy == "none" or configured == "reject":
+            self._unapproved(f"approval of {one_line(block.tool_name, 60)}")
             block.reject()
             return
         choices = "y/n/e(dit)" if block.allow_edits else "y/n"
         prompt = f"approve {one_line(block.tool_name, 60)} {short_json(block.arguments)}? [{choices}] "
         answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=parse_approval)
         if answer is None:
+            self._unapproved(f"approval of {one_line(block.tool_name, 60)} (no answer)")
             block.cancel()
         elif answer.yes:
             block.approve(edited_arguments=answer.arguments, reason=answer.reason)
@@ -261,12 +325,14 @@ class Decider:
             await block.invoke(accepted_arguments(block))
             return
         if self.policy == "none":
+            self._unapproved(f"UI action {one_line(block.name, 60)}")
             await self._refuse_action(block, None)
             return
         prompt = f"run {one_line(block.name, 60)} {short_json(block.arguments)}? [y/n/e(dit)] "
         steps = task_steps(block.arguments) if block.name == TASK_STEPS_ACTION else None
         answer = await self._read_answer(prompt, allow_edits=True, parse=lambda line: parse_action(line, steps))
         if answer is None:
+            self._unapproved(f"UI action {one_line(block.name, 60)} (no answer)")
             block.cancel()
         elif answer.yes:
             await block.invoke(answer.arguments if answer.arguments is not None else accepted_arguments(block))
@@ -284,6 +350,7 @@ class Decider:
 
     async def _decide_input(self, block: InterruptBlock) -> None:
         if self.policy == "none":
+            self._unapproved(f"input request {one_line(block.message or block.reason, 60)}")
             block.cancel()
             return
         if self.policy == "all":
@@ -300,6 +367,7 @@ class Decider:
             else:
                 line = await self._readline(None)
             if line is None:
+                self._unapproved(f"input request {one_line(block.message or block.reason, 60)} (no answer)")
                 block.cancel()
                 return
             if not line.strip():
@@ -386,6 +454,9 @@ class Decider:
         assert self.prompts is not None
         self.prompts.write(text)
         self.prompts.flush()
+
+    def _unapproved(self, what: str) -> None:
+        self.unapproved.append(what)
 
     def _complain(self, text: str) -> None:
         self.errors.write(f"tandem: {one_line(text, 300)}\n")

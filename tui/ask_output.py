@@ -40,6 +40,9 @@ from tandem.core.sanitize import sanitize
 __all__ = ["sanitize", "short_json", "one_line", "Printer", "PlainPrinter", "JsonPrinter"]
 
 
+SCHEMA_VERSION = 1
+"""The version of the `--json` output (schemas/ask-output.v1.schema.json); bumped only by a breaking change."""
+
 _SHORT = 120
 """Characters a value may take on a labelled line before it is cut."""
 
@@ -82,6 +85,8 @@ class Printer:
         self._out = out
         self._subs: list[Subscription] = []
         self._broken = False
+        self.thread_id: str | None = None
+        """The saved thread the turn went into (None: not saved); set before `finish`."""
 
     def attach(self, context: AgentContext) -> None:
         """Follow `context`'s new blocks and its shared state."""
@@ -367,7 +372,9 @@ class JsonPrinter(Printer):
         self._write_json(
             {"event": "state", "state": state.committed, "proposals": state.proposals, "diverged": state.diverged}
         )
-        self._write_json({"event": "turn", "status": turn.status.value, "error": turn.error})
+        self._write_json(
+            {"event": "turn", "status": turn.status.value, "error": turn.error, "thread": self.thread_id, "schema": SCHEMA_VERSION}
+        )
 
     def _block_added(self, block: Block) -> None:
         self._order.append(block)

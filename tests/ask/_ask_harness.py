@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,9 +29,16 @@ def ask_command(*args: str, speed: str = "0") -> list[str]:
     return [sys.executable, "-m", "tandem.tui.cli", "ask", "--speed", speed, *args]
 
 
+SANDBOX = Path(tempfile.mkdtemp(prefix="tandem-ask-tests-"))
+"""The data and config directories of every run here: a developer's threads and config are never touched."""
+
+
 def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without `TANDEM_HEADERS` (so a developer's headers never leak in), plus `extra`."""
-    env = {key: value for key, value in os.environ.items() if key != "TANDEM_HEADERS"}
+    """The environment without `TANDEM_HEADERS` or `TANDEM_CONFIG` (so a developer's never leak in),
+    with the user data and config directories in a throwaway folder, plus `extra`."""
+    env = {key: value for key, value in os.environ.items() if key not in ("TANDEM_HEADERS", "TANDEM_CONFIG")}
+    env["XDG_DATA_HOME"] = str(SANDBOX / "data")
+    env["XDG_CONFIG_HOME"] = str(SANDBOX / "config")
     env.update(extra)
     return env
 
@@ -104,10 +112,13 @@ def ask(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
 
     Args:
         args: Options and the message, e.g. `("--json", "--approve", "all", "/demo steps")`.
-        stdin: Lines to answer with (a pipe); None gives an empty stdin (EOF at once).
+        stdin: Lines to answer with (a pipe, read through `--answers -`); None gives an empty
+            stdin (EOF at once) and no `--answers`.
         env: The environment; `clean_env()` when omitted.
         speed: The demo agent's pacing (0: instant).
     """
+    if stdin is not None:
+        args = ("--answers", "-", *args)
     completed = subprocess.run(
         ask_command(*args, speed=speed),
         input=stdin if stdin is not None else "",
