@@ -130,3 +130,18 @@ def ask(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
         timeout=TIMEOUT,
     )
     return AskResult(completed.returncode, completed.stdout, completed.stderr)
+
+
+def tandem(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> AskResult:
+    """Run `tandem ARGS…` (any subcommand) to completion with `stdin` piped in as it is."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "tandem.tui.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPO,
+        env=env if env is not None else clean_env(),
+        timeout=TIMEOUT,
+    )
+    return AskResult(completed.returncode, completed.stdout, completed.stderr)
