@@ -33,7 +33,7 @@ import asyncio
 import json
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pydantic import JsonValue
@@ -93,7 +93,7 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
                 headers=connection.headers,
                 speed=args.speed,
                 policy=args.approve or "ask",
-                tool_policies={} if args.approve else connection.approvals,
+                tool_policies={} if args.approve else dict(connection.approvals),
                 as_json=args.json,
                 stdin=given.answers,
                 stdout=sys.stdout,
@@ -121,7 +121,7 @@ async def ask_turn(
     stderr: TextIO,
     interactive: bool | None = None,
     thread: AskThread | None = None,
-    tool_policies: dict[str, str] | None = None,
+    tool_policies: Mapping[str, str] | None = None,
     client_options: dict[str, Any] | None = None,
 ) -> int:
     """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status.
@@ -250,7 +250,7 @@ class Decider:
         *,
         prompts: TextIO | None,
         errors: TextIO,
-        tool_policies: dict[str, str] | None = None,
+        tool_policies: Mapping[str, str] | None = None,
     ) -> None:
         self.context = context
         self.policy = policy

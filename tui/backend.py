@@ -104,19 +104,20 @@ def build_chat_client(
     """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
     The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
-    logic as a remote server's; no port is opened. Timeouts left None keep the client's defaults.
+    logic as a remote server's; no port is opened. Timeouts left None are the client's
+    defaults (10 s to connect, 120 s between bytes).
     """
 
     def build() -> ChatClient:
         from tandem.core.agui import AGUIChatClient
 
         if url:
-            timeouts = {
-                name: value
-                for name, value in (("connect_timeout", connect_timeout), ("read_timeout", read_timeout))
-                if value is not None
-            }
-            return AGUIChatClient(url, headers=headers, **timeouts)
+            return AGUIChatClient(
+                url,
+                headers=headers,
+                connect_timeout=10.0 if connect_timeout is None else connect_timeout,
+                read_timeout=120.0 if read_timeout is None else read_timeout,
+            )
         from tandem.core.agui.demo import DemoAgent, encode_sse
 
         agent = DemoAgent(speed)

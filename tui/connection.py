@@ -97,6 +97,8 @@ def settle_connection(
 def settle_app_connection(args: argparse.Namespace, cli_headers: dict[str, str]) -> dict[str, str]:
     """Settle the app's agent into `args` (`url`, `theme`, `client_options`); return its headers.
 
+    The `[approvals]` policy is `tandem ask`'s: the app always asks.
+
     `tandem --resume ID` of a thread saved with a server reopens it on that server.
 
     Raises:
@@ -125,7 +127,6 @@ def settle_app_connection(args: argparse.Namespace, cli_headers: dict[str, str])
     args.url = connection.url
     args.theme = connection.theme
     args.client_options = connection.client_options
-    args.approvals = connection.approvals
     return connection.headers
 
 
