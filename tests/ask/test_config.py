@@ -10,6 +10,7 @@ import io
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _ask_harness import clean_env, tandem
@@ -191,3 +192,40 @@ class TestNamedAgents:
     def test_no_agents(self, tmp_path: Path) -> None:
         result = tandem("agents", env=env_for(tmp_path))
         assert result.returncode == 0 and result.stdout.startswith("No agents configured in ")
+
+
+class TestTheAppsAgent:
+    """What `tandem [--agent NAME] [--resume ID]` settles before the app starts (tui/connection.py)."""
+
+    def _args(self, **given: object) -> Any:
+        import argparse
+
+        values: dict[str, object] = {"url": None, "agent": None, "resume": None, "theme": None}
+        values.update(given)
+        return argparse.Namespace(**values)
+
+    def test_a_named_agent_gives_url_headers_and_timeouts(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         history_server: HistoryServer) -> None:
+        from tandem.tui.connection import settle_app_connection
+
+        write_config(tmp_path, _config(history_server, default=False) + "\n[timeouts]\nconnect = 2\n")
+        for name, value in env_for(tmp_path, RESEARCH_TOKEN=SECRET).items():
+            monkeypatch.setenv(name, value)
+        args = self._args(agent="research")
+        headers = settle_app_connection(args, {"X-Extra": "1"})
+        assert args.url == history_server.url and args.client_options == {"connect_timeout": 2.0}
+        assert headers == {"Authorization": SECRET, "X-Team": "docs", "X-Extra": "1"}
+
+    def test_resume_reopens_a_thread_on_its_own_server(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      history_server: HistoryServer) -> None:
+        from tandem.tui.connection import settle_app_connection
+
+        write_config(tmp_path, _config(history_server, default=False))
+        env = env_for(tmp_path, RESEARCH_TOKEN=SECRET)
+        started = tandem("ask", "--json", "-a", "research", "hello", env=env)
+        assert started.returncode == 0, started.stderr
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        args = self._args(resume=started.turn["thread"][:5])
+        headers = settle_app_connection(args, {})
+        assert args.url == history_server.url and headers["Authorization"] == SECRET
