@@ -156,8 +156,20 @@ async def ask_turn(
     decider = Decider(context, policy, LineReader(stdin), prompts=prompts, errors=stderr, tool_policies=tool_policies)
     turn: Turn | None = None
     try:
+        if context.status is Status.AWAITING_INPUT:
+            # A continued thread was left waiting for a decision: it is decided first (by the
+            # policy, or asked), and that turn finishes before the new message goes.
+            decider.wake()
+            await context.wait_idle()
         turn = await context.send(message)
         await turn.wait()
+    except TandemError as exc:  # refused by the conversation (e.g. busy): one line, not a traceback
+        decider.close()
+        printer.close()
+        await context.dispose()
+        thread.close(context)
+        _say(stderr, str(exc))
+        return EXIT_FAILED
     except asyncio.CancelledError:
         await context.cancel()
         if turn is not None:
@@ -270,6 +282,10 @@ class Decider:
         self._sub.close()
         if self._task is not None and not self._task.done():
             self._task.cancel()
+
+    def wake(self) -> None:
+        """Decide what is already pending (a restored thread that was waiting), as a status change would."""
+        self._status_changed(Status.AWAITING_INPUT)
 
     def _status_changed(self, status: Status) -> None:
         if status is Status.AWAITING_INPUT and (self._task is None or self._task.done()):

@@ -127,6 +127,32 @@ class TestContinuing:
         ]
 
 
+    def test_a_thread_left_waiting_is_decided_first(self, env: dict[str, str]) -> None:
+        # The app left a turn waiting for an approval (quit before deciding): `ask -c` decides it
+        # by its policy, lets that turn finish, then sends the new message.
+        import asyncio
+
+        from tandem.core import Status
+        from tandem.tui import backend
+
+        async def left_waiting() -> str:
+            with store_of(env) as store:
+                context = await backend.open_context(None, {}, speed=0.0, store=store)
+                waiting = asyncio.Event()
+                context.on_status_changed(lambda status: waiting.set() if status is Status.AWAITING_INPUT else None)
+                await context.send("/demo delete old.txt")
+                await asyncio.wait_for(waiting.wait(), 60)
+                await context.dispose()
+                return context.thread.thread_id
+
+        thread = asyncio.run(left_waiting())
+        result = ask(env, "--json", "--approve", "all", "-c", "/demo weather in Rome")
+        assert thread_of(result) == thread
+        assert "Deleted `old.txt`." in result.text and result.tool("get_weather")["arguments"] == {"location": "Rome"}
+        with store_of(env) as store:
+            assert store.info(thread).turns == 2
+
+
 class TestMessageFromStdin:
     def test_piped_stdin_follows_the_arguments(self, env: dict[str, str], history_server: HistoryServer) -> None:
         diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n"
