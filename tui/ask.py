@@ -7,10 +7,12 @@ the engine loop. Interactive blocks are decided by a policy, `--approve`:
 |---|---|---|---|
 | `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate, else cancel |
 | `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | cancel |
-| `ask` | prompt | prompt | prompt |
+| `ask` | the config's `[approvals]` policy for the tool, else prompt | prompt | prompt |
 
-With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream). A
-pipe on stdin is read one answer a line, which makes the mode scriptable:
+With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream).
+`--answers FILE` (or `--answers -`: stdin, when the message is in the arguments) is read one
+answer a line, which makes the mode scriptable; a piped stdin is the message (`tui.ask_input`),
+so with neither, nobody answers and open questions are declined at once:
 
 - approvals: `y [reason]`, `n [reason]`, `e {"edited": "arguments"}`, or the AG-UI payload
   `{"approved": bool, "editedArgs": {...}, "reason": "..."}`;
