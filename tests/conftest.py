@@ -1,4 +1,4 @@
-"""Shared test configuration: SVG snapshots live in the top-level `snapshots/` folder.
+"""Shared test configuration: SVG snapshots in `snapshots/`, no cursor blink, throwaway user directories.
 
 pytest-textual-snapshot (pinned to 1.1.0 in pyproject.toml) writes `tests/__snapshots__/` next to
 each test module by default; this one override of `SVGImageExtension.dirname` relocates them to
@@ -7,6 +7,8 @@ each test module by default; this one override of `SVGImageExtension.dirname` re
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from pytest_textual_snapshot import SVGImageExtension
@@ -36,3 +38,15 @@ def _cursor_does_not_blink() -> None:
 
 
 _cursor_does_not_blink()
+
+
+# -- nothing a test runs touches the developer's own threads or config ------------------------------
+# `tandem` saves every conversation (the app and `tandem ask`) in the user data directory and
+# reads config.toml from the user config directory. Every test, and every `tandem` a test starts
+# as a subprocess (they inherit the environment), gets throwaway ones instead; tests that need
+# their own still set XDG_DATA_HOME / XDG_CONFIG_HOME themselves.
+_SANDBOX = Path(tempfile.mkdtemp(prefix="tandem-tests-"))
+os.environ["XDG_DATA_HOME"] = str(_SANDBOX / "data")
+os.environ["XDG_CONFIG_HOME"] = str(_SANDBOX / "config")
+os.environ.pop("TANDEM_CONFIG", None)
+os.environ.pop("TANDEM_HEADERS", None)

@@ -155,6 +155,8 @@ class TestSharedState:
             _proposal_button(panel, "accept", "p1").press()
             await wait_for(pilot, lambda: app.context is not None and app.context.agent.state.committed["title"] == "Stew", "accepted")
             await wait_for(pilot, lambda: _proposal_button(panel, "accept", "p1") is None, "the accepted card gone")
+            # The panel redraws its cards after an accept: wait for the second card's button to be back.
+            await wait_for(pilot, lambda: _proposal_button(panel, "reject", "p2") is not None, "the second proposal's card")
             _proposal_button(panel, "reject", "p2").press()
             await wait_for(pilot, lambda: app.context is not None and not app.context.agent.state.proposals, "rejected")
             assert app.context is not None and app.context.agent.state.committed == {"title": "Stew", "servings": 2}
