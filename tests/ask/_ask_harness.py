@@ -54,6 +54,22 @@ class DemoServer:
 
 
 @dataclass
+class HistoryServer:
+    """A minimal AG-UI agent on 127.0.0.1 (the `history_server` fixture) that records each request.
+
+    Every run answers `reply N: heard <the last user message>` (N counts requests from 1), so a
+    test can tell which earlier answers a continued thread sent back as history.
+    """
+
+    url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    """Per request: `headers` (names lower-cased), `messages` as (role, text) pairs, `thread_id`."""
+
+    def histories(self) -> list[list[tuple[str, str]]]:
+        return [request["messages"] for request in self.requests]
+
+
+@dataclass
 class AskResult:
     """What one `tandem ask` run did: its exit status and its output."""
 

@@ -12,12 +12,11 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 import uvicorn
-from _ask_harness import DemoServer
+from _ask_harness import DemoServer, HistoryServer
 from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,
@@ -87,22 +86,6 @@ def closed_port() -> int:
 
 
 # -- a real AG-UI server that checks the history it receives ----------------------------------
-
-
-@dataclass
-class HistoryServer:
-    """A minimal AG-UI agent on 127.0.0.1 (the `history_server` fixture) that records each request.
-
-    Every run answers `reply N: heard <the last user message>` (N counts requests from 1), so a
-    test can tell which earlier answers a continued thread sent back as history.
-    """
-
-    url: str
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    """Per request: `headers` (names lower-cased), `messages` as (role, text) pairs, `thread_id`."""
-
-    def histories(self) -> list[list[tuple[str, str]]]:
-        return [request["messages"] for request in self.requests]
 
 
 def _text(content: Any) -> str:

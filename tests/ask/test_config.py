@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _ask_harness import clean_env, tandem
-from conftest import HistoryServer
+from _ask_harness import HistoryServer, clean_env, tandem
 
 from tandem.tui import cli
 from tandem.tui.config import AgentConfig, ConfigError, load_config, resolve_headers
