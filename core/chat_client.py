@@ -92,7 +92,8 @@ class FunctionInvokingChatClient(DelegatingChatClient):
 
     Owns the registry of automatic tools. When the inner stream ends with calls to those tools
     (and the server did not run them), it runs them, yields their results as tool-role updates,
-    and streams again with the calls and results appended, up to `max_rounds` times.
+    and streams again with the calls and results appended, up to `max_rounds` times. A call that
+    already has a result in the history is never run again, whatever the server re-sends.
     """
 
     def __init__(self, inner: ChatClient, tools: dict[str, ToolFunction] | None = None, *, max_rounds: int = 8) -> None:
@@ -115,6 +116,8 @@ class FunctionInvokingChatClient(DelegatingChatClient):
                     elif isinstance(part, ToolResultContent):
                         answered.add(part.call_id)
                 yield update
+            answered.update(part.call_id for message in history for part in message.contents
+                            if isinstance(part, ToolResultContent))
             runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
             if not runnable or _round == self.max_rounds:
                 return

@@ -19,12 +19,15 @@ from tandem.core.log_entries import (
     HumanWriteLogged,
     SegmentEnded,
     SegmentStarted,
+    StateBaseSet,
+    StateMerged,
     TurnEnded,
     TurnStarted,
     UpdateLogged,
 )
 from tandem.core.messages import ChatMessage, ChatUpdate
 from tandem.core.notify import Notifier, Subscription
+from tandem.core.state_conflicts import MergeRecord
 from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
@@ -66,6 +69,7 @@ class AgentContext:
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
         agent.env.record = self._record_human_write
+        self._merges = agent.state.on_merged(self._record_merge)
 
     # -- notifications -----------------------------------------------------------------------
 
@@ -239,6 +243,9 @@ class AgentContext:
         self._set_status(Status.STREAMING)
         updates: list[ChatUpdate] = []
         options = self.agent.options(self.conversation_id)
+        # What the request carries is the agent's frame: its writes are merged against it.
+        base = self.agent.state.begin_run()
+        self.thread.append(StateBaseSet(turn_id=turn.id, index=index, base=base))
         stream = self.agent.client.stream(list(self.agent.history), options)
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
         async with contextlib.aclosing(stream):  # type: ignore[type-var]
@@ -302,6 +309,13 @@ class AgentContext:
         for block in self.blocks:
             if isinstance(block, ErrorBlock) and block.turn_id == turn.id:
                 block.set_retryable(False)
+
+    def _record_merge(self, record: MergeRecord) -> None:
+        if self.agent.env.replaying:
+            return
+        self.thread.append(StateMerged(turn_id=self.agent.pipeline.turn_id, merge=record.to_json()))
+        if record.conflicts:
+            self._commit()
 
     def _record_human_write(self, write: HumanWrite) -> None:
         self.thread.append(HumanWriteLogged(write=write))

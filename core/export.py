@@ -39,6 +39,7 @@ from tandem.core.content import (
 from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
+    StateMerged,
     LogEntry,
     SegmentEnded,
     SegmentStarted,
@@ -225,6 +226,8 @@ class _Transcript:
                 self.add("_Stopped._")
         elif isinstance(entry, HumanWriteLogged):
             self.human(entry.write)
+        elif isinstance(entry, StateMerged):
+            self.merge(entry)
         elif isinstance(entry, TurnEnded):
             self.add(f"_Turn ended: {entry.status}._")
 
@@ -345,8 +348,22 @@ class _Transcript:
             patch = payload.get("patch")
             ops = self._ops(patch) if isinstance(patch, list) else "(no changes)"
             self.add(f"**State edited** {by}: {ops}")
+        elif write.kind == "state_resolve":
+            outcomes = {"mine": "kept their own value", "agent": "took the agent's value", "edit": "wrote a new value"}
+            chosen = outcomes.get(str(payload.get("resolution")), "settled it")
+            self.add(f"**State conflict** at {_inline(payload.get('field', write.target))}: {markdown_safe(chosen)} {by}")
         elif write.kind == "cancel":
             self.add(f"**Cancelled** {by}")
+
+    def merge(self, entry: StateMerged) -> None:
+        conflicts = entry.merge.get("conflicts")
+        for conflict in conflicts if isinstance(conflicts, list) else []:
+            if isinstance(conflict, dict):
+                mine, agent = conflict.get("mine"), conflict.get("agent")
+                self.add(
+                    f"**State conflict** at {_inline(conflict.get('field', '?'))}: the person's "
+                    f"{_inline(json.dumps(mine, default=str), 60)}, the agent's {_inline(json.dumps(agent, default=str), 60)}"
+                )
 
     @staticmethod
     def _proposal(proposal_id: str | None) -> str:

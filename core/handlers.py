@@ -108,6 +108,10 @@ class UIActionHandler:
             return Update()
         if part.informational_only or part.name not in self.functions:
             return PASS
+        earlier = context.pipeline.by_id.get(f"action/{part.call_id}")
+        if isinstance(earlier, UIActionBlock):
+            # The same call again (a server re-sending what it had, a resumed run): one card, run once.
+            return Update(earlier)
         new = UIActionBlock(
             context.block_id(f"action/{part.call_id}"),
             call_id=part.call_id,
@@ -156,6 +160,10 @@ class ToolCallHandler:
             return PASS
         if not isinstance(part, ToolCallContent):
             return PASS
+        earlier = context.pipeline.by_id.get(f"tool/{part.call_id}")
+        if isinstance(earlier, ToolCallBlock):
+            # A call of an earlier segment seen again: it keeps its one card.
+            return Update(earlier)
         cls = self.registry.block_class(part.name)
         new = cls(
             context.block_id(f"tool/{part.call_id}"),
@@ -267,6 +275,7 @@ class DebugBlock(Block):
     """Protocol traffic with no neutral meaning, for a debug view (hidden by default)."""
 
     kind = "debug"
+    marker = True
 
     def __init__(self, id: str, *, label: str, value: object, **kwargs: object) -> None:
         super().__init__(id, **kwargs)  # type: ignore[arg-type]

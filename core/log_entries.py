@@ -17,6 +17,8 @@ __all__ = [
     "SegmentEnded",
     "HumanWriteLogged",
     "TurnEnded",
+    "StateBaseSet",
+    "StateMerged",
     "LogEntry",
 ]
 
@@ -28,6 +30,7 @@ HumanWriteKind = Literal[
     "cancel",  # the human stopped a turn
     "a2ui_input",  # the human wrote an A2UI surface's local data model (an input)
     "a2ui_action",  # the human fired an A2UI event action (sent to the agent in a new run)
+    "state_resolve",  # the human settled a state conflict: keep mine, take the agent's, or edit
 ]
 
 
@@ -97,8 +100,26 @@ class TurnEnded(BaseModel):
     status: Literal["completed", "error", "cancelled"]
 
 
+class StateBaseSet(BaseModel):
+    """A request was sent with this shared state: the agent's writes are merged against it."""
+
+    entry: Literal["state_base"] = "state_base"
+    turn_id: str
+    index: int
+    base: JsonValue = None
+
+
+class StateMerged(BaseModel):
+    """An agent write was merged onto the person's edits (see `MergeRecord.to_json`)."""
+
+    entry: Literal["state_merge"] = "state_merge"
+    turn_id: str | None = None
+    merge: dict[str, JsonValue] = Field(default_factory=dict)
+    """`source`, `applied` and `agreed` fields, `conflicts` (with both values), `at`."""
+
+
 LogEntry = Annotated[
-    Union[TurnStarted, SegmentStarted, UpdateLogged, SegmentEnded, HumanWriteLogged, TurnEnded],
+    Union[TurnStarted, SegmentStarted, UpdateLogged, SegmentEnded, HumanWriteLogged, TurnEnded, StateBaseSet, StateMerged],
     Field(discriminator="entry"),
 ]
 """Any log entry, discriminated by `entry`."""

@@ -80,8 +80,12 @@ class UpdateContext:
 
     @property
     def newest(self) -> Block | None:
-        """The most recently emitted block of the conversation."""
-        return self.pipeline.blocks[-1] if self.pipeline.blocks else None
+        """The most recently emitted block of the conversation that is not a marker.
+
+        Markers (debug traffic, step progress) do not count: a RAW event between two deltas of
+        one message must not split it into two text blocks.
+        """
+        return self.pipeline.newest_content
 
     def block_id(self, base: str) -> str:
         """A conversation-unique id built from `base` (stable under replay)."""
@@ -150,6 +154,8 @@ class Pipeline:
         self.segment_blocks: list[Block] = []
         self.turn_id: str | None = None
         self.segment_index = 0
+        self.newest_content: Block | None = None
+        """The most recently added block that is not a marker (see `Block.marker`)."""
         self._block_added: Notifier[Block] = Notifier()
 
     # -- configuration -----------------------------------------------------------------------
@@ -219,7 +225,7 @@ class Pipeline:
             if write is None:
                 continue
             try:
-                self.state.apply_delta(write.patch, proposal_id=write.proposal_id)
+                self.state.apply_delta(write.patch, proposal_id=write.proposal_id, author=update.author or update.role)
             except PatchError as exc:
                 block = ErrorBlock(self.unique_id("state-divergence"), message=str(exc), code="state_divergence", role="assistant")
                 self.add_block(block)
@@ -264,7 +270,7 @@ class Pipeline:
                     "every block needs an id unique in the conversation and stable under replay "
                     "(use UpdateContext.block_id())"
                 )
-            if self._active:
+            if self._active and not block.is_marker:
                 # A text stream that a later block interrupted can never resume: retire it, so
                 # phase 1 stays proportional to what is really open, not to the segment's length.
                 superseded = [b for b, _h in self._active if b.superseded_by_successor]
@@ -290,6 +296,8 @@ class Pipeline:
         block.env = self.env
         block.turn_id = block.turn_id or self.turn_id
         self.blocks.append(block)
+        if not block.is_marker:
+            self.newest_content = block
         self.by_id[block.id] = block
         self.segment_blocks.append(block)
         block.activate()

@@ -18,6 +18,8 @@ from tandem.core.log_entries import (
     LogEntry,
     SegmentEnded,
     SegmentStarted,
+    StateBaseSet,
+    StateMerged,
     TurnEnded,
     TurnStarted,
     UpdateLogged,
@@ -91,6 +93,8 @@ class _Replayer:
             continuation = list(entry.continuation)
             self.agent.defer_history(lambda: continuation)
             self.pipeline.begin_segment(entry.turn_id, entry.index)
+            # The request sent the state as it was here; a logged base (newer logs) overrides it.
+            self.agent.state.begin_run()
             self.updates = []
             self.open_segment = entry
             self.last_interactive = []
@@ -105,6 +109,10 @@ class _Replayer:
             self._segment_ended(entry)
         elif isinstance(entry, HumanWriteLogged):
             self._human_write(entry.write)
+        elif isinstance(entry, StateBaseSet):
+            self.agent.state.begin_run(entry.base)
+        elif isinstance(entry, StateMerged):
+            self.agent.state.restore_merge(entry.merge)
         elif isinstance(entry, TurnEnded):
             turn = self.turns[entry.turn_id]
             self.agent.state.rollback_proposals()
@@ -155,7 +163,11 @@ class _Replayer:
             elif write.kind == "state_edit":
                 patch = write.payload.get("patch")
                 if isinstance(patch, list):
-                    state.edit(patch, record=False)  # type: ignore[arg-type]
+                    state.edit(patch, who=write.who, at=write.at, record=False)  # type: ignore[arg-type]
+            elif write.kind == "state_resolve":
+                resolution = write.payload.get("resolution")
+                if resolution in ("mine", "agent", "edit"):
+                    state.resolve_conflict(write.target, resolution, write.payload.get("value"), who=write.who, at=write.at, record=False)  # type: ignore[arg-type]
             elif write.kind != "cancel":
                 # Block-level writes of other kinds (A2UI inputs and actions) restore themselves.
                 target = self.pipeline.by_id.get(write.target)

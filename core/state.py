@@ -1,4 +1,8 @@
-"""Shared state: a committed value, and proposals over it that only a human commits."""
+"""Shared state: a committed value, and proposals over it that only a human commits.
+
+The agent's committed writes are merged three-way, field by field, onto the person's edits
+(see `tandem.core.state_merge` for the rules and `tandem.core.state_conflicts` for the merge).
+"""
 
 from __future__ import annotations
 
@@ -13,11 +17,13 @@ from pydantic import BaseModel, JsonValue, ValidationError
 
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
+from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
+from tandem.core.state_merge import FieldPath, MergeError, apply_patch, assign, overlaps, patch_changes, path_label, resolve
 
 if TYPE_CHECKING:
     from tandem.core.blocks.base import BlockEnv
 
-__all__ = ["Proposal", "Conflict", "AgentState"]
+__all__ = ["Proposal", "Conflict", "FieldConflict", "MergeRecord", "AgentState"]
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +36,10 @@ class Proposal:
 
     id: str
     operations: Patch = field(default_factory=list)
+    base: Any = None
+    """The value the agent computed the proposal against (committed plus earlier proposals)."""
+    seq: int = 0
+    """The person's write count when the proposal began: later writes are guarded on accept."""
 
     def paths(self) -> set[str]:
         """The JSON pointers this proposal writes."""
@@ -100,6 +110,10 @@ def _patched_members(document: Any, patch: Patch) -> dict[str, Any] | None:
     return result
 
 
+_NO_GUARDS = Guards(())
+"""Nothing of the person's to guard (never changed: `with_path` is only called on fresh indexes)."""
+
+
 class AgentState:
     """Committed shared state plus the agent's pending proposals over it.
 
@@ -120,8 +134,22 @@ class AgentState:
         """An agent write failed to apply: the client's state may differ from the agent's."""
         self.divergence: str | None = None
         self.conflicts: list[Conflict] = []
+        """Human edits over pending proposals (warnings until the proposal is decided)."""
+        self.field_conflicts: list[FieldConflict] = []
+        """Fields both writers changed differently, resolved or not, in detection order."""
         self.env: BlockEnv | None = None
+        self._base: Any = self._committed
+        """The agent's frame: the state it was sent, advanced by its own writes."""
+        self._seq = 0
+        self._base_seq = 0
+        self._conflict_count = 0
+        self._reported: set[str] = set()
+        self._guard_cache: tuple[tuple[int, ...], Guards] | None = None
+        self._marks: dict[FieldPath, Mark] = {}
+        """Fields the person wrote, with the latest write's sequence number, author and time."""
         self._changed: Notifier[AgentState] = Notifier()
+        self._merged: Notifier[MergeRecord] = Notifier()
+        self._resolved: Notifier[FieldConflict] = Notifier()
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -168,6 +196,77 @@ class AgentState:
         """Call `callback(state)` after every change."""
         return self._changed.subscribe(callback)
 
+    def on_merged(self, callback: Callable[[MergeRecord], None]) -> Subscription:
+        """Call `callback(record)` when an agent write was merged onto the person's writes."""
+        return self._merged.subscribe(callback)
+
+    def on_conflict_resolved(self, callback: Callable[[FieldConflict], None]) -> Subscription:
+        """Call `callback(conflict)` when the person settles a conflict."""
+        return self._resolved.subscribe(callback)
+
+    @property
+    def base(self) -> Any:
+        """The agent's frame: the state sent with the run's request plus its own writes since."""
+        return self._base
+
+    @property
+    def open_conflicts(self) -> list[FieldConflict]:
+        """Conflicts the person has not settled yet."""
+        return [c for c in self.field_conflicts if not c.resolved]
+
+    def conflict(self, conflict_id: str) -> FieldConflict | None:
+        """The conflict with this id, if any."""
+        return next((c for c in self.field_conflicts if c.id == conflict_id), None)
+
+    def changed_since_base(self) -> list[str]:
+        """The fields the person wrote since the agent's base, as readable names."""
+        return sorted(path_label(path) for path, mark in self._marks.items() if mark.seq > self._base_seq)
+
+    def change_note(self) -> dict[str, Any] | None:
+        """What the agent should know about the person's writes since its base, or None.
+
+        `changed`: the fields the person wrote; `conflicts`: the fields where the agent's write
+        was not applied (open: the person's value stands for now) or how the person settled them.
+        """
+        changed = self.changed_since_base()
+        conflicts = [
+            {"field": c.label, "status": c.resolution or "open", "kept": "agent" if c.resolution == "agent" else "person"}
+            for c in self.field_conflicts
+            if not c.resolved or c.id not in self._reported
+        ]
+        if not changed and not conflicts:
+            return None
+        return {"changed": changed, "conflicts": conflicts}
+
+    def begin_run(self, base: JsonValue | None = None) -> Any:
+        """A request is sent: the committed value (or the logged `base`) is the agent's new frame.
+
+        Returns:
+            The base (the state the request carries).
+        """
+        self._base = self._committed if base is None else base
+        self._base_seq = self._seq
+        self._reported.update(c.id for c in self.field_conflicts if c.resolved)
+        oldest = min((p.seq for p in self._proposals.values()), default=self._seq)
+        # Marks older than the base and every proposal can no longer guard anything.
+        self._marks = {path: mark for path, mark in self._marks.items() if mark.seq > oldest}
+        return self._base
+
+    def restore_merge(self, record: dict[str, Any]) -> None:
+        """Replay: give the conflicts a logged merge found their logged authors and times."""
+        for logged in record.get("conflicts") or []:
+            if not isinstance(logged, dict):
+                continue
+            found = self.conflict(str(logged.get("id")))
+            if found is not None:
+                try:
+                    found.agent_by = str(logged.get("agent_by") or found.agent_by)
+                    found.agent_at = float(logged.get("agent_at") or found.agent_at)  # type: ignore[arg-type]
+                    found.mine_by = str(logged.get("mine_by") or found.mine_by)
+                    found.mine_at = float(logged.get("mine_at") or found.mine_at)  # type: ignore[arg-type]
+                except (TypeError, ValueError):
+                    log.warning("logged conflict %s has unreadable times", found.id)
+
     # -- agent writes ------------------------------------------------------------------------
 
     def apply_snapshot(self, snapshot: JsonValue, *, proposal_id: str | None = None) -> None:
@@ -181,21 +280,25 @@ class AgentState:
             # A full snapshot resynchronises client and agent.
             self.clear_divergence()
 
-    def apply_delta(self, patch: Patch, *, proposal_id: str | None = None) -> None:
-        """Apply RFC 6902 operations (all ops) to the committed value, or add them to a proposal.
+    def apply_delta(self, patch: Patch, *, proposal_id: str | None = None, author: str | None = None) -> None:
+        """Apply RFC 6902 operations (all ops) to the agent's frame, or add them to a proposal.
 
-        A committed write ends the pending proposals over the fields it writes.
+        The operations apply to the base (what the agent computed them against); the fields
+        they change are merged onto the committed value. A committed write ends the pending
+        proposals over the fields it writes.
 
         Raises:
             PatchError: the patch does not apply, or the result fails validation. The state is
                 unchanged and marked as diverged.
         """
         if proposal_id is None:
-            self._commit(self._patched(self._committed, patch), note="agent delta")
+            self._agent_write(patch, author or "agent")
             self._end_proposals_over(patch)
             self._changed_now()
             return
-        proposal = self._proposals.get(proposal_id) or Proposal(proposal_id)
+        proposal = self._proposals.get(proposal_id)
+        if proposal is None:
+            proposal = Proposal(proposal_id, base=self.value, seq=self._seq)
         # The proposal must apply on top of what is already proposed.
         self._patched(self.value, patch)
         proposal.operations.extend(copy.deepcopy(patch))
@@ -212,11 +315,24 @@ class AgentState:
             PatchError: it no longer applies to the committed value.
         """
         proposal = self._proposals[proposal_id]
-        self._commit(self._patched(self._committed, proposal.operations), note=f"proposal {proposal_id}")
+        who, at = self._who(who), self._now()
+        try:
+            theirs, touched = apply_patch(_as_document(proposal.base), proposal.operations)
+        except MergeError as exc:
+            raise PatchError(f"proposal {proposal_id} does not apply: {exc}") from exc
+        changes = patch_changes(_as_document(proposal.base), theirs, touched)
+        guards = self._guards(since=proposal.seq)
+        outcome = merge_onto(_as_document(self._committed), theirs, changes, guards)
+        self._commit(outcome.value, note=f"proposal {proposal_id}")
         del self._proposals[proposal_id]
         self._drop_conflicts(proposal_id)
         if record and self.env is not None:
-            self.env.write("proposal_accept", proposal_id, {}, who=who)
+            at = self.env.write("proposal_accept", proposal_id, {}, who=who).at
+        # Accepting is the person's write: the agent's frame does not hold it yet.
+        self._seq += 1
+        for path in outcome.applied:
+            self._marks[path] = Mark(self._seq, who, at)
+        self._record_merge(outcome, theirs, f"proposal {proposal_id}", who, at, always=bool(guards))
         self._changed_now()
 
     def reject(self, proposal_id: str, *, who: str | None = None, record: bool = True) -> None:
@@ -228,7 +344,7 @@ class AgentState:
             self.env.write("proposal_reject", proposal_id, {}, who=who)
         self._changed_now()
 
-    def edit(self, patch: Patch, *, who: str | None = None, record: bool = True) -> list[Conflict]:
+    def edit(self, patch: Patch, *, who: str | None = None, at: float | None = None, record: bool = True) -> list[Conflict]:
         """A human edit: commit `patch` at once and report conflicts with pending proposals.
 
         Returns:
@@ -237,8 +353,22 @@ class AgentState:
         Raises:
             PatchError: the patch does not apply; nothing changed.
         """
-        new_value = self._patched(self._committed, patch, human=True)
+        try:
+            new_value, touched = apply_patch(_as_document(self._committed), patch)
+        except MergeError as exc:
+            raise PatchError(f"state patch failed and was not applied: {exc}") from exc
+        changes = patch_changes(_as_document(self._committed), new_value, touched)
         self._commit(new_value, note="human edit", human=True)
+        who = self._who(who)
+        if at is None:
+            at = self._now()
+        self._seq += 1
+        for field_path, _value in changes:
+            self._marks[field_path] = Mark(self._seq, who, at)
+        # Writing a conflicted field (or one holding it) settles the conflict: the person decided.
+        for conflict in self.open_conflicts:
+            if any(len(p) <= len(conflict.path) and overlaps(p, conflict.path) for p, _v in changes):
+                self._settle(conflict, "edit", who, at)
         found: list[Conflict] = []
         for proposal in self._proposals.values():
             for op in patch:
@@ -258,6 +388,49 @@ class AgentState:
             self.env.write("state_edit", "state", {"patch": patch}, who=who)
         self._changed_now()
         return found
+
+    def resolve_conflict(
+        self,
+        conflict_id: str,
+        resolution: Resolution,
+        value: JsonValue = None,
+        *,
+        who: str | None = None,
+        at: float | None = None,
+        record: bool = True,
+    ) -> FieldConflict:
+        """The person settles a conflict: keep mine, take the agent's value, or write `value`.
+
+        Raises:
+            KeyError: no open conflict has this id.
+            PatchError: the field's container is gone, so the value cannot be written.
+        """
+        conflict = self.conflict(conflict_id)
+        if conflict is None or conflict.resolved:
+            raise KeyError(f"no open conflict {conflict_id!r}")
+        who = self._who(who)
+        at = self._now() if at is None else at
+        if resolution != "mine":
+            chosen = conflict.agent if resolution == "agent" else value
+            try:
+                new_value = assign(_as_document(self._committed), conflict.path, chosen)
+            except MergeError as exc:
+                raise PatchError(f"cannot write {conflict.label}: {exc}") from exc
+            self._commit(new_value, note="conflict resolution", human=True)
+            self._seq += 1
+            if resolution == "agent":
+                # The field is the agent's again: nothing of the person's is left to guard.
+                self._marks = {p: m for p, m in self._marks.items() if not (len(p) >= len(conflict.path) and overlaps(p, conflict.path))}
+            else:
+                self._marks[conflict.path] = Mark(self._seq, who, at)
+        if record and self.env is not None:
+            payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
+            if resolution == "edit":
+                payload["value"] = value
+            at = self.env.write("state_resolve", conflict.id, payload, who=who).at
+        self._settle(conflict, resolution, who, at)
+        self._changed_now()
+        return conflict
 
     def set(self, path: str, value: JsonValue, *, who: str | None = None) -> list[Conflict]:
         """A human edit of one field (adds it if missing)."""
@@ -279,6 +452,102 @@ class AgentState:
             self._changed_now()
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _who(self, who: str | None) -> str:
+        return who or (self.env.user if self.env is not None else "you")
+
+    def _now(self) -> float:
+        return self.env.clock() if self.env is not None else 0.0
+
+    def _guards(self, *, since: int) -> Guards:
+        """The fields the person wrote after write `since`, plus every open conflict's field.
+
+        Cached until the marks or the conflicts change: a stream of agent deltas with the
+        person's edits pending pays for the index once, not per delta.
+        """
+        if not self._marks and not self.field_conflicts:
+            return _NO_GUARDS
+        key = (since, self._seq, self._conflict_count, len(self.open_conflicts) if self.field_conflicts else 0)
+        if self._guard_cache is not None and self._guard_cache[0] == key:
+            return self._guard_cache[1]
+        paths = [path for path, mark in self._marks.items() if mark.seq > since]
+        paths.extend(c.path for c in self.field_conflicts if not c.resolved)
+        guards = Guards(paths)
+        self._guard_cache = (key, guards)
+        return guards
+
+    def _agent_write(self, patch: Patch, author: str) -> None:
+        """Apply `patch` to the agent's frame and merge the change onto the committed value."""
+        base = _as_document(self._base)
+        guards = self._guards(since=self._base_seq)
+        # The commonest write (top-level members, nothing of the person's pending) needs no
+        # field changes: the shallow fast path is enough.
+        fast = None if guards else _patched_members(base, patch)
+        try:
+            new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
+        except MergeError as exc:
+            self._diverge(f"state patch failed: {exc}")
+            raise PatchError(f"state patch failed and was not applied: {exc}") from exc
+        if not guards:
+            # Nothing of the person's is pending: the committed value is the agent's frame.
+            self._commit(new_base, note="agent write")
+            self._base = new_base
+            return
+        source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
+        changes = patch_changes(base, new_base, touched)
+        outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
+        self._commit(outcome.value, note=f"agent {source}")
+        self._base = new_base
+        self._record_merge(outcome, new_base, source, author, self._now(), always=True)
+
+    def _record_merge(self, outcome: Any, theirs: Any, source: str, author: str, at: float, *, always: bool) -> None:
+        """Turn the outcome's conflicts into `FieldConflict`s and announce the merge."""
+        new: list[FieldConflict] = []
+        if outcome.conflicts:
+            open_by_path = {c.path: c for c in self.field_conflicts if not c.resolved}
+            index = Guards(open_by_path)
+        for path, mine, agent in outcome.conflicts:
+            overlapping = index.overlapping(path)
+            existing = next((open_by_path[p] for p in overlapping if len(p) <= len(path)), None)
+            if existing is not None:
+                # Still the same disagreement: the agent's latest value is what the person weighs.
+                existing.agent = resolve(theirs, existing.path)
+                existing.agent_by, existing.agent_at, existing.source = author, at, source
+                new.append(existing)
+                continue
+            # A broader conflict absorbs the open ones inside it.
+            for inner in overlapping:
+                self.field_conflicts.remove(open_by_path.pop(inner))
+            mark = self._latest_mark(path)
+            self._conflict_count += 1
+            conflict = FieldConflict(
+                id=f"c{self._conflict_count}",
+                path=path,
+                mine=mine,
+                agent=agent,
+                mine_by=mark.who if mark else self._who(None),
+                mine_at=mark.at if mark else at,
+                agent_by=author,
+                agent_at=at,
+                source=source,
+            )
+            self.field_conflicts.append(conflict)
+            open_by_path[path] = conflict
+            index = Guards(open_by_path) if overlapping else index.with_path(path)
+            new.append(conflict)
+        if always or new:
+            self._merged.notify(MergeRecord(source, outcome.applied, outcome.agreed, new, at))
+
+    def _latest_mark(self, path: FieldPath) -> Mark | None:
+        """The person's latest write to `path`, a field holding it, or (failing those) one inside it."""
+        marks = [m for n in range(len(path) + 1) if (m := self._marks.get(path[:n])) is not None]
+        if not marks:
+            marks = [m for p, m in self._marks.items() if overlaps(p, path)]
+        return max(marks, key=lambda m: m.seq) if marks else None
+
+    def _settle(self, conflict: FieldConflict, resolution: Resolution, who: str, at: float) -> None:
+        conflict.resolution, conflict.resolved_by, conflict.resolved_at = resolution, who, at
+        self._resolved.notify(conflict)
 
     def _patched(self, document: Any, patch: Patch, *, human: bool = False) -> Any:
         patched = _patched_members(document, patch)

@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 
 from tandem.themes import MAIN_SCREEN_TCSS, THEMES
 from tandem.tui.approvals import ApprovalQueue
+from tandem.tui.attention import Attention, bell_enabled
 from tandem.tui.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.commands import THEME_ALIASES, AppCommands
 from tandem.tui.composer import waiting_reason
@@ -30,7 +31,7 @@ from tandem.tui.screens.main_screen import MainScreen
 from tandem.tui.sending import Sending
 from tandem.tui.surfaces import SurfaceActions
 from tandem.tui.thread_commands import ThreadCommands
-from tandem.tui.welcome import DEMO_SCENARIOS, welcome_content
+from tandem.tui.welcome import demo_scenario_names, welcome_content
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from tandem.core.turns import Status
     from tandem.tui.thread_library import ThreadLibrary
 
-__all__ = ["TandemApp", "DEMO_SCENARIOS", "THEME_ALIASES", "waiting_reason", "welcome_content"]
+__all__ = ["TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
 
 
 class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands):
@@ -85,6 +86,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         frame_seconds: float = FRAME_SECONDS,
         approval_guard_seconds: float = 0.3,
         url_opener: Callable[[str], object] | None = None,
+        bell: bool | None = None,
     ) -> None:
         """
         Args:
@@ -101,6 +103,8 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
             approval_guard_seconds: Keys are ignored this long after an approval modal opens.
             url_opener: Opens a link from a message once the human confirmed it
                 (`App.open_url`, the terminal's browser, by default).
+            bell: Ring the bell when a turn starts waiting on the person and the window is not
+                focused (None: unless `TANDEM_BELL` turns it off).
         """
         super().__init__()
         self._factory = context_factory
@@ -125,6 +129,8 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         """The approvals waiting to be asked in a modal, and the open one."""
         self._panel_chosen = False
         self._url_opener = url_opener or self.open_url
+        self.attention = Attention(self, bell=bell_enabled() if bell is None else bell)
+        """The terminal's title and the bell, saying when a turn waits on the person."""
         self._main: MainScreen | None = None
         self._full_collections = FullCollectionPause()
         self._unshown_state: AgentState | None = None
@@ -186,7 +192,10 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
             self.log.error("the engine failed to start", exc)
             self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
             return
-        if not self.demo:
+        if self.demo:
+            # The engine imported the demo agent: its scenarios replace the first frame's "…".
+            self.main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()))
+        else:
             self.main.conversation.set_welcome(welcome_content(demo=False, endpoint=self.endpoint))
         self.context = context
         self.ready.set()
@@ -214,6 +223,7 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
 
     async def on_unmount(self) -> None:
         self._full_collections.close()
+        self.attention.close()
         await self.stop_engine()
 
     async def stop_engine(self) -> None:
@@ -295,12 +305,23 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
             return
         self._unshown_state = None
         panel = self.main.state_panel
+        panel.proposer = self._proposer_of
         if panel.state is not state:
             panel.set_state(state)
         else:
             panel.refresh_state()
         if not self._panel_chosen and (state.committed not in (None, {}) or state.proposals):
             self.main.panel_visible = True
+
+    def _proposer_of(self, proposal_id: str) -> str | None:
+        """The tool whose call a proposal predicts (a predictive proposal's id is that call's id)."""
+        from tandem.core.blocks import ToolCallBlock
+
+        context = self.context
+        if context is None:
+            return None
+        block = context.agent.pipeline.by_id.get(f"tool/{proposal_id}")
+        return block.name or None if isinstance(block, ToolCallBlock) else None
 
     def _hold_full_collections(self, *, streaming: bool) -> None:
         # A full collection stops both threads for up to ~0.5 s once a long answer is on screen:
@@ -373,11 +394,13 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
         if decided:
             self.main.composer.take_focus_when_ready()
         else:
-            self.call_after_refresh(self.focus_review_button, block)
+            # At once, on the main screen under the closing modal: keys typed right after Esc must
+            # find the button already focused (a refresh later, they went nowhere).
+            self.focus_review_button(block)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":
-            return True if self.pending_decisions() else None
+            return bool(self.pending_decisions())  # False hides the key; None would show it dimmed
         if action == "cancel_turn":
             status = self._main.status if self._main is not None else None
             return status is not None and status.value in ("streaming", "awaiting_input")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tandem.core.context import AgentContext
     from tandem.core.store import ThreadStore
+    from tandem.tui.app import TandemApp
     from tandem.tui.engine import ContextFactory
     from tandem.tui.thread_library import ThreadLibrary
 
@@ -119,6 +120,16 @@ def frame_seconds(frame_ms: float | None) -> float:
     return frame_ms / 1000
 
 
+def _use_glyphs(app: TandemApp, glyphs: str) -> None:
+    """Translate what the app writes to a terminal whose font lacks Tandem's glyphs (not headless, not web)."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    from tandem.tui.glyphs import fallback_driver
+
+    if glyphs != "unicode" and issubclass(app.driver_class, LinuxDriver):
+        app.driver_class = fallback_driver(app.driver_class, glyphs)
+
+
 def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """Run the terminal app until the user quits. Returns the exit code.
 
@@ -130,6 +141,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
             message (printed once the terminal is restored) names the way out.
     """
     from tandem.tui.app import TandemApp
+    from tandem.tui.glyphs import choose_glyphs
 
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn
@@ -144,7 +156,9 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         endpoint=args.url,
         theme=args.theme,
         frame_seconds=frame_seconds(args.frame_ms),
+        bell=False if getattr(args, "no_bell", False) else None,
     )
+    _use_glyphs(app, choose_glyphs(args.glyphs, os.environ))
 
     app.run()
     if app.startup_error is not None:

@@ -5,8 +5,8 @@ the engine loop. Interactive blocks are decided by a policy, `--approve`:
 
 | policy | approval | UI action | input request |
 |---|---|---|---|
-| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate, else cancel |
-| `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | cancel |
+| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate; else decline it, say so on stderr, and exit 1
+| `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | decline |
 | `ask` | the config's `[approvals]` policy for the tool, else prompt | prompt | prompt |
 
 With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream).
@@ -18,14 +18,21 @@ so with neither, nobody answers and open questions are declined at once:
   `{"approved": bool, "editedArgs": {...}, "reason": "..."}`;
 - UI actions: `y`, `n [reason]`, `e {"arguments": ...}` (`generate_task_steps` also takes
   `e 1 3`: keep steps 1 and 3);
-- input requests: one JSON object, validated against the request's schema;
+- input requests: one JSON object, validated against the request's schema; a question asked
+  without a schema (LangGraph's `interrupt("Which colour?")`) takes the line itself as its text
+  answer, and an empty line declines it;
 - end of input cancels whatever is still open.
 
+Shared-state conflicts (a field the agent and a person's write both changed) are settled by
+`--on-conflict mine|agent|ask` (see `tandem.tui.ask_conflicts`); with `--json` every merge and
+settlement is an event.
+
 Exit status (each non-zero one with a one-line reason on stderr): 0 the turn completed; 1 it
-failed (agent or protocol error, connection refused, an unreadable store); 2 a usage or
-configuration error; 3 the turn completed but a decision it needed was declined without a
-person's answer (`--approve none`, a configured reject, or end of the answers); 130
-interrupted. Headers are never printed. The turn is saved as a thread (`tui.ask_threads`).
+failed (agent or protocol error, connection refused, an unreadable store) or `--approve all` met
+a question it could not answer; 2 a usage or configuration error; 3 the turn completed but a
+decision it needed was declined without a person's answer (`--approve none`, a configured
+reject, or end of the answers); 130 interrupted. Headers are never printed. The turn is saved
+as a thread (`tui.ask_threads`).
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from tandem.core.context import AgentContext
 from tandem.core.errors import DecisionError, LogStoreError, TandemError
 from tandem.core.turns import Status, Turn, TurnStatus
 from tandem.tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
+from tandem.tui.ask_conflicts import ConflictDecider, OnConflict
 from tandem.tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
 
 if TYPE_CHECKING:
@@ -66,8 +74,8 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """Run `tandem ask` as parsed by `tui.cli`; return the exit status.
 
     Args:
-        args: `url`, `agent`, `speed`, `approve`, `json`, `answers`, `save`, `resume` and
-            `message` (a list of words; see `tui.ask_input`).
+        args: `url`, `agent`, `speed`, `approve`, `on_conflict`, `json`, `answers`, `save`,
+            `resume` and `message` (a list of words; see `tui.ask_input`).
         headers: request headers from `--header`/`TANDEM_HEADERS` (never printed).
     """
     from tandem.core.errors import LogStoreError
@@ -95,6 +103,7 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
                 headers=connection.headers,
                 speed=args.speed,
                 policy=args.approve or "ask",
+                on_conflict=getattr(args, "on_conflict", "ask"),
                 tool_policies={} if args.approve else dict(connection.approvals),
                 as_json=args.json,
                 stdin=given.answers,
@@ -121,6 +130,7 @@ async def ask_turn(
     stdin: TextIO,
     stdout: TextIO,
     stderr: TextIO,
+    on_conflict: OnConflict = "ask",
     interactive: bool | None = None,
     thread: AskThread | None = None,
     tool_policies: Mapping[str, str] | None = None,
@@ -154,8 +164,10 @@ async def ask_turn(
     printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout)
     printer.thread_id = thread.thread_id
     printer.attach(context)
+    reader = LineReader(stdin)
     prompts = stderr if (_is_tty(stdin) if interactive is None else interactive) else None
-    decider = Decider(context, policy, LineReader(stdin), prompts=prompts, errors=stderr, tool_policies=tool_policies)
+    decider = Decider(context, policy, reader, prompts=prompts, errors=stderr, tool_policies=tool_policies)
+    conflicts = ConflictDecider(context, on_conflict, reader, prompts=prompts, errors=stderr)
     turn: Turn | None = None
     try:
         if context.status is Status.AWAITING_INPUT:
@@ -165,8 +177,10 @@ async def ask_turn(
             await context.wait_idle()
         turn = await context.send(message)
         await turn.wait()
+        await conflicts.settle()
     except TandemError as exc:  # refused by the conversation (e.g. busy): one line, not a traceback
         decider.close()
+        conflicts.close()
         printer.close()
         await context.dispose()
         thread.close(context)
@@ -179,12 +193,15 @@ async def ask_turn(
         raise
     finally:
         decider.close()
+        conflicts.close()
         printer.close()
         await context.dispose()
         thread.close(context)
     printer.thread_id = thread.thread_id
     printer.finish(context, turn)
     if turn.status is TurnStatus.COMPLETED:
+        if decider.unanswered:
+            return EXIT_FAILED  # the reason was said when the question was declined
         if decider.unapproved:
             _say(stderr, f"a decision was needed and was declined: {decider.unapproved[0]}")
             return EXIT_DECLINED
@@ -276,6 +293,8 @@ class Decider:
         self.prompts = prompts
         """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
         self.errors = errors
+        self.unanswered = 0
+        """Questions the policy could not answer (`--approve all`): declined, and the exit status is 1."""
         self._task: asyncio.Task[None] | None = None
         self._sub = context.on_status_changed(self._status_changed)
 
@@ -369,14 +388,22 @@ class Decider:
     async def _decide_input(self, block: InterruptBlock) -> None:
         if self.policy == "none":
             self._unapproved(f"input request {one_line(block.message or block.reason, 60)}")
-            block.cancel()
+            block.decline(reason="tandem ask --approve none")
             return
         if self.policy == "all":
             defaults = schema_defaults(block.response_schema)
             if defaults is not None and not block.validate(defaults):
                 block.respond(defaults)
-            else:
-                block.cancel()
+                return
+            # Approving cannot answer a question: say so instead of sending an empty answer.
+            self.unanswered += 1
+            needs = "a text answer" if block.free_text else "a form the schema's defaults do not fill"
+            self._complain(f"--approve all cannot answer {one_line(block.message or block.reason, 120)!r} "
+                           f"({needs}); declined it — use --approve ask to answer")
+            block.decline(reason="tandem ask --approve all cannot answer questions")
+            return
+        if block.free_text:
+            await self._answer_text(block)
             return
         while block.actionable:
             if self.prompts is not None:
@@ -406,6 +433,24 @@ class Decider:
                 self._complain("the answer does not match the form: " + "; ".join(problems))
                 continue
             block.respond(payload)
+
+    async def _answer_text(self, block: InterruptBlock) -> None:
+        """A question without a schema: the next line is the answer; an empty line declines."""
+        while block.actionable:
+            if self.prompts is not None:
+                self._prompt(f"{one_line(block.message or block.reason, 200)}\n")
+            line = await self._readline("answer (an empty line declines): ")
+            if line is None:
+                block.cancel()
+                return
+            if not line.strip():
+                block.decline()
+                return
+            problems = block.validate(line)
+            if problems:
+                self._complain("the answer does not match the form: " + "; ".join(problems))
+                continue
+            block.respond(line)
 
     async def _fill_form(self, block: InterruptBlock) -> dict[str, JsonValue] | None:
         """Prompt for each property of the schema; None at end of input."""

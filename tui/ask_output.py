@@ -33,6 +33,8 @@ from tandem.core.context import AgentContext
 from tandem.core.handlers import DebugBlock
 from tandem.core.notify import Subscription
 from tandem.core.state import AgentState
+from tandem.core.state_conflicts import FieldConflict, MergeRecord
+from tandem.core.state_merge import MISSING
 from tandem.core.turns import Turn
 
 from tandem.core.sanitize import sanitize
@@ -92,6 +94,8 @@ class Printer:
         """Follow `context`'s new blocks and its shared state."""
         self._subs.append(context.on_block_added(self._block_added))
         self._subs.append(context.agent.state.on_changed(self._state_changed))
+        self._subs.append(context.agent.state.on_merged(self._merged))
+        self._subs.append(context.agent.state.on_conflict_resolved(self._conflict_resolved))
 
     def finish(self, context: AgentContext, turn: Turn) -> None:
         """Write what the end of the turn shows (the last events, a closing newline)."""
@@ -110,6 +114,12 @@ class Printer:
 
     def _state_changed(self, state: AgentState) -> None:
         """The shared state changed."""
+
+    def _merged(self, record: MergeRecord) -> None:
+        """An agent write was merged onto the person's writes."""
+
+    def _conflict_resolved(self, conflict: FieldConflict) -> None:
+        """A state conflict was settled."""
 
     def _write(self, text: str) -> None:
         if self._broken or not text:
@@ -297,6 +307,20 @@ class PlainPrinter(Printer):
             self._line(f"[state] diverged: {one_line(state.divergence or '', _SHORT)}")
         self._diverged = state.diverged
 
+    def _merged(self, record: MergeRecord) -> None:
+        if record.applied or record.agreed:
+            fields = ", ".join(one_line(label, 80) for label in record.to_json()["applied"] + record.to_json()["agreed"])
+            self._line(f"[state] merged the agent's {one_line(record.source, 40)} with your edits: {one_line(fields, _SHORT)}")
+        for conflict in record.conflicts:
+            self._line(
+                f"[state] conflict at {one_line(conflict.label, 80)}: yours {_side(conflict.mine)}, "
+                f"the agent's {_side(conflict.agent)} (yours stays until you decide)"
+            )
+
+    def _conflict_resolved(self, conflict: FieldConflict) -> None:
+        outcome = {"mine": "kept yours", "agent": "took the agent's", "edit": "wrote a new value"}[conflict.resolution or "mine"]
+        self._line(f"[state] conflict at {one_line(conflict.label, 80)} → {outcome}")
+
     # -- output ------------------------------------------------------------------------------
 
     def _end_line(self) -> None:
@@ -307,6 +331,10 @@ class PlainPrinter(Printer):
     def _line(self, text: str) -> None:
         self._end_line()
         self._write(text + "\n")
+
+
+def _side(value: Any) -> str:
+    return "(removed)" if value is MISSING else short_json(value, 60)
 
 
 def _proposed_paths(state: AgentState) -> str:
@@ -356,7 +384,9 @@ class JsonPrinter(Printer):
     `{"event": "added" | "changed" | "final", "id", "kind", "lifecycle", "role", "content"}`:
     `added` when a block appears; `changed` only when a block completes or its status, decision
     or readiness changes (a text block does not emit a line per token); `final` once per block
-    at the end of the turn. Then `{"event": "state", "state", "proposals", "diverged"}` and
+    at the end of the turn. Shared-state merges as they happen: `{"event": "state_merge",
+    "source", "applied", "agreed", "conflicts", "at"}` and `{"event": "state_conflict_resolved",
+    "conflict"}`. Then `{"event": "state", "state", "proposals", "diverged", "conflicts"}` and
     `{"event": "turn", "status", "error"}`. JSON escapes every control and non-ASCII character.
     """
 
@@ -370,11 +400,23 @@ class JsonPrinter(Printer):
             self._emit("final", block)
         state = context.agent.state
         self._write_json(
-            {"event": "state", "state": state.committed, "proposals": state.proposals, "diverged": state.diverged}
+            {
+                "event": "state",
+                "state": state.committed,
+                "proposals": state.proposals,
+                "diverged": state.diverged,
+                "conflicts": [c.to_json() for c in state.field_conflicts],
+            }
         )
         self._write_json(
             {"event": "turn", "status": turn.status.value, "error": turn.error, "thread": self.thread_id, "schema": SCHEMA_VERSION}
         )
+
+    def _merged(self, record: MergeRecord) -> None:
+        self._write_json({"event": "state_merge", **record.to_json()})
+
+    def _conflict_resolved(self, conflict: FieldConflict) -> None:
+        self._write_json({"event": "state_conflict_resolved", "conflict": conflict.to_json()})
 
     def _block_added(self, block: Block) -> None:
         self._order.append(block)

@@ -62,11 +62,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
     parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
     parser.add_argument(
+        "--glyphs",
+        choices=["unicode", "linux", "ascii"],
+        default=None,
+        help="characters to draw with (also $TANDEM_GLYPHS; default from $TERM: linux console → linux, vt100 → ascii)",
+    )
+    parser.add_argument(
         "--frame-ms",
         type=float,
         default=None,
         metavar="MS",
         help="repaint streaming text at most every MS milliseconds (also $TANDEM_FRAME_MS; raise it on a slow link)",
+    )
+    parser.add_argument(
+        "--no-bell",
+        action="store_true",
+        help="never ring the bell when the agent waits on you (also TANDEM_BELL=0)",
     )
     sub = parser.add_subparsers(dest="command")
 
@@ -88,12 +99,19 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("-c", "--continue", dest="resume", action="store_const", const="", default=None,
                        help="continue the latest thread")
     which.add_argument("--thread", dest="resume", metavar="ID", help="continue a saved thread (an id or a unique prefix)")
+    ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
     ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
 
     from tandem.tui.threads_cli import add_export_arguments, add_threads_arguments
 
     add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
     add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
+
+    from tandem.tui.web import add_web_arguments
+
+    web = sub.add_parser("web", help="the app in a browser (textual-serve), on 127.0.0.1 by default")
+    _add_connection_args(web)
+    add_web_arguments(web)
 
     sub.add_parser("agents", help="list the configured agents (never their secrets)")
 
@@ -123,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         from tandem.tui.threads_cli import run_export
 
         return run_export(args)
+    if args.command == "web":
+        from tandem.tui.web import run_web
+
+        return run_web(args, parse_headers(args.header))
     if args.command == "serve-demo":
         from tandem.tui.serve import run_serve_demo
 

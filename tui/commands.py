@@ -71,6 +71,8 @@ class AppCommands(App[None]):
     def action_toggle_debug(self) -> None:
         conversation = self.main.conversation
         conversation.show_debug = not conversation.show_debug
+        # Debug views and the state panel's proposal ids show under the screen's `-debug` class.
+        self.main.set_class(conversation.show_debug, "-debug")
         self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden")
 
     def action_copy_last_answer(self) -> None:

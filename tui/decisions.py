@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tandem.tui.approvals import ApprovalQueue
     from tandem.tui.bridge import Bridge
     from tandem.tui.screens.main_screen import MainScreen
-    from tandem.widgets import ApprovalView, BlockView, ErrorView, StatePanel
+    from tandem.widgets import ApprovalView, BlockView, ErrorView, StateConflictView, StatePanel
 
 __all__ = ["Decisions"]
 
@@ -60,6 +60,14 @@ class Decisions(App[None]):
         message.stop()
         patch = message.patch
         self._run_on_engine(lambda context: context.agent.state.edit(patch), "Could not edit the state")
+
+    def on_state_conflict_view_resolved(self, message: StateConflictView.Resolved) -> None:
+        message.stop()
+        conflict_id, resolution, value = message.conflict_id, message.resolution, message.value
+        self._run_on_engine(
+            lambda context: context.agent.state.resolve_conflict(conflict_id, resolution, value),
+            "Could not settle the conflict",
+        )
 
     def on_approval_view_review_requested(self, message: ApprovalView.ReviewRequested) -> None:
         message.stop()

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
+from tandem.tui.attention import need_of
 from tandem.tui.composer import Composer, waiting_reason
 
 if TYPE_CHECKING:
     from tandem.core.blocks import Block
     from tandem.core.context import AgentContext
     from tandem.tui.approvals import ApprovalQueue
+    from tandem.tui.attention import Attention
     from tandem.tui.bridge import Bridge
     from tandem.tui.screens.main_screen import MainScreen
 
@@ -37,6 +39,7 @@ class Sending(App[None]):
     context: AgentContext | None
     bridge: Bridge
     approvals: ApprovalQueue
+    attention: Attention
     ready: asyncio.Event
     _main: MainScreen | None
     _startup_failed: bool
@@ -97,8 +100,11 @@ class Sending(App[None]):
         self.main.composer.queued = len(context.queued)
         if context.status is not Status.AWAITING_INPUT:
             self.main.set_waiting(None)
+            self.attention.update(None)
             return
         pending = context.pending_blocks
+        # The terminal's title and the bell: an approval, question or action waits on the person.
+        self.attention.update(need_of(pending) if pending else None)
         self.main.set_waiting(waiting_reason(pending))
         self.call_after_refresh(self._focus_waiting_form, pending)
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tandem.core.context import AgentContext
     from tandem.tui.bridge import Bridge
     from tandem.tui.screens.main_screen import MainScreen
+    from tandem.widgets.a2ui_components import TextComponent
     from tandem.widgets.a2ui_surface import SurfaceView
 
 __all__ = ["SurfaceActions"]
@@ -35,6 +36,7 @@ class SurfaceActions(App[None]):
     context: AgentContext | None
     bridge: Bridge
     _url_opener: Callable[[str], object]
+    _confirm_link: Callable[[str], object]
 
     if TYPE_CHECKING:
 
@@ -48,6 +50,11 @@ class SurfaceActions(App[None]):
         block, path, value = message.block, message.path, message.value
         future = self.bridge.to_engine(lambda: handle_value_changed(block, path, value))
         future.add_done_callback(_log_failure)
+
+    def on_text_component_link_clicked(self, message: TextComponent.LinkClicked) -> None:
+        # A link in a surface's Text is opened as one in a message: scheme checked, human asked.
+        message.stop()
+        self._confirm_link(message.href)
 
     def on_surface_view_action_fired(self, message: SurfaceView.ActionFired) -> None:
         message.stop()

@@ -1,22 +1,36 @@
 """The welcome text: what the app is connected to, how to connect, what to try.
 
 Imports Textual's `Content` only: the welcome is the first frame, painted before the runtime loads.
+The demo's scenarios come from the demo agent itself (`demo_scenario_names`), once the engine
+thread imported it: the list cannot drift from what `/demo NAME` runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 
-__all__ = ["DEMO_SCENARIOS", "welcome_content"]
+__all__ = ["demo_scenario_names", "welcome_content"]
 
-DEMO_SCENARIOS = (
-    "chat", "weather", "steps", "haiku", "plan", "recipe", "document",
-    "delete", "address", "reasoning", "failure", "long",
-)  # fmt: skip
-"""The embedded demo agent's scenarios, offered as `/demo NAME` prompts on the welcome screen."""
+_PER_ROW = 4
 
 
-def welcome_content(*, demo: bool, endpoint: str | None = None, connecting: bool = False) -> Content:
+def demo_scenario_names() -> list[str]:
+    """The embedded demo agent's scenario names, alphabetically (imports the demo agent: call it
+    after the engine is up, never for the first frame)."""
+    from tandem.core.agui.demo import SCENARIOS
+
+    return sorted(scenario.name for scenario in SCENARIOS)
+
+
+def welcome_content(
+    *,
+    demo: bool,
+    endpoint: str | None = None,
+    connecting: bool = False,
+    scenarios: Sequence[str] | None = None,
+) -> Content:
     """The welcome text: what the app is connected to, how to connect, what to try.
 
     Args:
@@ -24,6 +38,8 @@ def welcome_content(*, demo: bool, endpoint: str | None = None, connecting: bool
         endpoint: The agent's URL (sanitised before it is shown).
         connecting: Say "connecting" without the URL: the first frame, before the sanitiser
             (in core) is imported. The app replaces it once the engine is up.
+        scenarios: The demo's scenario names, offered as `/demo NAME` prompts (None: not known
+            yet, the first frame; the app fills them in from `demo_scenario_names`).
     """
     lines = ["Welcome to Tandem — you and an agent, working on the same state.", ""]
     if demo:
@@ -32,8 +48,16 @@ def welcome_content(*, demo: bool, endpoint: str | None = None, connecting: bool
             "Connect a real AG-UI agent with:  tandem --url https://your-agent.example/agent",
             "",
             "Try one of these (type it and press Enter):",
-            *("   ".join(f"/demo {name:<9}" for name in DEMO_SCENARIOS[i : i + 4]).rstrip() for i in range(0, len(DEMO_SCENARIOS), 4)),
         ]
+        if scenarios is None:
+            lines.append("   …")
+        else:
+            names = list(scenarios)
+            width = max((len(name) for name in names), default=0)
+            lines += [
+                "   ".join(f"/demo {name:<{width}}" for name in names[i : i + _PER_ROW]).rstrip()
+                for i in range(0, len(names), _PER_ROW)
+            ]
     elif connecting:
         lines += ["Connecting to the AG-UI agent…", "Type a message and press Enter."]
     else:

@@ -30,13 +30,16 @@ if typing.TYPE_CHECKING:
     from tandem.widgets.haiku import HaikuView
     from tandem.widgets.interrupt import InterruptView
     from tandem.widgets.marked_checkbox import MarkedCheckbox
+    from tandem.widgets.marked_radio import MarkedRadioButton
     from tandem.widgets.reasoning import ReasoningView
     from tandem.widgets.schema_form import SchemaForm
+    from tandem.widgets.state_conflict import StateConflictList, StateConflictView
     from tandem.widgets.state_panel import StatePanel
     from tandem.widgets.text import TextView
     from tandem.widgets.tool_call import ToolCallView
     from tandem.widgets.ui_action import UIActionView
     from tandem.widgets.unhandled import UnhandledView
+    from tandem.widgets.value_viewer import ValueViewer
     from tandem.widgets.views import view_for
     from tandem.widgets.weather import WeatherView
 
@@ -52,13 +55,17 @@ __all__ = [
     "HaikuView",
     "InterruptView",
     "MarkedCheckbox",
+    "MarkedRadioButton",
     "ReasoningView",
     "SchemaForm",
+    "StateConflictList",
+    "StateConflictView",
     "StatePanel",
     "TextView",
     "ToolCallView",
     "UIActionView",
     "UnhandledView",
+    "ValueViewer",
     "WeatherView",
     "agent_text",
     "safe_id",
@@ -81,8 +88,12 @@ _LAZY = {
     "HaikuView": "tandem.widgets.haiku",
     "InterruptView": "tandem.widgets.interrupt",
     "MarkedCheckbox": "tandem.widgets.marked_checkbox",
+    "MarkedRadioButton": "tandem.widgets.marked_radio",
+    "ValueViewer": "tandem.widgets.value_viewer",
     "ReasoningView": "tandem.widgets.reasoning",
     "SchemaForm": "tandem.widgets.schema_form",
+    "StateConflictList": "tandem.widgets.state_conflict",
+    "StateConflictView": "tandem.widgets.state_conflict",
     "StatePanel": "tandem.widgets.state_panel",
     "TextView": "tandem.widgets.text",
     "ToolCallView": "tandem.widgets.tool_call",

@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
+from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Button, Rule, Static, TabbedContent, TabPane
 
@@ -60,16 +61,28 @@ ICON_GLYPHS: dict[str, str] = {
 }  # fmt: skip
 """A glyph per basic-catalog icon name; anything else (an SVG path, an unknown name) shows ◆."""
 
-_INLINE = re.compile(r"\*\*(?P<bold>[^*\n]+)\*\*|__(?P<bold2>[^_\n]+)__|\*(?P<italic>[^*\n]+)\*|_(?P<italic2>[^_\n]+)_|`(?P<code>[^`\n]+)`")
+_INLINE = re.compile(
+    r"\[(?P<link>[^\]\n]+)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))+)\)"
+    r"|\*\*(?P<bold>[^*\n]+)\*\*|__(?P<bold2>[^_\n]+)__|\*(?P<italic>[^*\n]+)\*|_(?P<italic2>[^_\n]+)_|`(?P<code>[^`\n]+)`"
+)
 _BULLET = re.compile(r"^(\s*)[-*+]\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+"""Link targets a Text may offer (as messages do); any other shows as its text only."""
 
 
-def inline_markdown(text: object) -> Content:
-    """Sanitised agent text with simple Markdown (bold, italic, code, bullets, headings) as styles.
+def _link_scheme(href: str) -> str:
+    head, colon, _rest = href.partition(":")
+    return head.lower() if colon else ""
 
-    The text is never parsed as Textual markup, and links stay plain text (a surface can't
-    smuggle a clickable link past the confirmation `openUrl` asks for).
+
+def inline_markdown(text: object, links: list[str] | None = None) -> Content:
+    """Sanitised agent text with simple Markdown (bold, italic, code, bullets, headings, links).
+
+    The text is never parsed as Textual markup. A link `[text](https://…)` shows its text
+    underlined; a click runs the widget's `open_link(n)` action with the link's index in
+    `links` (appended to here), never the agent's URL itself, and the app asks before opening
+    it. Only http, https and mailto links are offered; others show their text only.
     """
     lines: list[Content] = []
     for line in sanitize(text if isinstance(text, str) else str(text)).split("\n"):
@@ -85,8 +98,17 @@ def inline_markdown(text: object) -> Content:
         for match in _INLINE.finditer(body):
             parts.append(Content(body[position : match.start()]))
             kind = next(name for name, value in match.groupdict().items() if value is not None)
-            style = {"bold": "bold", "bold2": "bold", "italic": "italic", "italic2": "italic", "code": "reverse"}[kind]
-            parts.append(Content.styled(match.group(kind), style))
+            if kind == "link":
+                href = match.group("href")
+                if links is not None and _link_scheme(href) in LINK_SCHEMES:
+                    links.append(href)
+                    style = Style(underline=True) + Style.from_meta({"@click": f"open_link({len(links) - 1})"})
+                    parts.append(Content.styled(match.group("link"), style))
+                else:
+                    parts.append(Content(match.group("link")))
+            else:
+                style_name = {"bold": "bold", "bold2": "bold", "italic": "italic", "italic2": "italic", "code": "reverse"}[kind]
+                parts.append(Content.styled(match.group(kind), style_name))
             position = match.end()
         parts.append(Content(body[position:]))
         lines.append(Content("").join(parts))
@@ -126,7 +148,8 @@ class ComponentWidget(Widget):
 
 
 class TextComponent(Static):
-    """A `Text`: h1–h5, caption or body, with simple Markdown. State classes `-h1` … `-caption`."""
+    """A `Text`: h1–h5, caption or body, with simple Markdown and links (opened by the app,
+    after it asks). State classes `-h1` … `-caption`."""
 
     DEFAULT_CSS: ClassVar[str] = """
     TextComponent {
@@ -146,13 +169,27 @@ class TextComponent(Static):
         self.node = node
         self.update_node(node)
 
+    class LinkClicked(Message):
+        """A link in a Text was clicked: the app checks the scheme and asks before opening it."""
+
+        def __init__(self, href: str) -> None:
+            super().__init__()
+            self.href = href
+            """The link target (agent text: check it with `tui.links.check_link`)."""
+
     def update_node(self, node: ResolvedComponent) -> None:
         self.node = node
         variant = node.props.get("variant") or "body"
         for name in ("h1", "h2", "h3", "h4", "h5", "caption"):
             self.set_class(variant == name, f"-{name}")
         text = node.props.get("text")
-        self.update(inline_markdown("" if text is None else text))
+        self._links: list[str] = []
+        self.update(inline_markdown("" if text is None else text, self._links))
+
+    def action_open_link(self, index: int) -> None:
+        """A link was clicked (its `@click` meta): post `LinkClicked` with its target."""
+        if isinstance(index, int) and 0 <= index < len(self._links):
+            self.post_message(self.LinkClicked(self._links[index]))
 
 
 _MEDIA = {"Image": "▣ Image", "Video": "▶ Video", "AudioPlayer": "♫ Audio"}
@@ -208,6 +245,10 @@ class IconComponent(Static):
 _HORIZONTAL_ALIGN = {"start": "left", "center": "center", "end": "right"}
 _VERTICAL_ALIGN = {"start": "top", "center": "middle", "end": "bottom"}
 _COMPACT_TYPES = frozenset({"Button", "Icon", "CheckBox", "Text", "Modal"})
+# In a Column aligned start/center/end only these shrink to their content: a container or an
+# input given `width: auto` sizes from its children, whose `1fr` widths then resolve to zero,
+# and its whole content vanished (Column{align: center} > Card > Column > Text).
+_SHRINK_IN_COLUMN = frozenset({"Image", "Video", "AudioPlayer"})
 
 
 class LayoutComponent(ComponentWidget):
@@ -263,7 +304,7 @@ class LayoutComponent(ComponentWidget):
                     widget.styles.width = "1fr"
                 else:
                     widget.styles.width = "auto"
-            elif align != "stretch" and child_node.type not in _COMPACT_TYPES:
+            elif align != "stretch" and child_node.type in _SHRINK_IN_COLUMN:
                 widget.styles.width = "auto"
 
 
@@ -364,16 +405,17 @@ class ButtonComponent(ComponentWidget):
         variant = node.props.get("variant")
         button.variant = "primary" if variant == "primary" else "default"
         button.flat = variant == "borderless"
-        blocked = not node.check.valid
+        # A functionCall this client does not run is marked, not hidden: the agent was told.
+        blocked = not node.check.valid or node.refusal is not None
         button.disabled = blocked or node.action_kind is None
         self.set_class(blocked, "-blocked")
-        message = "; ".join(node.check.messages) or "Not available yet."
+        message = node.refusal or "; ".join(node.check.messages) or "Not available yet."
         self.query_one(".a2ui-button--message", Static).update(Content("⚠ ") + agent_text(message))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if self.node.check.valid and self.node.action_kind is not None:
+        if self.node.check.valid and self.node.refusal is None and self.node.action_kind is not None:
             self.post_message(self.Clicked(self.node))
 
 

@@ -23,6 +23,7 @@ from tandem.core.a2ui import ResolvedComponent
 from tandem.widgets.a2ui_components import ComponentMessage, ComponentWidget
 from tandem.widgets.a2ui_slider import SliderBar
 from tandem.widgets.marked_checkbox import MarkedCheckbox
+from tandem.widgets.marked_radio import MarkedRadioButton
 from tandem.widgets.sanitize import agent_text, sanitize
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "InputComponent",
     "SliderComponent",
     "TextFieldComponent",
+    "human_datetime",
     "iso_error",
 ]
 
@@ -215,7 +217,10 @@ class CheckBoxComponent(InputComponent):
         return bool(node.props.get("value"))
 
     def compose(self) -> ComposeResult:
-        yield MarkedCheckbox(agent_text(self.node.props.get("label") or ""), value=self._model)
+        label = self.node.props.get("label")
+        # An empty label left a bare box nobody could read: say there is none.
+        shown = agent_text(label) if label else Content.styled("(no label)", "italic")
+        yield MarkedCheckbox(shown, value=self._model)
         yield self._message()
 
     def shown_value(self) -> Any:
@@ -282,7 +287,7 @@ class ChoicePickerComponent(InputComponent):
         else:
             with RadioSet():
                 for label, value in self._choices:
-                    yield RadioButton(agent_text(label), value=value in chosen)
+                    yield MarkedRadioButton(agent_text(label), value=value in chosen)
         yield self._message()
 
     def shown_value(self) -> Any:
@@ -407,11 +412,45 @@ def iso_error(text: str, *, date: bool, time: bool, minimum: object = None, maxi
     return f"Expected {expected}."
 
 
+def human_datetime(text: str) -> str | None:
+    """An ISO 8601 date, time or date-time as a person reads it, or None if `text` is none.
+
+    `2026-05-01T18:30:00Z` → "Fri 1 May 2026, 18:30 UTC"; `2026-05-01` → "Fri 1 May 2026";
+    `18:30` → "18:30". English names, whatever the locale: the A2UI value itself is ISO.
+    """
+    if not text:
+        return None
+    parsers: list[Any] = [datetime.datetime.fromisoformat, datetime.date.fromisoformat, datetime.time.fromisoformat]
+    for parse in parsers:
+        try:
+            value = parse(text)
+        except ValueError:
+            continue
+        if isinstance(value, datetime.datetime):
+            if "T" not in text.upper() and " " not in text:
+                continue  # a bare date parses as midnight: let the date parser say "date"
+            zone = value.tzname() if value.tzinfo is not None else None
+            zone_text = "" if zone is None else " UTC" if value.utcoffset() == datetime.timedelta(0) else f" {zone}"
+            return f"{_DAYS[value.weekday()]} {value.day} {_MONTHS[value.month - 1]} {value.year}, {value:%H:%M}{zone_text}"
+        if isinstance(value, datetime.date):
+            return f"{_DAYS[value.weekday()]} {value.day} {_MONTHS[value.month - 1]} {value.year}"
+        return f"{value:%H:%M}"
+    return None
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
 _PLACEHOLDERS = {(True, True): "YYYY-MM-DDTHH:MM", (True, False): "YYYY-MM-DD", (False, True): "HH:MM"}
 
 
 class DateTimeComponent(InputComponent):
-    """A `DateTimeInput`: an `Input` accepting ISO 8601 only; invalid text stays local, with a message."""
+    """A `DateTimeInput`: an `Input` accepting ISO 8601 only, the value as a person reads it
+    below ("Fri 1 May 2026, 18:30"); invalid text stays local, with a message."""
+
+    DEFAULT_CSS: ClassVar[str] = """
+    DateTimeComponent > .a2ui-datetime--human { color: $text-secondary; height: auto; }
+    """
 
     def model_value(self, node: ResolvedComponent) -> Any:
         value = node.props.get("value")
@@ -421,7 +460,18 @@ class DateTimeComponent(InputComponent):
         yield self._label()
         placeholder = _PLACEHOLDERS.get(self._enabled(), "ISO 8601 date or time")
         yield Input(self._model, placeholder=placeholder, classes="a2ui-input--control")
+        yield Static(classes="a2ui-datetime--human")
         yield self._message()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._show_human(self.shown_value())
+
+    def _show_human(self, text: str) -> None:
+        human = human_datetime(text.strip())
+        static = self.query_one(".a2ui-datetime--human", Static)
+        static.update(Content(human or ""))
+        static.display = human is not None
 
     def _enabled(self) -> tuple[bool, bool]:
         return bool(self.node.props.get("enableDate")), bool(self.node.props.get("enableTime"))
@@ -433,6 +483,7 @@ class DateTimeComponent(InputComponent):
         control = self.query_one(Input)
         with control.prevent(Input.Changed):
             control.value = "" if value is None else str(value)
+        self._show_human(control.value)
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
@@ -440,6 +491,7 @@ class DateTimeComponent(InputComponent):
         date, time = self._enabled()
         error = iso_error(event.value.strip(), date=date, time=time, minimum=self.node.props.get("min"), maximum=self.node.props.get("max"))
         self._paint_checks(self.node, error)
+        self._show_human(event.value if error is None else "")
         if error is None:
             self.write(event.value.strip())
 

@@ -12,7 +12,28 @@ from textual.reactive import reactive
 
 from textual.widget import Widget
 
-__all__ = ["SliderBar"]
+__all__ = ["SliderBar", "default_step"]
+
+
+def _decimals(number: float) -> int:
+    text = f"{number:.10f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def default_step(minimum: float, maximum: float, value: float = 0) -> float:
+    """The step when the agent gives none (A2UI v0.9's Slider has no `step`).
+
+    Whole steps only when they make sense: whole bounds, a whole value and at least two steps
+    between the bounds (1..5 nights). Otherwise a hundredth of the range, so a 0..1 progress
+    slider moves by 0.01 and shows 0.45 as 0.45 — a whole step would turn it into 0 or 1.
+    """
+    span = maximum - minimum
+    whole = all(float(n).is_integer() for n in (minimum, maximum, value))
+    if whole and 2 <= span <= 100:
+        return 1
+    if whole and span > 100:
+        return max(1, round(span / 100))
+    return span / 100 if span > 0 else 1
 
 
 class SliderBar(Widget, can_focus=True):
@@ -81,16 +102,17 @@ class SliderBar(Widget, can_focus=True):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.minimum = min(minimum, maximum)
         self.maximum = max(minimum, maximum)
-        span = self.maximum - self.minimum
-        whole = float(self.minimum).is_integer() and float(self.maximum).is_integer()
-        self.step = step or (1 if whole and span <= 100 else (span / 100 or 1))
+        self.step = step if step is not None and step > 0 else default_step(self.minimum, self.maximum, value)
         self.set_reactive(SliderBar.value, self._fit(value))
 
     def _fit(self, value: float) -> float:
         value = max(self.minimum, min(self.maximum, float(value)))
         steps = round((value - self.minimum) / self.step)
         fitted = min(self.maximum, self.minimum + steps * self.step)
-        return int(fitted) if float(self.step).is_integer() and float(self.minimum).is_integer() else round(fitted, 6)
+        if float(self.step).is_integer() and float(self.minimum).is_integer():
+            return int(fitted)
+        # Round to the step's own precision: 0.1 + 0.2 must land on 0.3, not 0.30000000000000004.
+        return round(fitted, _decimals(self.step) + _decimals(self.minimum))
 
     def validate_value(self, value: float) -> float:
         return self._fit(value)

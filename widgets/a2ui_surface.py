@@ -42,6 +42,8 @@ _STATUS_TEXT = {
     "deleted": "⊘ the agent removed this UI",
 }
 
+_STALLED_TEXT = "✗ the agent's run ended before this UI was complete"
+
 _MODAL_PREFIX = "modal:"
 """Render keys of an open modal's content widgets (they live on the modal screen)."""
 
@@ -111,7 +113,7 @@ class SurfaceView(BlockView):
     updates them in place while the structure is the same; otherwise the tree is rebuilt,
     keeping focus and unsent typing by key. Inputs post `ValueChanged`, buttons `ActionFired`;
     the app forwards both to the engine thread (`tui.a2ui_actions`). UI thread only.
-    State classes: `-building`, `-retrying`, `-failed`, `-deleted`, `-invalid`.
+    State classes: `-building`, `-retrying`, `-failed`, `-deleted`, `-stalled`, `-invalid`.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -124,7 +126,7 @@ class SurfaceView(BlockView):
         & > .surface-view--status { color: $text-muted; height: auto; }
         & > .surface-view--error { color: $text-error; height: auto; }
         & > .surface-view--tree { height: auto; }
-        &.-failed { border: round $error; }
+        &.-failed, &.-stalled { border: round $error; }
         &.-deleted { border: round $panel; }
         &.-deleted > .surface-view--tree { display: none; }
     }
@@ -186,7 +188,9 @@ class SurfaceView(BlockView):
         for name in _STATUS_TEXT:
             self.set_class(block.status == name, f"-{name}")
         status_line = self.query_one(".surface-view--status", Static)
-        text = _STATUS_TEXT.get(block.status)
+        self.set_class(block.stalled, "-stalled")
+        # The run ended without a root: "building" would promise something that is not coming.
+        text = _STALLED_TEXT if block.stalled else _STATUS_TEXT.get(block.status)
         if block.status == "retrying" and block.status_errors:
             text = f"{text}: {block.status_errors[-1]}"
         status_line.update(agent_text(text) if text else Content(""))

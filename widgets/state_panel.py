@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -17,9 +18,11 @@ from textual.widgets import Button, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from tandem.core.state import AgentState
+from tandem.core.state_merge import pointer_of
 from tandem.widgets.sanitize import agent_text, sanitize
+from tandem.widgets.state_conflict import StateConflictList
 
-__all__ = ["StatePanel", "diff_lines"]
+__all__ = ["StatePanel", "diff_lines", "proposal_title"]
 
 _MARKS = {"add": ("+", "-added"), "remove": ("−", "-removed"), "replace": ("~", "-changed"), "move": ("~", "-changed"), "copy": ("+", "-added")}
 
@@ -91,6 +94,43 @@ def diff_lines(committed: Any, operations: list[dict[str, Any]]) -> list[tuple[s
     return lines
 
 
+def _size(value: Any) -> str:
+    """How big a proposed value is, for a proposal's title: characters, fields or items."""
+    if isinstance(value, str):
+        return f" ({len(value)} character{'' if len(value) == 1 else 's'})"
+    if isinstance(value, dict):
+        return f" ({len(value)} field{'' if len(value) == 1 else 's'})"
+    if isinstance(value, list):
+        return f" ({len(value)} item{'' if len(value) == 1 else 's'})"
+    return f": {_short(value, 24)}"
+
+
+def proposal_title(proposer: str | None, operations: list[dict[str, Any]]) -> str:
+    """What proposes a change and what it changes, e.g. "write_document proposes /document (322 characters)".
+
+    Args:
+        proposer: What made the proposal (the tool whose call it predicts), None when unknown
+            ("The agent"). Sanitised here, like the paths.
+        operations: The proposal as an RFC 6902 patch against the committed value.
+    """
+    who = sanitize(proposer).strip() if proposer else ""
+    who = who or "The agent"
+    if not operations:
+        return f"{who} proposes no change"
+    if len(operations) == 1:
+        op = operations[0]
+        path = sanitize(str(op.get("path", ""))) or "/"
+        kind = op.get("op")
+        if kind == "remove":
+            return f"{who} proposes removing {path}"
+        if kind in ("move", "copy"):
+            return f"{who} proposes to {sanitize(str(kind))} {sanitize(str(op.get('from', '')))} to {path}"
+        return f"{who} proposes {path}{_size(op.get('value'))}"
+    paths = list(dict.fromkeys(sanitize(str(op.get("path", ""))) or "/" for op in operations))
+    shown = ", ".join(paths[:2]) + (", …" if len(paths) > 2 else "")
+    return f"{who} proposes {len(operations)} changes: {shown}"
+
+
 def _text_diff(old: str, new: str, limit: int = 12) -> list[tuple[str, str, str]]:
     """The lines that differ between two texts, as `+`/`−` display lines (at most `limit`)."""
     changed = [
@@ -112,7 +152,8 @@ class _StateScroll(VerticalScroll, can_focus=False):
 class StatePanel(Vertical, can_focus=False):
     """The shared state: the committed value as a tree, each pending proposal as a diff.
 
-    Owns a Tree (node data: the JSON pointer of the field), one card per proposal with
+    Owns a Tree (node data: the JSON pointer of the field; ⚠ marks a field in conflict), the
+    conflict cards (`StateConflictList`), one card per proposal with
     Accept / Reject, the divergence and conflict notices, and an Input for editing a leaf.
     Reads the `AgentState` on the UI thread in `refresh_state()` (the app calls it when the
     state changed) and never writes it: Accept/Reject post `StatePanel.ProposalDecided`, an edit
@@ -132,6 +173,8 @@ class StatePanel(Vertical, can_focus=False):
         & Tree { height: auto; max-height: 100%; background: transparent; }
         & .state-panel--proposal { height: auto; margin: 1 0 0 0; padding: 0 1; border: round $warning; }
         & .state-panel--proposal-title { color: $text-warning; text-style: bold; }
+        /* The ids are for the debug view (F3): the main screen's stylesheet shows them there. */
+        & .state-panel--proposal-id { color: $text-muted; display: none; }
         & .state-panel--diff.-added { color: $text-success; }
         & .state-panel--diff.-removed { color: $text-error; }
         & .state-panel--diff.-changed { color: $text-warning; }
@@ -145,12 +188,14 @@ class StatePanel(Vertical, can_focus=False):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit field", id="tandem.edit_state"),
+        Binding("v", "view", "View value", id="tandem.view_state"),
         Binding("escape", "cancel_edit", "Cancel edit", show=False),
     ]
     """
     | Key(s) | Description |
     | :- | :- |
     | e / enter (on a leaf) | Edit the selected field; Enter in the field commits. |
+    | v | Read the selected value in full (a scrollable viewer, Markdown rendered, with copy). |
     | escape | Cancel the edit. |
     """
 
@@ -199,7 +244,10 @@ class StatePanel(Vertical, can_focus=False):
         self.state = state
         """The state shown; replace it with `set_state()`."""
         self._editing: str | None = None
-        self._shown_proposals: list[tuple[str, list[tuple[str, str, str]]]] | None = None
+        self.proposer: Callable[[str], str | None] | None = None
+        """What made a proposal, by proposal id (e.g. the tool whose call it predicts), for its
+        card's title; set by the host (None, or a None answer: "The agent")."""
+        self._shown_proposals: list[tuple[str, str, list[tuple[str, str, str]]]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content("state"), classes="state-panel--title")
@@ -210,6 +258,7 @@ class StatePanel(Vertical, can_focus=False):
             tree: Tree[str] = Tree(Text("state"), data="")
             tree.show_root = False
             yield tree
+            yield StateConflictList(classes="state-panel--field-conflicts")
             yield Vertical(classes="state-panel--proposals")
         yield Input(classes="state-panel--editor")
 
@@ -250,9 +299,30 @@ class StatePanel(Vertical, can_focus=False):
 
     def action_edit(self) -> None:
         """Edit the field under the tree cursor (leaves only)."""
-        node = self.query_one(Tree).cursor_node
+        node = self._cursor_node()
         if node is not None and not node.allow_expand and node.data is not None:
             self._start_edit(node)
+
+    def action_view(self) -> None:
+        """Read the value under the tree cursor in full (any field, a leaf or an object)."""
+        from tandem.widgets.value_viewer import ValueViewer  # Markdown loads only when asked
+
+        node = self._cursor_node()
+        if node is None or node.data is None or self.state is None:
+            return
+        try:
+            value = _resolve(self.state.committed, node.data)
+        except (KeyError, IndexError, ValueError):
+            return
+        self.app.push_screen(ValueViewer(node.data, value))
+
+    def _cursor_node(self) -> TreeNode[str] | None:
+        """The node under the tree's cursor; the first one when the cursor was never moved (Tab
+        focuses the tree with no line under its cursor, and `v` or `e` would do nothing)."""
+        tree: Tree[str] = self.query_one(Tree)
+        if tree.cursor_node is None and tree.last_line >= 0:
+            tree.cursor_line = 0
+        return tree.cursor_node
 
     def action_cancel_edit(self) -> None:
         """Close the editor without committing."""
@@ -269,11 +339,12 @@ class StatePanel(Vertical, can_focus=False):
         state = self.state
         committed = state.committed if state is not None else None
         self.query_one(".state-panel--empty").display = committed is None
-        self._paint_tree(committed)
+        self._paint_tree(committed, _conflicted(state))
         self._paint_notices(state)
+        self.query_one(StateConflictList).show(state.field_conflicts if state is not None else [])
         self._paint_proposals(state)
 
-    def _paint_tree(self, committed: Any) -> None:
+    def _paint_tree(self, committed: Any, conflicted: frozenset[str] = frozenset()) -> None:
         tree: Tree[str] = self.query_one(Tree)
         tree.display = committed is not None
         expanded = {node.data for node in _walk(tree.root) if node.is_expanded and node.data is not None}
@@ -281,7 +352,7 @@ class StatePanel(Vertical, can_focus=False):
         tree.clear()
         if committed is None:
             return
-        _add_children(tree.root, committed, "", expanded, first=True)
+        _add_children(tree.root, committed, "", expanded, first=True, conflicted=conflicted)
         tree.root.expand()
         if cursor is not None:
             for node in _walk(tree.root):
@@ -314,22 +385,33 @@ class StatePanel(Vertical, can_focus=False):
         self.query_one(".state-panel--conflicts", Static).update(Content("\n").join(lines))
 
     def _paint_proposals(self, state: AgentState | None) -> None:
-        shown: list[tuple[str, list[tuple[str, str, str]]]] = []
+        shown: list[tuple[str, str, list[tuple[str, str, str]]]] = []
         if state is not None:
             for proposal_id in state.proposals:
+                proposer = self._proposer_of(proposal_id)
                 try:
                     operations = state.proposal_diff(proposal_id)
                 except Exception as exc:  # a stale proposal still shows, with why it no longer applies
                     self.log.warning("proposal", proposal_id, "does not apply:", exc)
-                    shown.append((proposal_id, [("!", "-removed", "no longer applies to the committed state")]))
+                    title = f"{sanitize(proposer or '').strip() or 'The agent'} proposes a change"
+                    shown.append((proposal_id, title, [("!", "-removed", "no longer applies to the committed state")]))
                     continue
-                shown.append((proposal_id, diff_lines(state.committed, operations)))
+                shown.append((proposal_id, proposal_title(proposer, operations), diff_lines(state.committed, operations)))
         if shown == self._shown_proposals:
             return
         self._shown_proposals = shown
         container = self.query_one(".state-panel--proposals", Vertical)
         container.remove_children()
-        container.mount_all(_proposal_card(proposal_id, lines) for proposal_id, lines in shown)
+        container.mount_all(_proposal_card(proposal_id, title, lines) for proposal_id, title, lines in shown)
+
+    def _proposer_of(self, proposal_id: str) -> str | None:
+        if self.proposer is None:
+            return None
+        try:
+            return self.proposer(proposal_id)
+        except Exception as exc:  # a title is not worth a crash
+            self.log.warning("no proposer for", proposal_id, exc)
+            return None
 
     def _start_edit(self, node: TreeNode[str]) -> None:
         if node.data is None or self.state is None:
@@ -370,7 +452,17 @@ def _walk(node: TreeNode[str]) -> list[TreeNode[str]]:
     return nodes
 
 
-def _add_children(parent: TreeNode[str], value: Any, pointer: str, expanded: set[str], *, first: bool = False) -> None:
+def _conflicted(state: AgentState | None) -> frozenset[str]:
+    """The JSON pointers of the fields in open conflict (marked ⚠ in the tree)."""
+    if state is None:
+        return frozenset()
+    pointers = (pointer_of(state.committed, c.path) for c in state.open_conflicts)
+    return frozenset(p for p in pointers if p is not None)
+
+
+def _add_children(
+    parent: TreeNode[str], value: Any, pointer: str, expanded: set[str], *, first: bool = False, conflicted: frozenset[str] = frozenset()
+) -> None:
     items: list[tuple[str, Any]]
     if isinstance(value, dict):
         items = [(str(key), item) for key, item in value.items()]
@@ -381,24 +473,26 @@ def _add_children(parent: TreeNode[str], value: Any, pointer: str, expanded: set
         return
     for key, item in items:
         path = f"{pointer}/{_escape_pointer_part(key)}"
+        mark = "⚠ " if path in conflicted else ""
         if isinstance(item, (dict, list)):
             size = f"{{{len(item)}}}" if isinstance(item, dict) else f"[{len(item)}]"
-            node = parent.add(Text(f"{sanitize(key)} {size}"), data=path)
-            _add_children(node, item, path, expanded)
+            node = parent.add(Text(f"{mark}{sanitize(key)} {size}"), data=path)
+            _add_children(node, item, path, expanded, conflicted=conflicted)
             if path in expanded or first:
                 node.expand()
         else:
-            parent.add_leaf(Text(f"{sanitize(key)}: {_short(item)}"), data=path)
+            parent.add_leaf(Text(f"{mark}{sanitize(key)}: {_short(item)}"), data=path)
 
 
-def _proposal_card(proposal_id: str, lines: list[tuple[str, str, str]]) -> Vertical:
+def _proposal_card(proposal_id: str, title: str, lines: list[tuple[str, str, str]]) -> Vertical:
     accept = Button(Content("✓ Accept"), variant="success", compact=True, classes="state-panel--accept")
     reject = Button(Content("✗ Reject"), variant="error", compact=True, classes="state-panel--reject")
     accept.proposal_id = proposal_id  # type: ignore[attr-defined]
     reject.proposal_id = proposal_id  # type: ignore[attr-defined]
     diff = [Static(Content(f"{symbol} ") + Content(text), classes=f"state-panel--diff {css}") for symbol, css, text in lines]
     return Vertical(
-        Static(Content("proposed change ") + agent_text(proposal_id), classes="state-panel--proposal-title"),
+        Static(Content(title), classes="state-panel--proposal-title"),  # sanitised by proposal_title
+        Static(Content("id ") + agent_text(proposal_id), classes="state-panel--proposal-id"),
         *diff,
         Horizontal(accept, reject),
         classes="state-panel--proposal",

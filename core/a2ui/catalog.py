@@ -7,6 +7,7 @@ AG-UI's A2UI adapters read to learn which components the client renders.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import warnings
@@ -26,7 +27,10 @@ __all__ = [
     "BASIC_COMPONENT_TYPES",
     "BASIC_FUNCTIONS",
     "COMPONENT_SCHEMA_DESCRIPTION",
+    "CatalogProfile",
+    "MINIMAL_CATALOG_ID",
     "PROTOCOL_VERSION",
+    "catalog_profile",
     "basic_catalog",
     "canonical_catalog_id",
     "new_processor",
@@ -56,6 +60,42 @@ BASIC_FUNCTIONS = frozenset({
 })  # fmt: skip
 """The functions a `functionCall` action may run: the basic catalog's, nothing else."""
 
+MINIMAL_CATALOG_ID = "https://a2ui.org/specification/v0_9/catalogs/minimal/catalog.json"
+"""The v0.9 minimal catalog: five of the basic components and one function, `capitalize`."""
+
+MINIMAL_COMPONENT_TYPES = ("Text", "Row", "Column", "Button", "TextField")
+MINIMAL_FUNCTIONS = frozenset({"capitalize"})
+
+
+@dataclasses.dataclass(frozen=True)
+class CatalogProfile:
+    """What one catalog Tandem renders allows: its component types and its functions.
+
+    The minimal catalog's components are the basic ones (same schemas, checked by a2ui-core's
+    basic catalog); only the names a surface may use differ, and Tandem checks those itself.
+    """
+
+    catalog_id: str
+    name: str
+    component_types: tuple[str, ...]
+    functions: frozenset[str]
+
+
+_PROFILES = {
+    BASIC_CATALOG_ID: CatalogProfile(BASIC_CATALOG_ID, "basic", BASIC_COMPONENT_TYPES, BASIC_FUNCTIONS),
+    MINIMAL_CATALOG_ID: CatalogProfile(MINIMAL_CATALOG_ID, "minimal", MINIMAL_COMPONENT_TYPES, MINIMAL_FUNCTIONS),
+}
+
+
+def catalog_profile(catalog_id: object) -> CatalogProfile | None:
+    """The catalog `catalog_id` names (either basic id, or the minimal one), None if Tandem lacks it."""
+    if not isinstance(catalog_id, str):
+        return None
+    if catalog_id in BASIC_CATALOG_ALIASES:
+        return _PROFILES[BASIC_CATALOG_ID]
+    return _PROFILES.get(catalog_id)
+
+
 COMPONENT_SCHEMA_DESCRIPTION = (
     "A2UI Component Schema — available components for generating UI surfaces. "
     "Use these component names and properties when creating A2UI operations."
@@ -82,15 +122,57 @@ def canonical_catalog_id(catalog_id: str | None) -> str | None:
     return catalog_id
 
 
+def _capitalize(args: dict[str, Any], context: Any = None, abort_signal: Any = None) -> str:
+    value = args.get("value")
+    text = "" if value is None else str(value)
+    return text[:1].upper() + text[1:]
+
+
+@functools.cache
+def rendering_catalog() -> CatalogApi:
+    """The catalog surfaces are processed with: the basic one plus the minimal catalog's
+    `capitalize` (built once). Which functions a surface may call is Tandem's check, per
+    catalog (`CatalogProfile.functions`); the advertised capabilities stay the basic catalog."""
+    from a2ui.core.catalog import Catalog
+    from a2ui.core.catalog.functions import FunctionApi, create_function_implementation
+    from a2ui.core.schema.v0_9.common_types import DynamicString, StrictBaseModel
+    from pydantic import Field
+
+    class CapitalizeArgs(StrictBaseModel):
+        value: DynamicString = Field(..., description="The string to capitalize.")
+
+    class CapitalizeApi(FunctionApi):
+        name = "capitalize"
+        schema = CapitalizeArgs
+        return_type = "string"
+        description = "Converts an input string to a capitalized version."
+
+    from a2ui.core.basic_catalog.v0_9 import Theme
+
+    basic = basic_catalog()
+    functions = [*basic.functions.values(), create_function_implementation(CapitalizeApi, _capitalize)]
+    return Catalog(  # as a2ui-core's BasicCatalog builds itself, plus one function
+        basic.id,
+        PROTOCOL_VERSION,
+        components=list(basic.components.values()),
+        functions=functions,  # type: ignore[arg-type]
+        theme_model=Theme,
+        common_types_uri="https://a2ui.org/specification/v0_9/common_types.json",
+        theme_location="$defs",
+        union_defs={"anyComponent": None, "anyFunction": None},
+    )
+
+
 def new_processor() -> MessageProcessor:
-    """A message processor over the basic catalog, validating with the RELAXED settings.
+    """A message processor over the rendering catalog, validating with the RELAXED settings.
 
     The strict settings reject ordinary incremental streams (a root that arrives later, children
-    not yet sent), so they are never used for what an agent streams.
+    not yet sent), so they are never used for what an agent streams; Tandem adds the checks of
+    the strict reading that do not depend on order itself (`tandem.core.a2ui.validation`).
     """
     from a2ui.core import MessageProcessor, MessageProcessorOptions, RELAXED_VALIDATION
 
-    return MessageProcessor([basic_catalog()], options=MessageProcessorOptions(validation_config=RELAXED_VALIDATION))
+    return MessageProcessor([rendering_catalog()], options=MessageProcessorOptions(validation_config=RELAXED_VALIDATION))
 
 
 @functools.cache
@@ -113,7 +195,7 @@ def _context_value() -> str:
     value = {
         "version": PROTOCOL_VERSION,
         "catalogId": BASIC_CATALOG_ID,
-        "supportedCatalogIds": [BASIC_CATALOG_ID, *sorted(BASIC_CATALOG_ALIASES - {BASIC_CATALOG_ID})],
+        "supportedCatalogIds": [BASIC_CATALOG_ID, *sorted(BASIC_CATALOG_ALIASES - {BASIC_CATALOG_ID}), MINIMAL_CATALOG_ID],
         "components": inline[0].get("components", {}),
     }
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -104,6 +104,8 @@ def looks_like_a2ui(value: JsonValue) -> bool:
 
 def _read_operations(raw: JsonValue, inbound: Inbound, where: str) -> None:
     raw = _decode(raw)
+    if isinstance(raw, dict) and isinstance(raw.get("messages"), list) and message_type(raw) is None:
+        raw = raw["messages"]  # the `{"messages": [...]}` wrapper a2ui-core also reads
     if isinstance(raw, dict):
         raw = [raw]
     if not isinstance(raw, list):
@@ -120,9 +122,7 @@ def _read_operations(raw: JsonValue, inbound: Inbound, where: str) -> None:
                 )
             )
             continue
-        message = dict(item)
-        message.setdefault("version", "v0.9")
-        inbound.messages.append(message)
+        inbound.messages.append(dict(item))
 
 
 def _read_status(content: dict[str, Any], inbound: Inbound) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,8 @@ class ResolvedComponent:
     """The component's checks (and a TextField's `validationRegexp`)."""
     placeholder: bool = False
     """Referenced but not arrived yet (or a reference cycle / too deep)."""
+    refusal: str | None = None
+    """Why this component's action cannot run here (a function outside its catalog), if so."""
 
     @property
     def key(self) -> str:
@@ -191,7 +193,15 @@ def _child_refs(model: ComponentModel, props: dict[str, Any], surface: SurfaceMo
     return slots
 
 
-def resolve_component(surface: SurfaceModel, component_id: str, scope: str = "/", *, depth: int = MAX_DEPTH, _seen: frozenset[str] = frozenset()) -> ResolvedComponent:
+def resolve_component(
+    surface: SurfaceModel,
+    component_id: str,
+    scope: str = "/",
+    *,
+    depth: int = MAX_DEPTH,
+    refused: Mapping[str, str] | None = None,
+    _seen: frozenset[str] = frozenset(),
+) -> ResolvedComponent:
     """Resolve `component_id` in `scope` and its subtree.
 
     Never raises for agent mistakes: a missing child, a cycle or excessive depth becomes a
@@ -208,10 +218,10 @@ def resolve_component(surface: SurfaceModel, component_id: str, scope: str = "/"
         props, bindings, check = {k: _json_ready(v) for k, v in model.properties.items()}, {}, CheckResult(True)
     seen = _seen | {key}
     slots = {
-        name: tuple(resolve_component(surface, child, child_scope, depth=depth - 1, _seen=seen) for child, child_scope in refs)
+        name: tuple(resolve_component(surface, child, child_scope, depth=depth - 1, refused=refused, _seen=seen) for child, child_scope in refs)
         for name, refs in _child_refs(model, props, surface, scope).items()
     }
-    return ResolvedComponent(component_id, model.type, scope, props, bindings, slots, check)
+    return ResolvedComponent(component_id, model.type, scope, props, bindings, slots, check, refusal=(refused or {}).get(component_id))
 
 
 def walk(node: ResolvedComponent, depth: int = 0) -> Iterator[tuple[int, ResolvedComponent]]:

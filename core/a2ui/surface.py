@@ -17,9 +17,10 @@ from a2ui.core.schema.v0_9.client_to_server import A2uiClientAction, A2uiValidat
 from a2ui.core.state import SurfaceModel
 from pydantic import JsonValue, ValidationError
 
-from tandem.core.a2ui.catalog import BASIC_CATALOG_ID, BASIC_FUNCTIONS, canonical_catalog_id, new_processor
+from tandem.core.a2ui.catalog import BASIC_CATALOG_ID, CatalogProfile, catalog_profile, new_processor
 from tandem.core.a2ui.operations import InboundError, SurfaceStatus, message_type
 from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent, resolve_component, walk
+from tandem.core.a2ui.validation import SUPPORTED_VERSION, Finding, check_components, child_refs, find_cycle, readable, readable_details
 from tandem.core.blocks.base import Block
 from tandem.core.log_entries import HumanWrite
 
@@ -83,14 +84,13 @@ def _json_ready(value: Any) -> JsonValue:
     return json.loads(json.dumps(value, default=str))
 
 
-def _error_path(detail_path: str | None, component_index: int | None = None) -> str:
-    """A JSON Pointer into the rejected message for a2ui-core's dotted detail path."""
-    path = "" if component_index is None else f"/components/{component_index}"
-    if detail_path and component_index is not None:
-        parts = detail_path.split(".")
-        if len(parts) >= 3 and parts[0] == "components":
-            path += f"/{parts[2]}"
-    return path or "/"
+_SUPPORTED = "the v0.9 basic and minimal catalogs"
+
+
+def _component_ids(components: Any) -> list[str]:
+    if not isinstance(components, list):
+        return []
+    return [c["id"] for c in components if isinstance(c, dict) and isinstance(c.get("id"), str)]
 
 
 class SurfaceBlock(Block):
@@ -119,13 +119,20 @@ class SurfaceBlock(Block):
         """Validation errors in what the agent sent, oldest first."""
         self.catalog_id: str | None = None
         """The catalog id createSurface named (as sent)."""
-        self.catalog_supported = True
-        """False when the catalog is not the basic one: unknown types render as fallbacks."""
+        self.profile: CatalogProfile = catalog_profile(BASIC_CATALOG_ID)  # type: ignore[assignment]
+        """The surface's catalog: the component types and functions it may use."""
+        self.refused_actions: dict[str, str] = {}
+        """Component id → why its functionCall action cannot run (shown on the disabled button)."""
         self.fired: list[dict[str, JsonValue]] = []
         """Event actions the human fired, oldest first (restored from the log on replay)."""
         self._processor: MessageProcessor = new_processor()
         self._unsent_actions: list[dict[str, JsonValue]] = []
         self._unreported: list[SurfaceError] = []
+        self._created: dict[str, Any] | None = None
+        self._create_rejected = False
+        self._unhonoured: dict[str, str] = {}
+        self._run_over = False
+        self._end_reported = False
 
     # -- what the surface holds --------------------------------------------------------------
 
@@ -192,12 +199,12 @@ class SurfaceBlock(Block):
         surface = self.surface
         if surface is None:
             return ResolvedComponent(component_id, "", scope, placeholder=True)
-        return resolve_component(surface, component_id, scope)
+        return resolve_component(surface, component_id, scope, refused=self.refused_actions)
 
     def tree(self) -> ResolvedComponent | None:
         """The resolved tree from the root, or None while there is no surface."""
         surface = self.surface
-        return None if surface is None else resolve_component(surface, surface.root_id or "root")
+        return None if surface is None else resolve_component(surface, surface.root_id or "root", refused=self.refused_actions)
 
     def iter_components(self) -> Iterator[tuple[int, ResolvedComponent]]:
         """(depth, component) pairs of the tree from the root, pre-order."""
@@ -253,6 +260,8 @@ class SurfaceBlock(Block):
         action = model.properties.get("action") if model else None
         if surface is None or model is None or not isinstance(action, dict):
             return ActionResult("refused", message="This control has no action.")
+        if component_id in self.refused_actions:
+            return ActionResult("refused", message=self.refused_actions[component_id])
         check = self.check_results(component_id, scope)
         if not check.valid:
             return ActionResult("disabled", message="; ".join(check.messages) or "A check fails.")
@@ -287,7 +296,7 @@ class SurfaceBlock(Block):
 
     def _run_function(self, data: DataContext, call: dict[str, Any]) -> ActionResult:
         name = call.get("call")
-        if not isinstance(name, str) or name not in BASIC_FUNCTIONS:
+        if not isinstance(name, str) or name not in self.profile.functions:
             return ActionResult("refused", message=f"{name!s:.40} is not a function this client runs.")
         if name == "openUrl":
             args = data.resolve_dynamic_value(call.get("args") or {})
@@ -331,29 +340,28 @@ class SurfaceBlock(Block):
 
     def apply(self, messages: list[dict[str, Any]]) -> None:
         """Apply A2UI messages in order. Invalid ones are recorded as errors, never raised."""
+        if messages:
+            self._run_over = False
         for message in messages:
             try:
                 self._apply_one(message)
             except Exception as exc:  # a2ui-core on agent input: an error line, not a crash
                 log.warning("A2UI message rejected on surface %s: %s", self.surface_id, exc)
-                self._report(SurfaceError(self.surface_id, "/", f"{type(exc).__name__}: {exc}"))
+                self._report(SurfaceError(self.surface_id, "/", readable(f"{type(exc).__name__}: {exc}")))
         self.changed()
 
     def _apply_one(self, message: dict[str, Any]) -> None:
         kind = message_type(message)
         body = dict(message.get(kind) or {}) if kind else {}
+        version = message.get("version")
+        if not isinstance(version, str) or not SUPPORTED_VERSION.match(version):
+            # As a2ui-core's relaxed mode and the conformance suite: a message must say which
+            # protocol it speaks; guessing would render a v0.8 or v1.0 message as something else.
+            what = f"version {version!r}" if "version" in message else "no `version`"
+            self._report(SurfaceError(self.surface_id, "/version", f"{kind or 'message'} with {what}: this client speaks A2UI v0.9 (\"version\": \"v0.9\")"))
+            return
         if kind == "createSurface":
-            if self.live:
-                return  # cumulative snapshots repeat createSurface: not an error
-            self.catalog_id = body.get("catalogId") if isinstance(body.get("catalogId"), str) else None
-            canonical = canonical_catalog_id(self.catalog_id)
-            self.catalog_supported = canonical == BASIC_CATALOG_ID
-            # An unknown catalog still gets a surface: its types render as labelled fallbacks.
-            body["catalogId"] = BASIC_CATALOG_ID
-            self._processor = new_processor()
-            self._process({**message, "createSurface": body})
-            if self.status in ("deleted", "ready"):
-                self.status = "building"
+            self._create(message, body)
             return
         if kind == "deleteSurface":
             if self.live:
@@ -361,39 +369,90 @@ class SurfaceBlock(Block):
             self.status = "deleted"
             return
         if not self.live:
-            self._report(SurfaceError(self.surface_id, "/", f"{kind} for surface {self.surface_id!r}, which does not exist (createSurface first)"))
+            if not self._create_rejected:  # the rejected createSurface was reported once
+                self._report(SurfaceError(self.surface_id, "/", f"{kind} for surface {self.surface_id!r}, which does not exist (createSurface first)"))
             return
         if kind == "updateDataModel" and "path" not in body:
             body["path"] = "/"
+        if kind == "updateComponents":
+            self._update_components(message, body)
+            return
         self._process({**message, str(kind): body})
+
+    def _create(self, message: dict[str, Any], body: dict[str, Any]) -> None:
+        if self.live:
+            if body == self._created:
+                # The same createSurface again: a second carrier or a replaced snapshot delivering
+                # what was applied already. The surface is exactly what the agent asked for, so
+                # this repeat is not reported (the relaxed reading; any difference is an error).
+                return
+            self._report(SurfaceError(self.surface_id, "/createSurface", f"surface {self.surface_id!r} already exists: this createSurface was not applied (send deleteSurface first to recreate it)"))
+            return
+        catalog_id = body.get("catalogId")
+        profile = catalog_profile(catalog_id)
+        if not isinstance(catalog_id, str) or not catalog_id:
+            self._create_rejected = True
+            self._report(SurfaceError(self.surface_id, "/createSurface/catalogId", f"createSurface for {self.surface_id!r} has no `catalogId`: v0.9 requires one (this client renders {_SUPPORTED})"))
+            return
+        if profile is None:
+            self._create_rejected = True
+            self._report(SurfaceError(self.surface_id, "/createSurface/catalogId", f"catalog {catalog_id!r} is not one this client renders ({_SUPPORTED}): the surface was not created"))
+            return
+        self.catalog_id = catalog_id
+        self.profile = profile
+        self._created = dict(body)
+        self._create_rejected = False
+        self._processor = new_processor()
+        self._process({**message, "createSurface": {**body, "catalogId": BASIC_CATALOG_ID}})
+        if self.status in ("deleted", "ready"):
+            self.status = "building"
+
+    def _update_components(self, message: dict[str, Any], body: dict[str, Any]) -> None:
+        """All or nothing: a batch with one invalid component changes nothing (reported per
+        problem). What Tandem cannot honour (an unknown type or function) is reported, and
+        the rest renders."""
+        surface = self.surface
+        assert surface is not None
+        components = body.get("components")
+        known = {cid: model.type for cid in _component_ids(components) if (model := surface.components_model.get(cid)) is not None}
+        findings = check_components(components, self.profile, known)
+        graph = {cid: child_refs(model.properties) for cid, model in surface.components_model.entries}
+        for component in components if isinstance(components, list) else []:
+            if isinstance(component, dict) and isinstance(component.get("id"), str):
+                graph[component["id"]] = child_refs(component)
+        cycle = find_cycle(graph)
+        if cycle is not None:
+            findings.append(Finding("/components", "circular component reference: " + " → ".join(repr(c) for c in cycle) + " (a component cannot contain itself)"))
+        rejected = [f for f in findings if f.rejects]
+        if rejected:
+            for finding in rejected:
+                self._report(SurfaceError(self.surface_id, finding.path, finding.message))
+            return
+        try:
+            self._processor.process_messages([{**message, "updateComponents": body}])
+        except A2uiError as exc:
+            details = getattr(exc, "details", None) or []
+            if not details:
+                self._report(SurfaceError(self.surface_id, "/", readable(str(exc).splitlines()[0])))
+            pairs = [(getattr(detail, "path", None), str(getattr(detail, "message", detail))) for detail in details]
+            for path, text in readable_details(pairs, components):
+                self._report(SurfaceError(self.surface_id, path, text))
+            return
+        for finding in findings:
+            if finding.path not in self._unhonoured:
+                self._unhonoured[finding.path] = finding.message
+                self._report(SurfaceError(self.surface_id, finding.path, finding.message))
+            if "/action/functionCall" in finding.path and isinstance(components, list):
+                index = int(finding.path.split("/")[2])
+                cid = components[index].get("id") if isinstance(components[index], dict) else None
+                if isinstance(cid, str):
+                    self.refused_actions[cid] = finding.message
 
     def _process(self, message: dict[str, Any]) -> None:
         try:
             self._processor.process_messages([message])
         except A2uiError as exc:
-            if "updateComponents" not in message:
-                self._report(SurfaceError(self.surface_id, "/", str(exc).splitlines()[0]))
-                return
-            self._process_components_one_by_one(message)
-
-    def _process_components_one_by_one(self, message: dict[str, Any]) -> None:
-        """Apply what is valid of a rejected updateComponents; report the rest per component."""
-        body = message["updateComponents"]
-        components = body.get("components")
-        if not isinstance(components, list):
-            self._report(SurfaceError(self.surface_id, "/components", "components must be a list"))
-            return
-        for position, component in enumerate(components):
-            single = {**message, "updateComponents": {**body, "components": [component]}}
-            try:
-                self._processor.process_messages([single])
-            except A2uiError as exc:
-                details = getattr(exc, "details", None) or []
-                detail = details[0] if details else None
-                text = detail.message if detail else str(exc).splitlines()[0]
-                cid = component.get("id") if isinstance(component, dict) else None
-                prefix = f"component {cid!r}: " if isinstance(cid, str) else ""
-                self._report(SurfaceError(self.surface_id, _error_path(detail.path if detail else None, position), prefix + text))
+            self._report(SurfaceError(self.surface_id, "/", readable(str(exc).splitlines()[0])))
 
     def _report(self, error: SurfaceError) -> None:
         self.errors.append(error)
@@ -417,6 +476,32 @@ class SurfaceBlock(Block):
             if surface is not None and surface.components_model.get(surface.root_id or "root") is not None:
                 self.status = "ready"
         self.changed()
+
+    def complete(self) -> None:
+        """The segment that emitted the surface ended: a surface still without a root is stalled.
+
+        What streaming order excused until now is reported once: no root component, children
+        referenced but never sent (the relaxed reading lets a child come before its parent, not
+        never)."""
+        self._run_over = True
+        surface = self.surface
+        if surface is not None and not self._end_reported:
+            self._end_reported = True
+            model = surface.components_model
+            root = surface.root_id or "root"
+            if model.get(root) is None and len(model) > 0:
+                self._report(SurfaceError(self.surface_id, "/", f"the run ended and surface {self.surface_id!r} still has no root component (id \"root\"): nothing of it is shown"))
+            else:
+                missing = sorted({ref for cid, c in model.entries for ref in child_refs(c.properties) if model.get(ref) is None})
+                if missing:
+                    names = ", ".join(repr(m) for m in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                    self._report(SurfaceError(self.surface_id, "/", f"the run ended and these referenced components were never sent: {names}"))
+        super().complete()
+
+    @property
+    def stalled(self) -> bool:
+        """Whether the run that was building this surface ended before it got a root."""
+        return self._run_over and self.status == "building"
 
     # -- the log -----------------------------------------------------------------------------
 
@@ -443,7 +528,7 @@ class SurfaceBlock(Block):
             "surface_id": self.surface_id,
             "agent_id": self.agent_id,
             "display_name": self.display_name,
-            "status": self.status,
+            "status": "stalled" if self.stalled else self.status,
             "catalog_id": self.catalog_id,
             "send_data_model": self.send_data_model,
             "data_model": self.data_model(),

@@ -178,7 +178,7 @@ class AGUIChatClient(ChatClient):
             declared_tools=declared,
             predict_state=self._predict,
             known_calls=known_calls(messages, declared),
-            known_message_ids=(m.message_id for m in messages if m.message_id),
+            sent=run_input.messages,
         )
         self._open_interrupts.pop(thread_id, None)  # they are resumed or cancelled by this run
         self._runs += 1

@@ -1,17 +1,68 @@
-"""AG-UI interrupts (a run finished waiting for the human) as Tandem's request parts."""
+"""AG-UI interrupts (a run finished waiting for the human) as Tandem's request parts.
+
+Interrupts arrive on two channels:
+
+- the standard one: `RUN_FINISHED` with `outcome: {type: "interrupt", interrupts: [...]}`,
+  answered with `RunAgentInput.resume[]`;
+- the legacy one, the default of ag-ui-langgraph (0.0.47: `enable_legacy_on_interrupt_event=True`,
+  `emit_interrupt_outcome=False`) and of ag-ui-crewai: a `CUSTOM` event named `on_interrupt`
+  whose `value` is what the graph passed to `interrupt()` — a dict `{reason, toolCallId, message,
+  responseSchema}` (snake_case keys too) or a plain string or any other JSON — followed by a
+  plain `RUN_FINISHED`. ag-ui-langgraph puts the LangGraph interrupt (with its `id`) in
+  `rawEvent`. `custom_interrupt` turns such an event into an `Interrupt` marked with
+  `metadata["tandem"]` (`channel: "on_interrupt"`, `serverId`: whether the id is the server's,
+  `plain`: whether the value was a plain string), so the request builder answers it as the
+  server expects (see `request.py`).
+
+Google ADK (ag-ui-adk 0.11.0) asks to confirm a tool call (`tool_context.request_confirmation`)
+with a call to its long-running tool `adk_request_confirmation`, arguments `{originalFunctionCall:
+{id, name, args}, toolConfirmation: {hint, confirmed, payload?}}`. On its defaults the call is
+left pending at `RUN_FINISHED` and the client answers it with a tool result `{"confirmed": bool}`;
+with `emit_interrupt_outcome=True` it is an interrupt with reason `confirmation`.
+`adk_confirmation` makes the pending call an interrupt (channel `adk_confirmation`) so both
+become the same approval, answered the way each channel expects.
+
+A `reason` of `tool_call` (with a `toolCallId`) or `confirmation` is an approval; any other
+reason is an input request.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, UTC
+from typing import Any
+from datetime import UTC, datetime
 
 from ag_ui.core import Interrupt
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.content import ApprovalRequestContent, InputRequestContent
 
-__all__ = ["interrupt_part", "parse_expiry"]
+__all__ = [
+    "APPROVAL_REASONS",
+    "ON_INTERRUPT",
+    "LEGACY_CHANNEL",
+    "ADK_CONFIRMATION_TOOL",
+    "ADK_CHANNEL",
+    "adk_confirmation",
+    "custom_interrupt",
+    "channel_of",
+    "interrupt_part",
+    "parse_expiry",
+]
+
+ON_INTERRUPT = "on_interrupt"
+"""The `CUSTOM` event name of the legacy interrupt channel."""
+LEGACY_CHANNEL = "on_interrupt"
+"""`metadata["tandem"]["channel"]` of an interrupt that came as a `CUSTOM on_interrupt` event."""
+ADK_CONFIRMATION_TOOL = "adk_request_confirmation"
+"""Google ADK's long-running tool that asks the person to confirm a tool call."""
+ADK_CHANNEL = "adk_confirmation"
+"""`metadata["tandem"]["channel"]` of a pending `adk_request_confirmation` call taken as an interrupt."""
+APPROVAL_REASONS = frozenset({"tool_call", "confirmation"})
+"""Interrupt reasons that ask to approve a tool call."""
+_DEFAULT_REASON = "input_required"
 
 log = logging.getLogger(__name__)
 
@@ -34,15 +85,107 @@ def parse_expiry(value: str | None) -> float | None:
     return moment.timestamp()
 
 
+def _first(value: Mapping[str, Any], *keys: str) -> Any:
+    return next((value[key] for key in keys if value.get(key) is not None), None)
+
+
+def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
+    """The interrupt a `CUSTOM on_interrupt` event announces (see the module docstring).
+
+    Args:
+        value: the event's `value`.
+        raw_event: the event's `rawEvent` (ag-ui-langgraph: the LangGraph interrupt, with `id`).
+        fallback_id: the id to use when the server gave none (stable within the stream).
+    """
+    if isinstance(value, str) and value.startswith("{"):
+        # ag-ui-langgraph sends the interrupt's value JSON-encoded (`dump_json_safe`).
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            value = decoded
+    server_id = raw_event.get("id") if isinstance(raw_event, Mapping) else None
+    has_server_id = isinstance(server_id, str) and bool(server_id)
+    fields: dict[str, Any] = {}
+    if isinstance(value, Mapping):
+        reason = _first(value, "reason")
+        message = _first(value, "message", "question", "prompt")
+        call_id = _first(value, "toolCallId", "tool_call_id")
+        schema = _first(value, "responseSchema", "response_schema")
+        expires = _first(value, "expiresAt", "expires_at")
+        fields = {
+            "reason": reason if isinstance(reason, str) and reason else _DEFAULT_REASON,
+            "message": message if isinstance(message, str) else None,
+            "tool_call_id": call_id if isinstance(call_id, str) else None,
+            "response_schema": schema if isinstance(schema, dict) else None,
+            "expires_at": expires if isinstance(expires, str) else None,
+        }
+        if fields["message"] is None and not fields["response_schema"]:
+            # A dict with neither message nor schema: show what the agent sent.
+            fields["message"] = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        fields = {"reason": _DEFAULT_REASON,
+                  "message": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)}
+    metadata = {"tandem": {"channel": LEGACY_CHANNEL, "serverId": has_server_id, "plain": isinstance(value, str)}}
+    interrupt_id = server_id if isinstance(server_id, str) and server_id else fallback_id
+    return Interrupt(id=interrupt_id, metadata=metadata, **fields)
+
+
+def adk_confirmation(call_id: str, arguments: Mapping[str, Any] | None) -> Interrupt:
+    """The interrupt a pending `adk_request_confirmation` call stands for (see the module docstring)."""
+    arguments = arguments or {}
+    confirmation = arguments.get("toolConfirmation")
+    hint = confirmation.get("hint") if isinstance(confirmation, Mapping) else None
+    original = arguments.get("originalFunctionCall")
+    return Interrupt(
+        id=call_id, reason="confirmation", tool_call_id=call_id,
+        message=hint if isinstance(hint, str) and hint else None,
+        metadata={"tandem": {"channel": ADK_CHANNEL, "serverId": True},
+                  "adk": {"originalFunctionCall": original if isinstance(original, Mapping) else None}},
+    )
+
+
+def channel_of(interrupt: Interrupt) -> tuple[str, bool]:
+    """`(channel, server_id)`: "outcome", `LEGACY_CHANNEL` or `ADK_CHANNEL`, and whether the id is the server's."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    tandem = metadata.get("tandem") if isinstance(metadata.get("tandem"), dict) else None
+    if tandem is None or tandem.get("channel") not in (LEGACY_CHANNEL, ADK_CHANNEL):
+        return "outcome", True
+    return str(tandem["channel"]), bool(tandem.get("serverId"))
+
+
+def _original_call(interrupt: Interrupt) -> tuple[str | None, str | None, dict[str, Any] | None]:
+    """ADK's confirmation names the call it guards: `(id, name, arguments)`, or Nones."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    adk = metadata.get("adk")
+    original = adk.get("originalFunctionCall") if isinstance(adk, dict) else None
+    if not isinstance(original, dict):
+        return None, None, None
+    call_id, name, arguments = original.get("id"), original.get("name"), original.get("args")
+    return (call_id if isinstance(call_id, str) else None, name if isinstance(name, str) else None,
+            arguments if isinstance(arguments, dict) else None)
+
+
 def interrupt_part(
     interrupt: Interrupt, calls: Mapping[str, KnownCall], predict: Sequence[PredictStateMapping]
 ) -> ApprovalRequestContent | InputRequestContent:
     """The request part for an interrupt of a finished run: an approval for a tool call, else an input request."""
     expires_at = parse_expiry(interrupt.expires_at)
     call = calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
-    if interrupt.reason == "tool_call" and interrupt.tool_call_id:
+    if interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"):
         schema = interrupt.response_schema or {}
         properties = schema.get("properties") if isinstance(schema, dict) else None
+        original_id, original_name, original_arguments = _original_call(interrupt)
+        if original_name is not None:
+            # ADK: approve the call the confirmation guards, not the confirmation tool itself.
+            original = calls.get(original_id) if original_id else None
+            call_id = original_id if original is not None else interrupt.tool_call_id
+            return ApprovalRequestContent(
+                request_id=interrupt.id, call_id=call_id, tool_name=original_name,
+                arguments=original_arguments or {}, message=interrupt.message,
+                allow_edits=False, expires_at=expires_at,
+            )
         predictive = call is not None and any(m.tool == call.name for m in predict)
         return ApprovalRequestContent(
             request_id=interrupt.id,

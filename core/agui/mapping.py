@@ -14,9 +14,9 @@ update: starts and ends of messages carry no content and map to nothing.
 | STATE_SNAPSHOT / STATE_DELTA | `StateSnapshotContent` / `StateDeltaContent`, with `proposal_id` when predictive |
 | ACTIVITY_SNAPSHOT / DELTA | `ActivityContent` |
 | STEP_* / SUBAGENT_* | `ActivityContent` (`step` / `subagent`); events of a subagent carry its name as `author` |
-| MESSAGES_SNAPSHOT | one update per message the client has not seen, then a `DebugContent` |
-| RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` |
-| RUN_FINISHED | approval / input requests for interrupts, then `FinishContent` |
+| MESSAGES_SNAPSHOT | one update per message the client does not have yet (`SnapshotReconciler`), then a `DebugContent` |
+| RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` (a `CUSTOM on_interrupt` also announces an interrupt) |
+| RUN_FINISHED | approval / input requests for interrupts (its outcome's, else those announced by `CUSTOM on_interrupt`), then `FinishContent` |
 | RUN_ERROR | `ErrorContent` (the client raises `AgentRunError` after yielding it) |
 
 **Predictive state.** While a call to a tool named by a `PredictStateMapping` (configured, or
@@ -27,15 +27,15 @@ its `state_key` carry `proposal_id = toolCallId`; so does the approval request f
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, Interrupt
+from ag_ui.core import BaseEvent, EventType, Interrupt, Message
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
-from tandem.core.agui.interrupts import interrupt_part
-from tandem.core.agui.snapshot_messages import snapshot_message
+from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
+from tandem.core.agui.snapshot_messages import SnapshotReconciler
 from tandem.core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
 from tandem.core.agui.unvalidated import envelope as _envelope
 from tandem.core.agui.unvalidated import new as _new
@@ -80,19 +80,26 @@ class EventMapper:
         predict_state: Iterable[PredictStateMapping] = (),
         known_calls: dict[str, KnownCall] | None = None,
         known_message_ids: Iterable[str] = (),
+        sent: Sequence[Message] = (),
     ) -> None:
         self._declared = frozenset(declared_tools)
         self._configured = tuple(predict_state)
         self._predict: list[PredictStateMapping] = list(self._configured)
         self.calls: dict[str, KnownCall] = dict(known_calls or {})
         """Every tool call known so far, by id."""
+        self._history_calls = frozenset(self.calls)
+        self._replayed: set[str] = set()  # history calls the server streams again (a resumed run)
         self._run_calls: list[str] = []
-        self._known_ids = set(known_message_ids)
+        self._snapshots = SnapshotReconciler(sent, self.calls, self._declared)
+        self._snapshots.known_ids.update(known_message_ids)
+        self._texts: dict[str, list[str]] = {}  # message id → its text (or reasoning) deltas so far
         self._roles: dict[str, Role] = {}
         self._results: dict[str, ToolResultContent] = {}  # tool result message id → result
         self._subagents: dict[str, str] = {}
         self.interrupts: list[Interrupt] = []
         """The interrupts the last RUN_FINISHED left open."""
+        self._announced: list[Interrupt] = []  # `CUSTOM on_interrupt` events of the running run
+        self._run_id = "run"
         self.run_error: Any = None
         """The RUN_ERROR event that ended the stream, if one did."""
         self._handlers: dict[EventType, Callable[[Any, Any], list[ChatUpdate]]] = {
@@ -156,6 +163,10 @@ class EventMapper:
                 self.calls[key].chunks.append(delta)
             return None
         author = None if subagent_run_id is None else self._subagents.get(subagent_run_id, subagent_run_id)
+        if event_type != "TOOL_CALL_ARGS":
+            texts = self._texts.get(key)
+            if texts is not None:
+                texts.append(delta)
         if event_type == "TEXT_MESSAGE_CONTENT":
             # `_part` and `_envelope`, inlined.
             part = _new(TextContent)
@@ -173,6 +184,8 @@ class EventMapper:
         if event_type == "REASONING_MESSAGE_CONTENT":
             part = _part(ReasoningContent, {"kind": "reasoning", "text": delta, "encrypted_value": None}, {"text"})
             return _envelope([part], raw, "assistant", key, author)
+        if key in self._replayed:
+            return None
         call = self.calls[key]
         call.chunks.append(delta)
         # `_part` and `_envelope`, inlined.
@@ -204,23 +217,29 @@ class EventMapper:
 
     def _text_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
         self._roles[event.message_id] = TANDEM_ROLES.get(event.role or "assistant", "assistant")
-        self._known_ids.add(event.message_id)
+        self._texts[event.message_id] = self._snapshots.streamed_text(event.message_id, event.role or "assistant")
         return []
 
     def _text_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if not event.delta:
             return []
+        texts = self._texts.get(event.message_id)
+        if texts is not None:
+            texts.append(event.delta)
         role = self._roles.get(event.message_id, "assistant")
         part = TextContent(text=event.delta)
         return [_update([part], raw, role=role, message_id=event.message_id, author=self._author(event))]
 
     def _reasoning_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        self._known_ids.add(event.message_id)
+        self._texts[event.message_id] = self._snapshots.streamed_text(event.message_id, "reasoning")
         return []
 
     def _reasoning_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if not event.delta:
             return []
+        texts = self._texts.get(event.message_id)
+        if texts is not None:
+            texts.append(event.delta)
         part = ReasoningContent(text=event.delta)
         return [_update([part], raw, message_id=event.message_id, author=self._author(event))]
 
@@ -248,11 +267,17 @@ class EventMapper:
     # -- tool calls --------------------------------------------------------------------------
 
     def _call_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.tool_call_id in self._history_calls:
+            # A call of the history streamed again: ag-ui-langgraph replays the interrupted call
+            # when it resumes. It is shown and sent already; its result still finds it.
+            self._replayed.add(event.tool_call_id)
+            return []
         informational = event.tool_call_name not in self._declared
         self.calls[event.tool_call_id] = KnownCall(
             event.tool_call_name, event.parent_message_id, informational_only=informational
         )
         self._run_calls.append(event.tool_call_id)
+        self._snapshots.saw_message(event.parent_message_id)
         # Built unvalidated (`_part`): the event's fields are validated strings, as the part's.
         part = _part(ToolCallContent, {
             "kind": "tool_call", "call_id": event.tool_call_id, "name": event.tool_call_name, "arguments_delta": "",
@@ -261,6 +286,8 @@ class EventMapper:
         return [_update([part], raw, message_id=event.parent_message_id, author=self._author(event))]
 
     def _call_args(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.tool_call_id in self._replayed:
+            return []
         call = self.calls[event.tool_call_id]
         call.chunks.append(event.delta)
         if not event.delta:
@@ -272,6 +299,8 @@ class EventMapper:
         return [_update([part], raw, message_id=call.parent_message_id, author=self._author(event))]
 
     def _call_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.tool_call_id in self._replayed:
+            return []
         call = self.calls[event.tool_call_id]
         arguments = call.parsed_arguments()
         if arguments is None:
@@ -291,6 +320,8 @@ class EventMapper:
         call = self.calls.get(event.tool_call_id)
         if call is not None:
             call.resolved = True
+        self._snapshots.saw_result(event.tool_call_id, call.name if call else None,
+                                   call.parsed_arguments() if call else None)
         content = event.content
         if content.__class__ is str:
             # Built unvalidated (`_part`): a string result is what validation would keep.
@@ -303,7 +334,7 @@ class EventMapper:
                 content = [part.model_dump(mode="json", by_alias=True) for part in content]
             part = ToolResultContent(call_id=event.tool_call_id, result=content)
         self._results[event.message_id] = part
-        self._known_ids.add(event.message_id)
+        self._snapshots.saw_message(event.message_id)
         return [_update([part], raw, role="tool", message_id=event.message_id, author=self._author(event))]
 
     # -- state and activity ------------------------------------------------------------------
@@ -376,14 +407,7 @@ class EventMapper:
     # -- snapshots and pass-through ----------------------------------------------------------
 
     def _messages_snapshot(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        updates: list[ChatUpdate] = []
-        for message in event.messages:
-            if message.id in self._known_ids:
-                continue
-            self._known_ids.add(message.id)
-            update = snapshot_message(message, self.calls, self._declared)
-            if update is not None:
-                updates.append(update)
+        updates = self._snapshots.reconcile(event.messages)
         summary: dict[str, Any] = {"messages": len(event.messages), "new": len(updates)}
         updates.append(_update([DebugContent(label="messages snapshot", value=summary)], raw))
         return updates
@@ -393,6 +417,10 @@ class EventMapper:
         return [_update([DebugContent(label="raw", value=value)], raw, author=self._author(event))]
 
     def _custom(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        if event.name == ON_INTERRUPT:
+            # The legacy interrupt channel: the RUN_FINISHED that follows is an interrupt.
+            fallback = f"{self._run_id}/on_interrupt/{len(self._announced)}"
+            self._announced.append(custom_interrupt(event.value, event.raw_event, fallback))
         if event.name == "PredictState":
             entries = event.value if isinstance(event.value, list) else [event.value]
             for entry in entries:
@@ -408,6 +436,8 @@ class EventMapper:
         self._run_calls = []
         self._predict = list(self._configured)
         self.interrupts = []
+        self._announced = []
+        self._run_id = event.run_id
         value = {"threadId": event.thread_id, "runId": event.run_id}
         return [_update([DebugContent(label="run started", value=value)], raw)]
 
@@ -421,9 +451,15 @@ class EventMapper:
         parts: list[Any] = []
         if kind == "cancelled":
             parts.append(FinishContent(reason="cancelled"))
-        elif kind == "interrupt":
-            self.interrupts = list(outcome.interrupts)
-            parts.extend(interrupt_part(interrupt, self.calls, self._predict) for interrupt in outcome.interrupts)
+        elif kind == "interrupt" or self._announced or self._pending_confirmations():
+            # The structured outcome wins when a server sends both channels (ag-ui-langgraph
+            # with `emit_interrupt_outcome=True` does): its interrupts are answered by `resume[]`.
+            if kind == "interrupt":
+                interrupts = list(outcome.interrupts)
+            else:
+                interrupts = self._announced or self._pending_confirmations()
+            self.interrupts = interrupts
+            parts.extend(interrupt_part(interrupt, self.calls, self._predict) for interrupt in interrupts)
             parts.append(FinishContent(reason="interrupt"))
         else:
             pending = list(outcome.pending_tool_call_ids or []) if outcome is not None else []
@@ -435,6 +471,13 @@ class EventMapper:
             parts.append(FinishContent(reason="tool_calls" if pending else "stop"))
         return [_update(parts, raw)]
 
+
+
+    def _pending_confirmations(self) -> list[Interrupt]:
+        """Google ADK's pending `adk_request_confirmation` calls of this run, as interrupts."""
+        return [adk_confirmation(call_id, self.calls[call_id].parsed_arguments())
+                for call_id in self._run_calls
+                if self.calls[call_id].name == ADK_CONFIRMATION_TOOL and not self.calls[call_id].resolved]
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:

@@ -9,10 +9,20 @@ Servers are stateless, so every run carries the **full** history:
   encrypted value that arrived after its result is sent back);
 - a user message holding `ApprovalResponseContent` / `InputResponseContent` parts is not a
   message at all: the last one becomes `resume` entries, one per **open** interrupt (an open
-  interrupt without an answer is sent as cancelled), earlier ones are dropped.
+  interrupt without an answer is sent as cancelled), earlier ones are dropped — except answers
+  to Google ADK's `adk_request_confirmation` calls: those are tool results `{"confirmed": bool}`
+  (what ag-ui-adk reads on its defaults), sent in place every time.
 
 Resume payloads: an approval becomes `{"approved": bool, "reason"?, "editedArgs"?}`; an input
-response sends its payload. Payloads are validated against the interrupt's `responseSchema`
+response sends its payload (a string for a question asked without a schema).
+
+Interrupts that came on the legacy channel (`CUSTOM on_interrupt`, see `interrupts.py`) are also
+answered the legacy way, `forwardedProps.command.resume` — the value itself for one interrupt, a
+map `{interrupt id: value}` for several; a cancelled one as ag-ui-langgraph's own sentinel
+`{"__agui_cancelled__": true, "interrupt_id": id}`. ag-ui-langgraph 0.0.47 reads both channels and
+prefers `resume[]` (it logs that both came); older adapters and ag-ui-crewai read only the legacy
+one, so both are sent. A `resume[]` entry is sent only for an interrupt whose id the server gave
+(ag-ui-langgraph puts it in the event's `rawEvent`); an id Tandem made up would mean nothing to it. Payloads are validated against the interrupt's `responseSchema`
 with `jsonschema` first; an invalid payload or an answer to an expired interrupt raises
 `DecisionError` and nothing is sent.
 """
@@ -43,7 +53,7 @@ from ag_ui.core import (
 )
 
 from tandem.core.agui.calls import KnownCall
-from tandem.core.agui.interrupts import parse_expiry
+from tandem.core.agui.interrupts import ADK_CHANNEL, ADK_CONFIRMATION_TOOL, LEGACY_CHANNEL, channel_of, parse_expiry
 from tandem.core.content import (
     ApprovalResponseContent,
     InputResponseContent,
@@ -95,7 +105,20 @@ def build_run_input(
         responses = [p for p in last.contents if isinstance(p, _RESPONSE_KINDS)]
         if any(isinstance(p, TextContent) for p in last.contents):
             history.append(last)  # its text is still a user message; its answers are stripped below
+    # Google ADK's pending confirmations are answered with a tool result, not a resume entry.
+    if open_interrupts is not None:
+        adk = {i.id for i in open_interrupts if channel_of(i)[0] == ADK_CHANNEL}
+        open_interrupts = [i for i in open_interrupts if i.id not in adk]
+    else:
+        adk = _confirmation_calls(history)
+    confirmations = [r for r in responses if r.request_id in adk]
+    if confirmations:
+        responses = [r for r in responses if r.request_id not in adk]
+        history.append(ChatMessage(role="user", contents=list(confirmations)))
     resume = resume_entries(responses, open_interrupts)
+    forwarded_props = options.forwarded_props
+    if open_interrupts:
+        resume, forwarded_props = _legacy_resume(resume, open_interrupts, forwarded_props)
     return RunAgentInput(
         thread_id=thread_id,
         run_id=run_id,
@@ -104,15 +127,57 @@ def build_run_input(
         messages=to_agui_messages(history),
         tools=[Tool(name=t.name, description=t.description, parameters=t.parameters) for t in options.tools],
         context=[Context(description=c.get("description", ""), value=c.get("value", "")) for c in options.context],
-        forwarded_props=options.forwarded_props,
+        forwarded_props=forwarded_props,
         resume=resume or None,
     )
+
+
+CANCELLED_SENTINEL = "__agui_cancelled__"
+"""ag-ui-langgraph's resume value for a cancelled interrupt (`DEFAULT_RESUME_SENTINEL_CANCELLED`)."""
+
+
+def _legacy_resume(entries: list[ResumeEntry], open_interrupts: Sequence[Interrupt],
+                   forwarded_props: Any) -> tuple[list[ResumeEntry], Any]:
+    """Answer legacy-channel interrupts in `forwardedProps.command.resume` too (see the module docstring)."""
+    legacy = {interrupt.id: server_id for interrupt in open_interrupts
+              for channel, server_id in [channel_of(interrupt)] if channel == LEGACY_CHANNEL}
+    if not legacy:
+        return entries, forwarded_props
+    values: dict[str, Any] = {}
+    for entry in entries:
+        if entry.interrupt_id in legacy:
+            values[entry.interrupt_id] = (
+                entry.payload if entry.status == "resolved"
+                else {CANCELLED_SENTINEL: True, "interrupt_id": entry.interrupt_id}
+            )
+    if not values:
+        return entries, forwarded_props
+    value: Any = next(iter(values.values())) if len(values) == 1 else values
+    props = dict(forwarded_props) if isinstance(forwarded_props, dict) else {}
+    command = props.get("command")
+    props["command"] = {**(command if isinstance(command, dict) else {}), "resume": value}
+    kept = [entry for entry in entries if legacy.get(entry.interrupt_id, True)]
+    return kept, props
+
+
+def _confirmation_calls(messages: Sequence[ChatMessage]) -> set[str]:
+    """Ids of Google ADK `adk_request_confirmation` calls in the history."""
+    return {part.call_id for message in messages for part in message.contents
+            if isinstance(part, ToolCallContent) and part.name == ADK_CONFIRMATION_TOOL}
+
+
+def _confirmation_result(answer: Response) -> ToolMessage:
+    """The tool result that answers an ADK confirmation: `{"confirmed": bool}` (ADK's ToolConfirmation)."""
+    confirmed = isinstance(answer, ApprovalResponseContent) and answer.status == "resolved" and answer.approved
+    return ToolMessage(id=f"tool-{answer.request_id}", tool_call_id=answer.request_id,
+                       content=json.dumps({"confirmed": confirmed}))
 
 
 def to_agui_messages(messages: Sequence[ChatMessage]) -> list[Message]:
     """Convert Tandem history to AG-UI messages (see the module docstring for the rules)."""
     out: list[Message] = []
     results: dict[str, int] = {}  # call id → index in `out`, so a later result replaces an earlier one
+    confirmations = _confirmation_calls(messages)
     for index, message in enumerate(messages):
         message_id = message.message_id or f"{message.role}-{index}"
         if message.role in ("user", "system"):
@@ -120,7 +185,12 @@ def to_agui_messages(messages: Sequence[ChatMessage]) -> list[Message]:
             if text or not any(isinstance(p, _RESPONSE_KINDS) for p in message.contents):
                 cls = UserMessage if message.role == "user" else SystemMessage
                 out.append(cls(id=message_id, content=text))
-            # else: an earlier run's decisions, already sent as resume entries
+            # else: an earlier run's decisions, already sent as resume entries, except the answers
+            # to ADK confirmations, which are tool results and stay in the history:
+            for part in message.contents:
+                if isinstance(part, _RESPONSE_KINDS) and part.request_id in confirmations and part.request_id not in results:
+                    results[part.request_id] = len(out)
+                    out.append(_confirmation_result(part))
         elif message.role == "assistant":
             out.extend(_assistant_messages(message, message_id))
         for part in message.contents:

@@ -69,6 +69,15 @@ class Block:
     kind: ClassVar[str] = "block"
     superseded_by_successor: ClassVar[bool] = False
     """Whether emitting any later block ends this one (streams like text cannot resume)."""
+    marker: ClassVar[bool] = False
+    """A marker carries no conversation content (protocol debris, progress of a step): it never
+    ends a streaming text block, and `UpdateContext.newest` looks past it. Servers interleave
+    such events with the deltas of one message (ag-ui-langgraph sends a RAW event per token)."""
+
+    @property
+    def is_marker(self) -> bool:
+        """Whether this block is a marker (see `marker`); a subclass may decide per instance."""
+        return self.marker
 
     def __init__(self, id: str, *, role: Role = "assistant", author: str | None = None, message_id: str | None = None) -> None:
         self.id = id

@@ -15,10 +15,13 @@ __all__ = ["InterruptBlock"]
 
 
 class InterruptBlock(InteractiveBlock):
-    """The agent asks the human for input: a message and a JSON schema for the answer.
+    """The agent asks the human for input: a message and, optionally, a JSON schema for the answer.
 
     Owns the request and the decision; validates the payload against the schema before
-    accepting it, so an invalid answer never reaches the agent.
+    accepting it, so an invalid answer never reaches the agent. A question without a schema
+    (LangGraph's `interrupt("Which colour?")`, Strands' `tool_context.interrupt`) is answered with
+    text: `respond("blue")` sends the string itself. `decline()` answers nothing: the agent is
+    told the request was cancelled.
     """
 
     kind = "interrupt"
@@ -40,6 +43,12 @@ class InterruptBlock(InteractiveBlock):
         self.message = message
         self.response_schema = response_schema
         self.call_id = call_id
+
+    @property
+    def free_text(self) -> bool:
+        """Whether the answer is plain text: no schema, or a schema asking for a string."""
+        schema = self.response_schema
+        return not schema or schema.get("type") == "string"
 
     def validate(self, payload: JsonValue) -> list[str]:
         """The schema violations of `payload`, as readable messages (empty when valid)."""
@@ -73,6 +82,17 @@ class InterruptBlock(InteractiveBlock):
             raise DecisionError("the answer does not match the requested form: " + "; ".join(problems))
         return self.resolve("resolved", who=who, payload=payload)
 
+    def decline(self, *, reason: str | None = None, who: str | None = None) -> bool:
+        """Refuse to answer; the agent gets a cancelled answer. Returns whether this call decided.
+
+        Raises:
+            DecisionError: the request expired.
+        """
+        if self.decision is not None:
+            return False
+        self._check_actionable()
+        return self.resolve("declined", who=who, reason=reason)
+
     def continuation(self) -> ChatMessage:
         decision = self.decision
         assert decision is not None, "continuation() before a decision"
@@ -91,4 +111,5 @@ class InterruptBlock(InteractiveBlock):
             "reason": self.reason,
             "message": self.message,
             "response_schema": self.response_schema,
+            "free_text": self.free_text,
         }

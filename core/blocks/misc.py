@@ -17,6 +17,12 @@ class ActivityBlock(Block):
     """Progress or a plan: the latest activity content, patched in place by deltas."""
 
     kind = "activity"
+    MARKER_TYPES = frozenset({"step", "subagent"})
+    """Activity types that only mark progress (STEP_* and SUBAGENT_* events): markers, not content."""
+
+    @property
+    def is_marker(self) -> bool:
+        return self.activity_type in self.MARKER_TYPES
 
     def __init__(self, id: str, *, activity_type: str, **kwargs: Any) -> None:
         super().__init__(id, **kwargs)

@@ -76,20 +76,23 @@ class TestCarriers:
 
 
 class TestInvalidInput:
-    def test_invalid_component_is_reported_and_the_rest_shown(self):
+    def test_an_invalid_batch_applies_nothing_and_is_reported(self):
         agent, outbox = make_agent()
         run(
             agent,
             message_parts([
                 create("s"),
-                components("s", {"id": "root", "component": "Column", "children": ["ok", "bad"]}, {"id": "ok", "component": "Text", "text": "fine"}, {"id": "bad", "component": "Text", "text": 42}),
+                components("s", {"id": "root", "component": "Column", "children": ["ok"]}, {"id": "ok", "component": "Text", "text": "fine"}),
+                # All or nothing (conformance: test_update_components_atomic_validation_rollback):
+                # the valid "ok2" of this batch is not applied either.
+                components("s", {"id": "ok2", "component": "Text", "text": "also fine"}, {"id": "bad", "component": "Text", "text": 42}),
             ]),
         )
         [block] = surfaces(agent)
-        ok, bad = block.tree().children
-        assert ok.props["text"] == "fine" and bad.placeholder
+        [ok] = block.tree().children
+        assert ok.props["text"] == "fine" and block.surface.components_model.get("ok2") is None
         [error] = block.errors
-        assert error.path == "/components/2/text" and "bad" in error.message
+        assert error.path == "/components/1/text" and error.message.startswith("Text 'bad': `text`: ")
         assert block.error_line.startswith("Invalid UI from the agent")
         props = outbox.forwarded_props()
         [message] = props["a2uiError"]

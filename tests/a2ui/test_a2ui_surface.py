@@ -48,7 +48,7 @@ class TestMessages:
         agent, _ = make_agent()
         run(agent, message_parts([create("s", catalog=catalog), components("s", {"id": "root", "component": "Divider"})]))
         [block] = surfaces(agent)
-        assert block.catalog_supported and block.catalog_id == catalog
+        assert block.profile.name == "basic" and block.catalog_id == catalog
         assert block.tree().type == "Divider" and block.errors == []
 
     def test_children_not_arrived_yet_are_placeholders(self):

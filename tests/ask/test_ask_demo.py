@@ -181,10 +181,19 @@ class TestInputRequest:
         assert "does not match the form" in result.stderr and "'street' is a required property" in result.stderr
         assert result.one("interrupt")["decision"]["payload"]["name"] == "Ada Lovelace"
 
-    @pytest.mark.parametrize("args", [("--approve", "none"), ("--approve", "all"), ()], ids=["none", "all", "eof"])
-    def test_cancelled(self, args: tuple[str, ...]) -> None:
-        result = completed(ask("--json", *args, "/demo address"), declined=args != ("--approve", "all"))
-        assert decision(result.one("interrupt")) == "cancelled"
+    @pytest.mark.parametrize(("args", "outcome"), [(("--approve", "none"), "declined"), ((), "cancelled")],
+                             ids=["none", "eof"])
+    def test_not_answered(self, args: tuple[str, ...], outcome: str) -> None:
+        result = completed(ask("--json", *args, "/demo address"), declined=True)  # nobody answered: exit status 3
+        assert decision(result.one("interrupt")) == outcome
+        assert "your order is on hold" in result.text
+
+    def test_approve_all_says_it_cannot_answer_and_fails(self) -> None:
+        result = ask("--json", "--approve", "all", "/demo address")
+        assert result.returncode == 1
+        assert result.stderr.startswith("tandem: --approve all cannot answer 'Where should we ship your order?'")
+        assert result.stderr.count("\n") == 1
+        assert decision(result.one("interrupt")) == "declined"
         assert "your order is on hold" in result.text
 
 

@@ -28,7 +28,9 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
 def test_page_up_in_the_composer_scrolls_back_through_a_long_answer(terminal: Terminal) -> None:
     terminal.type("/demo long")
     terminal.keys("Enter")
-    end = terminal.wait_for(lambda s: "idle" in s and "/demo long" not in s.split("\n")[0], "the long answer, followed to its end")
+    # "thread: /demo long" on the status line: the message was sent (the welcome says "idle" too).
+    end = terminal.wait_for(lambda s: "idle · thread: /demo long" in s and "/demo long" not in s.split("\n")[0],
+                            "the long answer, followed to its end")
     terminal.keys("PageUp")
     terminal.keys("PageUp")
     back = terminal.wait_for(lambda s: s != end, "the conversation scrolled back")

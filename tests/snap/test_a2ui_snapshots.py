@@ -93,7 +93,8 @@ class _Host(App[None]):
 
 
 def test_catalog_tour_dark(snap_compare):
-    """You should see one framed surface titled "Agent UI · Demo": an underlined h1 shown with its
+    """You should see one framed surface titled "Agent UI · Demo", its error line saying the basic
+    catalog has no component 'Map' (reported to the agent), then an underlined h1 shown with its
     brackets literally, a row (★, an italic caption, styled body text), tabs (First selected), a
     card listing "one" and "two", a rule, the text fields (Name, Notes, Guests, Secret), a ticked
     Breakfast checkbox, the Room radio set (Double chosen) under a filter input, the Extras list
@@ -119,11 +120,14 @@ def test_booking_form_dark(snap_compare):
 
 def test_invalid_surface_error_line_high_contrast(snap_compare):
     """You should see a surface whose error line starts "⚠ Invalid UI from the agent at
-    /components/1" above the part that was valid ("Still shown")."""
+    /components/0" above the part that was valid ("Still shown"): the batch with the broken
+    Button was rejected as a whole."""
     operations = [
         {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": CAT}},
         {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
             {"id": "root", "component": "Text", "text": "Still shown"},
+        ]}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
             {"id": "broken", "component": "Button"},
         ]}},
     ]  # fmt: skip

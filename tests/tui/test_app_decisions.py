@@ -154,9 +154,9 @@ class TestSharedState:
             await wait_for(pilot, lambda: bool(panel.query(".state-panel--accept")), "the proposal cards")
             _proposal_button(panel, "accept", "p1").press()
             await wait_for(pilot, lambda: app.context is not None and app.context.agent.state.committed["title"] == "Stew", "accepted")
-            await wait_for(pilot, lambda: _proposal_button(panel, "accept", "p1") is None, "the accepted card gone")
-            # The panel redraws its cards after an accept: wait for the second card's button to be back.
-            await wait_for(pilot, lambda: _proposal_button(panel, "reject", "p2") is not None, "the second proposal's card")
+            # The cards are remounted: wait until the old ones are gone and the new one is there.
+            await wait_for(pilot, lambda: _proposal_button(panel, "accept", "p1") is None
+                           and _proposal_button(panel, "reject", "p2") is not None, "the accepted card gone")
             _proposal_button(panel, "reject", "p2").press()
             await wait_for(pilot, lambda: app.context is not None and not app.context.agent.state.proposals, "rejected")
             assert app.context is not None and app.context.agent.state.committed == {"title": "Stew", "servings": 2}

@@ -105,3 +105,37 @@ class TestOpenUrl:
             await click(pilot, app.main.query_one(SurfaceView).query_one(Button))
             await wait_for(pilot, lambda: any("http and https" in str(n.message) for n in app._notifications), "the refusal")
             assert not isinstance(app.screen, OpenLink) and opened == []
+
+
+def _text_link_app(opened: list[str]) -> TandemApp:
+    operations = [
+        {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+            {"id": "root", "component": "Text", "text": "Read [the docs](https://example.com/docs) first"},
+        ]}},
+    ]  # fmt: skip
+    update = ChatUpdate(contents=[ActivityContent(activity_id="a", activity_type="a2ui-surface", content={"a2ui_operations": operations})])
+
+    def factory(loop: asyncio.AbstractEventLoop) -> AgentContext:
+        agent = UIAgent(ScriptedChatClient([[update, ChatUpdate(contents=[FinishContent()])]]), env=BlockEnv(user="ada", clock=lambda: CLOCK))
+        install_a2ui(agent)
+        return AgentContext(agent, thread=InMemoryThread("thread-1"))
+
+    return TandemApp(factory, demo=True, frame_seconds=0.005, approval_guard_seconds=0.0, url_opener=opened.append)
+
+
+class TestTextLinks:
+    async def test_a_link_in_a_surface_text_asks_before_opening(self) -> None:
+        from tandem.widgets.a2ui_components import TextComponent
+
+        opened: list[str] = []
+        async with _text_link_app(opened).run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "show the docs")
+            await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
+            text = app.main.query_one(SurfaceView).query_one(TextComponent)
+            await pilot.click(text, offset=(7, 0))  # on "the docs"
+            await wait_for(pilot, lambda: isinstance(app.screen, OpenLink), "the link modal")
+            assert opened == []
+            await click(pilot, next(b for b in app.screen.query(Button) if str(b.label) == "Open"))
+            await wait_for(pilot, lambda: opened == ["https://example.com/docs"], "the link opened")

@@ -83,7 +83,7 @@ class TestResume:
             await _decide_later(pilot, second)  # the pending approval asks again; put it off as before
             await painted(pilot)
             after = _screen(second)
-            assert "· delete it" in _status_line(second)
+            assert "· thread: delete it" in _status_line(second)
         assert "delete it" in after[0] and "I need approval." in after[0]
         assert after[0] == before[0]
         assert after[1] == before[1]
@@ -160,7 +160,7 @@ class TestPalette:
             await send(pilot, "plan the \x1b[31mtrip")
             await wait_for(pilot, lambda: app.thread_title is not None and app.main.status is Status.IDLE, "the default title")
             assert app.thread_title == "plan the [31mtrip"  # the store drops control characters
-            assert "· plan the [31mtrip" in _status_line(app)  # shown as data, not markup
+            assert "· thread: plan the [31mtrip" in _status_line(app)  # shown as data, not markup
 
             await _palette(pilot, "Rename thread")
             await wait_for(pilot, lambda: isinstance(app.screen, RenameThread), "the rename dialog")
@@ -169,7 +169,7 @@ class TestPalette:
             field.value = ""
             await pilot.press(*"Lisbon [b]trip[/b]", "enter")
             await wait_for(pilot, lambda: app.thread_title == "Lisbon [b]trip[/b]", "the new title")
-            assert "· Lisbon [b]trip[/b]" in _status_line(app)
+            assert "· thread: Lisbon [b]trip[/b]" in _status_line(app)
         assert [info.title for info in saved.threads()] == ["Lisbon [b]trip[/b]"]
 
 

@@ -21,15 +21,20 @@ def _pending(app: Any, kind: type) -> Any:
     return next(block for block in context.blocks if isinstance(block, kind))
 
 
+async def _followed_long_answer(pilot: Any) -> tuple[Any, ConversationScroll, float]:
+    """Send, then wait until a long answer is shown and followed to its end: (app, scroller, bottom)."""
+    app = await started(pilot)
+    await send(pilot, "go")
+    scroller = app.conversation.scroller
+    await wait_for(pilot, lambda: scroller.max_scroll_y > 40 and scroller.scroll_y == scroller.max_scroll_y, "the end followed")
+    return app, scroller, scroller.scroll_y
+
+
 class TestScrollingFromTheComposer:
     async def test_page_up_in_the_empty_composer_scrolls_the_conversation(self) -> None:
         script = Scripted([[text(LONG_ANSWER)]])
         async with script.app().run_test(size=(80, 24)) as pilot:
-            app = await started(pilot)
-            await send(pilot, "go")
-            scroller = app.conversation.scroller
-            await wait_for(pilot, lambda: scroller.max_scroll_y > 40 and scroller.scroll_y == scroller.max_scroll_y, "the end followed")
-            bottom = scroller.scroll_y
+            app, scroller, bottom = await _followed_long_answer(pilot)
             assert isinstance(app.focused, ComposerInput)
             await pilot.press("pageup")
             await wait_for(pilot, lambda: scroller.scroll_y < bottom, "a page up")
@@ -42,11 +47,7 @@ class TestScrollingFromTheComposer:
     async def test_with_text_in_the_composer_page_up_stays_in_it(self) -> None:
         script = Scripted([[text(LONG_ANSWER)]])
         async with script.app().run_test(size=(80, 24)) as pilot:
-            app = await started(pilot)
-            await send(pilot, "go")
-            scroller = app.conversation.scroller
-            await wait_for(pilot, lambda: scroller.max_scroll_y > 40 and scroller.scroll_y == scroller.max_scroll_y, "the end followed")
-            bottom = scroller.scroll_y
+            app, scroller, bottom = await _followed_long_answer(pilot)
             await pilot.press("h", "i", "pageup")
             await pilot.pause()
             assert scroller.scroll_y == bottom and app.main.composer.input.text == "hi"

@@ -133,7 +133,8 @@ class TestFrame:
     async def test_invalid_a2ui_shows_an_error_line_and_the_rest(self) -> None:
         surface = Surface(
             create(),
-            components({"id": "root", "component": "Column", "children": ["ok"]}, {"id": "ok", "component": "Text", "text": "still here"}, {"id": "bad", "component": "Button"}),
+            components({"id": "root", "component": "Column", "children": ["ok"]}, {"id": "ok", "component": "Text", "text": "still here"}),
+            components({"id": "bad", "component": "Button"}),
             {"version": "v0.9", "updateDataModel": {"surfaceId": "nope", "path": "/x", "value": 1}},
         )
         app = _Host(surface.block)

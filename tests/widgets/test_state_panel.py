@@ -163,3 +163,44 @@ async def test_no_state_shows_a_placeholder() -> None:
     async with _Host(panel).run_test():
         assert panel.query_one(".state-panel--empty").display
         assert not panel.query_one(Tree).display
+
+
+# -- a proposal's card says what proposes what (issue 19) -----------------------------------------
+
+
+def test_proposal_title_names_the_proposer_the_path_and_the_size() -> None:
+    from tandem.widgets.state_panel import proposal_title
+
+    document = [{"op": "add", "path": "/document", "value": "x" * 322}]
+    assert proposal_title("write_document", document) == "write_document proposes /document (322 characters)"
+    assert proposal_title(None, document) == "The agent proposes /document (322 characters)"
+    assert proposal_title("plan", [{"op": "replace", "path": "/steps", "value": [1, 2]}]) == "plan proposes /steps (2 items)"
+    assert proposal_title("t", [{"op": "add", "path": "/r", "value": {"a": 1}}]) == "t proposes /r (1 field)"
+    assert proposal_title("t", [{"op": "replace", "path": "/done", "value": True}]) == "t proposes /done: true"
+    assert proposal_title("t", [{"op": "remove", "path": "/notes"}]) == "t proposes removing /notes"
+    three = [{"op": "replace", "path": f"/{key}", "value": 1} for key in "abc"]
+    assert proposal_title("t", three) == "t proposes 3 changes: /a, /b, …"
+    # A hostile tool name or path reaches the title without its control characters.
+    hostile = proposal_title("\x1b]2;pwned\x07tool\x9b", [{"op": "add", "path": "/x\x1b[31m", "value": "v"}])
+    assert "\x1b" not in hostile and "\x07" not in hostile and "\x9b" not in hostile
+    assert proposal_title("  ", document).startswith("The agent proposes")
+
+
+async def test_the_card_is_titled_by_what_proposes_it_and_the_id_is_kept_for_the_debug_view() -> None:
+    state = AgentState({"document": ""})
+    draft = "# Meeting notes\n\n" + "The team agreed. " * 18
+    state.apply_delta([{"op": "replace", "path": "/document", "value": draft}], proposal_id="run-75405b637de0-call-1")
+    panel = StatePanel(state)
+    panel.proposer = lambda proposal_id: "write_document" if proposal_id == "run-75405b637de0-call-1" else None
+    async with _Host(panel).run_test(size=(60, 40)) as pilot:
+        await pilot.pause()
+        title = panel.query_one(".state-panel--proposal-title", Static)
+        assert str(title.render()) == f"write_document proposes /document ({len(draft)} characters)"
+        ids = panel.query_one(".state-panel--proposal-id", Static)
+        assert str(ids.render()) == "id run-75405b637de0-call-1"
+        assert not ids.display  # shown only in the debug view (the main screen's `-debug` class)
+        # A proposer that fails leaves a readable title rather than a crash.
+        panel.proposer = lambda _id: 1 / 0  # type: ignore[assignment,return-value]
+        panel.set_state(state)
+        await pilot.pause()
+        assert str(panel.query_one(".state-panel--proposal-title", Static).render()).startswith("The agent proposes /document")

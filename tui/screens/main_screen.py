@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
@@ -142,7 +144,7 @@ class MainScreen(Screen[None]):
         self._paint_status_line()
 
     def set_title(self, title: str | None) -> None:
-        """Show the saved thread's title after the status (None: no title)."""
+        """Show the saved thread's title after the status, labelled "thread:" (None: no title)."""
         self._title = title
         self._paint_status_line()
 
@@ -157,7 +159,9 @@ class MainScreen(Screen[None]):
             from tandem.widgets.sanitize import sanitize
 
             # The title is the first message (or what the person typed): data, never markup.
-            line += Content(" · " + " ".join(sanitize(self._title).split()))
+            # Labelled, or it reads as what the status is about ("awaiting your input · /demo
+            # weather" while a later turn waits on another question).
+            line += Content(" · thread: " + " ".join(sanitize(self._title).split()))
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
@@ -177,7 +181,10 @@ class MainScreen(Screen[None]):
         message.stop()
         scroller = self.conversation.scroller
         # End means "follow the stream again" (the scroller's own End does the same).
-        getattr(scroller, f"action_{message.action}")()
+        # A conversation too short to scroll raises SkipAction from Textual's page actions: from
+        # a message handler (not a binding) nothing catches it and the app would exit.
+        with contextlib.suppress(SkipAction):
+            getattr(scroller, f"action_{message.action}")()
 
     def set_waiting(self, reason: str | None) -> None:
         """Say why the composer waits (None: it accepts input; it takes focus back if it lost it)."""

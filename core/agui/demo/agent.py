@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 
 from ag_ui.core import (
     BaseEvent,
@@ -18,7 +18,7 @@ from ag_ui.core import (
 )
 
 from .scenarios import run_selection, select_scenario
-from .script import TOKEN_DELAY_S, AttemptLog, Pause, RunContext, Script, Step
+from .script import TOKEN_DELAY_S, AttemptLog, Hold, Pause, RunContext, Script, Step
 
 __all__ = ["DemoAgent"]
 
@@ -51,6 +51,7 @@ class DemoAgent:
         *,
         clock: Callable[[], int] | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        holds: Mapping[str, Callable[[], Awaitable[None]]] | None = None,
     ) -> None:
         """Create an agent.
 
@@ -60,6 +61,8 @@ class DemoAgent:
                 0 sends everything at once without sleeping, 2.0 is twice as slow.
             clock: Returns the event timestamp in ms since the epoch; the wall clock when omitted.
             sleep: Awaited for every delay (already scaled by ``speed``); ``asyncio.sleep`` when omitted.
+            holds: Awaited instead of the :class:`Hold` of the same name, at any speed (tests
+                hold a run at the point where a person edits the shared state).
 
         Raises:
             ValueError: ``speed`` is negative.
@@ -69,6 +72,7 @@ class DemoAgent:
         self.speed = speed
         self._clock = clock or _now_ms
         self._sleep_for = sleep or asyncio.sleep
+        self._holds = dict(holds or {})
         self._attempts = AttemptLog()
 
     def steps(self, run_input: RunAgentInput) -> Iterator[Step]:
@@ -112,6 +116,9 @@ class DemoAgent:
             to RUN_FINISHED or RUN_ERROR.
         """
         for step in self.steps(run_input):
+            if isinstance(step, Hold) and step.name in self._holds:
+                await self._holds[step.name]()
+                continue
             if isinstance(step, Pause):
                 await self._sleep(step.seconds)
                 continue

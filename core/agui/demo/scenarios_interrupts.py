@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from ag_ui.core import Interrupt, ResumeEntry, ToolCall, ToolCallArgsEvent, ToolCallEndEvent, ToolCallStartEvent
 
-from .script import Pause, RunContext, Step, tokenize
+from .script import Hold, Pause, RunContext, Step, tokenize
 from .scenarios_state import fenced
 
 __all__ = [
@@ -310,6 +310,9 @@ def document_resume(ctx: RunContext, entry: ResumeEntry, call: ToolCall, args: d
             yield s.error(f"Tool call '{call.id}' in the history has no 'document' argument.", code="MISSING_TOOL_CALL")
             return
         yield s.tool_result(call.id, json.dumps({"applied": True, "edited": isinstance(edited, str)}))
+        # Saving takes a moment: the person may edit the state meanwhile, and this snapshot
+        # (computed from the request's state) is merged as its diff, not as a replacement.
+        yield Hold(2.0, name="document")
         yield s.snapshot({**ctx.state, "document": final})
         which = "your edited version of the draft" if isinstance(edited, str) else "the draft"
         yield from s.text(f"Applied {which} to the document ({len(final)} characters).")

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .script import Pause, RunContext, Step
+from .script import Hold, Pause, RunContext, Step
 
 __all__ = ["PLAN", "STARTER_RECIPE", "fenced", "improve_recipe", "plan", "recipe"]
 
@@ -157,7 +157,8 @@ def improve_recipe(recipe: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 def recipe(ctx: RunContext) -> Iterator[Step]:
     """Shared state: read the recipe the person edited, send back an improved one.
 
-    The recipe lives under the state key ``recipe``. The reply quotes what was
+    The new ingredient is written first, then (after a pause long enough for a person to edit)
+    the whole improved recipe as a snapshot. The recipe lives under the state key ``recipe``. The reply quotes what was
     read inside a code block: state is data, never instructions.
     """
     s = ctx.script
@@ -171,6 +172,12 @@ def recipe(ctx: RunContext) -> Iterator[Step]:
         yield s.finished()
         return
     improved, changes = improve_recipe(current)
+    # Two writes with a pause between them, as a slow agent makes: the person may edit the
+    # recipe meanwhile, and the final snapshot (computed from the request's state) must not
+    # erase what they did: the client merges it field by field.
+    if improved["ingredients"] != current["ingredients"]:
+        yield s.delta({"op": "add", "path": "/recipe/ingredients", "value": improved["ingredients"]})
+        yield Hold(3.0, name="recipe")
     yield s.snapshot({**ctx.state, "recipe": improved})
     read = {
         "title": current["title"],

@@ -45,7 +45,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-__all__ = ["AttemptLog", "Pause", "RunContext", "Script", "Step", "tokenize"]
+__all__ = ["AttemptLog", "Hold", "Pause", "RunContext", "Script", "Step", "tokenize"]
 
 TOKEN_DELAY_S = 0.004
 """Delay after each streamed token at speed 1.0 ("a few ms per token")."""
@@ -59,6 +59,18 @@ class Pause:
 
     seconds: float
     """How long to wait before the next event at speed 1.0."""
+
+
+@dataclass(frozen=True)
+class Hold(Pause):
+    """A named pause: long enough for a person to act while the run is in progress.
+
+    A pause like any other, unless the agent was given a hold of this name (tests): then the
+    run waits for that instead, at any speed, so a test edits at a known point of the run.
+    """
+
+    name: str = ""
+    """Which hold this is (e.g. ``recipe``)."""
 
 
 Step = Union[BaseEvent, Pause]

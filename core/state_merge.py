@@ -1,0 +1,685 @@
+"""Field-level three-way merge of shared state: the vocabulary and the pure functions.
+
+Shared state has two writers. The agent computes its writes against the state it was sent (the
+*base*); the person edits the committed state meanwhile (*ours*). An agent write (*theirs*) is
+turned into **field changes** relative to the base and each is merged onto ours on its own.
+
+What a field is:
+
+- an object member is a field of its own (`/recipe/title`), recursively;
+- an array whose elements are all objects with a distinct string or integer `id` is an
+  **identity array**: each element is addressed by its id (`/items/[id=7]/done`), whatever its
+  index, and the array's order is one more field of its own (`/items/[order]`);
+- any other array is **one field** (`/tags`), as is every scalar; a change of type
+  (object → string, identity array → plain array) is a change of the field at that point.
+
+Which writes merge and which conflict (the rules AgentState applies):
+
+- Changes to different fields combine: neither side's write is lost.
+- Both sides wrote the same field (or one wrote a field inside the other's): equal values
+  agree; different values are a **conflict**. The committed value keeps the person's write
+  until the person decides (keep mine / take the agent's / edit).
+- An element added by either side to an identity array is a field of its own (no conflict),
+  placed after the element that precedes it on the writer's side; an element the person
+  removed while the agent changed it (or the reverse) conflicts.
+- A reorder (a move inside an identity array) is a change to the `[order]` field: it combines
+  with edits inside elements; two different reorders conflict. Elements only ours has keep
+  their place after their predecessor. A move between different fields is a remove plus an add.
+- Equality is JSON equality with numbers compared by value; at the changed field itself a
+  change of type counts (`true` → `1`), inside an otherwise equal array it does not.
+
+Every function here is pure and never changes its arguments: writes copy the containers along
+the written path and share everything else (copy-on-write), so a patch costs O(depth × width of
+the containers on its path), not O(state). Imports nothing from the rest of Tandem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Union
+
+__all__ = [
+    "MISSING",
+    "ORDER",
+    "ById",
+    "FieldPath",
+    "FieldChange",
+    "MergeError",
+    "is_identity_array",
+    "canonical_path",
+    "resolve",
+    "assign",
+    "insert_element",
+    "apply_patch",
+    "field_changes",
+    "patch_changes",
+    "overlaps",
+    "path_label",
+    "path_to_json",
+    "path_from_json",
+    "pointer_of",
+    "same_value",
+]
+
+
+class _Missing:
+    """The value of a field that does not exist (removed, or never added)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+"""A field that is absent; assigning it removes the field."""
+
+
+class _Order:
+    """The order of an identity array, a field of its own."""
+
+    def __repr__(self) -> str:
+        return "ORDER"
+
+
+ORDER: Final = _Order()
+"""Path key of an identity array's order; its value is the list of element ids."""
+
+
+@dataclass(frozen=True)
+class ById:
+    """Path key of an identity array's element: the element whose `id` is `id`."""
+
+    id: str | int
+
+
+Key = Union[str, ById, _Order]
+FieldPath = tuple[Key, ...]
+"""A field's address: object member names, `ById` elements, and `ORDER`."""
+
+FieldChange = tuple[FieldPath, Any]
+"""One field's new value (MISSING when the field was removed)."""
+
+
+class MergeError(Exception):
+    """A write cannot be applied: its path does not exist or a patch operation is malformed."""
+
+
+# -- identity arrays -----------------------------------------------------------------------
+
+
+def _element_id(element: Any) -> str | int | None:
+    if type(element) is dict:
+        ident = element.get("id")
+        if type(ident) is str or type(ident) is int:
+            return ident
+    return None
+
+
+_CACHED_FROM = 32
+"""Arrays at least this long keep their id index in `_INDEXES` (shorter ones are cheap to scan)."""
+_INDEXES: dict[int, tuple[list[Any], dict[Any, int] | None]] = {}
+"""id(array) → (the array, its id → position index, or None when it is not an identity array).
+
+Safe because no state array is changed in place (every write copies along its path); the entry
+holds the array, so its id cannot be reused while cached. Bounded, oldest out first."""
+_CACHE_SIZE = 64
+
+
+def _compute_index(array: list[Any]) -> dict[Any, int] | None:
+    index: dict[Any, int] = {}
+    for position, element in enumerate(array):
+        ident = _element_id(element)
+        if ident is None or ident in index:
+            return None
+        index[ident] = position
+    return index
+
+
+def _remember(array: list[Any], index: dict[Any, int] | None) -> None:
+    if len(array) < _CACHED_FROM:
+        return
+    if len(_INDEXES) >= _CACHE_SIZE:
+        try:
+            del _INDEXES[next(iter(_INDEXES))]
+        except (StopIteration, KeyError, RuntimeError):  # another thread trimmed it first
+            pass
+    _INDEXES[id(array)] = (array, index)
+
+
+def _identity_index(array: list[Any]) -> dict[Any, int] | None:
+    """The id → position index of an identity array, or None; O(1) for a cached array."""
+    entry = _INDEXES.get(id(array))
+    if entry is not None and entry[0] is array:
+        return entry[1]
+    index = _compute_index(array) if array else None
+    _remember(array, index)
+    return index
+
+
+def is_identity_array(value: Any) -> bool:
+    """Whether `value` is a non-empty list of objects with distinct string or integer ids."""
+    return type(value) is list and bool(value) and _identity_index(value) is not None
+
+
+def _identity_pair(before: Any, after: Any) -> bool:
+    """Whether two versions of one array are both identity arrays (an empty one fits either)."""
+    if type(before) is not list or type(after) is not list or (not before and not after):
+        return False
+    return (not before or is_identity_array(before)) and (not after or is_identity_array(after))
+
+
+def _index_of(array: list[Any], ident: str | int) -> int | None:
+    if len(array) >= _CACHED_FROM:
+        positions = _identity_index(array)
+        if positions is not None:
+            return positions.get(ident)
+    for index, element in enumerate(array):
+        if _element_id(element) == ident and type(_element_id(element)) is type(ident):
+            return index
+    return None
+
+
+# -- equality ------------------------------------------------------------------------------
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """JSON equality at one field: values equal and, for scalars, the same JSON type."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        # int and float are one JSON type (number); bool is not a number here.
+        numbers = (int, float)
+        if not (type(a) in numbers and type(b) in numbers):
+            return False
+    return bool(a == b)
+
+
+# -- pointers ------------------------------------------------------------------------------
+
+
+def _pointer_tokens(pointer: str) -> list[str]:
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise MergeError(f"{pointer!r} is not a JSON pointer")
+    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+
+
+def _array_index(token: str, length: int, *, allow_end: bool) -> int:
+    if token == "-" and allow_end:
+        return length
+    if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+        raise MergeError(f"{token!r} is not an array index")
+    index = int(token)
+    if index > length or (index == length and not allow_end):
+        raise MergeError(f"array index {index} is out of range")
+    return index
+
+
+def canonical_path(document: Any, tokens: Sequence[str]) -> FieldPath:
+    """The field that a JSON pointer's tokens address in `document`.
+
+    Object members stay names; elements of identity arrays become `ById`; the path stops at a
+    plain array (the whole array is one field), at a scalar, or after the first missing member.
+    """
+    path: list[Key] = []
+    node = document
+    for token in tokens:
+        if type(node) is dict:
+            path.append(token)
+            if token not in node:
+                break
+            node = node[token]
+        elif type(node) is list and is_identity_array(node):
+            try:
+                index = _array_index(token, len(node), allow_end=False)
+            except MergeError:
+                break
+            ident = _element_id(node[index])
+            assert ident is not None
+            path.append(ById(ident))
+            node = node[index]
+        else:
+            break
+    return tuple(path)
+
+
+def pointer_of(document: Any, path: FieldPath) -> str | None:
+    """The JSON pointer of `path` in `document` (elements by their current index), or None.
+
+    The `ORDER` key maps to the array itself.
+    """
+    parts: list[str] = []
+    node = document
+    for key in path:
+        if key is ORDER:
+            break
+        if isinstance(key, ById):
+            if type(node) is not list:
+                return None
+            index = _index_of(node, key.id)
+            if index is None:
+                return None
+            parts.append(str(index))
+            node = node[index]
+        else:
+            assert isinstance(key, str)
+            parts.append(key.replace("~", "~0").replace("/", "~1"))
+            node = node.get(key, MISSING) if type(node) is dict else MISSING
+    return "".join("/" + part for part in parts)
+
+
+def path_label(path: FieldPath) -> str:
+    """A readable, stable name for a field: a JSON pointer with `[id=…]` and `[order]` keys."""
+    if not path:
+        return "/"
+    parts = []
+    for key in path:
+        if key is ORDER:
+            parts.append("[order]")
+        elif isinstance(key, ById):
+            parts.append(f"[id={key.id}]" if isinstance(key.id, int) else f"[id={key.id!r}]")
+        else:
+            assert isinstance(key, str)
+            parts.append(key.replace("~", "~0").replace("/", "~1"))
+    return "".join("/" + part for part in parts)
+
+
+def path_to_json(path: FieldPath) -> list[Any]:
+    """A field path as JSON: names, `{"id": …}` for elements, `{"order": true}`."""
+    return [{"order": True} if key is ORDER else {"id": key.id} if isinstance(key, ById) else key for key in path]
+
+
+def path_from_json(value: Any) -> FieldPath:
+    """The inverse of `path_to_json`.
+
+    Raises:
+        MergeError: `value` is not a logged field path.
+    """
+    if type(value) is not list:
+        raise MergeError("a field path is a list")
+    path: list[Key] = []
+    for key in value:
+        if type(key) is str:
+            path.append(key)
+        elif type(key) is dict and key.get("order") is True:
+            path.append(ORDER)
+        elif type(key) is dict and (type(key.get("id")) is str or type(key.get("id")) is int):
+            path.append(ById(key["id"]))
+        else:
+            raise MergeError(f"{key!r} is not a field path key")
+    return tuple(path)
+
+
+def overlaps(a: FieldPath, b: FieldPath) -> bool:
+    """Whether two fields are the same or one contains the other."""
+    if len(a) >= len(b):
+        return a[: len(b)] == b
+    return b[: len(a)] == a
+
+
+# -- reading and writing -------------------------------------------------------------------
+
+
+def resolve(document: Any, path: FieldPath) -> Any:
+    """The value of the field at `path`, or MISSING. `ORDER` resolves to the list of ids."""
+    node = document
+    for key in path:
+        if key is ORDER:
+            if type(node) is not list:
+                return MISSING
+            return [_element_id(element) for element in node]
+        if isinstance(key, ById):
+            if type(node) is not list:
+                return MISSING
+            index = _index_of(node, key.id)
+            if index is None:
+                return MISSING
+            node = node[index]
+        elif type(node) is dict:
+            node = node.get(key, MISSING)
+            if node is MISSING:
+                return MISSING
+        else:
+            return MISSING
+    return node
+
+
+def _reordered(array: list[Any], order: Any) -> list[Any]:
+    """`array` in the id order `order`; elements `order` does not name stay after their predecessor."""
+    if type(order) is not list:
+        raise MergeError("an array order is a list of ids")
+    by_id = {_element_id(element): element for element in array}
+    result = [by_id[ident] for ident in order if ident in by_id]
+    named = {ident for ident in order if ident in by_id}
+    placed = {_element_id(element) for element in result}
+    previous: Any = None
+    for element in array:
+        ident = _element_id(element)
+        if ident not in named and ident not in placed:
+            position = 0 if previous is None else next(
+                (i + 1 for i, e in enumerate(result) if e is previous), len(result)
+            )
+            result.insert(position, element)
+            placed.add(ident)
+        previous = element
+    return result
+
+
+def assign(document: Any, path: FieldPath, value: Any, owned: set[int] | None = None) -> Any:
+    """`document` with the field at `path` set to `value` (MISSING removes it), copy-on-write.
+
+    Only the containers along `path` are copied. An element added to an identity array goes at
+    the end (an `ORDER` change places it); removing a field that is already gone is a no-op.
+
+    Args:
+        owned: Ids of containers this caller copied itself during a batch of writes: those
+            are changed in place, and new copies are added, so N writes through one big
+            container copy it once, not N times.
+
+    Raises:
+        MergeError: a container on the path is missing or of the wrong type.
+    """
+    if not path:
+        if value is MISSING:
+            raise MergeError("the whole state cannot be removed")
+        return value
+    key, rest = path[0], path[1:]
+    if key is ORDER:
+        if type(document) is not list or rest:
+            raise MergeError("an order belongs to an array")
+        return _own(_reordered(document, value), owned)
+    if isinstance(key, ById):
+        if type(document) is not list:
+            raise MergeError(f"element {key.id!r} is not in an array")
+        index = _index_of(document, key.id)
+        if not rest:
+            copied = _writable(document, owned, structural=True)
+            if value is MISSING:
+                if index is not None:
+                    del copied[index]
+            elif index is None:
+                copied.append(value)
+            else:
+                copied[index] = value
+            return copied
+        if index is None:
+            raise MergeError(f"element {key.id!r} is gone")
+        copied = _writable(document, owned, structural=False)
+        copied[index] = assign(document[index], rest, value, owned)
+        if copied is not document:
+            _keep_index(document, copied, index)
+        return copied
+    if type(document) is not dict:
+        raise MergeError(f"member {key!r} is not in an object")
+    if not rest:
+        if value is MISSING:
+            if key not in document:
+                return document
+            copied_dict = _writable(document, owned)
+            del copied_dict[key]
+            return copied_dict
+        copied_dict = _writable(document, owned)
+        copied_dict[key] = value
+        return copied_dict
+    if key not in document:
+        raise MergeError(f"member {key!r} is gone")
+    copied_dict = _writable(document, owned)
+    copied_dict[key] = assign(document[key], rest, value, owned)
+    return copied_dict
+
+
+def _own(container: Any, owned: set[int] | None) -> Any:
+    if owned is not None:
+        owned.add(id(container))
+    return container
+
+
+def _writable(container: Any, owned: set[int] | None, *, structural: bool = False) -> Any:
+    """`container` itself if this batch copied it, else a fresh copy the batch now owns."""
+    if owned is not None and id(container) in owned:
+        if structural:
+            _INDEXES.pop(id(container), None)  # its id index no longer holds
+        return container
+    return _own(list(container) if type(container) is list else dict(container), owned)
+
+
+def insert_element(document: Any, path: FieldPath, element: Any, source: Any) -> Any:
+    """`document` with `element` added at `path` (an identity element), placed as in `source`.
+
+    The element goes after the element that precedes it in `source`'s array (first if none
+    does), or at the end when that predecessor is not in `document`.
+
+    Raises:
+        MergeError: the array is missing or not an array.
+    """
+    array_path, key = path[:-1], path[-1]
+    array = resolve(document, array_path)
+    if type(array) is not list or not isinstance(key, ById):
+        raise MergeError("an element is added to an array")
+    position = len(array)
+    theirs = resolve(source, array_path)
+    if type(theirs) is list:
+        at = _index_of(theirs, key.id)
+        if at == 0:
+            position = 0
+        elif at is not None:
+            previous = _element_id(theirs[at - 1])
+            found = None if previous is None else _index_of(array, previous)
+            if found is not None:
+                position = found + 1
+    copied = list(array)
+    copied.insert(position, element)
+    return assign(document, array_path, copied)
+
+
+def _keep_index(old: list[Any], new: list[Any], position: int) -> None:
+    """`new` is `old` with the element at `position` changed inside: reuse the id index if the id held."""
+    entry = _INDEXES.get(id(old))
+    if entry is not None and entry[0] is old and entry[1] is not None:
+        if _element_id(new[position]) == _element_id(old[position]):
+            _remember(new, entry[1])
+
+
+def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
+    """RFC 6902 add / replace / remove at `tokens`, copy-on-write (MISSING value: remove)."""
+    if not tokens:
+        if op == "remove":
+            raise MergeError("the whole state cannot be removed")
+        return value
+    token, rest = tokens[0], tokens[1:]
+    if type(document) is dict:
+        if not rest:
+            if op != "add" and token not in document:
+                raise MergeError(f"member {token!r} does not exist")
+            copied = dict(document)
+            if op == "remove":
+                del copied[token]
+            else:
+                copied[token] = value
+            return copied
+        if token not in document:
+            raise MergeError(f"member {token!r} does not exist")
+        copied = dict(document)
+        copied[token] = _set_pointer(document[token], rest, op, value)
+        return copied
+    if type(document) is list:
+        index = _array_index(token, len(document), allow_end=(op == "add" and not rest))
+        copied_list = list(document)
+        if rest:
+            copied_list[index] = _set_pointer(document[index], rest, op, value)
+            _keep_index(document, copied_list, index)
+        elif op == "add":
+            copied_list.insert(index, value)
+        elif op == "remove":
+            del copied_list[index]
+        else:
+            copied_list[index] = value
+        return copied_list
+    raise MergeError(f"{token!r} is inside a {type(document).__name__}, not a container")
+
+
+def _get_pointer(document: Any, tokens: list[str]) -> Any:
+    node = document
+    for token in tokens:
+        if type(node) is dict:
+            if token not in node:
+                raise MergeError(f"member {token!r} does not exist")
+            node = node[token]
+        elif type(node) is list:
+            node = node[_array_index(token, len(node), allow_end=False)]
+        else:
+            raise MergeError(f"{token!r} is inside a {type(node).__name__}, not a container")
+    return node
+
+
+def _touched(document: Any, tokens: list[str]) -> FieldPath:
+    """The field an operation at `tokens` writes: the member, the identity element, or the array."""
+    parent = _get_pointer(document, tokens[:-1]) if tokens else None
+    if tokens and type(parent) is list:
+        # An insert or removal shifts every later index: the array is what changed.
+        return canonical_path(document, tokens[:-1])
+    return canonical_path(document, tokens)
+
+
+def apply_patch(document: Any, patch: Iterable[Any]) -> tuple[Any, list[FieldPath]]:
+    """Apply RFC 6902 operations copy-on-write; return the result and the fields written.
+
+    The fields are named in the frame of the document each operation applied to (identity
+    elements by id), so they can be located in another copy of the state.
+
+    Raises:
+        MergeError: an operation is malformed, its path does not exist, or a test fails.
+    """
+    touched: list[FieldPath] = []
+    for op in patch:
+        if type(op) is not dict:
+            raise MergeError("a patch operation is an object")
+        kind, pointer = op.get("op"), op.get("path")
+        if type(pointer) is not str:
+            raise MergeError("a patch operation needs a string path")
+        tokens = _pointer_tokens(pointer)
+        if kind in ("add", "replace"):
+            if "value" not in op:
+                raise MergeError(f"{kind} needs a value")
+            if kind == "replace":
+                touched.append(_touched(document, tokens))
+                document = _set_pointer(document, tokens, kind, op["value"])
+            else:
+                document = _set_pointer(document, tokens, kind, op["value"])
+                touched.append(_touched(document, tokens))
+        elif kind == "remove":
+            touched.append(_touched(document, tokens))
+            document = _set_pointer(document, tokens, kind, None)
+        elif kind in ("move", "copy"):
+            source = op.get("from")
+            if type(source) is not str:
+                raise MergeError(f"{kind} needs a string from")
+            from_tokens = _pointer_tokens(source)
+            if kind == "move" and tokens[: len(from_tokens)] == from_tokens and tokens != from_tokens:
+                raise MergeError("cannot move a value into itself")
+            value = _get_pointer(document, from_tokens)
+            if kind == "move":
+                touched.append(_touched(document, from_tokens))
+                document = _set_pointer(document, from_tokens, "remove", None)
+            document = _set_pointer(document, tokens, "add", value)
+            touched.append(_touched(document, tokens))
+        elif kind == "test":
+            if "value" not in op or not same_value(_get_pointer(document, tokens), op["value"]):
+                raise MergeError(f"test failed at {pointer!r}")
+        else:
+            raise MergeError(f"unknown patch operation {kind!r}")
+    return document, touched
+
+
+# -- diffs ---------------------------------------------------------------------------------
+
+
+def field_changes(before: Any, after: Any, prefix: FieldPath = ()) -> list[FieldChange]:
+    """The fields that differ between two versions of the value at `prefix`.
+
+    Objects are compared member by member, identity arrays element by element (plus their
+    order); anything else that differs is one change. Unchanged subtrees are skipped with one
+    comparison each (shared subtrees by identity, without looking inside).
+    """
+    if before is after:
+        return []
+    if before is MISSING or after is MISSING:
+        return [(prefix, after)]
+    if type(before) is dict and type(after) is dict:
+        changes: list[FieldChange] = []
+        for key, value in after.items():
+            old = before.get(key, MISSING)
+            if old is value:
+                continue
+            if old is MISSING:
+                changes.append(((*prefix, key), value))
+            elif not same_value(old, value):
+                changes.extend(field_changes(old, value, (*prefix, key)))
+        for key in before:
+            if key not in after:
+                changes.append(((*prefix, key), MISSING))
+        return changes
+    if _identity_pair(before, after):
+        return _array_changes(before, after, prefix)
+    if same_value(before, after):
+        return []
+    return [(prefix, after)]
+
+
+def _array_changes(before: list[Any], after: list[Any], prefix: FieldPath) -> list[FieldChange]:
+    old = {_element_id(element): element for element in before}
+    new_ids = [_element_id(element) for element in after]
+    changes: list[FieldChange] = []
+    for ident, element in zip(new_ids, after):
+        assert ident is not None
+        previous = old.get(ident, MISSING)
+        if previous is MISSING:
+            changes.append(((*prefix, ById(ident)), element))
+        elif previous is not element and not same_value(previous, element):
+            changes.extend(field_changes(previous, element, (*prefix, ById(ident))))
+    new = set(new_ids)
+    kept = [_element_id(element) for element in before if _element_id(element) in new]
+    for ident in old:
+        if ident not in new:
+            assert ident is not None
+            changes.append(((*prefix, ById(ident)), MISSING))
+    # An insert places itself (after its predecessor, see `insert_element`); only a change in
+    # the relative order of the elements both versions hold is a reorder.
+    if [ident for ident in new_ids if ident in old] != kept:
+        changes.append(((*prefix, ORDER), new_ids))
+    return changes
+
+
+def _outermost(paths: Iterable[FieldPath]) -> list[FieldPath]:
+    """The paths with no other path of the list above them, in first-seen order, no repeats."""
+    unique = list(dict.fromkeys(paths))
+    result = []
+    for path in unique:
+        if not any(len(other) < len(path) and path[: len(other)] == other for other in unique):
+            result.append(path)
+    return result
+
+
+def patch_changes(before: Any, after: Any, touched: Iterable[FieldPath]) -> list[FieldChange]:
+    """The field changes between `before` and `after`, looking only under the fields written.
+
+    Costs O(size of the written subtrees), not O(state): a delta's change is found along its
+    paths.
+    """
+    changes: list[FieldChange] = []
+    for path in _outermost(touched):
+        if ORDER in path:
+            path = path[: path.index(ORDER)]
+        changes.extend(field_changes(resolve(before, path), resolve(after, path), path))
+    return changes

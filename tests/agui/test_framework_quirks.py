@@ -1,0 +1,330 @@
+"""What the framework adapters send on their defaults, as scripted streams (issue 11).
+
+- `MESSAGES_SNAPSHOT` reconciled with what Tandem sent and streamed (same ids, fresh ids, re-sent
+  tool calls), so nothing is shown or sent twice;
+- content-free events (RAW, CUSTOM, STEP_*) between two deltas leave one text block;
+- the legacy interrupt channel (`CUSTOM on_interrupt` + plain `RUN_FINISHED`) and how it is answered.
+
+The live counterpart is `tests/frameworks/test_langgraph_live.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+
+from tandem.core.agent import UIAgent
+from tandem.core.agui import AGUIChatClient
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, ToolCallBlock
+from tandem.core.chat_client import FunctionInvokingChatClient
+from tandem.core.content import (
+    ApprovalRequestContent,
+    FinishContent,
+    InputRequestContent,
+    ReasoningContent,
+    TextContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from tandem.core.context import AgentContext
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
+from tandem.core.turns import Status, TurnStatus
+
+START = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+FINISH = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+
+
+def sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def scripted(*runs: list[dict[str, Any]], seen: list[RunAgentInput] | None = None) -> AGUIChatClient:
+    """A client whose Nth run streams `runs[N]` (the last one again after that)."""
+    inputs = seen if seen is not None else []
+
+    async def source(run_input: RunAgentInput) -> AsyncIterator[bytes]:
+        inputs.append(run_input)
+        yield sse(*runs[min(len(inputs), len(runs)) - 1])
+
+    return AGUIChatClient.from_byte_source(source)
+
+
+async def stream(client: AGUIChatClient, history: list[ChatMessage], options: ChatOptions | None = None) -> list[ChatUpdate]:
+    return [u async for u in client.stream(history, options or ChatOptions())]
+
+
+def parts(updates: list[ChatUpdate], kind: type) -> list[Any]:
+    return [p for u in updates for p in u.contents if isinstance(p, kind)]
+
+
+def text(message_id: str, *deltas: str, between: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+    events: list[dict[str, Any]] = [{"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"}]
+    for delta in deltas:
+        events.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": delta})
+        events.extend(between)
+    events.append({"type": "TEXT_MESSAGE_END", "messageId": message_id})
+    return events
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any], parent: str | None = None) -> list[dict[str, Any]]:
+    start: dict[str, Any] = {"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": name}
+    if parent:
+        start["parentMessageId"] = parent
+    return [start, {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": json.dumps(arguments)},
+            {"type": "TOOL_CALL_END", "toolCallId": call_id}]
+
+
+def snapshot(*messages: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "MESSAGES_SNAPSHOT", "messages": list(messages)}
+
+
+RAW = {"type": "RAW", "event": {"event": "on_chat_model_stream"}}
+STEP = [{"type": "STEP_STARTED", "stepName": "agent"}, {"type": "STEP_FINISHED", "stepName": "agent"}]
+CUSTOM = {"type": "CUSTOM", "name": "progress", "value": 1}
+
+
+class TestMessagesSnapshot:
+    async def test_echo_under_the_ids_tandem_sent_adds_nothing(self) -> None:
+        history = [ChatMessage.user("hello")]
+        stream_events = [START, *text("m1", "Hi ", "there"),
+                         snapshot({"id": "user-0", "role": "user", "content": "hello"},
+                                  {"id": "m1", "role": "assistant", "content": "Hi there"}), FINISH]
+        updates = await stream(scripted(stream_events), history)
+        assert [p.text for p in parts(updates, TextContent)] == ["Hi ", "there"]
+
+    async def test_fresh_ids_for_everything_adds_nothing(self) -> None:
+        # Google ADK: every message of the snapshot under an id the client never saw.
+        history = [ChatMessage.user("weather?")]
+        stream_events = [START, *text("m1", "Let me look."), *call("c1", "get_weather", {"city": "Paris"}, parent="m2"),
+                         {"type": "TOOL_CALL_RESULT", "messageId": "r1", "toolCallId": "c1", "content": "sunny"},
+                         snapshot({"id": "x1", "role": "user", "content": "weather?"},
+                                  {"id": "x2", "role": "assistant", "content": "Let me look.",
+                                   "toolCalls": [{"id": "c1", "type": "function",
+                                                  "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]},
+                                  {"id": "x3", "role": "tool", "toolCallId": "c1", "content": "sunny"}), FINISH]
+        updates = await stream(scripted(stream_events), history)
+        assert len(parts(updates, TextContent)) == 1
+        assert {p.call_id for p in parts(updates, ToolCallContent)} == {"c1"}
+        assert len(parts(updates, ToolResultContent)) == 1
+
+    async def test_a_new_message_is_added_once_and_a_repeated_text_is_kept(self) -> None:
+        history = [ChatMessage.user("hi"), ChatMessage(role="assistant", contents=[TextContent(text="OK")], message_id="a1"),
+                   ChatMessage.user("again")]
+        snap = snapshot({"id": "user-0", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "content": "OK"},
+                        {"id": "user-2", "role": "user", "content": "again"}, {"id": "a2", "role": "assistant", "content": "OK"})
+        updates = await stream(scripted([START, snap, snap, FINISH]), history)
+        assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, TextContent)] == [("a2", "OK")]
+
+    async def test_reasoning_snapshotted_under_another_id_is_not_shown_again(self) -> None:
+        # ag-ui-langgraph streams reasoning under a uuid and snapshots it as "<message id>-reasoning-0".
+        stream_events = [START, {"type": "REASONING_MESSAGE_START", "messageId": "r-uuid", "role": "reasoning"},
+                         {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r-uuid", "delta": "Hmm."},
+                         {"type": "REASONING_MESSAGE_END", "messageId": "r-uuid"}, *text("m1", "42"),
+                         snapshot({"id": "user-0", "role": "user", "content": "q"},
+                                  {"id": "m1-reasoning-0", "role": "reasoning", "content": "Hmm."},
+                                  {"id": "m1", "role": "assistant", "content": "42"}), FINISH]
+        updates = await stream(scripted(stream_events), [ChatMessage.user("q")])
+        assert [p.text for p in parts(updates, ReasoningContent)] == ["Hmm."]
+
+    async def test_an_answered_call_resent_under_a_new_id_is_never_run_again(self) -> None:
+        runs: list[int] = []
+
+        def theme(arguments: dict[str, Any]) -> dict[str, Any]:
+            runs.append(1)
+            return {"ok": True}
+
+        resent = {"id": "x9", "role": "assistant", "content": "",
+                  "toolCalls": [{"id": "c-new", "type": "function", "function": {"name": "set_theme", "arguments": "{\"theme\": \"light\"}"}}]}
+        other = {"id": "x10", "role": "assistant", "content": "",
+                 "toolCalls": [{"id": "c-other", "type": "function", "function": {"name": "set_theme", "arguments": "{\"theme\": \"dark\"}"}}]}
+        first = [START, *call("c1", "set_theme", {"theme": "light"}, parent="m1"), FINISH]
+        second = [START, snapshot(resent), *text("m2", "Done."), FINISH]
+        seen: list[RunAgentInput] = []
+        client = FunctionInvokingChatClient(scripted(first, second, seen=seen), {"set_theme": theme})
+        options = ChatOptions(tools=[ToolDeclaration(name="set_theme")])
+        updates = [u async for u in client.stream([ChatMessage.user("light please")], options)]
+        assert runs == [1]
+        assert [p.call_id for p in parts(updates, ToolCallContent) if p.done] == ["c1"]
+        # A call with other arguments is a new call.
+        seen.clear()
+        client = FunctionInvokingChatClient(scripted([START, snapshot(other), FINISH], [START, FINISH]), {"set_theme": theme})
+        updates = [u async for u in client.stream([ChatMessage.user("dark")], options)]
+        assert runs == [1, 1]
+
+    async def test_a_history_call_streamed_again_is_not_shown_twice(self) -> None:
+        # ag-ui-langgraph replays the interrupted tool call when the run resumes.
+        history = [ChatMessage.user("delete"),
+                   ChatMessage(role="assistant", message_id="m1",
+                               contents=[ToolCallContent(call_id="c1", name="delete_file", arguments={"path": "a"}, done=True)])]
+        stream_events = [START, *call("c1", "delete_file", {"path": "a"}),
+                         {"type": "TOOL_CALL_RESULT", "messageId": "c1", "toolCallId": "c1", "content": "deleted a"}, FINISH]
+        updates = await stream(scripted(stream_events), history)
+        assert parts(updates, ToolCallContent) == []
+        assert [p.result for p in parts(updates, ToolResultContent)] == ["deleted a"]
+
+
+class TestContentFreeEvents:
+    async def test_raw_custom_and_step_events_between_deltas_leave_one_block(self) -> None:
+        for between in ([RAW], [CUSTOM], STEP):
+            events = [START, *text("m1", "one ", "two ", "three", between=between), FINISH]
+            agent = UIAgent(scripted(events))
+            context = AgentContext(agent)
+            turn = await context.send("count")
+            await turn.wait()
+            answers = [b for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+            assert turn.status is TurnStatus.COMPLETED, turn.error
+            assert [b.text for b in answers] == ["one two three"], between[0]["type"]
+            assert len(agent.history) == 2
+
+
+def on_interrupt(value: Any, interrupt_id: str | None = "lg-1") -> dict[str, Any]:
+    event: dict[str, Any] = {"type": "CUSTOM", "name": "on_interrupt",
+                             "value": value if isinstance(value, str) else json.dumps(value)}
+    if interrupt_id is not None:
+        event["rawEvent"] = {"value": value, "id": interrupt_id}
+    return event
+
+
+APPROVAL_VALUE = {"reason": "tool_call", "toolCallId": "c1", "message": "Delete a?",
+                  "responseSchema": {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}}
+
+
+class TestLegacyInterrupts:
+    async def test_a_tool_call_interrupt_is_an_approval(self) -> None:
+        events = [START, *call("c1", "delete_file", {"path": "a"}, parent="m1"), on_interrupt(APPROVAL_VALUE), FINISH]
+        updates = await stream(scripted(events), [ChatMessage.user("delete")])
+        [request] = parts(updates, ApprovalRequestContent)
+        assert (request.request_id, request.tool_name, request.arguments, request.message) == ("lg-1", "delete_file", {"path": "a"}, "Delete a?")
+        assert parts(updates, FinishContent)[-1].reason == "interrupt"
+
+    async def test_a_plain_string_is_a_question_without_schema(self) -> None:
+        updates = await stream(scripted([START, on_interrupt("Which colour?"), FINISH]), [ChatMessage.user("colour")])
+        [request] = parts(updates, InputRequestContent)
+        assert (request.message, request.response_schema) == ("Which colour?", None)
+
+    async def test_a_confirmation_is_an_approval(self) -> None:
+        value = {"reason": "confirmation", "message": "Really?"}
+        updates = await stream(scripted([START, on_interrupt(value), FINISH]), [ChatMessage.user("go")])
+        assert len(parts(updates, ApprovalRequestContent)) == 1
+
+    async def test_the_structured_outcome_wins_over_the_custom_event(self) -> None:
+        finish = {**FINISH, "outcome": {"type": "interrupt", "interrupts": [{"id": "lg-1", "reason": "input_required", "message": "Which colour?"}]}}
+        seen: list[RunAgentInput] = []
+        client = scripted([START, on_interrupt("Which colour?"), finish], [START, FINISH], seen=seen)
+        updates = await stream(client, [ChatMessage.user("colour")])
+        assert len(parts(updates, InputRequestContent)) == 1
+        answer = ChatMessage(role="user", contents=[_input_answer("lg-1", "red")])
+        await stream(client, [ChatMessage.user("colour"), answer])
+        assert seen[1].resume is not None and seen[1].resume[0].payload == "red"
+        assert "command" not in (seen[1].forwarded_props or {})
+
+    async def test_answered_in_resume_and_in_the_legacy_command(self) -> None:
+        seen: list[RunAgentInput] = []
+        client = scripted([START, on_interrupt("Which colour?"), FINISH], [START, FINISH], seen=seen)
+        await stream(client, [ChatMessage.user("colour")])
+        await stream(client, [ChatMessage.user("colour"), ChatMessage(role="user", contents=[_input_answer("lg-1", "red")])])
+        body = seen[1].model_dump(mode="json", by_alias=True)
+        assert body["resume"] == [{"interruptId": "lg-1", "status": "resolved", "payload": "red"}]
+        assert body["forwardedProps"]["command"] == {"resume": "red"}
+
+    async def test_without_a_server_id_only_the_legacy_command_is_sent(self) -> None:
+        seen: list[RunAgentInput] = []
+        client = scripted([START, on_interrupt({"message": "Feedback?"}, interrupt_id=None), FINISH], [START, FINISH], seen=seen)
+        updates = await stream(client, [ChatMessage.user("go")])
+        [request] = parts(updates, InputRequestContent)
+        answer = ChatMessage(role="user", contents=[_input_answer(request.request_id, "fine", cancelled=True)])
+        await stream(client, [ChatMessage.user("go"), answer])
+        assert seen[1].resume is None
+        assert seen[1].forwarded_props["command"]["resume"]["__agui_cancelled__"] is True
+
+    async def test_the_turn_waits_and_a_text_answer_or_a_decline_goes_back(self) -> None:
+        for decide, expected in ((lambda b: b.respond("teal"), "teal"), (lambda b: b.decline(), None)):
+            seen: list[RunAgentInput] = []
+            agent = UIAgent(scripted([START, on_interrupt("Which colour?"), FINISH], [START, *text("m2", "ok"), FINISH], seen=seen))
+            context = AgentContext(agent)
+
+            def on_status(status: Status, context: AgentContext = context, decide: Any = decide) -> None:
+                if status is Status.AWAITING_INPUT:
+                    [block] = context.pending_blocks
+                    assert isinstance(block, InterruptBlock) and block.free_text
+                    decide(block)
+
+            context.on_status_changed(on_status)
+            turn = await context.send("colour")
+            await asyncio.wait_for(turn.wait(), 10)
+            assert turn.status is TurnStatus.COMPLETED
+            [entry] = seen[1].resume or []
+            assert (entry.status, entry.payload) == (("resolved", expected) if expected else ("cancelled", None))
+
+    async def test_an_approval_is_approved_by_the_block(self) -> None:
+        seen: list[RunAgentInput] = []
+        first = [START, *call("c1", "delete_file", {"path": "a"}, parent="m1"), on_interrupt(APPROVAL_VALUE), FINISH]
+        agent = UIAgent(scripted(first, [START, FINISH], seen=seen))
+        context = AgentContext(agent)
+
+        def on_status(status: Status) -> None:
+            if status is Status.AWAITING_INPUT:
+                [block] = context.pending_blocks
+                assert isinstance(block, ApprovalBlock)
+                block.approve()
+
+        context.on_status_changed(on_status)
+        turn = await context.send("delete")
+        await asyncio.wait_for(turn.wait(), 10)
+        assert seen[1].forwarded_props["command"] == {"resume": {"approved": True}}
+        assert [b for b in context.blocks if isinstance(b, ToolCallBlock)][0].call_id == "c1"
+
+
+def _input_answer(request_id: str, payload: Any, *, cancelled: bool = False) -> Any:
+    from tandem.core.content import InputResponseContent
+
+    if cancelled:
+        return InputResponseContent(request_id=request_id, status="cancelled")
+    return InputResponseContent(request_id=request_id, payload=payload)
+
+
+CONFIRM_ARGS = {"originalFunctionCall": {"id": "fc1", "name": "transfer", "args": {"amount": 5}},
+                "toolConfirmation": {"hint": "Confirm the transfer?", "confirmed": False}}
+
+
+class TestAdkConfirmation:
+    async def test_a_pending_confirmation_call_is_an_approval_answered_with_a_tool_result(self) -> None:
+        seen: list[RunAgentInput] = []
+        first = [START, *call("fc1", "transfer", {"amount": 5}, parent="m1"),
+                 *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), FINISH]
+        agent = UIAgent(scripted(first, [START, *text("m2", "Sent."), FINISH], seen=seen))
+        context = AgentContext(agent)
+        asked: list[ApprovalBlock] = []
+
+        def on_status(status: Status) -> None:
+            if status is Status.AWAITING_INPUT:
+                [block] = context.pending_blocks
+                assert isinstance(block, ApprovalBlock)
+                asked.append(block)
+                block.approve()
+
+        context.on_status_changed(on_status)
+        turn = await context.send("send 5")
+        await asyncio.wait_for(turn.wait(), 10)
+        assert turn.status is TurnStatus.COMPLETED, turn.error
+        [block] = asked
+        assert (block.tool_name, block.arguments, block.message) == ("transfer", {"amount": 5}, "Confirm the transfer?")
+        assert seen[1].resume is None
+        answers = [m for m in seen[1].messages if m.role == "tool"]
+        assert [(m.tool_call_id, json.loads(m.content)) for m in answers] == [("conf1", {"confirmed": True})]
+        again = await context.send("thanks")
+        await asyncio.wait_for(again.wait(), 10)
+        assert [m.tool_call_id for m in seen[2].messages if m.role == "tool"] == ["conf1"]
+
+    async def test_the_interrupt_outcome_form_is_an_approval_of_the_original_call(self) -> None:
+        interrupt = {"id": "conf1", "reason": "confirmation", "toolCallId": "conf1", "message": "Confirm?",
+                     "metadata": {"adk": {"originalFunctionCall": CONFIRM_ARGS["originalFunctionCall"]}}}
+        finish = {**FINISH, "outcome": {"type": "interrupt", "interrupts": [interrupt]}}
+        updates = await stream(scripted([START, *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), finish]),
+                               [ChatMessage.user("send 5")])
+        [request] = parts(updates, ApprovalRequestContent)
+        assert (request.request_id, request.tool_name, request.arguments) == ("conf1", "transfer", {"amount": 5})

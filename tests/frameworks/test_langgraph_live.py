@@ -1,0 +1,128 @@
+"""Tandem against a live ag-ui-langgraph server on its default settings (issue 11).
+
+Each compatibility scenario runs end to end through `tandem ask --json` (a subprocess); the
+same functions produce the README's compatibility table (`langgraph_scenarios.py`). The
+conversation tests drive the engine in process, as the app does, to check what the next
+request sends and that a thread stays usable after an interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from typing import Any
+
+import pytest
+
+if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, not a skip
+    pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
+
+from langgraph_scenarios import REPO, SCENARIOS  # noqa: E402
+from langgraph_server import PLAIN_ANSWER, LangGraphServer  # noqa: E402
+
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock  # noqa: E402
+from tandem.core.context import AgentContext  # noqa: E402
+from tandem.core.turns import Status, TurnStatus  # noqa: E402
+from tandem.tui.backend import build_context  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
+
+
+@pytest.mark.parametrize("capability", list(SCENARIOS))
+def test_scenario(langgraph_server: LangGraphServer, capability: str) -> None:
+    SCENARIOS[capability](langgraph_server)
+
+
+def test_plain_output_is_not_one_token_per_line(langgraph_server: LangGraphServer) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", langgraph_server.url, "hello"],
+        input="", capture_output=True, text=True, encoding="utf-8", cwd=REPO, timeout=90,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert PLAIN_ANSWER in completed.stdout.splitlines(), completed.stdout
+
+
+# -- in process: the next request, and the thread after an interrupt --------------------------------
+
+
+def _auto_decide(context: AgentContext, answer: str) -> None:
+    """Answer whatever the turn waits for: approve, `answer` to a question, run UI actions."""
+
+    async def decide() -> None:
+        for block in list(context.pending_blocks):
+            if isinstance(block, ApprovalBlock):
+                block.approve()
+            elif isinstance(block, InterruptBlock):
+                block.respond(answer)
+            elif isinstance(block, UIActionBlock):
+                await block.invoke(block.arguments)
+
+    def on_status(status: Status) -> None:
+        if status is Status.AWAITING_INPUT:
+            asyncio.get_running_loop().create_task(decide())
+
+    context.on_status_changed(on_status)
+
+
+def _signature(message: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (message["role"], json.dumps(message.get("content")), json.dumps(message.get("toolCalls")),
+            str(message.get("toolCallId")))
+
+
+@pytest.mark.parametrize("said", ["hello", "weather", "a haiku", "light theme", "count", "delete it",
+                                  "pick a colour", "think"])
+async def test_a_second_message_gets_a_real_reply_and_no_message_is_sent_twice(
+        langgraph_server: LangGraphServer, said: str) -> None:
+    context = build_context(langgraph_server.url)
+    _auto_decide(context, "green")
+    try:
+        first = await context.send(said)
+        await asyncio.wait_for(first.wait(), 60)
+        assert first.status is TurnStatus.COMPLETED, first.error
+        count = len(context.blocks)
+        second = await context.send("and now hello")
+        await asyncio.wait_for(second.wait(), 60)
+        replies = [b.text for b in context.blocks[count:] if isinstance(b, TextBlock) and b.role == "assistant"]
+        assert replies == [PLAIN_ANSWER]
+        users = [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "user"]
+        assert users == [said, "and now hello"]
+    finally:
+        await context.dispose()
+    last = langgraph_server.requests_for(context.conversation_id)[-1]["messages"]
+    ids = Counter(m["id"] for m in last)
+    assert [i for i, n in ids.items() if n > 1] == []
+    signatures = Counter(_signature(m) for m in last)
+    assert [s for s, n in signatures.items() if n > 1] == []
+    assert [m["content"] for m in last if m["role"] == "user"] == [said, "and now hello"]
+
+
+async def test_a_declined_question_is_answered_as_cancelled_and_the_thread_goes_on(
+        langgraph_server: LangGraphServer) -> None:
+    context = build_context(langgraph_server.url)
+
+    def on_status(status: Status) -> None:
+        if status is Status.AWAITING_INPUT:
+            for block in context.pending_blocks:
+                assert isinstance(block, InterruptBlock) and block.free_text
+                block.decline()
+
+    context.on_status_changed(on_status)
+    try:
+        turn = await context.send("pick a colour")
+        await asyncio.wait_for(turn.wait(), 60)
+        assert turn.status is TurnStatus.COMPLETED, turn.error
+        texts = [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+        assert texts == ['You chose {"__agui_cancelled__": true, "interrupt_id": ' + json.dumps(
+            langgraph_server.requests_for(context.conversation_id)[1]["resume"][0]["interruptId"]) + "}."]
+        again = await context.send("hello")
+        await asyncio.wait_for(again.wait(), 60)
+        assert [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"][-1] == PLAIN_ANSWER
+    finally:
+        await context.dispose()
+    resume_request = langgraph_server.requests_for(context.conversation_id)[1]
+    assert resume_request["resume"][0]["status"] == "cancelled"
+    assert resume_request["forwardedProps"]["command"]["resume"]["__agui_cancelled__"] is True

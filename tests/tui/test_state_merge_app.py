@@ -1,0 +1,184 @@
+"""A person edits the shared state while the demo agent writes it (issue 17), in the whole app.
+
+The embedded demo agent's `recipe` scenario writes the new ingredient, holds (a named pause the
+test controls), then sends the whole improved recipe as a snapshot computed from the request's
+state. While it holds, the person edits the recipe in the state panel with keys: the title (a
+field the agent does not write), the ingredients (which the agent already wrote: its own write
+is part of its frame) and an instruction (the instructions list is one field, which the agent's
+snapshot also changes). Real AG-UI events through the real client; every wait is on a fact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from _tui_harness import release, send, shown_text, started, wait_for
+from textual.pilot import Pilot
+from textual.widgets import Input, Static, Tree
+
+from tandem.core import AgentContext, Status
+from tandem.core.agui import AGUIChatClient
+from tandem.core.agui.demo import DemoAgent, encode_sse
+from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
+from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE
+from tandem.core.log_entries import HumanWriteLogged, StateMerged
+from tandem.tui.app import TandemApp
+from tandem.tui.backend import AppHooks, build_agent
+from tandem.widgets import ApprovalModal, StatePanel
+
+SIZE = (130, 50)
+
+
+class HeldDemo:
+    """The demo agent with its `recipe` hold under the test's control."""
+
+    def __init__(self) -> None:
+        self.held: asyncio.Event | None = None
+        self.go_on: asyncio.Event | None = None
+        self.context: AgentContext | None = None
+
+    def factory(self, loop: asyncio.AbstractEventLoop) -> AgentContext:
+        self.held, self.go_on = asyncio.Event(), asyncio.Event()
+
+        async def hold() -> None:
+            assert self.held is not None and self.go_on is not None
+            self.held.set()
+            await self.go_on.wait()
+
+        agent = DemoAgent(0, holds={"recipe": hold, "document": hold})
+        client = AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+        self.context = AgentContext(build_agent(client, hooks=AppHooks()))
+        return self.context
+
+    def app(self, data_dir: Path) -> TandemApp:
+        return TandemApp(self.factory, data_dir=data_dir, demo=True, frame_seconds=0.005, approval_guard_seconds=0.0)
+
+
+def state_of(app: TandemApp) -> Any:
+    assert app.context is not None
+    return app.context.agent.state.committed
+
+
+def resolve(document: Any, path: str) -> Any:
+    for part in path.split("/")[1:]:
+        document = document[int(part)] if isinstance(document, list) else document[part]
+    return document
+
+
+async def tab_to(pilot: Pilot[Any], widget: Any) -> None:
+    for _ in range(20):
+        if widget.has_focus:
+            return
+        await pilot.press("tab")
+    raise AssertionError(f"Tab never reached {widget!r}")
+
+
+async def edit_field(pilot: Pilot[Any], app: TandemApp, path: str, value: str) -> None:
+    """Move the tree cursor onto `path` with the arrow keys (opening its parents), retype it, Enter."""
+    tree = app.main.query_one(StatePanel).query_one(Tree)
+    await tab_to(pilot, tree)
+    parts = path.split("/")[1:]
+    for depth in range(1, len(parts) + 1):
+        prefix = "/" + "/".join(parts[:depth])
+
+        def line_of(prefix: str = prefix) -> int | None:
+            return next((n for n in range(tree.last_line + 1) if (node := tree.get_node_at_line(n)) and node.data == prefix), None)
+
+        await wait_for(pilot, lambda: line_of() is not None, f"{prefix} in the tree")
+        target = line_of()
+        assert target is not None
+        for _ in range(tree.last_line + 1):
+            if tree.cursor_line == target:
+                break
+            await pilot.press("down" if tree.cursor_line < target else "up")
+        node = tree.cursor_node
+        assert node is not None and node.data == prefix
+        if depth < len(parts) and not node.is_expanded:
+            await pilot.press("space")
+            await wait_for(pilot, lambda: node.is_expanded, f"{prefix} opened")  # noqa: B023 (awaited in this iteration)
+    await pilot.press("enter")
+    editor = app.main.query_one(".state-panel--editor", Input)
+    await wait_for(pilot, lambda: editor.has_focus, f"the editor of {path}")
+    await pilot.press("home", "ctrl+k", *value, "enter")
+    await wait_for(pilot, lambda: resolve(state_of(app), path) == value, f"{path} committed")
+
+
+class TestEditingWhileTheAgentWrites:
+    async def test_edits_made_during_the_run_are_merged_and_the_clash_is_the_persons_call(self, tmp_path: Path) -> None:
+        demo = HeldDemo()
+        async with demo.app(tmp_path).run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "/demo recipe")
+            await wait_for(pilot, lambda: "so I started one" in shown_text(app) and app.main.status is Status.IDLE, "the starter recipe")
+
+            await send(pilot, "/demo recipe")
+            assert demo.held is not None
+            await wait_for(pilot, demo.held.is_set, "the agent holding mid-run")
+            basil = {"name": "fresh basil", "amount": "a handful"}
+            await wait_for(pilot, lambda: basil in state_of(app)["recipe"]["ingredients"], "the agent's first write")
+            assert app.main.status is Status.STREAMING
+
+            await edit_field(pilot, app, "/recipe/title", "Nonna's pasta")
+            await edit_field(pilot, app, "/recipe/ingredients/0/amount", "250 g")
+            await edit_field(pilot, app, "/recipe/instructions/0", "Boil the pasta in salted water.")
+            assert demo.go_on is not None
+            release(app, demo.go_on)
+            await wait_for(pilot, lambda: "I kept your edits" in shown_text(app) and app.main.status is Status.IDLE, "the agent's reply")
+
+            recipe = state_of(app)["recipe"]
+            # A field only the person wrote, and one the agent had written before: merged.
+            assert recipe["title"] == "Nonna's pasta"
+            assert recipe["ingredients"] == [{"name": "spaghetti", "amount": "250 g"}, *STARTER_RECIPE["ingredients"][1:], basil]
+            # Both wrote the instructions: the person's stays until they decide.
+            assert recipe["instructions"] == ["Boil the pasta in salted water.", *STARTER_RECIPE["instructions"][1:]]
+            panel = app.main.query_one(StatePanel)
+            await wait_for(pilot, lambda: bool(panel.query(".state-conflict-view--agent-button")), "the conflict card")
+            [title] = [str(w.render()) for w in panel.query(".state-conflict-view--title").results(Static)]
+            assert title == "⚠ conflict at /recipe/instructions"
+            [mine] = [str(w.render()) for w in panel.query(".state-conflict-view--mine").results(Static)]
+            assert mine.startswith('yours: ["Boil the pasta in salted water.",')
+
+            button = panel.query_one(".state-conflict-view--agent-button")
+            button.scroll_visible(animate=False, immediate=True)
+            await pilot.pause()
+            assert await pilot.click(button)
+            await wait_for(pilot, lambda: len(state_of(app)["recipe"]["instructions"]) == len(STARTER_RECIPE["instructions"]) + 1, "the agent's instructions taken")
+            recipe = state_of(app)["recipe"]
+            assert recipe["instructions"][0] == STARTER_RECIPE["instructions"][0]
+            assert recipe["title"] == "Nonna's pasta"
+
+            assert app.context is not None
+            entries = app.context.thread.entries()
+            merges = [e.merge for e in entries if isinstance(e, StateMerged)]
+            assert [c["field"] for m in merges for c in m["conflicts"]] == ["/recipe/instructions"]  # type: ignore[union-attr]
+            writes = [e.write for e in entries if isinstance(e, HumanWriteLogged)]
+            assert [w.kind for w in writes][-1] == "state_resolve"
+            # The next request tells the agent which fields the person changed (the instructions
+            # are the agent's again) and how the clash was settled.
+            note = app.context.agent.state.change_note()
+            assert note is not None and note["changed"] == ["/recipe/ingredients", "/recipe/title"]
+            [entry] = [c for c in app.context.agent.options("x").context if "person changed" in c["description"]]
+            assert json.loads(entry["value"])["conflicts"] == [{"field": "/recipe/instructions", "status": "agent", "kept": "agent"}]
+
+    async def test_an_edit_made_while_the_document_is_saved_survives_the_agents_snapshot(self, tmp_path: Path) -> None:
+        demo = HeldDemo()
+        async with demo.app(tmp_path).run_test(size=SIZE) as pilot:
+            app = await started(pilot)
+            await send(pilot, "/demo recipe")
+            await wait_for(pilot, lambda: "so I started one" in shown_text(app) and app.main.status is Status.IDLE, "the starter recipe")
+            await send(pilot, "/demo document")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await pilot.press("a")
+            assert demo.held is not None and demo.go_on is not None
+            # The agent saves the accepted draft; while it holds, the person renames the recipe.
+            await wait_for(pilot, demo.held.is_set, "the agent holding before its snapshot")
+            await edit_field(pilot, app, "/recipe/title", "Sunday pasta")
+            release(app, demo.go_on)
+            await wait_for(pilot, lambda: "Applied the draft" in shown_text(app) and app.main.status is Status.IDLE, "the agent's reply")
+            # The snapshot carried the title of the request; the person's newer one stands.
+            assert state_of(app)["recipe"]["title"] == "Sunday pasta"
+            assert state_of(app)["document"] == DOCUMENT_STARTER
+            assert app.context is not None and not app.context.agent.state.field_conflicts
