@@ -7,7 +7,6 @@ whose text is not a JSON object.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 from tandem.core.agent_json import loads_agent_json

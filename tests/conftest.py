@@ -1,4 +1,4 @@
-"""Shared test configuration: SVG snapshots live in the top-level `snapshots/` folder.
+"""Shared test configuration: SVG snapshots in `snapshots/`, no cursor blink, throwaway user directories.
 
 pytest-textual-snapshot (pinned to 1.1.0 in pyproject.toml) writes `tests/__snapshots__/` next to
 each test module by default; this one override of `SVGImageExtension.dirname` relocates them to
@@ -7,6 +7,8 @@ each test module by default; this one override of `SVGImageExtension.dirname` re
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from pytest_textual_snapshot import SVGImageExtension
@@ -20,3 +22,31 @@ def _snapshot_dirname(cls: type[SVGImageExtension], *, test_location: object) ->
 
 
 SVGImageExtension.dirname = classmethod(_snapshot_dirname)  # type: ignore[method-assign,assignment]
+
+
+# -- the cursor does not blink in tests ------------------------------------------------------------
+# A blinking cursor is drawn or not depending on when the screenshot is taken, so a snapshot of a
+# focused composer (a TextArea) or Input differs at random on a loaded machine. Textual has no
+# switch for it; every TextArea and Input built in the test process starts with `cursor_blink`
+# False instead (the reactive's default, read when each widget is built). The app itself is
+# untouched. tests/tui/test_cursor_blink.py fails if a Textual upgrade moves this default.
+def _cursor_does_not_blink() -> None:
+    from textual.widgets import Input, TextArea
+
+    for widget in (TextArea, Input):
+        widget.__dict__["cursor_blink"]._default = False
+
+
+_cursor_does_not_blink()
+
+
+# -- nothing a test runs touches the developer's own threads or config ------------------------------
+# `tandem` saves every conversation (the app and `tandem ask`) in the user data directory and
+# reads config.toml from the user config directory. Every test, and every `tandem` a test starts
+# as a subprocess (they inherit the environment), gets throwaway ones instead; tests that need
+# their own still set XDG_DATA_HOME / XDG_CONFIG_HOME themselves.
+_SANDBOX = Path(tempfile.mkdtemp(prefix="tandem-tests-"))
+os.environ["XDG_DATA_HOME"] = str(_SANDBOX / "data")
+os.environ["XDG_CONFIG_HOME"] = str(_SANDBOX / "config")
+os.environ.pop("TANDEM_CONFIG", None)
+os.environ.pop("TANDEM_HEADERS", None)

@@ -56,7 +56,8 @@ def build_factory(
             app_hooks = backend.AppHooks()
             if set_theme is not None:
                 app_hooks.set_theme = set_theme
-        return backend.build_context(args.url, headers, speed=args.speed, hooks=app_hooks)  # type: ignore[arg-type]
+        return backend.build_context(args.url, headers, speed=args.speed, hooks=app_hooks,  # type: ignore[arg-type]
+                                     client_options=getattr(args, "client_options", None))
 
     return factory
 
@@ -86,7 +87,8 @@ def build_library(
         hooks = backend.AppHooks()
         if set_theme is not None:
             hooks.set_theme = set_theme
-        return await backend.open_context(args.url, headers, speed=args.speed, hooks=hooks, store=store, resume=resume)
+        return await backend.open_context(args.url, headers, speed=args.speed, hooks=hooks, store=store, resume=resume,
+                                          client_options=getattr(args, "client_options", None))
 
     return ThreadLibrary(build, path=store_path)
 

@@ -5,12 +5,14 @@ the engine loop. Interactive blocks are decided by a policy, `--approve`:
 
 | policy | approval | UI action | input request |
 |---|---|---|---|
-| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate; else decline it, say so on stderr, and exit 1 |
+| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate; else decline it, say so on stderr, and exit 1
 | `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | decline |
-| `ask` | prompt | prompt | prompt |
+| `ask` | the config's `[approvals]` policy for the tool, else prompt | prompt | prompt |
 
-With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream). A
-pipe on stdin is read one answer a line, which makes the mode scriptable:
+With `ask`, a terminal on stdin gets prompts (written to stderr, so stdout stays the stream).
+`--answers FILE` (or `--answers -`: stdin, when the message is in the arguments) is read one
+answer a line, which makes the mode scriptable; a piped stdin is the message (`tui.ask_input`),
+so with neither, nobody answers and open questions are declined at once:
 
 - approvals: `y [reason]`, `n [reason]`, `e {"edited": "arguments"}`, or the AG-UI payload
   `{"approved": bool, "editedArgs": {...}, "reason": "..."}`;
@@ -25,9 +27,12 @@ Shared-state conflicts (a field the agent and a person's write both changed) are
 `--on-conflict mine|agent|ask` (see `tandem.tui.ask_conflicts`); with `--json` every merge and
 settlement is an event.
 
-Exit status: 0 when the turn completed; 1 with a one-line reason on stderr when it failed
-(agent error, connection refused, …) or when `--approve all` met a question it could not answer;
-130 when interrupted. Headers are never printed.
+Exit status (each non-zero one with a one-line reason on stderr): 0 the turn completed; 1 it
+failed (agent or protocol error, connection refused, an unreadable store) or `--approve all` met
+a question it could not answer; 2 a usage or configuration error; 3 the turn completed but a
+decision it needed was declined without a person's answer (`--approve none`, a configured
+reject, or end of the answers); 130 interrupted. Headers are never printed. The turn is saved
+as a thread (`tui.ask_threads`).
 """
 
 from __future__ import annotations
@@ -36,19 +41,22 @@ import argparse
 import asyncio
 import sys
 import threading
-from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pydantic import JsonValue
 
 from tandem.core.agent_json import loads_agent_json
 from tandem.core.blocks import ApprovalBlock, InteractiveBlock, InterruptBlock, UIActionBlock
 from tandem.core.context import AgentContext
-from tandem.core.errors import DecisionError, TandemError
+from tandem.core.errors import DecisionError, LogStoreError, TandemError
 from tandem.core.turns import Status, Turn, TurnStatus
 from tandem.tui.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
 from tandem.tui.ask_conflicts import ConflictDecider, OnConflict
 from tandem.tui.ask_output import JsonPrinter, PlainPrinter, Printer, one_line, short_json
+
+if TYPE_CHECKING:
+    from tandem.tui.ask_threads import AskThread
 
 __all__ = ["run_ask", "ask_turn", "LineReader", "Decider", "Policy"]
 
@@ -56,6 +64,9 @@ Policy = Literal["ask", "all", "none"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_DECLINED = 3
+"""A decision was needed and nobody approved it: `--approve none`, a configured reject, or no one to answer."""
 EXIT_INTERRUPTED = 130
 
 
@@ -63,23 +74,44 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """Run `tandem ask` as parsed by `tui.cli`; return the exit status.
 
     Args:
-        args: `url`, `speed`, `approve`, `on_conflict`, `json` and `message` (a list of words).
-        headers: request headers for `--url` (never printed).
+        args: `url`, `agent`, `speed`, `approve`, `on_conflict`, `json`, `answers`, `save`,
+            `resume` and `message` (a list of words; see `tui.ask_input`).
+        headers: request headers from `--header`/`TANDEM_HEADERS` (never printed).
     """
-    message = " ".join(args.message)
+    from tandem.core.errors import LogStoreError
+    from tandem.tui.ask_input import UsageError, read_input
+    from tandem.tui.ask_threads import AskThread
+    from tandem.tui.config import ConfigError
+    from tandem.tui.connection import UNSET, settle_connection
+
+    thread = AskThread(save=args.save, resume=args.resume)
+    try:
+        endpoint = thread.endpoint()
+        connection = settle_connection(args, headers, thread_url=endpoint.url if endpoint else UNSET)
+        given = read_input(args.message, sys.stdin, answers=args.answers)
+    except (UsageError, ConfigError, ValueError) as exc:
+        _say(sys.stderr, str(exc))
+        return EXIT_USAGE
+    except LogStoreError as exc:
+        _say(sys.stderr, str(exc))
+        return EXIT_FAILED
     try:
         return asyncio.run(
             ask_turn(
-                message,
-                url=args.url,
-                headers=headers,
+                given.message,
+                url=connection.url,
+                headers=connection.headers,
                 speed=args.speed,
-                policy=args.approve,
+                policy=args.approve or "ask",
                 on_conflict=getattr(args, "on_conflict", "ask"),
+                tool_policies={} if args.approve else dict(connection.approvals),
                 as_json=args.json,
-                stdin=sys.stdin,
+                stdin=given.answers,
                 stdout=sys.stdout,
                 stderr=sys.stderr,
+                interactive=given.interactive,
+                thread=thread,
+                client_options=connection.client_options,
             )
         )
     except KeyboardInterrupt:
@@ -99,28 +131,61 @@ async def ask_turn(
     stdout: TextIO,
     stderr: TextIO,
     on_conflict: OnConflict = "ask",
+    interactive: bool | None = None,
+    thread: AskThread | None = None,
+    tool_policies: Mapping[str, str] | None = None,
+    client_options: dict[str, Any] | None = None,
 ) -> int:
-    """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status."""
-    from tandem.tui.backend import build_context
+    """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status.
 
+    Args:
+        stdin: Where answers to prompts are read, one a line.
+        interactive: A person answers at a terminal (prompts go to stderr); by default,
+            whether `stdin` is a terminal.
+        thread: The thread to send in (saved, continued); by default a new unsaved one.
+        tool_policies: Tool name → "ask", "approve" or "reject", for approvals when `policy`
+            is "ask" (the config's `[approvals]`).
+        client_options: Timeouts for the AG-UI client.
+    """
+    from tandem.tui.ask_threads import AskThread
+
+    thread = thread if thread is not None else AskThread(save=False)
     try:
-        context = build_context(url, headers, speed=speed)
+        context = await thread.open(url, headers, speed=speed, client_options=client_options or {})
+    except LogStoreError as exc:
+        _say(stderr, str(exc))
+        return EXIT_FAILED
     except (TandemError, ValueError) as exc:
         from tandem.core.agui.transport import safe_url
 
+        thread.close(None)
         _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
         return EXIT_FAILED
     printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout)
+    printer.thread_id = thread.thread_id
     printer.attach(context)
     reader = LineReader(stdin)
-    prompts = stderr if _is_tty(stdin) else None
-    decider = Decider(context, policy, reader, prompts=prompts, errors=stderr)
+    prompts = stderr if (_is_tty(stdin) if interactive is None else interactive) else None
+    decider = Decider(context, policy, reader, prompts=prompts, errors=stderr, tool_policies=tool_policies)
     conflicts = ConflictDecider(context, on_conflict, reader, prompts=prompts, errors=stderr)
     turn: Turn | None = None
     try:
+        if context.status is Status.AWAITING_INPUT:
+            # A continued thread was left waiting for a decision: it is decided first (by the
+            # policy, or asked), and that turn finishes before the new message goes.
+            decider.wake()
+            await context.wait_idle()
         turn = await context.send(message)
         await turn.wait()
         await conflicts.settle()
+    except TandemError as exc:  # refused by the conversation (e.g. busy): one line, not a traceback
+        decider.close()
+        conflicts.close()
+        printer.close()
+        await context.dispose()
+        thread.close(context)
+        _say(stderr, str(exc))
+        return EXIT_FAILED
     except asyncio.CancelledError:
         await context.cancel()
         if turn is not None:
@@ -131,10 +196,16 @@ async def ask_turn(
         conflicts.close()
         printer.close()
         await context.dispose()
+        thread.close(context)
+    printer.thread_id = thread.thread_id
     printer.finish(context, turn)
     if turn.status is TurnStatus.COMPLETED:
-        # The reason was said when the question was declined.
-        return EXIT_FAILED if decider.unanswered else EXIT_OK
+        if decider.unanswered:
+            return EXIT_FAILED  # the reason was said when the question was declined
+        if decider.unapproved:
+            _say(stderr, f"a decision was needed and was declined: {decider.unapproved[0]}")
+            return EXIT_DECLINED
+        return EXIT_OK
     if turn.status is TurnStatus.CANCELLED:
         _say(stderr, "the turn was cancelled")
         return EXIT_INTERRUPTED
@@ -210,9 +281,14 @@ class Decider:
         *,
         prompts: TextIO | None,
         errors: TextIO,
+        tool_policies: Mapping[str, str] | None = None,
     ) -> None:
         self.context = context
         self.policy = policy
+        self.tool_policies = dict(tool_policies or {})
+        """Tool name → "ask", "approve" or "reject": approvals decided without asking when `policy` is "ask"."""
+        self.unapproved: list[str] = []
+        """What was needed and declined without a human's answer (policy, or nobody to ask)."""
         self.reader = reader
         self.prompts = prompts
         """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
@@ -227,6 +303,10 @@ class Decider:
         self._sub.close()
         if self._task is not None and not self._task.done():
             self._task.cancel()
+
+    def wake(self) -> None:
+        """Decide what is already pending (a restored thread that was waiting), as a status change would."""
+        self._status_changed(Status.AWAITING_INPUT)
 
     def _status_changed(self, status: Status) -> None:
         if status is Status.AWAITING_INPUT and (self._task is None or self._task.done()):
@@ -256,16 +336,19 @@ class Decider:
     # -- approvals ---------------------------------------------------------------------------
 
     async def _decide_approval(self, block: ApprovalBlock) -> None:
-        if self.policy == "all":
+        configured = self.tool_policies.get(block.tool_name) if self.policy == "ask" else None
+        if self.policy == "all" or configured == "approve":
             block.approve()
             return
-        if self.policy == "none":
+        if self.policy == "none" or configured == "reject":
+            self._unapproved(f"approval of {one_line(block.tool_name, 60)}")
             block.reject()
             return
         choices = "y/n/e(dit)" if block.allow_edits else "y/n"
         prompt = f"approve {one_line(block.tool_name, 60)} {short_json(block.arguments)}? [{choices}] "
         answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=parse_approval)
         if answer is None:
+            self._unapproved(f"approval of {one_line(block.tool_name, 60)} (no answer)")
             block.cancel()
         elif answer.yes:
             block.approve(edited_arguments=answer.arguments, reason=answer.reason)
@@ -279,12 +362,14 @@ class Decider:
             await block.invoke(accepted_arguments(block))
             return
         if self.policy == "none":
+            self._unapproved(f"UI action {one_line(block.name, 60)}")
             await self._refuse_action(block, None)
             return
         prompt = f"run {one_line(block.name, 60)} {short_json(block.arguments)}? [y/n/e(dit)] "
         steps = task_steps(block.arguments) if block.name == TASK_STEPS_ACTION else None
         answer = await self._read_answer(prompt, allow_edits=True, parse=lambda line: parse_action(line, steps))
         if answer is None:
+            self._unapproved(f"UI action {one_line(block.name, 60)} (no answer)")
             block.cancel()
         elif answer.yes:
             await block.invoke(answer.arguments if answer.arguments is not None else accepted_arguments(block))
@@ -302,6 +387,7 @@ class Decider:
 
     async def _decide_input(self, block: InterruptBlock) -> None:
         if self.policy == "none":
+            self._unapproved(f"input request {one_line(block.message or block.reason, 60)}")
             block.decline(reason="tandem ask --approve none")
             return
         problem = block.schema_problem
@@ -333,6 +419,7 @@ class Decider:
             else:
                 line = await self._readline(None)
             if line is None:
+                self._unapproved(f"input request {one_line(block.message or block.reason, 60)} (no answer)")
                 block.cancel()
                 return
             if not line.strip():
@@ -437,6 +524,9 @@ class Decider:
         assert self.prompts is not None
         self.prompts.write(text)
         self.prompts.flush()
+
+    def _unapproved(self, what: str) -> None:
+        self.unapproved.append(what)
 
     def _complain(self, text: str) -> None:
         self.errors.write(f"tandem: {one_line(text, 300)}\n")

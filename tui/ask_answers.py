@@ -6,7 +6,6 @@ the line (the prompt shows it and asks again).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import JsonValue

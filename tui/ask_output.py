@@ -9,8 +9,6 @@ non-ASCII and control characters. Imports nothing from Textual.
 from __future__ import annotations
 
 import copy
-import json
-import re
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -43,6 +41,9 @@ from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["sanitize", "short_json", "one_line", "Printer", "PlainPrinter", "JsonPrinter"]
 
+
+SCHEMA_VERSION = 1
+"""The version of the `--json` output (schemas/ask-output.v1.schema.json); bumped only by a breaking change."""
 
 _SHORT = 120
 """Characters a value may take on a labelled line before it is cut."""
@@ -86,6 +87,8 @@ class Printer:
         self._out = out
         self._subs: list[Subscription] = []
         self._broken = False
+        self.thread_id: str | None = None
+        """The saved thread the turn went into (None: not saved); set before `finish`."""
 
     def attach(self, context: AgentContext) -> None:
         """Follow `context`'s new blocks and its shared state."""
@@ -408,7 +411,9 @@ class JsonPrinter(Printer):
                 "conflicts": [c.to_json() for c in state.field_conflicts],
             }
         )
-        self._write_json({"event": "turn", "status": turn.status.value, "error": turn.error})
+        self._write_json(
+            {"event": "turn", "status": turn.status.value, "error": turn.error, "thread": self.thread_id, "schema": SCHEMA_VERSION}
+        )
 
     def _merged(self, record: MergeRecord) -> None:
         self._write_json({"event": "state_merge", **record.to_json()})

@@ -93,11 +93,19 @@ class AppHooks:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def build_chat_client(url: str | None, headers: dict[str, str] | None = None, *, speed: float = 1.0) -> ChatClient:
+def build_chat_client(
+    url: str | None,
+    headers: dict[str, str] | None = None,
+    *,
+    speed: float = 1.0,
+    connect_timeout: float | None = None,
+    read_timeout: float | None = None,
+) -> ChatClient:
     """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
     The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
-    logic as a remote server's; no port is opened.
+    logic as a remote server's; no port is opened. Timeouts left None are the client's
+    defaults (10 s to connect, 120 s between bytes).
     """
 
     def build() -> ChatClient:
@@ -106,10 +114,16 @@ def build_chat_client(url: str | None, headers: dict[str, str] | None = None, *,
         if url:
             from tandem.tui.timeouts import Timeouts
 
-            # The CLI checked the variables and wrote its flags into them (`tui.cli`).
+            # Flags and config settle `connect_timeout`/`read_timeout` (`tui.connection`); what they
+            # leave unset comes from the variables and defaults (`tui.timeouts`).
             timeouts = Timeouts.from_env()
-            return AGUIChatClient(url, headers=headers, connect_timeout=timeouts.connect, read_timeout=timeouts.read,
-                                  turn_timeout=timeouts.turn)
+            return AGUIChatClient(
+                url,
+                headers=headers,
+                connect_timeout=timeouts.connect if connect_timeout is None else connect_timeout,
+                read_timeout=timeouts.read if read_timeout is None else read_timeout,
+                turn_timeout=timeouts.turn,
+            )
         from tandem.core.agui.demo import DemoAgent, encode_sse
 
         agent = DemoAgent(speed)
@@ -172,9 +186,14 @@ def build_context(
     hooks: AppHooks | None = None,
     thread: ConversationThread | None = None,
     env: BlockEnv | None = None,
+    client_options: dict[str, Any] | None = None,
 ) -> AgentContext:
-    """The whole engine-side conversation for a server (or the demo). Call on the engine loop."""
-    agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env, agent_id=url or "demo")
+    """The whole engine-side conversation for a server (or the demo). Call on the engine loop.
+
+    `client_options` are `build_chat_client`'s keyword arguments (timeouts).
+    """
+    client = build_chat_client(url, headers, speed=speed, **(client_options or {}))
+    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
     return AgentContext(agent, thread=thread)
 
 
@@ -187,6 +206,7 @@ async def open_context(
     store: ThreadStore | None = None,
     resume: str | None = None,
     env: BlockEnv | None = None,
+    client_options: dict[str, Any] | None = None,
 ) -> AgentContext:
     """A conversation saved in `store`: a new thread, or a restored one when `resume` is given.
 
@@ -194,12 +214,14 @@ async def open_context(
 
     Args:
         resume: A thread id or unique prefix; "" means the most recent thread.
+        client_options: `build_chat_client`'s keyword arguments (timeouts).
 
     Raises:
         LogStoreError: the store cannot be read, the thread does not exist, or another
             process has it open.
     """
-    agent = build_agent(build_chat_client(url, headers, speed=speed), hooks=hooks, env=env, agent_id=url or "demo")
+    client = build_chat_client(url, headers, speed=speed, **(client_options or {}))
+    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
     if store is None:
         return AgentContext(agent)
     if resume is None:

@@ -41,7 +41,8 @@ def parse_headers(values: list[str], environ: dict[str, str] | None = None) -> d
 
 
 def _add_connection_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", help="an AG-UI server's endpoint (default: the embedded demo agent)")
+    parser.add_argument("--url", help="an AG-UI server's endpoint (default: the configured default agent, else the embedded demo)")
+    parser.add_argument("-a", "--agent", metavar="NAME", default=None, help="a named agent from the config file (`tandem agents` lists them)")
     parser.add_argument(
         "--header",
         action="append",
@@ -149,12 +150,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
 
-    ask = sub.add_parser("ask", help="stream one turn to stdout (headless)")
+    ask = sub.add_parser(
+        "ask",
+        help="stream one turn to stdout (headless), saved as a thread",
+        description="Send one message and stream the turn to stdout. The message is the arguments, stdin, or both "
+        "(`git diff | tandem ask \"review this\"`). Exit status: 0 done, 1 agent or protocol error, 2 usage or "
+        "configuration error, 3 a decision was needed and nobody approved it (--approve none, a configured reject, "
+        "or no one to answer), 130 interrupted.",
+    )
     _add_connection_args(ask)
-    ask.add_argument("--approve", choices=["ask", "all", "none"], default="ask", help="how approvals are decided")
-    ask.add_argument("--json", action="store_true", help="one JSON object per block event")
+    ask.add_argument("--approve", choices=["ask", "all", "none"], default=None,
+                     help="decide every approval, action and question: ask (the default; per-tool policy from the config), all, none")
+    ask.add_argument("--json", action="store_true", help="one JSON object per line (schema: schemas/ask-output.v1.schema.json)")
+    ask.add_argument("--answers", metavar="FILE", default=None, help="read answers to prompts from FILE, one a line (- for stdin)")
+    ask.add_argument("--no-save", dest="save", action="store_false", help="do not save the turn as a thread")
+    which = ask.add_mutually_exclusive_group()
+    which.add_argument("-c", "--continue", dest="resume", action="store_const", const="", default=None,
+                       help="continue the latest thread")
+    which.add_argument("--thread", dest="resume", metavar="ID", help="continue a saved thread (an id or a unique prefix)")
     ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
-    ask.add_argument("message", nargs="+", help="the message to send")
+    ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
 
     from tandem.tui.threads_cli import add_export_arguments, add_threads_arguments
 
@@ -166,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     web = sub.add_parser("web", help="the app in a browser (textual-serve), on 127.0.0.1 by default")
     _add_connection_args(web)
     add_web_arguments(web)
+
+    sub.add_parser("agents", help="list the configured agents (never their secrets)")
 
     serve = sub.add_parser("serve-demo", help="serve the demo agent over HTTP + SSE")
     serve.add_argument("--host", default="127.0.0.1")
@@ -185,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         from tandem.tui.ask import run_ask
 
         return run_ask(args, parse_headers(args.header))
+    if args.command == "agents":
+        from tandem.tui.agents_cli import run_agents
+
+        return run_agents(args)
     if args.command == "threads":
         from tandem.tui.threads_cli import run_threads
 
@@ -202,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_serve_demo(args)
     from tandem.tui.app_main import run_app
+    from tandem.tui.connection import settle_app_connection
 
-    return run_app(args, parse_headers(args.header))
+    headers = settle_app_connection(args, parse_headers(args.header))
+    return run_app(args, headers)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ inserted as data (`agent_text` → `Content`), never parsed as markup. Pure func
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 

@@ -133,7 +133,6 @@ def rendering_catalog() -> CatalogApi:
     """The catalog surfaces are processed with: the basic one plus the minimal catalog's
     `capitalize` (built once). Which functions a surface may call is Tandem's check, per
     catalog (`CatalogProfile.functions`); the advertised capabilities stay the basic catalog."""
-    from a2ui.core.basic_catalog import BasicCatalog
     from a2ui.core.catalog import Catalog
     from a2ui.core.catalog.functions import FunctionApi, create_function_implementation
     from a2ui.core.schema.v0_9.common_types import DynamicString, StrictBaseModel

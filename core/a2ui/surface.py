@@ -76,7 +76,7 @@ class SurfaceError:
 
 
 def _timestamp(seconds: float) -> str:
-    moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc)
+    moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -32,7 +32,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ag_ui.core import Interrupt
 
@@ -81,7 +81,7 @@ def parse_expiry(value: str | None) -> float | None:
         log.warning("ignoring an interrupt expiry that is not ISO 8601")
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 

@@ -10,9 +10,10 @@ the URL is shown without credentials or query.
 from __future__ import annotations
 
 import abc
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,6 +31,8 @@ ByteSource = Callable[[RunAgentInput], AsyncIterator[bytes]]
 """An in-process agent: given the run input, yields the SSE-encoded bytes of its events."""
 
 _MAX_ERROR_BODY = 64 * 1024
+CONNECT_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0)
+"""Seconds between connection attempts while a server has never answered (about 4 s in all)."""
 
 
 class AGUITransport(abc.ABC):
@@ -86,6 +89,10 @@ class HttpTransport(AGUITransport):
                                       pool=connect_timeout)
         self._owns_client = http_client is None
         self._client = http_client if http_client is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._reached = False
+        """Whether the server ever answered: after that, a failed connection is not retried."""
+        self.backoff_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        """How to wait between connection attempts (tests replace it to act between attempts)."""
 
     @asynccontextmanager
     async def open(self, run_input: RunAgentInput) -> AsyncIterator[AsyncIterator[bytes]]:
@@ -93,13 +100,27 @@ class HttpTransport(AGUITransport):
         headers = {**self._headers, "Accept": "text/event-stream", "Content-Type": "application/json"}
         where = safe_url(self.url)
         log.debug("POST %s run %s (%d bytes)", where, run_input.run_id, len(body))
-        try:
-            async with self._client.stream("POST", self.url, content=body, headers=headers,
-                                           timeout=self._timeout) as response:
-                await _check_response(response, where)
-                yield _body(response, where)
-        except httpx.HTTPError as exc:
-            raise translate(exc, where, self._timeout) from exc
+        delays = iter(CONNECT_RETRY_DELAYS)
+        while True:
+            try:
+                async with self._client.stream("POST", self.url, content=body, headers=headers,
+                                               timeout=self._timeout) as response:
+                    self._reached = True
+                    await _check_response(response, where)
+                    yield _body(response, where)
+                return
+            except httpx.ConnectError as exc:
+                # Retried only while the server has never answered (it may be starting up), and
+                # only for a connection that was never made (refused, DNS failure): the request
+                # was not sent, so sending it again cannot repeat anything the server did. A
+                # connect timeout is not retried: the caller already waited its whole limit.
+                delay = None if self._reached else next(delays, None)
+                if delay is None:
+                    raise translate(exc, where, self._timeout) from exc
+                log.debug("cannot connect to %s yet; trying again in %.2f s", where, delay)
+                await self.backoff_sleep(delay)
+            except httpx.HTTPError as exc:
+                raise translate(exc, where, self._timeout) from exc
 
     async def aclose(self) -> None:
         if self._owns_client:

@@ -301,7 +301,7 @@ class TestAskCommand:
         events = [json.loads(line) for line in result.stdout.splitlines()]
         (call,) = [e["content"] for e in events if e["event"] == "final" and e["kind"] == "tool_call"]
         assert call["name"] == "get_weather" and call["status"] == "succeeded"
-        assert events[-1] == {"event": "turn", "status": "completed", "error": None}
+        assert events[-1] == {"event": "turn", "status": "completed", "error": None, "thread": events[-1]["thread"], "schema": 1}
 
     def test_server_error_exits_non_zero(self, pai_server: PaiServer) -> None:
         result = self._ask("--url", pai_server.url_for("error_mid_text"), "go")

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,9 +29,16 @@ def ask_command(*args: str, speed: str = "0") -> list[str]:
     return [sys.executable, "-m", "tandem.tui.cli", "ask", "--speed", speed, *args]
 
 
+SANDBOX = Path(tempfile.mkdtemp(prefix="tandem-ask-tests-"))
+"""The data and config directories of every run here: a developer's threads and config are never touched."""
+
+
 def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without `TANDEM_HEADERS` (so a developer's headers never leak in), plus `extra`."""
-    env = {key: value for key, value in os.environ.items() if key != "TANDEM_HEADERS"}
+    """The environment without `TANDEM_HEADERS` or `TANDEM_CONFIG` (so a developer's never leak in),
+    with the user data and config directories in a throwaway folder, plus `extra`."""
+    env = {key: value for key, value in os.environ.items() if key not in ("TANDEM_HEADERS", "TANDEM_CONFIG")}
+    env["XDG_DATA_HOME"] = str(SANDBOX / "data")
+    env["XDG_CONFIG_HOME"] = str(SANDBOX / "config")
     env.update(extra)
     return env
 
@@ -43,6 +51,22 @@ class DemoServer:
     """The endpoint, e.g. `http://127.0.0.1:54321/`."""
     headers: list[dict[str, str]] = field(default_factory=list)
     """Request headers, oldest request first; appended from the server thread."""
+
+
+@dataclass
+class HistoryServer:
+    """A minimal AG-UI agent on 127.0.0.1 (the `history_server` fixture) that records each request.
+
+    Every run answers `reply N: heard <the last user message>` (N counts requests from 1), so a
+    test can tell which earlier answers a continued thread sent back as history.
+    """
+
+    url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    """Per request: `headers` (names lower-cased), `messages` as (role, text) pairs, `thread_id`."""
+
+    def histories(self) -> list[list[tuple[str, str]]]:
+        return [request["messages"] for request in self.requests]
 
 
 @dataclass
@@ -104,13 +128,31 @@ def ask(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
 
     Args:
         args: Options and the message, e.g. `("--json", "--approve", "all", "/demo steps")`.
-        stdin: Lines to answer with (a pipe); None gives an empty stdin (EOF at once).
+        stdin: Lines to answer with (a pipe, read through `--answers -`); None gives an empty
+            stdin (EOF at once) and no `--answers`.
         env: The environment; `clean_env()` when omitted.
         speed: The demo agent's pacing (0: instant).
     """
+    if stdin is not None:
+        args = ("--answers", "-", *args)
     completed = subprocess.run(
         ask_command(*args, speed=speed),
         input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPO,
+        env=env if env is not None else clean_env(),
+        timeout=TIMEOUT,
+    )
+    return AskResult(completed.returncode, completed.stdout, completed.stderr)
+
+
+def tandem(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> AskResult:
+    """Run `tandem ARGS…` (any subcommand) to completion with `stdin` piped in as it is."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "tandem.tui.cli", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -16,11 +16,17 @@ from tandem.core.agui.demo.scenarios_tools import TASK_STEPS
 ADDRESS = '{"name": "Ada Lovelace", "street": "1 Analytical Way", "city": "London", "country": "United Kingdom"}'
 
 
-def completed(result: AskResult) -> AskResult:
-    """Assert the run succeeded quietly, and return it."""
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    assert result.turn == {"event": "turn", "status": "completed", "error": None}
+def completed(result: AskResult, *, declined: bool = False) -> AskResult:
+    """Assert the run completed (quietly, or with exit status 3 and one line when a decision was
+    declined without a person's answer), and return it."""
+    assert result.returncode == (3 if declined else 0), result.stderr
+    if declined:
+        assert result.stderr.startswith("tandem: a decision was needed and was declined: ")
+        assert result.stderr.count("\n") == 1
+    else:
+        assert result.stderr == ""
+    assert result.turn == {"event": "turn", "status": "completed", "error": None, "thread": result.turn["thread"], "schema": 1}
+    assert isinstance(result.turn["thread"], str)  # saved
     return result
 
 
@@ -45,7 +51,7 @@ class TestChat:
         assert "Done: the **dark** theme is on." in result.text
 
     def test_theme_declined(self) -> None:
-        result = completed(ask("--json", "--approve", "none", "/demo chat theme"))
+        result = completed(ask("--json", "--approve", "none", "/demo chat theme"), declined=True)
         assert decision(result.one("ui_action")) == "declined"
         assert "could not switch to the light theme: the user declined this action" in result.text
 
@@ -82,7 +88,7 @@ class TestTools:
         assert all(step in result.text for step in TASK_STEPS)
 
     def test_steps_rejected(self) -> None:
-        result = completed(ask("--json", "--approve", "none", "/demo steps"))
+        result = completed(ask("--json", "--approve", "none", "/demo steps"), declined=True)
         action = result.one("ui_action")
         assert action["decision"]["result"] == {"accepted": False, "steps": []}
         assert "you rejected the plan" in result.text
@@ -118,7 +124,7 @@ class TestState:
         assert not result.finals("error")
 
     def test_document_rejected_restores_the_original(self) -> None:
-        result = completed(ask("--json", "--approve", "none", "/demo document"))
+        result = completed(ask("--json", "--approve", "none", "/demo document"), declined=True)
         assert decision(result.one("approval")) == "rejected"
         assert result.tool("write_document")["status"] == "denied"
         assert result.state == {}
@@ -146,7 +152,8 @@ class TestApproval:
         ids=["all", "none", "stdin-reason", "stdin-json", "stdin-yes", "stdin-edit", "eof-cancels"],
     )
     def test_delete(self, args: tuple[str, ...], stdin: str | None, outcome: str, tool_status: str, reply: str) -> None:
-        result = completed(ask("--json", *args, "/demo delete notes/todo.txt", stdin=stdin))
+        declined = args == ("--approve", "none") or stdin == ""  # nobody approved: exit status 3
+        result = completed(ask("--json", *args, "/demo delete notes/todo.txt", stdin=stdin), declined=declined)
         approval = result.one("approval")
         assert approval["tool_name"] == "delete_file" and approval["arguments"] == {"path": "notes/todo.txt"}
         assert decision(approval) == outcome
@@ -177,7 +184,7 @@ class TestInputRequest:
     @pytest.mark.parametrize(("args", "outcome"), [(("--approve", "none"), "declined"), ((), "cancelled")],
                              ids=["none", "eof"])
     def test_not_answered(self, args: tuple[str, ...], outcome: str) -> None:
-        result = completed(ask("--json", *args, "/demo address"))
+        result = completed(ask("--json", *args, "/demo address"), declined=True)  # nobody answered: exit status 3
         assert decision(result.one("interrupt")) == outcome
         assert "your order is on hold" in result.text
 

@@ -16,7 +16,7 @@ VALID_200 = '{"a":' * 199 + "[1]" + "}" * 199
 
 
 def _no_traceback(result: object) -> None:
-    stderr = getattr(result, "stderr")
+    stderr = result.stderr
     assert "Traceback" not in stderr and "RecursionError" not in stderr, stderr[-2000:]
 
 

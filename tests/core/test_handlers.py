@@ -260,7 +260,7 @@ class TestParseArguments:
         not_json = parse_arguments("{oops")
         assert not_json.value is None and (not_json.error or "").startswith("not JSON")
         assert not_json.preserved() == {"_unparsed_arguments": "{oops"}
-        for text, held in (("[1, 2]", [1, 2]), ("null", None), ("3", 3)):
-            parsed = parse_arguments(text)
+        for raw, held in (("[1, 2]", [1, 2]), ("null", None), ("3", 3)):
+            parsed = parse_arguments(raw)
             assert parsed.value is None and "not a JSON object" in (parsed.error or "")
             assert parsed.preserved() == {"_value": held}

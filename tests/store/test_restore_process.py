@@ -23,7 +23,7 @@ from _store_scenario import (
 
 from tandem.core import ApprovalBlock, ErrorBlock, InterruptBlock, Status, TextBlock, TurnStatus, UIActionBlock, restore
 from tandem.core.content import ApprovalResponseContent, InputResponseContent, ToolCallContent
-from tandem.core.log_entries import SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
+from tandem.core.log_entries import SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from tandem.core.store import ThreadStore
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")

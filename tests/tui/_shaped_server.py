@@ -36,7 +36,6 @@ import uvicorn
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
-    EventType,
     RawEvent,
     RunAgentInput,
     RunFinishedEvent,

@@ -30,9 +30,9 @@ class TestFocusAfterApproving:
             async with script.app().run_test(size=SIZE) as pilot:
                 app = await started(pilot)
                 await send(pilot, "delete it")
-                await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+                await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")  # noqa: B023 (awaited in this iteration)
                 await pilot.press("a")
-                await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the continued turn")
+                await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the continued turn")  # noqa: B023 (awaited in this iteration)
                 await pilot.pause()
                 assert app.focused is app.main.composer.input, state
                 await pilot.press(*"thanks")

@@ -39,6 +39,9 @@ class TestFollowing:
             scroller.focus()
             await pilot.press("pageup")
             await wait_for(pilot, lambda: not conversation.following, "following stops")
+            # The page scroll animates: take the reader's place once it has settled (under load,
+            # the first frames after the key still move it by fractions of a line).
+            await wait_for(pilot, lambda: not app.animator.is_being_animated(scroller, "scroll_y"), "the page-up to settle")
             position = scroller.scroll_y
             release(app, gate)
             await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the late messages")

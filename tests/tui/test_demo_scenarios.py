@@ -11,7 +11,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
 from _tui_harness import send, shown_text, started, wait_for
 from textual.pilot import Pilot
 from textual.errors import NoWidget

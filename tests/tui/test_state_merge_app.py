@@ -98,7 +98,7 @@ async def edit_field(pilot: Pilot[Any], app: TandemApp, path: str, value: str) -
         assert node is not None and node.data == prefix
         if depth < len(parts) and not node.is_expanded:
             await pilot.press("space")
-            await wait_for(pilot, lambda: node.is_expanded, f"{prefix} opened")
+            await wait_for(pilot, lambda: node.is_expanded, f"{prefix} opened")  # noqa: B023 (awaited in this iteration)
     await pilot.press("enter")
     editor = app.main.query_one(".state-panel--editor", Input)
     await wait_for(pilot, lambda: editor.has_focus, f"the editor of {path}")
