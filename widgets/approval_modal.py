@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual import events
-from textual.widgets import Button, Footer, Input, Static, TextArea
+from textual.widgets import Button, Input, Static, TextArea
 
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.widgets.sanitize import agent_text, pretty_json
@@ -146,8 +146,6 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
                 if block.allow_edits:
                     yield Button(Content("Edit (e)"), variant="primary", id="approval-modal--edit")
                 yield Button(Content("Decide later (Esc)"), variant="default", id="approval-modal--later")
-        # The modal's own keys: the main screen's footer would say "esc Cancel" here.
-        yield Footer()
 
     def on_mount(self) -> None:
         self._opened_at = time.monotonic()

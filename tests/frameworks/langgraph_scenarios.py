@@ -78,8 +78,10 @@ def ask(server: LangGraphServer, *args: str, stdin: str = "") -> AskRun:
     """Run `tandem ask --json --url SERVER ARGS…` to completion."""
     start = len(server.requests)
     env = {key: value for key, value in os.environ.items() if key != "TANDEM_HEADERS"}
+    # Answers on a pipe are read through `--answers -` (a piped stdin is never prompted on).
+    answers = ("--answers", "-") if stdin else ()
     completed = subprocess.run(
-        [sys.executable, "-m", "tandem.tui.cli", "ask", "--json", "--url", server.url, *args],
+        [sys.executable, "-m", "tandem.tui.cli", "ask", "--json", "--no-save", "--url", server.url, *answers, *args],
         input=stdin, capture_output=True, text=True, encoding="utf-8", cwd=REPO, env=env, timeout=TIMEOUT,
     )
     return AskRun(completed.returncode, completed.stdout, completed.stderr, server.requests[start:])

@@ -142,7 +142,8 @@ async def painted(pilot: Pilot[Any]) -> None:
         for view in app.conversation.mounted_views:
             if isinstance(view, TextView) and view.statistics().chars_written < len(view.block.text.rstrip()):  # type: ignore[attr-defined]
                 return False
-        return True
+        # A modal's own footer fills in its keys a refresh after it mounts (Textual's Footer).
+        return not (app.screen is not app.main and app.screen.query("Footer") and not app.screen.query("FooterKey"))
 
     await wait_for(pilot, done, "every text view painted")
     await pilot.pause(0.1)

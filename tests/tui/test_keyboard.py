@@ -153,7 +153,7 @@ class TestTheApprovalModal:
             await pilot.press("a")
             assert bells and _pending(app, ApprovalBlock).decision is None
 
-    async def test_the_guard_ends_and_the_footer_shows_the_modal_keys(self) -> None:
+    async def test_the_guard_ends_and_the_modal_keys_work(self) -> None:
         app = _approval_script().app(approval_guard_seconds=0.05)
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot)
@@ -161,8 +161,6 @@ class TestTheApprovalModal:
             await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
             modal = app.screen
             await wait_for(pilot, lambda: not modal.has_class("-guarded"), "the guard over")
-            shown = {binding.description for (_, binding, enabled, _) in modal.active_bindings.values() if binding.show}
-            assert "Decide later" in shown and "Cancel" not in shown
             await pilot.press("a")
             await wait_for(pilot, lambda: _pending(app, ApprovalBlock).decision is not None, "approved")
 
