@@ -80,10 +80,10 @@ def settle_connection(
         headers = {**resolve_headers(agent, config.path), **cli_headers}
     options: dict[str, Any] = {}
     for option, configured in (("connect_timeout", config.connect_timeout), ("read_timeout", config.read_timeout)):
-        value = getattr(args, option, None)
-        value = configured if value is None else value
-        if value is not None:
-            options[option] = value
+        if getattr(args, option, None) is not None:
+            continue  # the flag reaches the client through its TANDEM_*_TIMEOUT variable (`tui.cli`)
+        if configured is not None:
+            options[option] = configured
     return Connection(
         url=url,
         headers=headers,
