@@ -84,13 +84,18 @@ def _approval_script() -> Scripted:
     return Scripted([[text("I need approval."), request], [text("Done.", message_id="m2")]])
 
 
+async def _approval_asked(pilot: Any) -> None:
+    """Send the approval script's message and wait for its modal."""
+    app = await started(pilot)
+    await send(pilot, "delete it")
+    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+
+
 class TestThePendingDecision:
     async def test_decide_later_leaves_the_cursor_on_review_and_enter_reopens(self) -> None:
         app = _approval_script().app(approval_guard_seconds=0)
         async with app.run_test(size=(100, 30)) as pilot:
-            await started(pilot)
-            await send(pilot, "delete it")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await _approval_asked(pilot)
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.focused is not None and app.focused.has_class("approval-view--review"),
                            "the cursor on Review…")
@@ -105,9 +110,7 @@ class TestThePendingDecision:
     async def test_f4_reopens_the_approval_from_anywhere(self) -> None:
         app = _approval_script().app(approval_guard_seconds=0)
         async with app.run_test(size=(100, 30)) as pilot:
-            await started(pilot)
-            await send(pilot, "delete it")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await _approval_asked(pilot)
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalModal), "the modal closed")
             await pilot.press("f6")  # somewhere else entirely
@@ -145,9 +148,7 @@ class TestTheApprovalModal:
         bells: list[None] = []
         app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
         async with app.run_test(size=(100, 30)) as pilot:
-            await started(pilot)
-            await send(pilot, "delete it")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await _approval_asked(pilot)
             modal = app.screen
             assert modal.has_class("-guarded") and modal.query_one(".approval-modal--guard").display
             await pilot.press("a")
@@ -156,9 +157,7 @@ class TestTheApprovalModal:
     async def test_the_guard_ends_and_the_modal_keys_work(self) -> None:
         app = _approval_script().app(approval_guard_seconds=0.05)
         async with app.run_test(size=(100, 30)) as pilot:
-            await started(pilot)
-            await send(pilot, "delete it")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
+            await _approval_asked(pilot)
             modal = app.screen
             await wait_for(pilot, lambda: not modal.has_class("-guarded"), "the guard over")
             await pilot.press("a")
