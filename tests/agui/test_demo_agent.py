@@ -348,6 +348,18 @@ class TestInterrupts:
         second = await self._resume(agent, "/demo delete", first, "cancelled")
         assert "was not deleted" in text_of(second)
 
+    async def test_new_message_after_cancel_is_answered(self, agent: DemoAgent) -> None:
+        """Typing something new cancels the open approval; the new message is what gets answered."""
+        first = await run_validated(agent, make_input("/demo delete"))
+        (interrupt,) = outcome(first)["interrupts"]
+        messages = [{"id": "user-1", "role": "user", "content": "/demo delete"}, *history_from(first),
+                    {"id": "user-2", "role": "user", "content": "/demo reasoning"}]
+        body = make_input(messages=messages, run_id="run-2",
+                          resume=[{"interruptId": interrupt["id"], "status": "cancelled"}])
+        second = await run_validated(agent, body, resumed=True)
+        assert "was not deleted" not in text_of(second)
+        assert "REASONING_START" in types(second) or "THINKING_START" in types(second)
+
     @pytest.mark.parametrize("payload", [{"yes": 1}, {"approved": "yes"}, {"approved": True, "editedArgs": 3}])
     async def test_delete_malformed_payload_is_run_error(self, agent: DemoAgent, payload: dict[str, Any]) -> None:
         first = await run_validated(agent, make_input("/demo delete"))

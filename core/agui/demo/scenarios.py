@@ -137,7 +137,7 @@ def select_scenario(run_input: RunAgentInput) -> Selection:
         The selection; ``scenario`` is ``help`` when nothing matched and
         ``error`` when a continuation refers to something the history lacks.
     """
-    if run_input.resume:
+    if run_input.resume and not _superseded_by_new_message(run_input):
         return _select_resume(run_input, run_input.resume[0])
     action = booking_.read_action(run_input)
     if action is not None:
@@ -160,6 +160,16 @@ def select_scenario(run_input: RunAgentInput) -> Selection:
         if any(re.search(rf"\b{keyword}", text, re.IGNORECASE) for keyword in scenario.keywords):
             return Selection(scenario.name, "start", request=text)
     return Selection("help", "start", request=text)
+
+
+def _superseded_by_new_message(run_input: RunAgentInput) -> bool:
+    """Whether the person cancelled every open interrupt by sending a new message instead.
+
+    A client cancels what it leaves unanswered when the person types something new; the message,
+    not the cancellation, is what they want answered now.
+    """
+    cancelled_only = all(entry.status == "cancelled" for entry in run_input.resume or [])
+    return cancelled_only and bool(run_input.messages) and run_input.messages[-1].role == "user"
 
 
 def _select_resume(run_input: RunAgentInput, entry: ResumeEntry) -> Selection:
