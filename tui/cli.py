@@ -6,20 +6,35 @@ import argparse
 import os
 import re
 import sys
-from importlib.metadata import PackageNotFoundError, version
-from typing import NoReturn
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
-__all__ = ["main", "build_parser", "parse_headers"]
+__all__ = ["main", "build_parser", "parse_headers", "add_threads_arguments", "add_export_arguments"]
 
 HEADER_ENV = "TANDEM_HEADERS"
 """Extra request headers, newline-separated `Name: value` lines (never logged or stored)."""
 
 
 def _version() -> str:
+    # importlib.metadata costs more than the rest of parsing: only `--version` imports it.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("tandem-agui")
     except PackageNotFoundError:
         return "0+unknown"
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: argparse's version action, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"tandem {_version()}\n")
+        parser.exit()
 
 
 def parse_headers(values: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -120,13 +135,32 @@ def _usage_error(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def add_threads_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--start-fresh`."""
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--delete", metavar="ID", default=None, help="delete a thread (an id or a unique prefix)")
+    action.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), default=None, help="change a thread's title")
+    action.add_argument(
+        "--start-fresh",
+        action="store_true",
+        help="move an unreadable thread store aside (kept as threads.sqlite3.corrupt-<time>) and start a new one",
+    )
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `export` subcommand's arguments: `ID`, `--format md|jsonl`, `-o FILE`."""
+    parser.add_argument("thread_id", metavar="ID", help="the thread to export (an id or a unique prefix)")
+    parser.add_argument("--format", choices=["md", "jsonl"], default="md", help="Markdown to read, JSON lines for tools")
+    parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE (created 0600) instead of stdout")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for `tandem` and its subcommands."""
     parser = argparse.ArgumentParser(
         prog="tandem",
         description="A terminal client in which you and an AI agent work on the same state (AG-UI).",
     )
-    parser.add_argument("--version", action="version", version=f"tandem {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     _add_connection_args(parser)
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
     parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
@@ -170,8 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--thread", dest="resume", metavar="ID", help="continue a saved thread (an id or a unique prefix)")
     ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
     ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
-
-    from tandem.tui.threads_cli import add_export_arguments, add_threads_arguments
 
     add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
     add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))

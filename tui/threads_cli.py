@@ -1,6 +1,7 @@
 """`tandem threads` (list, rename, delete, start fresh) and `tandem export` (Markdown, JSON lines).
 
-Plain command-line output: these print, nothing else in `tui/` does. Errors go to stderr as one
+Plain command-line output: these print, nothing else in `tui/` does. Their arguments are declared
+in `tui.cli` (this module imports the store and core, which parsing must not). Errors go to stderr as one
 `tandem: …` line with exit status 1.
 """
 
@@ -17,26 +18,7 @@ from tandem.core.errors import LogStoreError
 from tandem.core.export import ExportHeader, markdown_safe, to_jsonl, to_markdown
 from tandem.core.store import ThreadInfo, ThreadStore
 
-__all__ = ["add_threads_arguments", "add_export_arguments", "run_threads", "run_export"]
-
-
-def add_threads_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--start-fresh`."""
-    action = parser.add_mutually_exclusive_group()
-    action.add_argument("--delete", metavar="ID", default=None, help="delete a thread (an id or a unique prefix)")
-    action.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), default=None, help="change a thread's title")
-    action.add_argument(
-        "--start-fresh",
-        action="store_true",
-        help="move an unreadable thread store aside (kept as threads.sqlite3.corrupt-<time>) and start a new one",
-    )
-
-
-def add_export_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `export` subcommand's arguments: `ID`, `--format md|jsonl`, `-o FILE`."""
-    parser.add_argument("thread_id", metavar="ID", help="the thread to export (an id or a unique prefix)")
-    parser.add_argument("--format", choices=["md", "jsonl"], default="md", help="Markdown to read, JSON lines for tools")
-    parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE (created 0600) instead of stdout")
+__all__ = ["run_threads", "run_export"]
 
 
 def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out: TextIO | None = None,
