@@ -1,12 +1,153 @@
-"""The first frame comes before the runtime: nothing of core, pydantic or the block views is imported by then."""
+"""Each command imports only what it needs: a behavioural guard on start-up, not a timing test.
+
+Start-up CPU is mostly imports (issue 15: `tandem --help` cost 0.3 s of CPU importing the whole
+runtime). These run the real command as a process with `python -X importtime` and fail when a
+module that command has no use for shows up: `--help` parses arguments only; `ask` streams text
+with no terminal UI; the app's first frame is Textual and Tandem's own light modules, with the
+runtime (pydantic models, the AG-UI client, the store) loaded by the engine thread after it.
+`tests/perf/bench_startup.py` measures what this protects.
+
+The first frame is checked twice: headless, in process (the app's own modules), and as the real
+`tandem` command in a pty (everything the command does until the frame is on the wire).
+"""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+
+PARSING_ONLY = ("textual", "rich", "pydantic", "httpx", "ag_ui", "a2ui", "jsonschema", "sqlite3", "tandem.core", "tandem.widgets")
+"""Nothing `--help` needs: the UI, the runtime (core imports pydantic), the transport, the store."""
+
+NO_TERMINAL_UI = ("textual", "tandem.widgets", "tandem.tui.app", "a2ui", "jsonschema")
+"""What a plain-text `tandem ask` turn has no use for: the app and its widgets; a2ui-core (its
+capabilities ship with Tandem, its catalog loads when a surface arrives); jsonschema (forms)."""
+
+NOT_BEFORE_THE_FIRST_FRAME = ("pydantic", "httpx", "ag_ui", "a2ui", "jsonschema", "sqlite3", "markdown_it",
+                              "tandem.core.agui", "tandem.core.context", "tandem.core.store", "tandem.core.blocks")
+"""The runtime the engine thread imports after the app painted its first frame."""
+
+PLACEHOLDER = "the agent — Enter sends".encode()
+"""Part of the composer's placeholder, on the app's first frame."""
+
+
+def _environment(tmp_path: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("TANDEM_", "TEXTUAL"))}
+    env.update({"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                "TERM": "xterm-256color"})
+    return env
+
+
+def _imported(importtime_output: str) -> set[str]:
+    return set(re.findall(r"import time:\s+\d+ \|\s+\d+ \| *(\S+)", importtime_output))
+
+
+def _offenders(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden))
+
+
+def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", *args], env=env,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["ask", "--help"], ["threads", "--help"], ["--version"]])
+def test_help_imports_no_runtime_and_no_ui(tmp_path: Path, args: list[str]) -> None:
+    result = _run(args, _environment(tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "tandem" in result.stdout
+    modules = _imported(result.stderr)
+    assert "tandem.tui.cli" in modules or "argparse" in modules  # the parse really ran under -X importtime
+    assert _offenders(modules, PARSING_ONLY) == []
+
+
+class _PlainText(BaseHTTPRequestHandler):
+    """An AG-UI run with one text message and nothing else."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        thread, run = body["threadId"], body["runId"]
+        events = [
+            {"type": "RUN_STARTED", "threadId": thread, "runId": run},
+            {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "plain words"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+            {"type": "RUN_FINISHED", "threadId": thread, "runId": run},
+        ]
+        payload = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture
+def plain_text_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _PlainText)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_ask_imports_no_terminal_ui(tmp_path: Path, plain_text_server: str) -> None:
+    result = _run(["ask", "--url", plain_text_server, "hi"], _environment(tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "plain words"
+    modules = _imported(result.stderr)
+    assert "tandem.core.agui.client" in modules  # the turn really went through the AG-UI client
+    assert _offenders(modules, NO_TERMINAL_UI) == []
+
+
+def test_the_first_frame_is_painted_before_the_runtime_is_imported(tmp_path: Path) -> None:
+    """The app in a pty until its first frame is on the wire (-X importtime's lines share the pty)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", "--speed", "0"],
+                               stdin=slave, stdout=slave, stderr=slave, env=_environment(tmp_path), start_new_session=True)
+    os.close(slave)
+    output = bytearray()
+    deadline = time.monotonic() + 60
+    try:
+        while PLACEHOLDER not in output and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                try:
+                    output += os.read(master, 65536)
+                except OSError:  # the app exited
+                    break
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        os.close(master)
+    assert PLACEHOLDER in output, bytes(output[-2000:])
+    before_frame = _imported(output[: output.index(PLACEHOLDER)].decode(errors="replace"))
+    assert "textual.app" in before_frame and "tandem.tui.app" in before_frame
+    assert _offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []
+
 
 PROBE = """
 import sys, threading
