@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from tandem.core.state_merge import (
     MISSING,
+    ORDER,
     ById,
     FieldChange,
     FieldPath,
@@ -213,7 +214,7 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
                 continue
             seen.add(broadest)
             mine, agent = resolve(outcome.value, broadest), resolve(theirs, broadest)
-            if _agree(mine, agent):
+            if _agree(mine, agent, broadest):
                 outcome.agreed.append(broadest)
             else:
                 outcome.conflicts.append((broadest, mine, agent))
@@ -234,7 +235,12 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
     return outcome
 
 
-def _agree(mine: Any, agent: Any) -> bool:
+def _agree(mine: Any, agent: Any, path: FieldPath) -> bool:
     if mine is MISSING or agent is MISSING:
         return mine is agent
+    if path and path[-1] is ORDER and type(mine) is list and type(agent) is list:
+        # Two reorders agree when they put the elements both hold in the same order: an
+        # element only one side holds was added or removed, a field of its own.
+        common = set(mine) & set(agent)
+        return [i for i in mine if i in common] == [i for i in agent if i in common]
     return same_value(mine, agent)

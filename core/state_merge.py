@@ -457,8 +457,9 @@ def _writable(container: Any, owned: set[int] | None, *, structural: bool = Fals
 def insert_element(document: Any, path: FieldPath, element: Any, source: Any) -> Any:
     """`document` with `element` added at `path` (an identity element), placed as in `source`.
 
-    The element goes after the element that precedes it in `source`'s array (first if none
-    does), or at the end when that predecessor is not in `document`.
+    The element goes right after the nearest element before it in `source`'s array that
+    `document`'s array still holds (the other writer may have removed its neighbour), first
+    when none is; at the end when `source` does not hold it.
 
     Raises:
         MergeError: the array is missing or not an array.
@@ -469,15 +470,15 @@ def insert_element(document: Any, path: FieldPath, element: Any, source: Any) ->
         raise MergeError("an element is added to an array")
     position = len(array)
     theirs = resolve(source, array_path)
-    if type(theirs) is list:
-        at = _index_of(theirs, key.id)
-        if at == 0:
-            position = 0
-        elif at is not None:
-            previous = _element_id(theirs[at - 1])
+    at = _index_of(theirs, key.id) if type(theirs) is list else None
+    if at is not None:
+        position = 0
+        for before in range(at - 1, -1, -1):
+            previous = _element_id(theirs[before])
             found = None if previous is None else _index_of(array, previous)
             if found is not None:
                 position = found + 1
+                break
     copied = list(array)
     copied.insert(position, element)
     return assign(document, array_path, copied)

@@ -147,6 +147,96 @@ class TestConflicts:
         assert (conflict.agent, conflict.agent_at) == (8, 1010.0)
 
 
+def ids(array: list[dict[str, Any]]) -> list[Any]:
+    return [element["id"] for element in array]
+
+
+LIST: dict[str, Any] = {"l": [{"id": x, "v": 0} for x in "abcd"], "t": 0}
+
+
+class TestArraysByIdentity:
+    """Inserts, deletes, moves and concurrent reorders of an array whose elements carry ids."""
+
+    def test_a_reorder_of_an_array_the_agent_wrote_earlier_in_the_run_is_committed(self) -> None:
+        # Found by hypothesis (see test_state_merge_properties): the agent replaces a field with
+        # an id-array, inserts into it, then reorders it in a second snapshot while the person
+        # has written other fields. The reorder is the agent's latest write and must stand.
+        state, *_ = running({"a": None, "t": 1})
+        state.set("/t", 2)
+        first = {"a": [{"id": "a2", "v": "a3"}, {"id": "a0", "v": "a1"}], "t": 1, "k": "x"}
+        state.apply_snapshot(first)
+        assert ids(state.committed["a"]) == ["a2", "a0"]
+        state.apply_snapshot({**first, "a": [first["a"][1], first["a"][0]]})
+        assert state.committed == {"a": [{"id": "a0", "v": "a1"}, {"id": "a2", "v": "a3"}], "t": 2, "k": "x"}
+        assert not state.field_conflicts
+
+    def test_an_agents_insert_goes_where_its_neighbour_was_when_the_person_removed_it(self) -> None:
+        state, *_ = running(LIST)
+        state.edit([{"op": "remove", "path": "/l/1"}])  # b
+        state.apply_delta([{"op": "add", "path": "/l/2", "value": {"id": "y"}}])  # after b
+        assert ids(state.committed["l"]) == ["a", "y", "c", "d"]
+        state.edit([{"op": "remove", "path": "/l/0"}])  # a: nothing before y is left
+        state.apply_delta([{"op": "add", "path": "/l/1", "value": {"id": "z"}}])  # after a
+        assert ids(state.committed["l"]) == ["z", "y", "c", "d"]
+        assert not state.field_conflicts
+
+    def test_inserts_after_one_element_from_both_sides_are_both_kept(self) -> None:
+        state, *_ = running(LIST)
+        state.edit([{"op": "add", "path": "/l/2", "value": {"id": "x"}}])
+        state.apply_delta([{"op": "add", "path": "/l/2", "value": {"id": "y"}}])
+        assert ids(state.committed["l"]) == ["a", "b", "y", "x", "c", "d"]
+        assert not state.field_conflicts
+
+    def test_a_delete_and_a_reorder_combine(self) -> None:
+        state, *_ = running(LIST)
+        state.edit([{"op": "remove", "path": "/l/1"}])
+        state.apply_delta([{"op": "move", "from": "/l/0", "path": "/l/3"}])
+        assert ids(state.committed["l"]) == ["c", "d", "a"]
+        assert not state.field_conflicts
+
+    def test_a_move_of_an_element_the_person_removed_leaves_it_removed(self) -> None:
+        state, *_ = running(LIST)
+        state.edit([{"op": "remove", "path": "/l/2"}])
+        state.apply_delta([{"op": "move", "from": "/l/2", "path": "/l/0"}])
+        assert ids(state.committed["l"]) == ["a", "b", "d"]
+        assert not state.field_conflicts
+
+    def test_the_persons_reorder_and_the_agents_insert_combine(self) -> None:
+        state, *_ = running(LIST)
+        state.edit([{"op": "move", "from": "/l/3", "path": "/l/0"}])
+        state.apply_delta([{"op": "add", "path": "/l/1", "value": {"id": "y"}}])
+        assert ids(state.committed["l"]) == ["d", "a", "y", "b", "c"]
+        assert not state.field_conflicts
+
+    def test_two_reorders_that_agree_on_the_shared_elements_agree(self) -> None:
+        state, _writes, merges, _clock = running(LIST)
+        state.edit([{"op": "add", "path": "/l/-", "value": {"id": "x"}}])
+        state.edit([{"op": "move", "from": "/l/3", "path": "/l/0"}])
+        state.apply_delta([{"op": "move", "from": "/l/3", "path": "/l/0"}])
+        assert ids(state.committed["l"]) == ["d", "a", "b", "c", "x"]
+        assert not state.field_conflicts
+        assert merges[-1].agreed == [("l", ORDER)]
+
+    def test_two_different_reorders_conflict_and_taking_the_agents_keeps_the_persons_insert(self) -> None:
+        state, *_ = running(LIST)
+        state.edit([{"op": "move", "from": "/l/3", "path": "/l/0"}])
+        state.edit([{"op": "add", "path": "/l/1", "value": {"id": "x"}}])  # after d
+        state.apply_delta([{"op": "move", "from": "/l/0", "path": "/l/3"}])
+        assert ids(state.committed["l"]) == ["d", "x", "a", "b", "c"]
+        [conflict] = state.field_conflicts
+        assert (conflict.label, conflict.mine, conflict.agent) == ("/l/[order]", ["d", "x", "a", "b", "c"], ["b", "c", "d", "a"])
+        state.resolve_conflict(conflict.id, "agent")
+        assert ids(state.committed["l"]) == ["b", "c", "d", "x", "a"]
+
+    def test_an_array_that_loses_its_ids_is_one_field_and_conflicts_with_an_element_edit(self) -> None:
+        state, *_ = running(LIST)
+        state.set("/l/0/v", 5)
+        state.apply_delta([{"op": "add", "path": "/l/-", "value": "plain"}])
+        assert state.committed["l"][0] == {"id": "a", "v": 5}
+        [conflict] = state.field_conflicts
+        assert conflict.label == "/l"
+
+
 class TestSettling:
     @pytest.mark.parametrize(
         "resolution, value, expected",
