@@ -18,7 +18,19 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
-from tandem.core.state_merge import FieldPath, MergeError, apply_patch, assign, overlaps, patch_changes, path_label, resolve
+from tandem.core.state_merge import (
+    MISSING,
+    ById,
+    FieldPath,
+    MergeError,
+    apply_patch,
+    assign,
+    insert_element,
+    overlaps,
+    patch_changes,
+    path_label,
+    resolve,
+)
 
 if TYPE_CHECKING:
     from tandem.core.blocks.base import BlockEnv
@@ -32,14 +44,22 @@ Patch = list[dict[str, Any]]
 
 @dataclass
 class Proposal:
-    """A pending agent write: RFC 6902 operations over the committed value."""
+    """A pending agent write: RFC 6902 operations in the agent's frame, merged like any agent write.
+
+    Owns its operations, the frame they apply to and its result; shown and accepted through the
+    three-way merge, so a proposal the person's edits made stale still shows and still accepts.
+    """
 
     id: str
     operations: Patch = field(default_factory=list)
     base: Any = None
-    """The value the agent computed the proposal against (committed plus earlier proposals)."""
+    """The agent's frame when the proposal began (its base plus the proposals pending then)."""
     seq: int = 0
-    """The person's write count when the proposal began: later writes are guarded on accept."""
+    """The person's write count at the agent's base: writes after it are guarded."""
+    frame: Any = None
+    """`base` with the operations applied: the proposed state as the agent sees it."""
+    touched: list[FieldPath] = field(default_factory=list)
+    """The fields the operations wrote (in `frame`'s terms)."""
 
     def paths(self) -> set[str]:
         """The JSON pointers this proposal writes."""
@@ -160,16 +180,16 @@ class AgentState:
 
     @property
     def value(self) -> Any:
-        """The committed value with every pending proposal applied: what the agent proposes."""
+        """The committed value with every pending proposal merged onto it: what accepting all gives.
+
+        Treat as read-only (it shares what the proposals do not change with `committed`).
+        """
         if not self._view_valid:
-            view = copy.deepcopy(self._committed)
+            view = self._committed
             if self._proposals:
                 view = _as_document(view)
             for proposal in self._proposals.values():
-                try:
-                    view = jsonpatch.apply_patch(view, proposal.operations)
-                except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError):
-                    log.warning("proposal %s no longer applies to the committed state", proposal.id)
+                view = self._merged_proposal(proposal, view).value
             self._view, self._view_valid = view, True
         return self._view
 
@@ -183,10 +203,19 @@ class AgentState:
         return proposal_id in self._proposals
 
     def proposal_diff(self, proposal_id: str) -> Patch:
-        """The proposal as a minimal RFC 6902 patch against the committed value."""
-        proposal = self._proposals[proposal_id]
-        proposed = jsonpatch.apply_patch(_as_document(copy.deepcopy(self._committed)), proposal.operations)
-        return list(jsonpatch.make_patch(_as_document(self._committed), proposed))
+        """What accepting the proposal would change, as a minimal RFC 6902 patch against the committed value.
+
+        The proposal is merged as `accept` merges it: a field the person changed since the
+        agent's base keeps the person's value (see `proposal_conflicts`).
+        """
+        committed = _as_document(self._committed)
+        merged = self._merged_proposal(self._proposals[proposal_id], committed).value
+        return list(jsonpatch.make_patch(committed, merged))
+
+    def proposal_conflicts(self, proposal_id: str) -> list[str]:
+        """The fields where accepting the proposal would conflict with the person's writes (readable names)."""
+        outcome = self._merged_proposal(self._proposals[proposal_id], _as_document(self._committed))
+        return [path_label(path) for path, _mine, _agent in outcome.conflicts]
 
     def typed(self) -> BaseModel | None:
         """The committed value as the state model, when one is configured."""
@@ -298,10 +327,18 @@ class AgentState:
             return
         proposal = self._proposals.get(proposal_id)
         if proposal is None:
-            proposal = Proposal(proposal_id, base=self.value, seq=self._seq)
-        # The proposal must apply on top of what is already proposed.
-        self._patched(self.value, patch)
-        proposal.operations.extend(copy.deepcopy(patch))
+            frame = self._agent_view()
+            proposal = Proposal(proposal_id, base=frame, seq=self._base_seq, frame=frame)
+        operations = copy.deepcopy(patch)
+        try:
+            # The agent computed it against its own frame, never against the person's edits.
+            frame, touched = apply_patch(proposal.frame, operations)
+        except MergeError as exc:
+            self._diverge(f"state patch failed: {exc}")
+            raise PatchError(f"state patch failed and was not applied: {exc}") from exc
+        proposal.operations.extend(operations)
+        proposal.frame = frame
+        proposal.touched.extend(touched)
         self._proposals[proposal_id] = proposal
         self._changed_now()
 
@@ -316,13 +353,9 @@ class AgentState:
         """
         proposal = self._proposals[proposal_id]
         who, at = self._who(who), self._now()
-        try:
-            theirs, touched = apply_patch(_as_document(proposal.base), proposal.operations)
-        except MergeError as exc:
-            raise PatchError(f"proposal {proposal_id} does not apply: {exc}") from exc
-        changes = patch_changes(_as_document(proposal.base), theirs, touched)
         guards = self._guards(since=proposal.seq)
-        outcome = merge_onto(_as_document(self._committed), theirs, changes, guards)
+        outcome = self._merged_proposal(proposal, _as_document(self._committed))
+        theirs = proposal.frame
         self._commit(outcome.value, note=f"proposal {proposal_id}")
         del self._proposals[proposal_id]
         self._drop_conflicts(proposal_id)
@@ -380,7 +413,7 @@ class AgentState:
                                 path=path,
                                 proposal_id=proposal.id,
                                 human_value=_pointer_value(new_value, path),
-                                agent_value=_pointer_value(self.value, path),
+                                agent_value=_pointer_value(proposal.frame, path),
                             )
                         )
         self.conflicts.extend(found)
@@ -412,8 +445,13 @@ class AgentState:
         at = self._now() if at is None else at
         if resolution != "mine":
             chosen = conflict.agent if resolution == "agent" else value
+            committed = _as_document(self._committed)
             try:
-                new_value = assign(_as_document(self._committed), conflict.path, chosen)
+                if conflict.path and isinstance(conflict.path[-1], ById) and chosen is not MISSING and resolve(committed, conflict.path) is MISSING:
+                    # An element the person removed comes back where the agent has it, not at the end.
+                    new_value = insert_element(committed, conflict.path, chosen, _as_document(self._base))
+                else:
+                    new_value = assign(committed, conflict.path, chosen)
             except MergeError as exc:
                 raise PatchError(f"cannot write {conflict.label}: {exc}") from exc
             self._commit(new_value, note="conflict resolution", human=True)
@@ -475,6 +513,22 @@ class AgentState:
         guards = Guards(paths)
         self._guard_cache = (key, guards)
         return guards
+
+    def _agent_view(self) -> Any:
+        """The agent's frame with its pending proposals applied: what a new proposal is computed against."""
+        view = _as_document(self._base)
+        for proposal in self._proposals.values():
+            try:
+                view, _touched = apply_patch(view, proposal.operations)
+            except MergeError:
+                log.warning("proposal %s no longer applies to the agent's frame", proposal.id)
+        return view
+
+    def _merged_proposal(self, proposal: Proposal, onto: Any) -> Any:
+        """`proposal` merged onto `onto` by the rules of an agent write (a `MergeOutcome`)."""
+        base = _as_document(proposal.base)
+        changes = patch_changes(base, proposal.frame, proposal.touched)
+        return merge_onto(onto, proposal.frame, changes, self._guards(since=proposal.seq))
 
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
@@ -548,18 +602,6 @@ class AgentState:
     def _settle(self, conflict: FieldConflict, resolution: Resolution, who: str, at: float) -> None:
         conflict.resolution, conflict.resolved_by, conflict.resolved_at = resolution, who, at
         self._resolved.notify(conflict)
-
-    def _patched(self, document: Any, patch: Patch, *, human: bool = False) -> Any:
-        patched = _patched_members(document, patch)
-        if patched is not None:
-            return patched
-        try:
-            # in_place=False copies the document first, so a failing patch leaves it untouched.
-            return jsonpatch.apply_patch(_as_document(document), patch, in_place=False)
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError, IndexError) as exc:
-            if not human:  # a human's bad edit is refused; it says nothing about the agent's copy
-                self._diverge(f"state patch failed: {exc}")
-            raise PatchError(f"state patch failed and was not applied: {exc}") from exc
 
     def _commit(self, value: Any, *, note: str, human: bool = False) -> None:
         if self.model is not None:

@@ -391,12 +391,17 @@ class StatePanel(Vertical, can_focus=False):
                 proposer = self._proposer_of(proposal_id)
                 try:
                     operations = state.proposal_diff(proposal_id)
-                except Exception as exc:  # a stale proposal still shows, with why it no longer applies
-                    self.log.warning("proposal", proposal_id, "does not apply:", exc)
+                    clashes = state.proposal_conflicts(proposal_id)
+                except Exception as exc:  # a broken proposal still shows, with why it cannot be shown
+                    self.log.warning("proposal", proposal_id, "cannot be shown:", exc)
                     title = f"{sanitize(proposer or '').strip() or 'The agent'} proposes a change"
-                    shown.append((proposal_id, title, [("!", "-removed", "no longer applies to the committed state")]))
+                    shown.append((proposal_id, title, [("!", "-removed", "cannot be shown against the committed state")]))
                     continue
-                shown.append((proposal_id, proposal_title(proposer, operations), diff_lines(state.committed, operations)))
+                # The diff is what accepting gives (merged like any agent write); fields the
+                # person changed since keep the person's value and would become conflicts.
+                lines = diff_lines(state.committed, operations)
+                lines += [("⚠", "-removed", f"{sanitize(label)}: yours stays (you changed it since)") for label in clashes]
+                shown.append((proposal_id, proposal_title(proposer, operations), lines))
         if shown == self._shown_proposals:
             return
         self._shown_proposals = shown

@@ -228,6 +228,18 @@ class TestArraysByIdentity:
         state.resolve_conflict(conflict.id, "agent")
         assert ids(state.committed["l"]) == ["b", "c", "d", "x", "a"]
 
+    def test_taking_the_agents_element_the_person_removed_puts_it_back_where_the_agent_has_it(self) -> None:
+        # Found by hypothesis: it came back at the end of the array, against the agent's order.
+        state, *_ = running(LIST)
+        state.apply_delta([{"op": "move", "from": "/l/0", "path": "/l/1"}])  # b a c d
+        state.edit([{"op": "remove", "path": "/l/0"}])  # the person removes b
+        state.apply_delta([{"op": "replace", "path": "/l/0/v", "value": 1}])  # the agent changes b
+        [conflict] = state.field_conflicts
+        assert conflict.path == ("l", ById("b"))
+        state.resolve_conflict(conflict.id, "agent")
+        assert ids(state.committed["l"]) == ["b", "a", "c", "d"]
+        assert state.committed["l"][0] == {"id": "b", "v": 1}
+
     def test_an_array_that_loses_its_ids_is_one_field_and_conflicts_with_an_element_edit(self) -> None:
         state, *_ = running(LIST)
         state.set("/l/0/v", 5)
@@ -302,6 +314,36 @@ class TestAcceptedProposals:
         assert "meta" not in state.committed
         [conflict] = state.field_conflicts
         assert conflict.mine is MISSING
+
+
+    def test_a_proposal_the_persons_edits_made_stale_still_shows_grows_and_accepts_by_the_rules(self) -> None:
+        state, *_ = running()
+        state.apply_delta([{"op": "add", "path": "/meta/oven", "value": "200C"}], proposal_id="p1")
+        state.apply_delta([{"op": "replace", "path": "/steps/1/done", "value": True}], proposal_id="p1")
+        # The person removes the first step and the whole meta object while it is pending.
+        state.edit([{"op": "remove", "path": "/steps/0"}])
+        state.edit([{"op": "remove", "path": "/meta"}])
+        # The agent goes on proposing in its own frame (index 1 is still its "fry"): no patch error.
+        state.apply_delta([{"op": "replace", "path": "/steps/1/text", "value": "fry gently"}], proposal_id="p1")
+        assert not state.diverged
+        fried = {"id": "s2", "text": "fry gently", "done": True}
+        # Shown as what accepting gives: the step by identity; meta stays removed, a conflict.
+        assert state.proposal_diff("p1") == [{"op": "replace", "path": "/steps/0/text", "value": "fry gently"}, {"op": "replace", "path": "/steps/0/done", "value": True}]
+        assert state.proposal_conflicts("p1") == ["/meta"]
+        assert state.value["steps"] == [fried]
+        state.accept("p1")
+        assert state.committed["steps"] == [fried]
+        assert "meta" not in state.committed
+        [conflict] = state.open_conflicts
+        assert (conflict.label, conflict.mine, conflict.source) == ("/meta", MISSING, "proposal p1")
+
+    def test_a_proposal_over_an_element_the_person_inserted_before_it_began_means_the_agents_element(self) -> None:
+        state, *_ = running()
+        state.edit([{"op": "add", "path": "/steps/0", "value": {"id": "s0", "text": "preheat", "done": False}}])
+        # The agent has not seen s0: its index 1 is "fry".
+        state.apply_delta([{"op": "replace", "path": "/steps/1/done", "value": True}], proposal_id="p1")
+        state.accept("p1")
+        assert [(s["id"], s["done"]) for s in state.committed["steps"]] == [("s0", False), ("s1", False), ("s2", True)]
 
 
 class TestTheAgentIsTold:

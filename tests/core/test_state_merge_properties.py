@@ -243,7 +243,8 @@ def test_random_interleavings_lose_nothing_silently_and_restore_identically(docu
                 yield snapshot(copy.deepcopy(theirs)) if step == "snapshot" else delta(operations)
                 ledger.agent_wrote(mine, theirs)
             elif step == "proposal":
-                operation = draw_operation(data, state.value, values, "p")
+                # The agent proposes in its own frame, as it writes.
+                operation = draw_operation(data, frame["doc"], values, "p")
                 yield delta([operation], proposal_id=f"p{values.scalar('')}")
                 proposal = state.proposals[-1]
                 clock.advance(1)

@@ -204,3 +204,14 @@ async def test_the_card_is_titled_by_what_proposes_it_and_the_id_is_kept_for_the
         panel.set_state(state)
         await pilot.pause()
         assert str(panel.query_one(".state-panel--proposal-title", Static).render()).startswith("The agent proposes /document")
+
+
+async def test_a_proposal_the_person_made_stale_shows_what_accepting_gives_and_what_would_clash() -> None:
+    state = AgentState({"title": "Pancakes", "meta": {"level": "easy"}})
+    state.apply_delta([{"op": "add", "path": "/meta/oven", "value": "200C"}, {"op": "replace", "path": "/title", "value": "Crêpes"}], proposal_id="p1")
+    state.edit([{"op": "remove", "path": "/meta"}], record=False)
+    panel = StatePanel(state)
+    async with _Host(panel).run_test(size=(70, 40)) as pilot:
+        await pilot.pause()
+        diff = [str(line.render()) for line in panel.query(".state-panel--diff").results(Static)]
+        assert diff == ["~ /title: Pancakes → Crêpes", "⚠ /meta: yours stays (you changed it since)"]
