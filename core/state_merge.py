@@ -20,11 +20,13 @@ Which writes merge and which conflict (the rules AgentState applies):
   agree; different values are a **conflict**. The committed value keeps the person's write
   until the person decides (keep mine / take the agent's / edit).
 - An element added by either side to an identity array is a field of its own (no conflict),
-  placed after the element that precedes it on the writer's side; an element the person
-  removed while the agent changed it (or the reverse) conflicts.
+  placed right after the nearest element before it on the writer's side that the array still
+  holds (first if none); an element the person removed while the agent changed it (or the
+  reverse) conflicts.
 - A reorder (a move inside an identity array) is a change to the `[order]` field: it combines
-  with edits inside elements; two different reorders conflict. Elements only ours has keep
-  their place after their predecessor. A move between different fields is a remove plus an add.
+  with inserts, deletes and edits inside elements. Two reorders agree when they order the
+  elements both hold alike, and otherwise conflict. Elements only ours has keep their place
+  after their predecessor. A move between different fields is a remove plus an add.
 - Equality is JSON equality with numbers compared by value; at the changed field itself a
   change of type counts (`true` → `1`), inside an otherwise equal array it does not.
 
