@@ -182,3 +182,62 @@ class TestEditingWhileTheAgentWrites:
             assert state_of(app)["recipe"]["title"] == "Sunday pasta"
             assert state_of(app)["document"] == DOCUMENT_STARTER
             assert app.context is not None and not app.context.agent.state.field_conflicts
+
+
+def conflict_lines(app: TandemApp) -> list[str]:
+    """Every line the state panel's conflict cards show, in order."""
+    panel = app.main.query_one(StatePanel)
+    return [str(w.render()) for w in panel.query("StateConflictView Static").results(Static)]
+
+
+class TestRestoredConflicts:
+    async def test_a_resumed_thread_shows_the_same_conflicts_settled_or_not(self, tmp_path: Path) -> None:
+        from _thread_harness import SavedScript
+        from _tui_harness import delta, text
+
+        saved = SavedScript(tmp_path / "threads.sqlite3", state={"title": "Pasta", "servings": 2, "notes": "salt"})
+
+        def person_edits() -> None:
+            # The person's writes during the run (engine thread, as the panel's edits arrive).
+            state = saved.contexts[-1].agent.state
+            state.set("/servings", 6)
+            state.set("/title", "Nonna's pasta")
+
+        agent_writes = delta([
+            {"op": "replace", "path": "/servings", "value": 4},
+            {"op": "replace", "path": "/title", "value": "Agent's pasta"},
+            {"op": "replace", "path": "/notes", "value": "pepper"},
+        ])
+        first = saved.app([[person_edits, agent_writes, text("Done.")]])
+        async with first.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await send(pilot, "improve it")
+            await wait_for(pilot, lambda: "Done." in shown_text(first) and first.main.status is Status.IDLE, "the reply")
+            panel = first.main.query_one(StatePanel)
+            await wait_for(pilot, lambda: len(panel.query(".state-conflict-view--mine-button")) == 2, "two conflict cards")
+            [servings_card] = [v for v in panel.query("StateConflictView") if v.conflict.label == "/servings"]  # type: ignore[attr-defined]
+            button = servings_card.query_one(".state-conflict-view--mine-button")
+            button.scroll_visible(animate=False, immediate=True)
+            await pilot.pause()
+            assert await pilot.click(button)
+            await wait_for(pilot, lambda: len(panel.query(".state-conflict-view--mine-button")) == 1, "the servings conflict settled")
+            await wait_for(pilot, lambda: any(line.startswith("✓ /servings: kept yours") for line in conflict_lines(first)), "the settled line")
+            before, committed = conflict_lines(first), state_of(first)
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert committed == {"title": "Nonna's pasta", "servings": 6, "notes": "pepper"}
+        assert before[0] == "⚠ conflict at /title"
+        assert before[1].startswith("yours: Nonna's pasta — ada, ") and before[2].startswith("agent's: Agent's pasta — ")
+
+        second = saved.app(resume="")
+        async with second.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            panel = second.main.query_one(StatePanel)
+            await wait_for(pilot, lambda: conflict_lines(second) == before, "the same conflict cards after resume")
+            assert state_of(second) == committed
+            # The open one is still the person's call.
+            button = panel.query_one(".state-conflict-view--agent-button")
+            button.scroll_visible(animate=False, immediate=True)
+            await pilot.pause()
+            assert await pilot.click(button)
+            await wait_for(pilot, lambda: state_of(second)["title"] == "Agent's pasta", "the agent's title taken")
