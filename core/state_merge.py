@@ -361,19 +361,23 @@ def _reordered(array: list[Any], order: Any) -> list[Any]:
     """`array` in the id order `order`; elements `order` does not name stay after their predecessor."""
     if type(order) is not list:
         raise MergeError("an array order is a list of ids")
-    by_id = {_element_id(element): element for element in array}
-    result = [by_id[ident] for ident in order if ident in by_id]
-    named = {ident for ident in order if ident in by_id}
-    placed = {_element_id(element) for element in result}
+    positions = _identity_index(array) if array else {}
+    if positions is None:
+        raise MergeError("an order belongs to an array of elements with ids")
+    named: dict[Any, None] = {}
+    for ident in order:
+        if (type(ident) is str or type(ident) is int) and ident in positions:
+            named[ident] = None
+    result = [array[positions[ident]] for ident in named]
+    if len(result) == len(array):
+        return result
     previous: Any = None
     for element in array:
-        ident = _element_id(element)
-        if ident not in named and ident not in placed:
+        if _element_id(element) not in named:
             position = 0 if previous is None else next(
                 (i + 1 for i, e in enumerate(result) if e is previous), len(result)
             )
             result.insert(position, element)
-            placed.add(ident)
         previous = element
     return result
 
@@ -641,26 +645,26 @@ def field_changes(before: Any, after: Any, prefix: FieldPath = ()) -> list[Field
 
 
 def _array_changes(before: list[Any], after: list[Any], prefix: FieldPath) -> list[FieldChange]:
-    old = {_element_id(element): element for element in before}
-    new_ids = [_element_id(element) for element in after]
+    # Both are identity arrays (or empty): their id → position indexes exist (cached when long).
+    old = (_identity_index(before) if before else None) or {}
+    new = (_identity_index(after) if after else None) or {}
     changes: list[FieldChange] = []
-    for ident, element in zip(new_ids, after):
-        assert ident is not None
-        previous = old.get(ident, MISSING)
-        if previous is MISSING:
+    for ident, position in new.items():
+        element = after[position]
+        at = old.get(ident)
+        if at is None:
             changes.append(((*prefix, ById(ident)), element))
-        elif previous is not element and not same_value(previous, element):
-            changes.extend(field_changes(previous, element, (*prefix, ById(ident))))
-    new = set(new_ids)
-    kept = [_element_id(element) for element in before if _element_id(element) in new]
+        else:
+            previous = before[at]
+            if previous is not element and not same_value(previous, element):
+                changes.extend(field_changes(previous, element, (*prefix, ById(ident))))
     for ident in old:
         if ident not in new:
-            assert ident is not None
             changes.append(((*prefix, ById(ident)), MISSING))
     # An insert places itself (after its predecessor, see `insert_element`); only a change in
     # the relative order of the elements both versions hold is a reorder.
-    if [ident for ident in new_ids if ident in old] != kept:
-        changes.append(((*prefix, ORDER), new_ids))
+    if [ident for ident in new if ident in old] != [ident for ident in old if ident in new]:
+        changes.append(((*prefix, ORDER), list(new)))
     return changes
 
 
