@@ -19,6 +19,7 @@ answers `Tool results received: <tool>=<result>. Done.` The captures these mirro
 | `/reasoning` | one user message | `REASONING_START`, `REASONING_MESSAGE_START`/3× `_CONTENT` ("Considering the question carefully.")/`_END`, `REASONING_END`, then text "After thinking: the answer is 42." |
 | `/backend_tool` | one user message | empty `TEXT_MESSAGE_START`/`_END` (the tool call's parent), `TOOL_CALL_START` `get_weather` id `call_weather_1`, 2× `_ARGS` (`{"city": "Paris"}`), `_END`, `TOOL_CALL_RESULT` "Sunny, 21C in Paris", then text |
 | `/state` | `state` like `{"todos": ["buy milk"], "counter": 1}` | as `/backend_tool` with `add_todo` `{"item": "write tests"}` id `call_todo_1`, result "added 'write tests'", then `STATE_SNAPSHOT` (`todos` + "write tests", `counter` + 1), `STATE_DELTA` (`replace /counter` + 1, `add /todos/-` "review PR"), then text |
+| `/state_held` | as `/state`, plus a `title` | as `/state` (snapshots carry `title` back as sent), but when `STATE_HOLD` is armed the tool waits for the test to release it before it writes state (a person edits meanwhile) |
 | `/frontend_tool` | run 1: `tools` declares `confirm_action` | text "Let me ask you first.", `TOOL_CALL_*` `confirm_action` id `call_confirm_1` (`{"action": "deploy", "target": "prod"}`), no result, `RUN_FINISHED` success with `pendingToolCallIds: ["call_confirm_1"]` |
 | | run 2: history + assistant `toolCalls` + `{"role": "tool", "toolCallId": "call_confirm_1", "content": ...}` | text "Tool results received: confirm_action=<content>. Done." (JSON content comes back compact: `{"confirmed":true}`) |
 | `/interrupt` | run 1: one user message | empty text pair, `TOOL_CALL_*` `delete_file` id `call_delete_1` (`{"path": "/tmp/demo.txt"}`), `RUN_FINISHED` outcome `interrupt` with interrupt id `int-call_delete_1`, `reason: "tool_call"`, `toolCallId`, `message`, `responseSchema` {approved (required), editedArgs, reason} |
@@ -82,6 +83,7 @@ SCENARIOS = (
     "reasoning",
     "backend_tool",
     "state",
+    "state_held",
     "frontend_tool",
     "interrupt",
     "error",
@@ -279,6 +281,49 @@ def add_todo(ctx: RunContext[StateDeps[TodoState]], item: str) -> ToolReturn:
     return ToolReturn(return_value=f"added {item!r}", metadata=[snapshot, delta])
 
 
+class Hold:
+    """A pause a test controls: `/state_held`'s tool waits here before it writes state.
+
+    The tool runs in a worker thread of the server, so waiting on threading events blocks
+    neither the server's loop nor the test's.
+    """
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.reached = threading.Event()
+        self.go_on = threading.Event()
+
+    def arm(self) -> None:
+        """Hold the next run's tool until `go_on` is set."""
+        self.reached.clear()
+        self.go_on.clear()
+        self.armed = True
+
+    def wait(self) -> None:
+        if not self.armed:
+            return
+        self.armed = False
+        self.reached.set()
+        if not self.go_on.wait(30):
+            raise RuntimeError("the test never released the hold")
+
+
+STATE_HOLD = Hold()
+"""The hold of `/state_held` (one server per session: arm it for the run to hold)."""
+
+
+class TitledTodoState(TodoState):
+    """`/state_held`'s state: the todos plus a title the agent never writes (its snapshots carry it back as sent)."""
+
+    title: str = ""
+
+
+def add_todo_held(ctx: RunContext[StateDeps[TitledTodoState]], item: str) -> ToolReturn:
+    """`add_todo` after the test releases `STATE_HOLD` (backend tool of `/state_held`)."""
+    STATE_HOLD.wait()
+    return add_todo(ctx, item)  # type: ignore[arg-type]  (a TitledTodoState is a TodoState)
+
+
 def delete_file(path: str) -> str:
     """Pretend to delete a file; needs approval (backend tool of `/interrupt`)."""
     return f"deleted {path}"
@@ -301,6 +346,8 @@ def _agents(delay: float) -> dict[str, Agent[Any, Any]]:
     backend.tool_plain(get_weather)
     state = _agent(_state_turn, delay, deps_type=StateDeps[TodoState])
     state.tool(add_todo)
+    state_held = _agent(_state_turn, delay, deps_type=StateDeps[TitledTodoState])
+    state_held.tool(name="add_todo")(add_todo_held)
     error = _agent(_error_turn, delay)
     error.tool_plain(explode)
     return {
@@ -308,6 +355,7 @@ def _agents(delay: float) -> dict[str, Agent[Any, Any]]:
         "reasoning": _agent(_reasoning_turn, delay),
         "backend_tool": backend,
         "state": state,
+        "state_held": state_held,
         "frontend_tool": _agent(_frontend_turn, delay),
         "interrupt": interrupt,
         "error": error,
@@ -318,6 +366,8 @@ def _agents(delay: float) -> dict[str, Agent[Any, Any]]:
 
 def _deps_for(scenario: str) -> StateDeps[Any]:
     # Every scenario takes the client's state, so a client that always sends it causes no warning.
+    if scenario == "state_held":
+        return StateDeps(TitledTodoState())
     return StateDeps(TodoState()) if scenario == "state" else StateDeps({})
 
 

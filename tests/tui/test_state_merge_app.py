@@ -241,3 +241,57 @@ class TestRestoredConflicts:
             await pilot.pause()
             assert await pilot.click(button)
             await wait_for(pilot, lambda: state_of(second)["title"] == "Agent's pasta", "the agent's title taken")
+
+
+class TestAPydanticAIServer:
+    """A real pydantic-ai AG-UI server over HTTP (tests/agui/pai_server.py `/state_held`): its tool
+    holds while the person edits in the panel, then writes a snapshot and a delta."""
+
+    async def test_the_persons_edits_in_the_panel_meet_a_real_servers_state_writes(self, tmp_path: Path) -> None:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agui"))  # the server, however pytest imports us
+        from pai_server import STATE_HOLD, serve_pai_agents
+
+        from tandem.core import BlockEnv
+        from tandem.tui.backend import build_context
+
+        with serve_pai_agents() as server:
+            url = server.url_for("state_held")
+            app = TandemApp(lambda loop: build_context(url, hooks=AppHooks(), env=BlockEnv(user="ada")),
+                            endpoint=url, data_dir=tmp_path, frame_seconds=0.005, approval_guard_seconds=0.0)
+            async with app.run_test(size=SIZE) as pilot:
+                await started(pilot)
+                await send(pilot, "add a todo")
+                await wait_for(pilot, lambda: app.main.status is Status.IDLE and state_of(app).get("counter") == 2, "the first run's state")
+                assert state_of(app) == {"todos": ["write tests", "review PR"], "counter": 2, "title": ""}
+
+                STATE_HOLD.arm()
+                await send(pilot, "add another")
+                await wait_for(pilot, STATE_HOLD.reached.is_set, "the server's tool holding")
+                # A field the agent does not write, and one it does (a plain array: one field).
+                await edit_field(pilot, app, "/title", "Groceries")
+                await edit_field(pilot, app, "/todos/0", "write more tests")
+                STATE_HOLD.go_on.set()
+                await wait_for(pilot, lambda: app.main.status is Status.IDLE and state_of(app)["counter"] == 4, "the second run's writes")
+
+                assert state_of(app) == {"todos": ["write more tests", "review PR"], "counter": 4, "title": "Groceries"}
+                panel = app.main.query_one(StatePanel)
+                await wait_for(pilot, lambda: bool(panel.query(".state-conflict-view--mine-button")), "the conflict card")
+                lines = conflict_lines(app)
+                assert lines[0] == "⚠ conflict at /todos"
+                assert lines[1].startswith('yours: ["write more tests", "review PR"] — ada, ')
+                assert lines[2].startswith('agent\'s: ["write tests", "review PR", "write tests", "review PR"] — ') and lines[2].endswith("(delta)")
+                button = panel.query_one(".state-conflict-view--mine-button")
+                button.scroll_visible(animate=False, immediate=True)
+                await pilot.pause()
+                assert await pilot.click(button)
+                await wait_for(pilot, lambda: not panel.query(".state-conflict-view--mine-button"), "the conflict settled")
+
+                await send(pilot, "and one more")
+                await wait_for(pilot, lambda: len(server.requests_for(app.context.conversation_id)) == 3 and app.main.status is Status.IDLE, "the third run")  # type: ignore[union-attr]
+        third = server.requests_for(app.context.conversation_id)[2].body  # type: ignore[union-attr]
+        # The agent is told: the person's values in the state, and which fields the person changed.
+        assert third["state"] == {"todos": ["write more tests", "review PR"], "counter": 4, "title": "Groceries"}
+        [entry] = [c for c in third["context"] if "person changed" in c["description"]]
+        assert json.loads(entry["value"]) == {"changed": ["/title", "/todos"], "conflicts": [{"field": "/todos", "status": "mine", "kept": "person"}]}
