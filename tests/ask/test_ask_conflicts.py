@@ -94,3 +94,55 @@ def test_the_cli_takes_on_conflict() -> None:
     assert next(e for e in result.events if e["event"] == "state")["conflicts"] == []
     bad = ask("--on-conflict", "never", "hi")
     assert bad.returncode == 2 and "--on-conflict" in bad.stderr
+
+
+async def test_a_thread_left_with_an_open_conflict_is_settled_by_the_cli(tmp_path: Any) -> None:
+    """A thread where the person's edit during a run clashed with the demo agent (left open, as
+    quitting the app leaves it) is continued by `tandem ask --thread` as a subprocess: the agent writes
+    the field again, the run reports the merge and the conflict as events and settles it by policy."""
+    import asyncio
+
+    from _ask_harness import clean_env
+
+    from tandem.core.agui import AGUIChatClient
+    from tandem.core.agui.demo import DemoAgent, encode_sse
+    from tandem.core.store import ThreadStore
+    from tandem.tui.backend import AppHooks, build_agent
+
+    data = tmp_path / "data"
+    held, go_on = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        held.set()
+        await go_on.wait()
+
+    demo = DemoAgent(0, holds={"recipe": hold})
+    client = AGUIChatClient.from_byte_source(lambda run_input: encode_sse(demo, run_input))
+    with ThreadStore(data / "tandem" / "threads.sqlite3") as store:
+        thread = store.create()
+        context = AgentContext(build_agent(client, hooks=AppHooks(), env=BlockEnv(user="ada")), thread=thread)
+        turn = await context.send("/demo recipe")
+        await turn.wait()
+        turn = await context.send("/demo recipe")
+        await held.wait()
+        context.agent.state.edit([{"op": "replace", "path": "/recipe/instructions/0", "value": "Boil the pasta in salted water."}])
+        go_on.set()
+        await turn.wait()
+        [conflict] = context.agent.state.open_conflicts
+        assert conflict.label == "/recipe/instructions"
+        mine = context.agent.state.committed["recipe"]["instructions"]
+        thread_id = thread.thread_id
+        thread.close()
+
+    result = ask("--json", "--thread", thread_id, "--on-conflict", "agent", "/demo recipe", env=clean_env(XDG_DATA_HOME=str(data)))
+    assert result.returncode == 0, result.stderr
+    merges = [e for e in result.events if e["event"] == "state_merge"]
+    [reported] = [c for m in merges for c in m["conflicts"]]
+    # The same conflict (same id), now with the agent's latest value; the person's still stands in it.
+    assert (reported["id"], reported["field"], reported["mine"]) == (conflict.id, "/recipe/instructions", {"value": mine})
+    assert reported["agent"]["value"] != mine  # built on the request's state (mine), plus its new step
+    [settled] = [e for e in result.events if e["event"] == "state_conflict_resolved"]
+    assert (settled["conflict"]["id"], settled["conflict"]["resolution"], settled["conflict"]["resolved_by"]) == (conflict.id, "agent", "tandem ask --on-conflict")
+    final = next(e for e in result.events if e["event"] == "state")
+    assert final["state"]["recipe"]["instructions"] == reported["agent"]["value"]
+    assert [c["resolution"] for c in final["conflicts"]] == ["agent"]
