@@ -345,11 +345,14 @@ class AgentState:
     # -- human writes ------------------------------------------------------------------------
 
     def accept(self, proposal_id: str, *, who: str | None = None, record: bool = True) -> None:
-        """Commit a proposal.
+        """Commit a proposal, merged onto the committed value like any agent write.
+
+        A field the person changed since the agent's base keeps the person's value and becomes
+        a conflict; a proposal the person's edits made stale never fails to apply.
 
         Raises:
             KeyError: no such proposal is pending.
-            PatchError: it no longer applies to the committed value.
+            PatchError: the merged value does not satisfy the state model; nothing changed.
         """
         proposal = self._proposals[proposal_id]
         who, at = self._who(who), self._now()
