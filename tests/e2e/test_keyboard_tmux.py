@@ -44,6 +44,9 @@ def test_review_decide_then_type(terminal: Terminal) -> None:
     terminal.keys("Enter")
     terminal.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
     time.sleep(0.5)  # the modal's guard time
+    # The last line names the modal's keys, not the main screen's ("esc Cancel").
+    footer = terminal.wait_for(lambda s: "Decide later" in s.rstrip("\n").split("\n")[-1], "the modal's keys")
+    assert "Cancel" not in footer.rstrip("\n").split("\n")[-1]
     terminal.keys("Escape")
     terminal.wait_for(lambda s: "Run tool delete_file?" not in s and "Review" in s, "the modal closed, the card's Review… shown")
     terminal.keys("Enter")  # the cursor is on Review…
