@@ -184,6 +184,9 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     def on_mount(self) -> None:
         self._catch_signals()
+        if not self.is_headless and self.console.color_system in ("standard", "windows"):
+            # 16 colours: disabled controls are drawn dim, not blended (themes/main_screen.tcss).
+            self.add_class("-sixteen-colours")
         # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
         # that would each time trigger a full collection. Held until the conversation's first
         # frame (the first status, see `bridge_status_changed`), then collected once.
