@@ -121,15 +121,18 @@ def frame_seconds(frame_ms: float | None) -> float:
 
 
 def _use_driver(app: TandemApp, glyphs: str) -> None:
-    """The terminal driver: mouse motion reported only with a button held (`tui.mouse`), and output
-    translated for a terminal whose font lacks Tandem's glyphs (not headless, not web)."""
+    """The terminal driver: mouse motion reported only with a button held (`tui.mouse`), Alt+Enter
+    parsed as a key (`tui.terminal_keys`), and output translated for a terminal whose font lacks
+    Tandem's glyphs (not headless, not web)."""
     from textual.drivers.linux_driver import LinuxDriver
 
     from tandem.tui.glyphs import fallback_driver
     from tandem.tui.mouse import button_mouse_driver
+    from tandem.tui.terminal_keys import teach_textual_keys
 
     if app.driver_class.__name__ == "HeadlessDriver":
         return
+    teach_textual_keys()  # Alt+Enter as a key of its own, for the driver's parser
     plain = app.driver_class
     app.driver_class = button_mouse_driver(plain)
     if glyphs != "unicode" and issubclass(plain, LinuxDriver):

@@ -71,3 +71,14 @@ def test_ctrl_j_inserts_newlines_under_xterm(terminal: Terminal) -> None:
     lines = [line for line in screen.splitlines() if any(word in line for word in ("first", "second", "third"))]
     assert len(lines) == 3, screen
     assert "idle" in screen and "streaming" not in screen  # nothing was sent
+
+
+def test_alt_enter_inserts_a_newline_under_xterm(terminal: Terminal) -> None:
+    """tmux sends Alt+Enter as ESC CR, as xterm, GNOME Terminal and PuTTY do."""
+    terminal.type("first")
+    terminal.keys("M-Enter")
+    terminal.type("second")
+    screen = terminal.wait_for(lambda s: "second" in s, "two lines in the composer")
+    lines = [line for line in screen.splitlines() if "first" in line or "second" in line]
+    assert len(lines) == 2, screen
+    assert "idle" in screen and "streaming" not in screen and "thread:" not in screen  # nothing was sent
