@@ -27,6 +27,7 @@ from tandem.tui.conversation import Conversation
 from tandem.tui.decisions import Decisions
 from tandem.tui.engine import ContextFactory, Engine
 from tandem.tui.garbage import FullCollectionPause
+from tandem.tui.key_order import KeyOrder
 from tandem.tui.screens.main_screen import MainScreen
 from tandem.tui.sending import Sending
 from tandem.tui.surfaces import SurfaceActions
@@ -46,13 +47,14 @@ if TYPE_CHECKING:
 __all__ = ["TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
 
 
-class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands):
+class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands):
     """The terminal client: a conversation, approvals, UI actions, A2UI surfaces, shared state.
 
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
     loop), the bridge and the queue of approvals to show (`tui.approvals`); its commands are mixed
     in from `tui.thread_commands` and `tui.commands`, what widgets ask of the engine from
-    `tui.decisions` and `tui.surfaces`, and what the composer sends from `tui.sending`. A link
+    `tui.decisions` and `tui.surfaces`, and what the composer sends from `tui.sending`; keys
+    typed behind a key that may move focus wait for it (`tui.key_order`). A link
     clicked in a message, or opened by a surface, opens only after `tui.links` allowed it and
     the human confirmed. Runs on the UI thread; the
     engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
@@ -182,6 +184,9 @@ class TandemApp(ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands)
 
     def on_mount(self) -> None:
         self._catch_signals()
+        if not self.is_headless and self.console.color_system in ("standard", "windows"):
+            # 16 colours: disabled controls are drawn dim, not blended (themes/main_screen.tcss).
+            self.add_class("-sixteen-colours")
         # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
         # that would each time trigger a full collection. Held until the conversation's first
         # frame (the first status, see `bridge_status_changed`), then collected once.

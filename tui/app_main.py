@@ -120,13 +120,22 @@ def frame_seconds(frame_ms: float | None) -> float:
     return frame_ms / 1000
 
 
-def _use_glyphs(app: TandemApp, glyphs: str) -> None:
-    """Translate what the app writes to a terminal whose font lacks Tandem's glyphs (not headless, not web)."""
+def _use_driver(app: TandemApp, glyphs: str) -> None:
+    """The terminal driver: mouse motion reported only with a button held (`tui.mouse`), Alt+Enter
+    parsed as a key (`tui.terminal_keys`), and output translated for a terminal whose font lacks
+    Tandem's glyphs (not headless, not web)."""
     from textual.drivers.linux_driver import LinuxDriver
 
     from tandem.tui.glyphs import fallback_driver
+    from tandem.tui.mouse import button_mouse_driver
+    from tandem.tui.terminal_keys import teach_textual_keys
 
-    if glyphs != "unicode" and issubclass(app.driver_class, LinuxDriver):
+    if app.driver_class.__name__ == "HeadlessDriver":
+        return
+    teach_textual_keys()  # Alt+Enter as a key of its own, for the driver's parser
+    plain = app.driver_class
+    app.driver_class = button_mouse_driver(plain)
+    if glyphs != "unicode" and issubclass(plain, LinuxDriver):
         app.driver_class = fallback_driver(app.driver_class, glyphs)
 
 
@@ -158,7 +167,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         frame_seconds=frame_seconds(args.frame_ms),
         bell=False if getattr(args, "no_bell", False) else None,
     )
-    _use_glyphs(app, choose_glyphs(args.glyphs, os.environ))
+    _use_driver(app, choose_glyphs(args.glyphs, os.environ))
 
     app.run()
     if app.startup_error is not None:

@@ -22,10 +22,10 @@ __all__ = ["COMPOSER_HINT", "NEWLINE_KEYS", "SCROLL_KEYS", "Composer", "Composer
 
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
 """Keys that insert a newline. Ctrl+J (a line feed) reaches the app in every terminal, over SSH and
-in the browser. Shift+Enter and Alt+Enter only where the terminal reports them (the kitty keyboard
-protocol): elsewhere Shift+Enter arrives as a plain Enter, and Textual 8.2.8's parser drops the Alt
-of ESC+CR (measured in tmux 3.3 with TERM=xterm: Alt+Enter arrives as "enter"), so the hint names
-Ctrl+J alone."""
+in the browser. Alt+Enter arrives as ESC CR in xterm, GNOME Terminal, PuTTY, tmux and xterm.js,
+which Textual 8.2.8 did not name (it arrived as a plain Enter): `tui.terminal_keys` teaches it.
+Shift+Enter only where the terminal reports it (the kitty keyboard protocol); elsewhere it arrives
+as a plain Enter. The hint names Ctrl+J, which works everywhere."""
 
 SCROLL_KEYS = {"pageup": "page_up", "pagedown": "page_down", "home": "scroll_home", "end": "scroll_end"}
 """Keys that scroll the conversation while the composer is focused and empty (with text in it

@@ -16,6 +16,7 @@ from textual import events
 from textual.widgets import Button, Input, Static, TextArea
 
 from tandem.core.blocks.approval import ApprovalBlock
+from tandem.widgets.key_line import KeyLine
 from tandem.widgets.sanitize import agent_text, pretty_json
 from tandem.core.agent_json import loads_agent_json
 
@@ -146,6 +147,8 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
                 if block.allow_edits:
                     yield Button(Content("Edit (e)"), variant="primary", id="approval-modal--edit")
                 yield Button(Content("Decide later (Esc)"), variant="default", id="approval-modal--later")
+        # The modal's own keys over the main screen's footer (which says "esc Cancel").
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self._opened_at = time.monotonic()

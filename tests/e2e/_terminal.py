@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -13,18 +14,22 @@ TANDEM = Path(sys.executable).with_name("tandem")
 
 
 class Terminal:
-    """One detached tmux session running a command, 100×30, on a tmux server of its own.
+    """One detached tmux session running a command, 100×30 unless told, on a tmux server of its own.
 
     Its own server (`-L`): tmux exits when its last session closes, and a test that started a
     session on a shared server at that moment failed with "server exited unexpectedly".
     """
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, *, width: int = 100, height: int = 30) -> None:
         self.name = f"tandem-e2e-{uuid.uuid4().hex[:8]}"
-        self._tmux("new-session", "-d", "-s", self.name, "-x", "100", "-y", "30", command)
+        self._tmux("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), command)
 
     def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, check=True).stdout
+        # Without COLUMNS and LINES: something in the test process exports 80×24 there, and
+        # the app (shutil.get_terminal_size reads them first) then ignored the pane's real size.
+        environ = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, check=True,
+                              env=environ).stdout
 
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.name, *keys)

@@ -44,6 +44,9 @@ def test_review_decide_then_type(terminal: Terminal) -> None:
     terminal.keys("Enter")
     terminal.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
     time.sleep(0.5)  # the modal's guard time
+    # The last line names the modal's keys, not the main screen's ("esc Cancel").
+    footer = terminal.wait_for(lambda s: "Decide later" in s.rstrip("\n").split("\n")[-1], "the modal's keys")
+    assert "Cancel" not in footer.rstrip("\n").split("\n")[-1]
     terminal.keys("Escape")
     terminal.wait_for(lambda s: "Run tool delete_file?" not in s and "Review" in s, "the modal closed, the card's Review… shown")
     terminal.keys("Enter")  # the cursor is on Review…
@@ -68,3 +71,14 @@ def test_ctrl_j_inserts_newlines_under_xterm(terminal: Terminal) -> None:
     lines = [line for line in screen.splitlines() if any(word in line for word in ("first", "second", "third"))]
     assert len(lines) == 3, screen
     assert "idle" in screen and "streaming" not in screen  # nothing was sent
+
+
+def test_alt_enter_inserts_a_newline_under_xterm(terminal: Terminal) -> None:
+    """tmux sends Alt+Enter as ESC CR, as xterm, GNOME Terminal and PuTTY do."""
+    terminal.type("first")
+    terminal.keys("M-Enter")
+    terminal.type("second")
+    screen = terminal.wait_for(lambda s: "second" in s, "two lines in the composer")
+    lines = [line for line in screen.splitlines() if "first" in line or "second" in line]
+    assert len(lines) == 2, screen
+    assert "idle" in screen and "streaming" not in screen and "thread:" not in screen  # nothing was sent

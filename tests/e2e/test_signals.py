@@ -41,13 +41,13 @@ def test_a_quit_signal_restores_the_terminal_and_the_thread_reopens(tmp_path: Pa
         terminal.type("remember the word pelican")
         terminal.keys("Enter")
         terminal.wait_for(lambda s: "pelican" in s and "idle" in s, "the answer")
-        assert _pane(terminal, "alternate_on") == "1" and _pane(terminal, "mouse_any_flag") == "1"
+        assert _pane(terminal, "alternate_on") == "1" and _pane(terminal, "mouse_button_flag") == "1"
 
         os.kill(_tandem_pid(terminal), number)
         screen = terminal.wait_for(lambda s: "tandem-exited-" in s, f"tandem to exit on {which}")
         assert f"tandem-exited-{128 + number}" in screen
         assert _pane(terminal, "alternate_on") == "0", "still in the alternate screen"
-        for flag in ("mouse_any_flag", "mouse_button_flag", "mouse_standard_flag", "mouse_sgr_flag"):
+        for flag in ("mouse_any_flag", "mouse_all_flag", "mouse_button_flag", "mouse_standard_flag", "mouse_sgr_flag"):
             assert _pane(terminal, flag) == "0", f"{flag} is still on"
         assert "Traceback" not in screen
     finally:

@@ -139,3 +139,40 @@ def test_every_theme_is_legible_in_sixteen_colours(tmp_path: Path, theme: str) -
         assert invisible(term.styled_screen()) == []
     finally:
         term.close()
+
+
+@pytest.mark.parametrize("theme", ["dark", "light", "high-contrast"])
+def test_a_forms_disabled_enabled_and_done_controls_are_legible_in_sixteen_colours(tmp_path: Path, theme: str) -> None:
+    """The booking form's Book button disabled (no name yet: it read grey on grey), enabled,
+    focused, and the confirmation that replaces the form."""
+    command = f"env -u COLORTERM TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0 --theme {theme}"
+    term = Terminal(command, height=50)
+    try:
+        term.wait_for(lambda s: "Message the agent" in s, "the composer")
+        term.type("/demo booking")
+        term.keys("Enter")
+        disabled = term.wait_for(lambda s: "Enter the guest's name to book" in s and "idle" in s, "the form, Book disabled")
+        assert "Book" in disabled.split("Fill in the form")[-1]
+        styled = term.styled_screen()
+        book = [c for c in cells(styled) if c.char in "Bok" and c.y == _row_of(styled, " Book ")]
+        assert book and all(c.fg != c.bg for c in book), book
+        assert invisible(styled) == []
+
+        for _ in range(4):  # from the composer back to the name field
+            term.keys("BTab")
+        term.type("Ada")
+        term.wait_for(lambda s: "Enter the guest's name" not in s and "Ada" in s, "Book enabled")
+        assert invisible(term.styled_screen()) == []
+        for _ in range(4):  # room type, date, breakfast, Book
+            term.keys("Tab")
+        time.sleep(0.3)
+        assert invisible(term.styled_screen()) == []  # Book focused
+        term.keys("Enter")
+        term.wait_for(lambda s: "Booking confirmed" in s and "idle" in s, "the confirmation")
+        assert invisible(term.styled_screen()) == []
+    finally:
+        term.close()
+
+
+def _row_of(styled: str, text: str) -> int:
+    return next(y for y, line in enumerate(_SGR.sub("", styled).split("\n")) if text in line)

@@ -164,6 +164,25 @@ class TestTheApprovalModal:
             await wait_for(pilot, lambda: _pending(app, ApprovalBlock).decision is not None, "approved")
 
 
+    async def test_the_footer_says_what_the_modal_keys_do(self) -> None:
+        from textual.widgets import Footer
+
+        from tandem.widgets.key_line import KeyLine
+
+        app = _approval_script().app(approval_guard_seconds=0)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _approval_asked(pilot)
+            modal = app.screen
+            line = modal.query_one(KeyLine)
+            await wait_for(pilot, lambda: line.region.y == 29 and line.region.width == 100, "a line over the main footer")
+            await wait_for(pilot, lambda: "esc Decide later" in str(line.render()), "the modal's keys")
+            shown = str(line.render())
+            assert "a Approve" in shown and "r Reject" in shown and "Cancel" not in shown
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalModal), "the modal closed")
+            assert not app.screen.query(KeyLine) and app.screen.query(Footer)  # the main footer again
+
+
 async def test_the_palette_offers_the_pending_decision() -> None:
     app = _approval_script().app(approval_guard_seconds=0)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -1,0 +1,64 @@
+"""Keys typed ahead arrive where they were meant to (issue 14): over SSH keys come bunched, and a
+terminal without bracketed paste pastes them as keys, so Tab and the text after it arrive in one
+read. tmux sends each script below in one write to the pane, as such a link would."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _terminal import TANDEM, Terminal
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"),
+]
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0", height=50)  # the whole booking form
+    term.wait_for(lambda s: "/demo chat" in s and "idle" in s, "the welcome screen")
+    yield term
+    term.close()
+
+
+def _field(screen: str, label: str) -> str:
+    """The text inside the tall input drawn two lines below `label`."""
+    lines = screen.split("\n")
+    y = next(i for i, line in enumerate(lines) if line.strip(" │") == label)
+    return lines[y + 2].replace("▊", "").replace("▎", "").strip(" │")
+
+
+def test_bunched_tabs_in_a_form_fill_the_right_fields(terminal: Terminal) -> None:
+    terminal.type("/demo booking")
+    terminal.keys("Enter")
+    terminal.wait_for(lambda s: "Check-in date" in s and "Breakfast included" in s and "idle" in s, "the booking form")
+    # From the composer back to the first field: Breakfast, date, room type, name.
+    for _ in range(4):
+        terminal.keys("BTab")
+    time.sleep(0.3)  # no key is in flight when the bunch starts
+
+    terminal.type("Ada\t\t2026-05-01")
+    screen = terminal.wait_for(lambda s: "Fri 1 May 2026" in s, "the date in the date field")
+    assert _field(screen, "Guest name") == "Ada", screen
+    assert _field(screen, "Check-in date") == "2026-05-01", screen
+
+    # Breakfast, Book, Enter, and the next message typed at once: it lands in the composer.
+    terminal.type("\t\t\rthanks")
+    screen = terminal.wait_for(lambda s: "Booking confirmed" in s and "│ thanks" in s, "the booking and the composer's text")
+    assert "for Ada from 2026-05-01" in screen
+
+
+def test_a_key_bound_on_the_modal_then_a_reason_typed_at_once(terminal: Terminal) -> None:
+    terminal.type("/demo delete")
+    terminal.keys("Enter")
+    terminal.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
+    terminal.wait_for(lambda s: "keys open in a moment" not in s, "the end of the modal's guard time")
+    terminal.type("rnot now\r")  # r opens the reason field; the reason and Enter reject
+    screen = terminal.wait_for(lambda s: "rejected by" in s and "idle" in s, "the rejection")
+    assert "not now" in screen
+    assert "│ not now" not in screen  # not left in the composer

@@ -1,0 +1,151 @@
+"""Keys arrive where they were typed: a key that may move focus holds the keys typed after it.
+
+Textual hands each key to the widget focused *when the app reads it*, by posting it to that
+widget's queue; a key that nothing consumes (Tab, Esc, a letter bound on a modal) then bubbles up
+through the widget's ancestors and runs its binding only when it reaches the app, several queue
+hops later. Keys that arrived in the same read (bunched over SSH, or pasted by a terminal without
+bracketed paste) have been handed out by then, all to the old focus: `Ada`, Tab, Tab, `2026-05-01`
+left "Ada2026-05-01" in a form's first field, and `r` then a reason on an approval modal lost the
+reason. So a key that may run a binding holds the keys behind it until that binding ran (or the
+key was consumed on the way up), and they are then delivered to whatever has focus.
+
+A binding may also move focus later, through messages (Enter on a form's Book button: the press
+travels up to the app, which then focuses the composer). A held key that nothing would take where
+focus is right after the binding (no binding names it, the focused widget does not type it) waits a
+little longer, until focus moves or `HOLD_LIMIT` passed: `Enter` then `thanks` lands in the composer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import ClassVar
+
+from textual import events
+from textual.app import App
+
+__all__ = ["KeyOrder"]
+
+
+class KeyOrder(App[None]):
+    """Holds the keys typed behind a key whose binding has not run yet, then delivers them in order.
+
+    Mixed into `TandemApp`; owns the held keys and the key they wait on. UI thread only. A key
+    waits on its predecessor only when that one may run a binding: one the focused widget does
+    not take as text (`Widget.check_consume_key`) and that some binding in the focus chain names.
+    Typing into an input never waits. A key consumed on its way up releases the others at the
+    next check; if it never arrives (its widget was removed meanwhile) they go after `HOLD_LIMIT`.
+    After a binding ran, a held key nothing would take waits for focus to move (see the module).
+    """
+
+    HOLD_LIMIT: ClassVar[float] = 0.5
+    """At most this many seconds of holding, whatever happened to the key waited on."""
+
+    _CHECK_SECONDS: ClassVar[float] = 0.01
+
+    _awaited: events.Key | None = None
+    _awaited_since = 0.0
+    _held: deque[events.Key] | None = None
+    _check_pending = False
+    _bound_focus: object | None = None
+    """What had focus right after the awaited key's binding ran (None as well when nothing had)."""
+    _orphans_until = 0.0
+    """Until when held keys nothing takes may wait for focus to move (0: no such wait)."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if not isinstance(event, events.Key) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        if self._held or not self._settled():
+            if self._held is None:
+                self._held = deque()
+            self._held.append(event)
+            self._check_later()
+            return
+        await self._route_key(event)
+
+    async def _route_key(self, event: events.Key) -> None:
+        """What Textual does with a new key (priority bindings, else forward to focus), then
+        note whether the keys behind it must wait for its binding."""
+        may_bind = self._may_run_a_binding(event)
+        if may_bind:
+            # Textual stops a key that the app sent on the screen's hop back to the app (while
+            # still delivering it there); without a sender, a stop means a widget consumed it.
+            event._sender = None
+        await super().on_event(event)
+        if may_bind and event.is_forwarded:  # not taken by a priority binding: on its way up
+            self._awaited = event
+            self._awaited_since = time.monotonic()
+
+    def _may_run_a_binding(self, event: events.Key) -> bool:
+        focused = self.focused
+        if focused is not None and focused.check_consume_key(event.key, event.character):
+            return False
+        try:
+            chain = self.screen._modal_binding_chain
+        except Exception:  # no screen yet, or the app is closing
+            return False
+        return any(
+            not binding.priority
+            for _node, bindings in chain
+            for binding in bindings.key_to_bindings.get(event.key, ())
+        )
+
+    def _taken_nowhere(self, event: events.Key) -> bool:
+        """Whether the key would be dropped where focus is now (no binding, not typed)."""
+        focused = self.focused
+        if focused is not None and focused.check_consume_key(event.key, event.character):
+            return False
+        try:
+            chain = self.screen._binding_chain
+        except Exception:
+            return False
+        return not any(event.key in bindings.key_to_bindings for _node, bindings in chain)
+
+    def _waits_for_focus(self, event: events.Key) -> bool:
+        """A held key nothing takes, right after a binding ran, while focus has not moved yet."""
+        if not self._orphans_until:
+            return False
+        if self.focused is self._bound_focus and time.monotonic() < self._orphans_until and self._taken_nowhere(event):
+            return True
+        self._orphans_until = 0.0  # focus moved, time is up, or the key is taken: the wait is over
+        return False
+
+    def on_key(self, event: events.Key) -> None:
+        # The awaited key bubbled up to the app: Textual's own handler runs its binding right after
+        # this one; the held keys go once the whole message is handled.
+        if event is self._awaited:
+            self.call_next(self._release, event)
+
+    def _settled(self) -> bool:
+        awaited = self._awaited
+        if awaited is None:
+            return True
+        if awaited._stop_propagation or time.monotonic() - self._awaited_since > self.HOLD_LIMIT:
+            self._awaited = None  # consumed on its way up (or lost): nothing more will come of it
+            return True
+        return False
+
+    async def _release(self, event: events.Key) -> None:
+        if event is self._awaited:
+            self._awaited = None
+        if self._held:
+            self._bound_focus = self.focused
+            self._orphans_until = time.monotonic() + self.HOLD_LIMIT
+        await self._deliver_held()
+
+    async def _deliver_held(self) -> None:
+        held = self._held
+        while held and self._settled() and not self._waits_for_focus(held[0]):
+            await self._route_key(held.popleft())
+        if held:
+            self._check_later()
+
+    def _check_later(self) -> None:
+        if not self._check_pending:
+            self._check_pending = True
+            self.set_timer(self._CHECK_SECONDS, self._check)
+
+    async def _check(self) -> None:
+        self._check_pending = False
+        await self._deliver_held()

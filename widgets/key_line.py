@@ -1,0 +1,54 @@
+"""A one-line footer for modal screens: the keys that work now, where the person is."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.content import Content
+from textual.style import Style
+from textual.widget import Widget
+
+__all__ = ["KeyLine"]
+
+
+class KeyLine(Widget):
+    """The shown bindings its screen answers to now (focused widget first), drawn like a footer.
+
+    Owns nothing but its line. Textual's `Footer` fills in its keys by recomposing a refresh after
+    it mounts, which moved a modal's layout between frames (flaky snapshots); this line is one row
+    from the start and reads `screen.active_bindings` each time it paints, so it always shows the
+    keys of the focused widget and of its screen, and a binding that `check_action` hides (a
+    modal's guard time) is not shown. UI thread only; repaints when its screen's bindings change.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    KeyLine {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        background: $footer-background;
+        color: $footer-description-foreground;
+    }
+    """
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: object) -> None:
+        self.refresh()
+
+    def render(self) -> Content:
+        key_colour = self.app.theme_variables.get("footer-key-foreground", "")
+        key_style = Style.parse(f"bold {key_colour}".strip())
+        line = Content("")
+        seen: set[str] = set()
+        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            line += Content(" ") + Content.styled(self.app.get_key_display(binding), key_style)
+            line += Content(f" {binding.description} ")
+        return line
