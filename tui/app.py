@@ -60,7 +60,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
     engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
     (`SurfaceActions._confirm_url_from_engine`). Lifecycle: mount starts
     the engine after the first frame; unmount (or quit) stops it before the app's loop closes.
-    Holds off Python's full garbage collections while a turn streams (`tui.garbage`).
+    While a turn streams, Python's collector scans only what the turn made (`tui.garbage`).
     """
 
     CSS_PATH = MAIN_SCREEN_TCSS
@@ -188,8 +188,9 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             # 16 colours: disabled controls are drawn dim, not blended (themes/main_screen.tcss).
             self.add_class("-sixteen-colours")
         # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
-        # that would each time trigger a full collection. Held until the conversation's first
-        # frame (the first status, see `bridge_status_changed`), then collected once.
+        # that would each time make a full collection walk what Textual already holds. Held
+        # (`tui.garbage`) until the conversation's first frame (the first status, see
+        # `bridge_status_changed`).
         self._full_collections.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
         self.call_after_refresh(self._start_engine)
@@ -397,31 +398,29 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         return block.name or None if isinstance(block, ToolCallBlock) else None
 
     def _hold_full_collections(self, *, streaming: bool) -> None:
-        # A full collection stops both threads for up to ~0.5 s once a long answer is on screen:
-        # keep it out of the stream and run it once the turn's answer is painted.
+        # A full collection of the whole heap stops both threads for up to ~0.5 s once a long
+        # conversation is on screen: while a turn streams, the collector sees only what it made.
         if streaming:
             self._full_collections.hold()
         elif self._full_collections.held:
-            self.call_after_refresh(self._collect_when_painted)
+            self.call_after_refresh(self._release_when_painted)
 
-    def _collect_when_painted(self) -> None:
-        """Run the held-off full collection once the text views drained, then restore the thresholds.
+    def _release_when_painted(self) -> None:
+        """Unfreeze the heap once the text views drained (no collection is forced: `tui.garbage`).
 
         The turn's last status comes with its last text, which the text views go on appending to
-        their Markdown for a while (up to a second for a long answer): a collection then, ours or
-        CPython's as soon as the thresholds are back (the old generation grew during the turn),
-        would stall that tail for a time proportional to the heap, i.e. to the conversation's length.
+        their Markdown for a while (up to a second for a long answer): a full collection CPython
+        starts then (after a long turn the old generation grew by more than a quarter) would stall
+        that tail for a time proportional to the heap, i.e. to the conversation's length.
         """
         from tandem.widgets import TextView
 
         if self._main is not None and self._main.status is not None and self._main.status.value == "streaming":
             return  # a new turn holds them again
         if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.workers):
-            self.set_timer(FRAME_SECONDS, self._collect_when_painted)
+            self.set_timer(FRAME_SECONDS, self._release_when_painted)
             return
-        if self._full_collections.held:
-            self._full_collections.collect()  # first: it resets the counters CPython would act on
-            self._full_collections.release()
+        self._full_collections.release()
 
     def _painting(self) -> bool:
         # A frame may still be due while the app shuts down and its screens are gone.

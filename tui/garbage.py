@@ -1,12 +1,20 @@
-"""When Python's full garbage collections run: between turns, not while a turn streams.
+"""What Python's garbage collector scans while a turn streams: what the turn made, not the conversation.
 
 A full (generation 2) collection walks every tracked object while holding the GIL, so it stops
-both the UI and the engine thread. A long streamed answer grows the heap (Markdown blocks and
-their line caches on the UI side, the conversation log on the engine side), and CPython starts a
-full collection each time the old generation grew by a quarter: measured in `bench_tui.py` (c), a
-20,000-token answer meant ~15 full collections of 0.2-0.7 s each, i.e. keys stuck for that long
-while the user typed. Young collections (generations 0 and 1) stay on: they only walk new
-objects, cost a few milliseconds, and still free the short-lived cycles of a stream.
+both the UI and the engine thread for a time proportional to the heap, i.e. to the length of the
+conversation: measured in `bench_tui.py` (c), a 20,000-token answer meant ~15 full collections
+of 0.2-0.7 s each, keys stuck for that long while the user typed. Holding full collections off
+for the whole turn (what this module did before) kept the keys flowing but let every cycle the
+stream made pile up until the turn ended: the views unmounted as blocks scroll away, the
+Markdown widgets a chunk replaces. A 10,000-message answer then peaked hundreds of megabytes
+above what it keeps, and the process's memory stayed there (`bench_memory_pty.py`). Collecting
+once after every turn cost each short turn a walk of the whole heap instead.
+
+So while held, everything that existed when the turn started is frozen (`gc.freeze()`): the
+collector, full collections included, scans only what the turn created, so its pauses follow
+the size of the turn, never the conversation, and the turn's garbage is still freed as it goes.
+Releasing unfreezes and forces nothing: CPython's own rule (a full collection only once the old
+generation grew by a quarter) decides, which costs a short turn nothing however long the history.
 Textual's own `App.PAUSE_GC_ON_SCROLL` pauses collection during smooth scrolls for the same reason.
 """
 
@@ -16,45 +24,38 @@ import gc
 
 __all__ = ["FullCollectionPause"]
 
-_NEVER = 1 << 30
-"""A generation-2 threshold no stream reaches: that many young collections between full ones."""
-
 
 class FullCollectionPause:
-    """Holds off automatic full collections while held; collects once when released.
+    """Keeps the collector on what is new while held: older objects are frozen until released.
 
-    Owns the thresholds saved by `hold()`. UI thread only (the app holds it while the
-    conversation streams). Lifecycle: `hold()` and `release()` pair up any number of times and
-    are idempotent; `close()` restores the thresholds without collecting (the app's unmount).
-    The interpreter's thresholds are process-wide, so an app that is gone must not keep them.
+    Owns whether it froze the heap. UI thread only (the app holds it while it starts and while the
+    conversation streams). Lifecycle: `hold()` and `release()` pair up any number of times and are
+    idempotent; `close()` releases (the app's unmount). Freezing is process-wide, so an app that is
+    gone must not leave the heap frozen.
     """
 
     def __init__(self) -> None:
-        self._saved: tuple[int, int, int] | None = None
+        self._held = False
 
     @property
     def held(self) -> bool:
-        """Whether automatic full collections are held off."""
-        return self._saved is not None
+        """Whether the objects older than the hold are frozen."""
+        return self._held
 
     def hold(self) -> None:
-        """Stop automatic full collections (young generations are still collected)."""
-        if self._saved is None:
-            self._saved = gc.get_threshold()
-            gc.set_threshold(self._saved[0], self._saved[1], _NEVER)
+        """Freeze every object that exists now: collections scan only what is made from now on."""
+        if not self._held:
+            self._held = True
+            gc.freeze()
 
     def release(self) -> bool:
-        """Restore the thresholds; returns whether they were held (then the caller should `collect`)."""
-        saved, self._saved = self._saved, None
-        if saved is None:
+        """Unfreeze; returns whether it was held. No collection is run (see the module docstring)."""
+        if not self._held:
             return False
-        gc.set_threshold(*saved)
+        self._held = False
+        gc.unfreeze()
         return True
 
-    def collect(self) -> None:
-        """Run the full collection that was held off (a pause proportional to the heap)."""
-        gc.collect()
-
     def close(self) -> None:
-        """Restore the thresholds without collecting. Idempotent."""
+        """Release. Idempotent."""
         self.release()

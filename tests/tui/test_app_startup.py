@@ -7,6 +7,7 @@ import gc
 import subprocess
 import sys
 import threading
+import weakref
 
 from _tui_harness import Scripted, send, started, text, wait_for
 
@@ -51,31 +52,59 @@ class TestBeforeTheEngineIsUp:
             assert app.main.state_panel.has_class("-hidden")
 
 
+class _Node:
+    self: object
+
+
 class TestFullCollections:
-    async def test_held_while_streaming_and_restored_after(self) -> None:
-        before = gc.get_threshold()
+    async def test_older_objects_frozen_while_streaming_and_unfrozen_after(self) -> None:
         gate = asyncio.Event()
         script = Scripted([[text("first "), gate, text("last")]])
         async with script.app().run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
+            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the start-up hold released")
             await send(pilot, "go")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
-            assert gc.get_threshold()[:2] == before[:2]
-            assert gc.get_threshold()[2] > before[2]
+            assert gc.get_freeze_count() > 0
+            assert gc.get_threshold()[2] < 1000  # full collections still run (of what the turn made)
+            # A cycle made during the turn is garbage a collection frees now, not at the turn's end.
+            node = _Node()
+            node.self = node
+            probe = weakref.ref(node)
+            del node
+            gc.collect()
+            assert probe() is None
             app.engine.loop.call_soon_threadsafe(gate.set)
             await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the end of the turn")
-            # Restored (after one collection) once the answer is painted, not with the last status.
-            await wait_for(pilot, lambda: gc.get_threshold() == before, "the thresholds restored")
+            # Unfrozen once the answer is painted, without a forced collection of the whole heap.
+            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
 
-    async def test_restored_when_the_app_exits_mid_stream(self) -> None:
-        before = gc.get_threshold()
+    async def test_a_short_turn_runs_no_full_collection_of_the_heap(self) -> None:
+        script = Scripted([[text("one")], [text("two")]])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "first")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 1, "turn 1")
+            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+            ballast = [[n] for n in range(200_000)]  # an old generation far larger than a turn makes
+            gc.collect()
+            full = gc.get_stats()[2]["collections"]
+            await send(pilot, "second")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 2, "turn 2")
+            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+            await pilot.pause(0.1)
+            assert gc.get_stats()[2]["collections"] == full
+            del ballast
+
+    async def test_unfrozen_when_the_app_exits_mid_stream(self) -> None:
         gate = asyncio.Event()
         script = Scripted([[text("first "), gate, text("last")]])
         async with script.app().run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await send(pilot, "go")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
-        assert gc.get_threshold() == before
+            assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() == 0
 
 
 class TestTypingBeforeTheEngineIsUp:

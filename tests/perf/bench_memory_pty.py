@@ -1,0 +1,244 @@
+"""Memory, resume and per-turn cost of the real `tandem` in a pseudo-terminal (issue 18).
+
+Runs the `tandem` command (a whole process, drawing to a pty of 120×40) against a real AG-UI
+server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the terminal:
+
+1. live: a fresh app is sent `blocks N` (N messages of realistic Markdown: headings, lists, code
+   fences, tables); once the last message's text is on the terminal and the status is idle again,
+   the process's resident memory (VmRSS in /proc/PID/status) is read;
+2. resume: `tandem --resume` of that thread: wall time from starting the process until the last
+   message's text is on the terminal, then its VmRSS;
+3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer);
+4. per short turn: two apps side by side, one whose thread holds ~2,000 prior messages and one
+   with ~10, each sent the same short turns back to back, interleaved; wall and CPU time
+   (utime + stime of the process) per turn, and the ratio.
+
+Prints the figures of this one run; asserts nothing. The machine may be loaded (other processes
+share its cores): absolute times are noisy, the ratios of (4) are measured side by side.
+
+    python tests/perf/bench_memory_pty.py [--blocks 10000] [--long 20000] [--history 2000] [--turns 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _blocks_server import last_marker, long_marker, serve_blocks  # noqa: E402
+
+TANDEM = Path(sys.executable).with_name("tandem")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class PtyTandem:
+    """`tandem ARGS` in a pseudo-terminal; a thread drains what it writes into `output`."""
+
+    def __init__(self, args: list[str], data_dir: str, *, columns: int = 120, rows: int = 40) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
+        env.update({"TERM": "xterm-256color", "XDG_DATA_HOME": data_dir, "XDG_CONFIG_HOME": data_dir,
+                    "TANDEM_BELL": "0"})
+        self.started = time.monotonic()
+        self.process = subprocess.Popen([str(TANDEM), *args], stdin=slave, stdout=slave, stderr=slave, env=env,
+                                        start_new_session=True)
+        os.close(slave)
+        self.output = bytearray()
+        self.lock = threading.Lock()
+        self.running = True
+        self.reader = threading.Thread(target=self._drain, daemon=True)
+        self.reader.start()
+
+    def _drain(self) -> None:
+        while self.running:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self.output += data
+
+    def size(self) -> int:
+        with self.lock:
+            return len(self.output)
+
+    def find(self, needle: bytes, offset: int) -> int:
+        with self.lock:
+            return self.output.find(needle, offset)
+
+    def wait_for(self, needle: bytes, offset: int = 0, seconds: float = 120) -> int:
+        """Wait until `needle` was written after `offset`; returns the offset just after it."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = self.find(needle, offset)
+            if found >= 0:
+                return found + len(needle)
+            if self.process.poll() is not None:
+                raise RuntimeError(f"tandem exited ({self.process.returncode}) before writing {needle!r}")
+            time.sleep(0.005)
+        raise TimeoutError(f"{needle!r} not written within {seconds} s")
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmRSS")
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+
+    def settle(self, seconds: float = 1.5) -> None:
+        """Let the app finish what follows a turn (painting, the collection after it)."""
+        time.sleep(seconds)
+
+    def close(self) -> None:
+        self.type("\x11")  # Ctrl+Q
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.running = False
+        self.reader.join(2)
+        os.close(self.master)
+
+
+def turn(app: PtyTandem, message: str, marker: str, seconds: float = 600) -> None:
+    """Send `message` and wait until `marker` is on the terminal and the status line says idle."""
+    start = app.size()
+    app.type(message + "\r")
+    after = app.wait_for(marker.encode(), start, seconds)
+    # The status line (below the conversation) goes back to idle once the turn is over.
+    app.wait_for(b"idle", max(after - len(marker), app.find(b"streaming", start)), seconds)
+
+
+def ready(app: PtyTandem) -> None:
+    app.wait_for(b"idle", 0, 60)
+    app.settle(1.0)
+
+
+def live_and_resume(url: str, blocks: int) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as data:
+        app = PtyTandem(["--url", url], data)
+        try:
+            ready(app)
+            figures["fresh"] = app.rss_mb()
+            began = time.monotonic()
+            turn(app, f"blocks {blocks}", last_marker(blocks))
+            figures["live seconds"] = time.monotonic() - began
+            app.settle()
+            figures["live"] = app.rss_mb()
+        finally:
+            app.close()
+        resumed = PtyTandem(["--url", url, "--resume"], data)
+        try:
+            resumed.wait_for(last_marker(blocks).encode(), 0, 120)
+            figures["resume seconds"] = time.monotonic() - resumed.started
+            resumed.wait_for(b"idle", 0, 60)
+            resumed.settle()
+            figures["resumed"] = resumed.rss_mb()
+        finally:
+            resumed.close()
+    return figures
+
+
+def long_answer(url: str, tokens: int) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory() as data:
+        app = PtyTandem(["--url", url], data)
+        try:
+            ready(app)
+            before = app.rss_mb()
+            turn(app, f"long {tokens}", long_marker(tokens))
+            app.settle()
+            return before, app.rss_mb()
+        finally:
+            app.close()
+
+
+def per_turn(url: str, server_requests: list[tuple[int, int]], history: int, turns: int) -> None:
+    with tempfile.TemporaryDirectory() as small_data, tempfile.TemporaryDirectory() as large_data:
+        small = PtyTandem(["--url", url], small_data)
+        large = PtyTandem(["--url", url], large_data)
+        try:
+            ready(small)
+            ready(large)
+            for k in range(4):  # ~10 prior messages: 4 short turns and the first measured one
+                turn(small, f"short warm{k}", f"Short answer warm{k}.")
+            turn(large, f"blocks {history - 1}", last_marker(history - 1))
+            small.settle()
+            large.settle()
+            results: dict[str, tuple[list[float], list[float]]] = {"small": ([], []), "large": ([], [])}
+            for k in range(turns):
+                for name, app in (("small", small), ("large", large)) if k % 2 == 0 else (("large", large), ("small", small)):
+                    cpu, wall = app.cpu_seconds(), time.monotonic()
+                    turn(app, f"short {k}", f"Short answer {k}.")
+                    # The next turn follows at once, as a person's quick follow-up would: what the
+                    # app does after a turn (painting, a collection) counts towards the next one.
+                    results[name][0].append(time.monotonic() - wall)
+                    results[name][1].append(app.cpu_seconds() - cpu)
+            small_bytes = [size for size, count in server_requests if count < 50][-1]
+            large_bytes = [size for size, count in server_requests if count >= history][-1]
+        finally:
+            small.close()
+            large.close()
+    walls = {name: statistics.median(values[0]) for name, values in results.items()}
+    cpus = {name: sum(values[1]) / len(values[1]) for name, values in results.items()}
+    print(f"per short turn, {turns} turns each, interleaved (wall median / CPU mean):")
+    print(f"  ~10 prior messages:    {walls['small'] * 1000:6.1f} ms / {cpus['small'] * 1000:6.1f} ms CPU"
+          f"  (request {small_bytes / 1e3:.1f} kB)")
+    print(f"  ~{history:,} prior messages: {walls['large'] * 1000:6.1f} ms / {cpus['large'] * 1000:6.1f} ms CPU"
+          f"  (request {large_bytes / 1e3:.1f} kB)")
+    print(f"  ratio {history:,} vs 10: wall {walls['large'] / walls['small']:.2f}×, "
+          f"CPU {cpus['large'] / max(cpus['small'], 1e-9):.2f}× (target ≤ 1.1×)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--blocks", type=int, default=10_000)
+    parser.add_argument("--long", type=int, default=20_000)
+    parser.add_argument("--history", type=int, default=2_000)
+    parser.add_argument("--turns", type=int, default=12)
+    parser.add_argument("--only", choices=("live", "long", "turns"), default=None)
+    args = parser.parse_args()
+    print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
+    with serve_blocks() as server:
+        if args.only in (None, "live"):
+            f = live_and_resume(server.url, args.blocks)
+            print(f"fresh app: {f['fresh']:.0f} MB")
+            print(f"{args.blocks:,} messages received live ({f['live seconds']:.1f} s): {f['live']:.0f} MB VmRSS "
+                  f"(target ≤ 150 MB)")
+            print(f"tandem --resume of that thread → its last message painted: {f['resume seconds']:.2f} s wall "
+                  f"(target ≤ 0.5 s); {f['resumed']:.0f} MB VmRSS")
+        if args.only in (None, "long"):
+            before, after = long_answer(server.url, args.long)
+            print(f"one {args.long:,}-token answer: a fresh app from {before:.0f} MB to {after:.0f} MB")
+        if args.only in (None, "turns"):
+            per_turn(server.url, server.requests, args.history, args.turns)
+
+
+if __name__ == "__main__":
+    main()
