@@ -28,6 +28,7 @@ class ConversationScroll(VerticalScroll, can_focus=True):
 
     | Key | Description |
     | :- | :- |
+    | home | Jump to the first message of the conversation (however far above the mounted views). |
     | end | Jump to the end of the conversation and follow the stream again. |
     """
 
@@ -76,6 +77,11 @@ class ConversationScroll(VerticalScroll, can_focus=True):
         assert isinstance(conversation, Conversation)
         conversation.jump_to_end()
 
+    def action_scroll_home(self) -> None:
+        conversation = self.parent
+        assert isinstance(conversation, Conversation)
+        conversation.jump_to_start()
+
 
 class NewContentHint(Static):
     """The "new content below" line shown while the user reads further up."""
@@ -106,9 +112,13 @@ class Conversation(Vertical):
 
     Owns the ordered list of shown blocks (debug blocks only with `show_debug`), the window
     `[lo, hi)` of them that is mounted, their views, and the follow state. Textual lays out every
-    mounted widget on every frame, so the window stays bounded however long the conversation:
-    following the stream keeps the last `window` views; scrolling to the top or bottom edge mounts
-    the next `chunk` views there and unmounts as many at the far end. Inside one long message,
+    mounted widget on every frame and a view is tens of widgets (Markdown is one per paragraph,
+    list item, table cell), so what is mounted stays bounded however long the conversation, in
+    count and therefore in memory: following the stream keeps the views that fill about two
+    screens (`window` at most); a burst (a resumed thread) mounts, last first, only those that
+    fill the screen; scrolling to the top or bottom edge mounts the next `chunk` views there and
+    unmounts as many at the far end; Home, and going to a decision far above (`reveal`), mount the
+    views around where they go and drop the rest. Inside one long message,
     the chunks far above the viewport are hidden too (`TextView.hide_above`, after every scroll
     and every layout that changed the content's height). Core keeps every block, so a view is
     rebuilt from its block whenever it comes back. UI thread only.
@@ -142,8 +152,12 @@ class Conversation(Vertical):
     margin: ClassVar[float] = 1.0
     """How far above the viewport (in viewport heights) a long message's chunks stay laid out."""
     burst: ClassVar[int] = 20
-    """Views mounted when more than `window` blocks arrive at once (a restored thread): enough to
-    fill a tall terminal, and a third of the first frame's cost; scrolling up mounts the rest."""
+    """Views mounted when more than `window` blocks arrive at once (a restored thread) before the
+    view has a size: enough to fill a tall terminal; scrolling up mounts the rest. With a size,
+    only the views that fill it are mounted (see `_fill_count`)."""
+    follow_minimum: ClassVar[int] = 10
+    """Views kept mounted while following however tall the last ones are (scrolling back a little
+    needs no mount)."""
 
     following = var(True)
     """Whether the view sticks to the end of the stream."""
@@ -245,8 +259,13 @@ class Conversation(Vertical):
         self._hide_welcome()
         at_end = self._hi == len(self._shown) - len(new)
         if self.following and at_end:
-            # Mount only what stays in the window (a burst may bring more than a window).
-            keep = self.window if len(new) <= self.window else self.burst
+            # Mount only what stays in the window: what fills about two screens while following
+            # (a block that scrolls away before it is seen gets no view at all), and for a burst
+            # (a resumed thread) what fills one, the last block first.
+            if len(new) <= self.window:
+                keep = max(self.follow_minimum, self._fill_count(len(self._shown), screens=2.0))
+            else:
+                keep = self._fill_count(len(self._shown), screens=1.0 + self.margin / 2)
             new_lo = max(self._lo, len(self._shown) - keep)
             self._unmount(self._shown[self._lo : min(new_lo, self._hi)])
             self._lo = new_lo
@@ -304,6 +323,54 @@ class Conversation(Vertical):
     def on_new_content_hint_pressed(self, _message: NewContentHint.Pressed) -> None:
         self.jump_to_end()
 
+    def jump_to_start(self) -> None:
+        """Show the first views and scroll to the top (Home): the mounted window moves there."""
+        if not self._shown:
+            self.scroller.scroll_home(animate=False)
+            return
+        self.following = False
+        if self._lo > 0:
+            self._unmount(self._shown[self._lo : self._hi])
+            self._lo = self._hi = 0
+            self._mount_range(0, min(len(self._shown), self.chunk))
+        self._update_hint()
+        self._adjusting = True
+
+        def scroll() -> None:
+            try:
+                self.scroller.scroll_home(animate=False, immediate=True)
+            finally:
+                self._adjusting = False
+
+        self.scroller.call_after_refresh(scroll)
+
+    def reveal(self, block: Block) -> BlockView | None:
+        """Mount the views around `block`, wherever it is, and scroll it into view after the next layout.
+
+        Following stops unless the block is among the last views. Returns the block's view (None
+        if the conversation does not show the block).
+        """
+        try:
+            index = self._shown.index(block)
+        except ValueError:
+            return None
+        if block.id not in self._views:
+            self._unmount(self._shown[self._lo : self._hi])
+            half = self.chunk // 2
+            self._lo = self._hi = max(0, index - half)
+            self._mount_range(self._lo, min(len(self._shown), index + half + 1))
+        view = self._views[block.id]
+        if self._hi < len(self._shown):
+            self.following = False
+        self._update_hint()
+
+        def scroll() -> None:
+            if view.is_attached:
+                self.scroller.scroll_to_widget(view, animate=False, immediate=True, top=True, force=True)
+
+        self.scroller.call_after_refresh(scroll)
+        return view
+
     # -- windowing ---------------------------------------------------------------------------
 
     def _shown_of(self, blocks: list[Block]) -> list[Block]:
@@ -313,6 +380,35 @@ class Conversation(Vertical):
         from tandem.core.handlers import DebugBlock
 
         return [block for block in blocks if not isinstance(block, DebugBlock)]
+
+    def _fill_count(self, stop: int, *, screens: float) -> int:
+        """How many views, ending before `stop`, fill `screens` viewport heights (at most `window`).
+
+        Heights are estimated from the blocks' text (a header, a margin and its lines wrapped at
+        the view's width), so nothing is laid out to decide what to lay out. Before the view has
+        a size, `burst`.
+        """
+        region = self.scroller.scrollable_content_region
+        if not region.height or not region.width:
+            return min(self.burst, stop)
+        need = region.height * screens
+        width = max(10, region.width - 4)  # the text view's border and padding
+        count = total = 0
+        for block in reversed(self._shown[max(0, stop - self.window) : stop]):
+            count += 1
+            total += self._estimated_height(block, width)
+            if total >= need:
+                break
+        return max(1, count)
+
+    @staticmethod
+    def _estimated_height(block: Block, width: int) -> int:
+        text = getattr(block, "text", None)
+        if not isinstance(text, str):
+            return 4  # a card: a title, a line or two, a margin
+        # Header and margin; every line, plus one per `width` characters it wraps over (counted
+        # in C: a 20,000-token answer is estimated as fast as a one-liner).
+        return 2 + text.count("\n") + 1 + len(text) // width
 
     def _make_view(self, block: Block) -> BlockView:
         from tandem.widgets import TextView, safe_id, view_for
@@ -363,7 +459,8 @@ class Conversation(Vertical):
 
     def _remount_end(self) -> None:
         self._unmount(self._shown[self._lo : self._hi])
-        self._lo = self._hi = max(0, len(self._shown) - self.window)
+        keep = max(self.follow_minimum, self._fill_count(len(self._shown), screens=2.0))
+        self._lo = self._hi = max(0, len(self._shown) - keep)
         self._mount_range(self._lo, len(self._shown))
 
     def _scrolled(self, old: float, new: float) -> None:

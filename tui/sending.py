@@ -171,17 +171,20 @@ class Sending(App[None]):
         if isinstance(block, ApprovalBlock):
             self.approvals.review(block)
             return
-        conversation = self.main.conversation
-        if conversation.view_of(block) is None:
-            conversation.jump_to_end()  # pending blocks are recent: the end of the conversation holds them
+        # Wherever it is: a question asked early in a long answer is far above the mounted views.
+        self.main.conversation.reveal(block)
         self.call_after_refresh(self._focus_decision_view, block)
 
-    def _focus_decision_view(self, block: Block) -> None:
+    def _focus_decision_view(self, block: Block, attempts: int = 20) -> None:
         view = self.main.conversation.view_of(block)
         if view is None:
             return
-        view.scroll_visible(animate=False)
         targets = [widget for widget in view.query("*") if widget.focusable]
+        if not targets and attempts > 1:
+            # Just mounted (`reveal`): its form's fields come over the next frames.
+            self.call_after_refresh(self._focus_decision_view, block, attempts - 1)
+            return
+        view.scroll_visible(animate=False)
         if targets:
             targets[0].focus()
 

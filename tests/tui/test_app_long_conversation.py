@@ -1,0 +1,120 @@
+"""A conversation of 2,000 messages: what is mounted stays bounded, and Home, F4 and resume still reach every end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from _thread_harness import SavedScript
+from _tui_harness import Scripted, interrupt, painted, send, started, text, wait_for
+from textual.widget import Widget
+
+from tandem.core import Status
+from tandem.core.blocks import InterruptBlock
+from tandem.tui.app import TandemApp
+from tandem.tui.conversation import Conversation
+from tandem.widgets import TextView
+
+COUNT = 2_000
+
+
+def _message(n: int) -> str:
+    if n % 50 == 0:  # now and then a heading, a list: a view of several Markdown widgets
+        return f"### Part {n}\n\nMessage number-{n} of the answer, with a `code` span.\n\n- one\n- two\n"
+    return f"Message number-{n} of the answer, with a `code` span.\n"
+
+
+def _messages(count: int = COUNT) -> list[Any]:
+    return [text(_message(n), message_id=f"m{n}") for n in range(count)]
+
+
+def _source(view: Widget) -> str:
+    assert isinstance(view, TextView)
+    return "".join(chunk.source for chunk in view.chunks)
+
+
+def _visible(app: TandemApp, view: Widget) -> bool:
+    return view.is_mounted and view.region.overlaps(app.conversation.scroller.content_region)
+
+
+async def _streamed(pilot: Any, app: TandemApp) -> None:
+    await wait_for(pilot, lambda: app.main.status is not Status.STREAMING and len(app.conversation.all_blocks) > COUNT,
+                   "the whole answer", attempts=3000)
+    await painted(pilot)
+
+
+class TestLongConversation:
+    async def test_mounted_widgets_stay_bounded(self) -> None:
+        script = Scripted([_messages()])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await _streamed(pilot, app)
+            conversation = app.conversation
+            views = conversation.mounted_views
+            assert len(views) <= Conversation.window
+            assert views[-1].block is conversation.all_blocks[-1]
+            # Every widget under the scroller (views, their Markdown and its blocks): a bounded
+            # number, not one per message.
+            widgets = sum(1 for _ in conversation.scroller.walk_children())
+            assert widgets < COUNT // 2, widgets
+
+    async def test_home_shows_the_first_message(self) -> None:
+        script = Scripted([_messages()])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await _streamed(pilot, app)
+            conversation = app.conversation
+            first = conversation.all_blocks[0]  # the person's "go"
+            second = conversation.all_blocks[1]
+            conversation.scroller.focus()
+            await pilot.press("home")
+            await wait_for(pilot, lambda: (view := conversation.view_of(second)) is not None and _visible(app, view)
+                           and "number-0 " in _source(view), "the first answer on screen")
+            view = conversation.view_of(first)
+            assert view is not None and _visible(app, view)
+            assert conversation.scroller.scroll_y == 0
+            assert not conversation.following
+            assert len(conversation.mounted_views) <= Conversation.max_mounted
+            await pilot.press("end")
+            await wait_for(pilot, lambda: conversation.following and (v := conversation.view_of(conversation.all_blocks[-1]))
+                           is not None and _visible(app, v), "the end again")
+
+    async def test_f4_reaches_a_question_far_above(self) -> None:
+        schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        script = Scripted([[interrupt("q-1", schema, message="Which city?"), *_messages()], [text("Thanks.", message_id="end")]])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await wait_for(pilot, lambda: app.main.status is Status.AWAITING_INPUT and len(app.conversation.all_blocks) > COUNT,
+                           "the question and the answer after it", attempts=3000)
+            question = next(b for b in app.conversation.all_blocks if isinstance(b, InterruptBlock))
+            assert app.conversation.view_of(question) is None  # far above what is mounted
+            await pilot.press("f6")
+            await pilot.press("f4")
+            await wait_for(pilot, lambda: (view := app.conversation.view_of(question)) is not None and app.focused is not None
+                           and view in app.focused.ancestors, "the cursor in the question")
+            view = app.conversation.view_of(question)
+            assert view is not None and _visible(app, view)
+            assert len(app.conversation.mounted_views) <= Conversation.max_mounted
+
+    async def test_resume_shows_the_last_message(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        first = saved.app([_messages()])
+        async with first.run_test(size=(100, 30)) as pilot:
+            await started(pilot)
+            await send(pilot, "go")
+            await _streamed(pilot, first)
+            await first.action_quit()
+        resumed = saved.app(resume="")
+        async with resumed.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            conversation = app.conversation
+            await wait_for(pilot, lambda: len(conversation.all_blocks) > COUNT, "the restored thread")
+            last = conversation.all_blocks[-1]
+            await wait_for(pilot, lambda: (view := conversation.view_of(last)) is not None and _visible(app, view)
+                           and f"number-{COUNT - 1} " in _source(view), "the last message on screen")
+            # Only what fills the screen is mounted for the first frame, not a fixed number.
+            assert len(conversation.mounted_views) < Conversation.burst
+            assert conversation.following
