@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from tandem.core.content import ReasoningContent, TextContent
 from tandem.core.log_entries import LogEntry, UpdateLogged
 
-__all__ = ["COMPACTION_VERSION", "compact_entries", "replay_json"]
+__all__ = ["COMPACTION_VERSION", "compact_entries", "join_text_runs", "replay_json"]
 
 COMPACTION_VERSION = 1
 """Bumped whenever `compact_entries` changes what it produces: stored copies of another version
@@ -35,7 +35,17 @@ def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
     when it writes the copy: `replay_json`). Replaying the result through `restore()` yields
     the same blocks, ids, state and history as replaying `entries`.
     """
+    return [entry for entry, _size in join_text_runs(entries)]
+
+
+def join_text_runs(entries: Sequence[LogEntry]) -> list[tuple[LogEntry, int]]:
+    """`compact_entries`, each entry with how many of `entries` it stands for (in order).
+
+    Idempotent: a joined update joins again with the deltas that follow it (a store compacts a
+    still-streaming segment at every checkpoint).
+    """
     out: list[LogEntry] = []
+    sizes: list[int] = []
     run_key: tuple[object, ...] | None = None
     run_texts: list[str] = []
 
@@ -54,17 +64,20 @@ def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
             close_run()
             run_key, run_texts = None, []
             out.append(entry)
+            sizes.append(1)
             continue
         key = _text_run_key(entry)
         if key is not None and key == run_key:
             run_texts.append(entry.update.contents[0].text)  # type: ignore[union-attr]
+            sizes[-1] += 1
             continue
         close_run()
         out.append(entry)
+        sizes.append(1)
         run_key = key
         run_texts = [entry.update.contents[0].text] if key is not None else []  # type: ignore[union-attr]
     close_run()
-    return out
+    return list(zip(out, sizes))
 
 
 def _text_run_key(entry: UpdateLogged) -> tuple[object, ...] | None:

@@ -13,7 +13,7 @@ from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.misc import ErrorBlock
 from tandem.core.blocks.text import TextBlock
 from tandem.core.errors import ConversationBusy, TandemError
-from tandem.core.history import messages_from_updates
+from tandem.core.history import HistoryFolder
 from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
@@ -25,7 +25,7 @@ from tandem.core.log_entries import (
     TurnStarted,
     UpdateLogged,
 )
-from tandem.core.messages import ChatMessage, ChatUpdate
+from tandem.core.messages import ChatMessage
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import MergeRecord
 from tandem.core.blocks.base import Block
@@ -207,7 +207,7 @@ class AgentContext:
                 self.agent.history.extend(continuation)
                 retry = False
                 try:
-                    updates = await self._stream(turn, index)
+                    folded = await self._stream(turn, index)
                 except asyncio.CancelledError:
                     raise
                 except TandemError as exc:
@@ -218,7 +218,7 @@ class AgentContext:
                     self._fail(turn, index, f"unexpected {type(exc).__name__}: {exc}")
                     return
                 interactive = self.agent.pipeline.end_segment()
-                self.agent.history.extend(messages_from_updates(updates))
+                self.agent.history.extend(folded.messages())
                 self.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="completed"))
                 self._commit()
                 if not interactive:
@@ -237,11 +237,12 @@ class AgentContext:
             self.queued.clear()
             self._start_turn(messages)
 
-    async def _stream(self, turn: Turn, index: int) -> list[ChatUpdate]:
+    async def _stream(self, turn: Turn, index: int) -> HistoryFolder:
         pipeline = self.agent.pipeline
         pipeline.begin_segment(turn.id, index)
         self._set_status(Status.STREAMING)
-        updates: list[ChatUpdate] = []
+        # Folded as they come: a long segment keeps its messages, not every update it received.
+        folded = HistoryFolder()
         options = self.agent.options(self.conversation_id)
         # What the request carries is the agent's frame: its writes are merged against it.
         base = self.agent.state.begin_run()
@@ -251,9 +252,9 @@ class AgentContext:
         async with contextlib.aclosing(stream):  # type: ignore[type-var]
             async for update in stream:
                 self.thread.append(UpdateLogged(turn_id=turn.id, update=update))
-                updates.append(update)
+                folded.add(update)
                 pipeline.process(update)
-        return updates
+        return folded
 
     async def _await_decisions(self, interactive: list[InteractiveBlock]) -> list[ChatMessage]:
         pending = [b for b in interactive if not b.decided]

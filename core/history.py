@@ -14,7 +14,7 @@ from tandem.core.content import (
 from tandem.core.messages import ChatMessage, ChatUpdate, Role
 from tandem.core.tool_arguments import parse_arguments
 
-__all__ = ["messages_from_updates"]
+__all__ = ["HistoryFolder", "messages_from_updates"]
 
 # Only conversation content goes back to the model; state, activity, errors and protocol
 # debris are projections or events, not history.
@@ -28,8 +28,27 @@ def messages_from_updates(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
     deltas are joined, streamed tool-call chunks become one call with parsed arguments.
     Tool results always go into tool-role messages, one per result.
     """
-    builders: list[_MessageBuilder] = []
+    folder = HistoryFolder()
     for update in updates:
+        folder.add(update)
+    return folder.messages()
+
+
+class HistoryFolder:
+    """Folds a segment's updates into messages as they stream (see `messages_from_updates`).
+
+    Owns the messages being built: the text of each run of deltas (the strings, not the updates
+    that carried them, with their raw protocol events) and the parts of the others. A live
+    segment therefore keeps what its history will hold, not every update it received: a
+    10,000-message answer would otherwise hold some 50,000 updates until its end.
+    """
+
+    def __init__(self) -> None:
+        self._builders: list[_MessageBuilder] = []
+
+    def add(self, update: ChatUpdate) -> None:
+        """Fold one more update in."""
+        builders = self._builders
         for part in update.contents:
             if part.kind not in _HISTORY_KINDS:
                 continue
@@ -43,7 +62,10 @@ def messages_from_updates(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
                 current = _MessageBuilder(role, update.message_id, update.author)
                 builders.append(current)
             current.add(part)
-    return [message for builder in builders if (message := builder.build()) is not None]
+
+    def messages(self) -> list[ChatMessage]:
+        """The complete messages of what was added so far (call once, at the segment's end)."""
+        return [message for builder in self._builders if (message := builder.build()) is not None]
 
 
 class _MessageBuilder:

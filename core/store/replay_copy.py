@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from tandem.core.compaction import COMPACTION_VERSION, replay_json
+from tandem.core.compaction import COMPACTION_VERSION, join_text_runs, replay_json
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, UpdateLogged
 from tandem.core.store.entries_codec import decode_entries
@@ -23,10 +23,17 @@ __all__ = ["ReplayCopy"]
 log = logging.getLogger(__name__)
 
 SeqEntry = tuple[int, LogEntry]
+SpanEntry = tuple[int, int, LogEntry]
+"""An entry of the tail and the sequence numbers it stands for (first, last): several when it
+is a run of text deltas joined (see `stage`)."""
 
 
 class ReplayCopy:
     """One thread's replay copy: owns what is known of its coverage and the uncompacted tail.
+
+    The tail of a segment still streaming is kept with its runs of text deltas joined and their
+    raw events dropped (what the copy will hold anyway), so a long segment committed at
+    checkpoints keeps one entry per message here, not every update with its raw event.
 
     Engine thread only, used by `SqliteThread` on its connection. `stage()` runs inside the
     caller's write transaction; `accept()` records its result once that transaction committed.
@@ -36,7 +43,7 @@ class ReplayCopy:
         self.thread_id = thread_id
         self._covered = -1
         """The last sequence number the stored copy covers (-1: none)."""
-        self._tail: list[SeqEntry] | None = [] if empty else None
+        self._tail: list[SpanEntry] | None = [] if empty else None
         """Committed entries after `_covered` (None: not read yet)."""
 
     @property
@@ -63,37 +70,42 @@ class ReplayCopy:
         ).fetchall()
         tail = decode_entries(rows, where)
         self._covered = covered
-        self._tail = [(seq, entry) for (seq, _json), entry in zip(rows, tail)]
+        self._tail = [(seq, seq, entry) for (seq, _json), entry in zip(rows, tail)]
         return compacted + tail
 
-    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry]) -> tuple[list[SeqEntry], int]:
+    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry]) -> tuple[list[SpanEntry], int]:
         """Write the copy of what `batch` closes; returns (the new tail, the new coverage).
 
         Call inside the write transaction that inserts `batch`, after `read()` (or on an empty
         thread), then `accept()` the result once that transaction committed.
         """
         assert self._tail is not None, "read() the copy before staging a commit"
-        tail = self._tail + batch
-        closing = max((i for i, (_seq, entry) in enumerate(tail) if not isinstance(entry, UpdateLogged)), default=-1)
+        tail = self._tail + [(seq, seq, entry) for seq, entry in batch]
+        closing = max((i for i, (_first, _last, entry) in enumerate(tail) if not isinstance(entry, UpdateLogged)), default=-1)
         if closing < 0:
-            return tail, self._covered
-        done, rest = tail[: closing + 1], tail[closing + 1 :]
+            return _joined(tail), self._covered
+        done, rest = tail[: closing + 1], _joined(tail[closing + 1 :])
         connection.execute(
             "DELETE FROM replay WHERE thread_id = ? AND (version != ? OR first_seq > ?)",
             (self.thread_id, COMPACTION_VERSION, self._covered),
         )
         connection.execute(
             "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
-            (self.thread_id, done[0][0], done[-1][0], COMPACTION_VERSION, replay_json([entry for _seq, entry in done])),
+            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done])),
         )
-        return rest, done[-1][0]
+        return rest, done[-1][1]
 
-    def accept(self, staged: tuple[list[SeqEntry], int]) -> None:
+    def accept(self, staged: tuple[list[SpanEntry], int]) -> None:
         """Record what `stage()` wrote, now that its transaction committed."""
         self._tail, self._covered = staged
 
     def pending(self) -> int:
         """How many committed entries the stored copy does not cover yet (0 when not read)."""
+        return sum(last - first + 1 for first, last, _entry in self._tail or ())
+
+    @property
+    def tail_entries(self) -> int:
+        """How many entries the tail holds in memory (joined runs count once)."""
         return len(self._tail or ())
 
     def _coverage(self, connection: sqlite3.Connection) -> tuple[int, list[tuple[int, str]]]:
@@ -110,3 +122,16 @@ class ReplayCopy:
                 chunks.append((first, text[1:-1]))  # `decode_entries` joins rows into arrays
             covered = last
         return covered, chunks
+
+
+def _joined(tail: list[SpanEntry]) -> list[SpanEntry]:
+    """`tail` with each run of text deltas joined into one entry spanning the run's numbers."""
+    if len(tail) < 2:
+        return tail
+    joined = join_text_runs([entry for _first, _last, entry in tail])
+    out: list[SpanEntry] = []
+    position = 0
+    for entry, size in joined:
+        out.append((tail[position][0], tail[position + size - 1][1], entry))
+        position += size
+    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 
 from tandem.core.errors import LogStoreError
-from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted
+from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged
 from tandem.core.store.connection import connect, translated, write_transaction
 from tandem.core.store.entries_codec import decode_entries, paused_gc
 from tandem.core.store.lock import ThreadLock
@@ -32,10 +32,15 @@ class SqliteThread(ConversationThread):
     and default title in ONE transaction, so a crash keeps all committed entries and none of a
     half-written commit. One exception: appending `SegmentStarted` commits at once what is
     pending up to and including it, so a crash mid-stream leaves a log that ends in an open
-    segment, which `restore()` turns into a retryable error instead of forgetting the turn.
-    Engine thread only. Lifecycle: open → close() (idempotent; drops pending entries and
+    segment, which `restore()` turns into a retryable error instead of forgetting the turn. And a
+    long segment commits its updates every `checkpoint_entries`, so neither the pending entries
+    nor the replay copy's tail (kept with text runs joined) hold a whole segment of updates with
+    their raw events in memory. Engine thread only. Lifecycle: open → close() (idempotent; drops pending entries and
     releases the lock); an unclosed thread warns when collected.
     """
+
+    checkpoint_entries: int = 1000
+    """Pending updates that make a commit without waiting for the segment to end."""
 
     def __init__(
         self,
@@ -81,14 +86,17 @@ class SqliteThread(ConversationThread):
         return list(self._pending)
 
     def append(self, entry: LogEntry) -> None:
-        """Buffer `entry`; a `SegmentStarted` also commits what is pending (see the class)."""
+        """Buffer `entry`; a `SegmentStarted`, or a long run of updates, also commits what is pending (see the class)."""
         self._pending.append(entry)
-        if isinstance(entry, SegmentStarted) and not self.read_only and not self.closed:
+        checkpoint = isinstance(entry, SegmentStarted) or (
+            isinstance(entry, UpdateLogged) and len(self._pending) % self.checkpoint_entries == 0
+        )
+        if checkpoint and not self.read_only and not self.closed:
             try:
                 self.commit()
             except LogStoreError as exc:
                 # Kept pending: the runtime's next commit retries and reports a failure.
-                log.warning("could not checkpoint the segment start: %s", exc)
+                log.warning("could not checkpoint the log: %s", exc)
 
     def commit(self) -> None:
         """Write every pending entry in one transaction.

@@ -247,3 +247,51 @@ class TestStoredCopy:
         assert copy_rows(db_path, thread_id)
         store.delete(thread_id)
         assert copy_rows(db_path, thread_id) == []
+
+
+class TestCheckpoints:
+    """A long segment commits its updates as it goes, and keeps one joined entry per message in memory."""
+
+    @staticmethod
+    def long_segment(turn: str, messages: int, deltas: int) -> list[LogEntry]:
+        request = [ChatMessage.user(f"question {turn}")]
+        entries: list[LogEntry] = [TurnStarted(turn_id=turn, messages=request, at=0.0),
+                                   SegmentStarted(turn_id=turn, index=0, continuation=request)]
+        for m in range(messages):
+            entries += [UpdateLogged(turn_id=turn, update=ChatUpdate(message_id=f"{turn}-m{m}", contents=[TextContent(text=f"{m}.{d} ")],
+                                                                     raw={"m": m, "d": d})) for d in range(deltas)]
+        return entries
+
+    def test_a_long_segment_commits_at_checkpoints_and_its_tail_holds_one_entry_per_message(
+            self, store: ThreadStore, db_path: Path) -> None:
+        with store.create() as thread:
+            thread.checkpoint_entries = 50
+            for entry in self.long_segment("t1", messages=40, deltas=5):  # 200 updates
+                thread.append(entry)
+                assert len(thread.pending) <= 50
+            assert thread._replay.tail_entries <= 40 + 1  # joined runs, not 200 updates
+            thread_id = thread.thread_id
+        with store.open(thread_id, read_only=True) as reader:
+            assert len(reader.entries()) == 202  # every update in the log, with its raw event
+            tail = [e for e in reader.entries() if isinstance(e, UpdateLogged)]
+            assert tail[-1].update.raw == {"m": 39, "d": 4}
+
+    async def test_a_checkpointed_segment_restores_the_same_from_the_copy_as_from_the_log(
+            self, store: ThreadStore, db_path: Path) -> None:
+        with store.create() as thread:
+            thread.checkpoint_entries = 7  # checkpoints that cut runs of deltas in the middle
+            for entry in [*self.long_segment("t1", messages=12, deltas=5),
+                          SegmentEnded(turn_id="t1", index=0, outcome="completed"), TurnEnded(turn_id="t1", status="completed"),
+                          *self.long_segment("t2", messages=3, deltas=4)]:  # the second is cut off mid-stream
+                thread.append(entry)
+            thread.commit()
+            thread_id = thread.thread_id
+        rows = copy_rows(db_path, thread_id)
+        assert all(rows[i][1] + 1 == rows[i + 1][0] for i in range(len(rows) - 1))  # no gap, no overlap
+        with store.open(thread_id, read_only=True) as reader:
+            logged, replayed = reader.entries(), reader.replay_entries()
+        assert len(replayed) < len(logged)
+        from_log = await restore(UIAgent(backend.build_chat_client(None)), FullReplay("x", logged), resume=False)
+        from_copy = await restore(UIAgent(backend.build_chat_client(None)), FullReplay("x", replayed), resume=False)
+        assert picture(from_copy) == picture(from_log)
+        assert "11.4 " in from_log.blocks[12].snapshot()["content"]["text"]
