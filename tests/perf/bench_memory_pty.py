@@ -9,9 +9,10 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
 2. resume: `tandem --resume` of that thread: wall time from starting the process until the last
    message's text is on the terminal, then its VmRSS;
 3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer);
-4. per short turn: two apps side by side, one whose thread holds ~2,000 prior messages and one
-   with ~10, each sent the same short turns back to back, interleaved; wall and CPU time
-   (utime + stime of the process) per turn, and the ratio.
+4. per short turn: two apps side by side, one whose thread holds 2,000 prior messages and one
+   with 10 (the same Markdown messages end both, so both screens show the same), each sent the
+   same short turns back to back, interleaved; wall and CPU time (utime + stime of the process)
+   per turn, and the ratio.
 
 Prints the figures of this one run; asserts nothing. The machine may be loaded (other processes
 share its cores): absolute times are noisy, the ratios of (4) are measured side by side.
@@ -188,8 +189,9 @@ def per_turn(url: str, server_requests: list[tuple[int, int]], history: int, tur
         try:
             ready(small)
             ready(large)
-            for k in range(4):  # ~10 prior messages: 4 short turns and the first measured one
-                turn(small, f"short warm{k}", f"Short answer warm{k}.")
+            # The same messages end both threads (what is on screen costs each frame the same):
+            # 10 prior messages in one, `history` in the other.
+            turn(small, "blocks 9", last_marker(9))
             turn(large, f"blocks {history - 1}", last_marker(history - 1))
             small.settle()
             large.settle()
