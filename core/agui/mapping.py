@@ -389,20 +389,31 @@ class EventMapper:
     def _subagent_started(self, event: Any, raw: Any) -> list[ChatUpdate]:
         self._subagents[event.subagent_run_id] = event.name
         content = {"name": event.name, "status": "running", "description": event.description,
-                   "parentToolCallId": event.parent_tool_call_id}
+                   "parentToolCallId": event.parent_tool_call_id, "subagentRunId": event.subagent_run_id}
         part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent",
                                content={k: v for k, v in content.items() if v is not None})
         return [_update([part], raw, author=event.name)]
 
     def _subagent_ended(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        name = self._subagents.get(event.subagent_run_id, event.subagent_run_id)
+        # Merged into what SUBAGENT_STARTED showed (`replace=False`): the end event carries no
+        # name or description, and the line must keep saying which subagent, doing what.
+        known = self._subagents.get(event.subagent_run_id)
+        content: dict[str, Any]
         if event.type is EventType.SUBAGENT_ERROR:
-            content: dict[str, Any] = {"name": name, "status": "error", "message": event.message}
+            content = {"status": "error", "message": event.message, "code": event.code}
         else:
-            outcome = event.outcome.type if event.outcome is not None else "success"
-            content = {"name": name, "status": "finished" if outcome == "success" else outcome}
-        part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent", content=content)
-        return [_update([part], raw, author=name)]
+            outcome = event.outcome
+            if outcome is not None and outcome.type == "suspended":
+                content = {"status": "suspended", "interruptIds": outcome.interrupt_ids}
+            else:
+                content = {"status": "finished"}
+            content["result"] = event.result
+        content["subagentRunId"] = event.subagent_run_id
+        if known is not None:
+            content["name"] = known
+        part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent",
+                               content={k: v for k, v in content.items() if v is not None}, replace=False)
+        return [_update([part], raw, author=known or event.subagent_run_id)]
 
     # -- snapshots and pass-through ----------------------------------------------------------
 
