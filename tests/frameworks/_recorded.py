@@ -74,6 +74,9 @@ QUESTION_ANSWER = "blue"
 
 EXPECTED_STATE = {"shopping": ["bread", "oat milk"]}
 
+ADAPTER_KEYS = frozenset({"messages", "tools", "context", "copilotkit", "ag-ui", "pending_tool_calls"})
+"""State keys the adapters reserve for themselves (with ADK's `_ag_ui_…`): never shown or sent back."""
+
 
 def runs_of(framework: str, scenario: str) -> list[tuple[dict[str, Any], bytes]]:
     """The recorded runs of a scenario, in order: (request body, response bytes)."""
@@ -247,6 +250,15 @@ def problems(run: ScenarioRun) -> list[str]:
         users_sent = [m for m in request.get("messages", []) if m.get("role") == "user"]
         if len(users_sent) != 1:
             found.append(f"request {number} carries {len(users_sent)} user messages")
+
+    for number, request in enumerate(run.requests, 1):
+        leaked = sorted(k for k in (request.get("state") or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
+        if leaked:
+            found.append(f"request {number} sends the adapter's own state keys back: {leaked}")
+    state = result.state if any(e.get("event") == "state" for e in events) else None
+    leaked = sorted(k for k in (state or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
+    if leaked:
+        found.append(f"the shared state shows the adapter's own keys: {leaked}")
 
     found.extend(_SCENARIO_CHECKS[run.scenario](run))
     return found
