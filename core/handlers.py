@@ -217,6 +217,7 @@ class ApprovalHandler:
             proposal_id=part.proposal_id,
             tool_block=tool if isinstance(tool, ToolCallBlock) else None,
             expires_at=part.expires_at,
+            protocol_data=part.protocol_data,
             role="assistant",
             author=context.update.author,
         )
@@ -242,6 +243,7 @@ class InterruptHandler:
                 response_schema=dict(part.response_schema) if part.response_schema else None,
                 call_id=part.call_id,
                 expires_at=part.expires_at,
+                protocol_data=part.protocol_data,
                 role="assistant",
                 author=context.update.author,
             )

@@ -38,6 +38,7 @@ class ApprovalBlock(InteractiveBlock):
         allow_edits: bool = False,
         proposal_id: str | None = None,
         tool_block: ToolCallBlock | None = None,
+        protocol_data: dict[str, JsonValue] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(id, **kwargs)
@@ -49,6 +50,8 @@ class ApprovalBlock(InteractiveBlock):
         self.allow_edits = allow_edits
         self.proposal_id = proposal_id
         self.tool_block = tool_block
+        self.protocol_data = protocol_data
+        """Opaque to blocks: the chat client's data for answering (see `ApprovalRequestContent`)."""
 
     def approve(self, *, edited_arguments: dict[str, JsonValue] | None = None, reason: str | None = None, who: str | None = None) -> bool:
         """Approve, optionally with edited arguments. Returns whether this call decided.
@@ -92,6 +95,7 @@ class ApprovalBlock(InteractiveBlock):
             status="resolved" if decision.outcome in ("approved", "rejected") else "cancelled",
             reason=decision.reason,
             edited_arguments=decision.edited_arguments,
+            protocol_data=self.protocol_data,
         )
         return ChatMessage(role="user", contents=[content])
 

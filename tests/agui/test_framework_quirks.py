@@ -400,3 +400,63 @@ class TestAdkConfirmation:
                                [ChatMessage.user("send 5")])
         [request] = parts(updates, ApprovalRequestContent)
         assert (request.request_id, request.tool_name, request.arguments) == ("conf1", "transfer", {"amount": 5})
+
+
+class TestInterruptsAcrossRestore:
+    """Quit while the agent waits, reopen the thread from its SQLite log, answer: the request is
+    the one the client that received the interrupt would have sent (issue 11)."""
+
+    @staticmethod
+    async def answered_after_restore(tmp_path: Any, first: list[dict[str, Any]], decide: Any) -> list[RunAgentInput]:
+        from tandem.core.replay import restore
+        from tandem.core.store import ThreadStore
+
+        seen: list[RunAgentInput] = []
+        then = [START, *text("m2", "ok"), FINISH]
+        with ThreadStore(tmp_path / "threads.sqlite3") as store:
+            context = AgentContext(UIAgent(scripted(first, then, seen=seen)), thread=store.create())
+            await context.send("go")
+            for _ in range(1000):
+                if context.status is Status.AWAITING_INPUT:
+                    break
+                await asyncio.sleep(0.01)
+            thread_id = context.thread.thread_id
+            await context.dispose()
+            # A new process: a new client that never saw the interrupt.
+            restored = await restore(UIAgent(scripted(then, seen=seen)), store.open(thread_id))
+            try:
+                [block] = restored.pending_blocks
+                decide(block)
+                turn = restored.turns[-1]
+                await asyncio.wait_for(turn.wait(), 10)
+                assert turn.status is TurnStatus.COMPLETED, turn.error
+            finally:
+                await restored.dispose()
+        assert len(seen) == 2
+        return seen
+
+    async def test_an_interrupt_without_a_server_id_is_answered_on_the_legacy_channel(self, tmp_path: Any) -> None:
+        first = [START, on_interrupt({"message": "Feedback?"}, interrupt_id=None), FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.respond("fine"))
+        assert seen[1].resume is None  # an id Tandem made up means nothing to the server
+        assert seen[1].forwarded_props["command"] == {"resume": "fine"}
+
+    async def test_an_approval_with_a_schema_is_checked_and_sent_on_both_channels(self, tmp_path: Any) -> None:
+        first = [START, *call("c1", "delete_file", {"path": "a"}, parent="m1"), on_interrupt(APPROVAL_VALUE), FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.approve())
+        assert [(e.interrupt_id, e.payload) for e in seen[1].resume or []] == [("lg-1", {"approved": True})]
+        assert seen[1].forwarded_props["command"] == {"resume": {"approved": True}}
+
+    async def test_an_adk_confirmation_is_answered_with_its_tool_result(self, tmp_path: Any) -> None:
+        first = [START, *call("fc1", "transfer", {"amount": 5}, parent="m1"),
+                 *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.reject(reason="no"))
+        assert seen[1].resume is None
+        answers = [m for m in seen[1].messages if m.role == "tool"]
+        assert [(m.tool_call_id, json.loads(m.content)) for m in answers] == [("conf1", {"confirmed": False})]
+
+    async def test_a_crewai_interrupt_is_answered_in_resume_with_the_id_in_its_value(self, tmp_path: Any) -> None:
+        value = {"id": "flow-7", "reason": "crewai:human_feedback", "message": "Which colour?"}
+        first = [START, {"type": "CUSTOM", "name": "on_interrupt", "value": value}, FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.respond("blue"))
+        assert [(e.interrupt_id, e.payload) for e in seen[1].resume or []] == [("flow-7", "blue")]

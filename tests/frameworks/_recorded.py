@@ -251,6 +251,7 @@ def problems(run: ScenarioRun) -> list[str]:
         if len(users_sent) != 1:
             found.append(f"request {number} carries {len(users_sent)} user messages")
 
+    found.extend(_answer_channels(run))
     for number, request in enumerate(run.requests, 1):
         leaked = sorted(k for k in (request.get("state") or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
         if leaked:
@@ -262,6 +263,39 @@ def problems(run: ScenarioRun) -> list[str]:
 
     found.extend(_SCENARIO_CHECKS[run.scenario](run))
     return found
+
+
+def _answer_channels(run: ScenarioRun) -> list[str]:
+    """Each answer must reach the server on the channel its recorded follow-up used.
+
+    The recorded follow-ups are what the live server read (`record.py` drove it to the end), so
+    an answer Tandem sends elsewhere — `forwardedProps.command.resume` to an adapter that reads
+    only `resume[]`, say — is an answer the live server never sees.
+    """
+    found = []
+    for number, (recorded, _body) in enumerate(run_pairs(run), 2):
+        if number > len(run.requests):
+            break
+        sent = run.requests[number - 1]
+        ids = client_ids(recorded, sent)
+        wanted = [{**entry, "interruptId": ids.get(entry.get("interruptId"), entry.get("interruptId"))}
+                  for entry in recorded.get("resume") or []]
+        if wanted and [_entry(e) for e in sent.get("resume") or []] != [_entry(e) for e in wanted]:
+            found.append(f"request {number} answers with resume {sent.get('resume')}; the server read {wanted}")
+        command = (recorded.get("forwardedProps") or {}).get("command")
+        if command is not None and (sent.get("forwardedProps") or {}).get("command") != command:
+            found.append(f"request {number} answers with forwardedProps.command "
+                         f"{(sent.get('forwardedProps') or {}).get('command')}; the server read {command}")
+    return found
+
+
+def run_pairs(run: ScenarioRun) -> list[tuple[dict[str, Any], bytes]]:
+    """The recorded follow-up runs (2 onwards) of the scenario."""
+    return runs_of(run.framework, run.scenario)[1:]
+
+
+def _entry(entry: dict[str, Any]) -> tuple[Any, Any, str]:
+    return entry.get("interruptId"), entry.get("status"), json.dumps(entry.get("payload"), sort_keys=True)
 
 
 def _tool_blocks(run: ScenarioRun, name: str) -> list[dict[str, Any]]:
