@@ -36,6 +36,7 @@ from typing import Any
 from datetime import UTC, datetime
 
 from ag_ui.core import Interrupt
+from pydantic import JsonValue
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.content import ApprovalRequestContent, InputRequestContent
@@ -182,7 +183,7 @@ def interrupt_part(
     The interrupt rides along whole as the part's `protocol_data` (see `restored_interrupts`).
     """
     expires_at = parse_expiry(interrupt.expires_at)
-    protocol_data = {PROTOCOL_KEY: interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)}
+    protocol_data: dict[str, JsonValue] = {PROTOCOL_KEY: interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)}
     call = calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
     if interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"):
         schema = interrupt.response_schema or {}
