@@ -450,7 +450,14 @@ class TestInterruptsAcrossRestore:
     async def test_an_adk_confirmation_is_answered_with_its_tool_result(self, tmp_path: Any) -> None:
         first = [START, *call("fc1", "transfer", {"amount": 5}, parent="m1"),
                  *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), FINISH]
-        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.reject(reason="no"))
+        rejected: list[ApprovalBlock] = []
+
+        def reject(block: ApprovalBlock) -> None:
+            rejected.append(block)
+            block.reject(reason="no")
+
+        seen = await self.answered_after_restore(tmp_path, first, reject)
+        assert rejected[0].request_block is not None and rejected[0].request_block.status.value == "denied"
         assert seen[1].resume is None
         answers = [m for m in seen[1].messages if m.role == "tool"]
         assert [(m.tool_call_id, json.loads(m.content)) for m in answers] == [("conf1", {"confirmed": False})]

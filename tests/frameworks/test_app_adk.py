@@ -28,7 +28,7 @@ from textual.pilot import Pilot  # noqa: E402
 from textual.widgets import Button, Static  # noqa: E402
 
 from tandem.core import BlockEnv, Status  # noqa: E402
-from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, UIActionBlock  # noqa: E402
+from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
 from tandem.tui.app import TandemApp  # noqa: E402
 from tandem.tui.backend import AppHooks, build_context  # noqa: E402
 from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView  # noqa: E402
@@ -110,6 +110,9 @@ async def test_a_tool_confirmation_is_an_approval_and_approving_continues() -> N
             await turn_over(pilot, app)
             assert approval.decision is not None and (approval.decision.outcome, approval.decision.who) == ("approved", "ada")
             check_one_exchange(app, PROMPTS["approval"], "Deleted /tmp/demo.txt.")
+            # No card left "running": the confirmation call is settled by the decision.
+            assert {(b.name, b.status.value) for b in blocks(app, ToolCallBlock)} == {
+                ("delete_file", "succeeded"), ("adk_request_confirmation", "succeeded")}
     assert len(server.requests) == 2
     confirmations = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert [json.loads(m["content"]) for m in confirmations] == [{"confirmed": True}]  # what ag-ui-adk reads
