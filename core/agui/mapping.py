@@ -99,7 +99,7 @@ class EventMapper:
         self._texts: dict[str, list[str]] = {}  # message id → its text (or reasoning) deltas so far
         self._roles: dict[str, Role] = {}
         self._thoughts: list[str] = []  # the reasoning texts this stream completed
-        self._held: dict[str, list[str]] = {}  # reasoning message id → deltas held while they repeat a thought
+        self._held: dict[str, _Held] = {}  # reasoning message id → deltas held while they repeat a thought
         self._results: dict[str, ToolResultContent] = {}  # tool result message id → result
         self._subagents: dict[str, str] = {}
         self.interrupts: list[Interrupt] = []
@@ -242,7 +242,7 @@ class EventMapper:
         self._texts[event.message_id] = self._snapshots.streamed_text(event.message_id, "reasoning")
         if self._thoughts:
             # It may be a thought of this run said again (see `_hold`): held until it differs.
-            self._held[event.message_id] = []
+            self._held[event.message_id] = _Held(list(range(len(self._thoughts))))
         return []
 
     def _reasoning_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
@@ -264,15 +264,17 @@ class EventMapper:
         message id once the answer is under way (the model's final aggregated response repeats
         it). The deltas are held while their text is the beginning of a completed thought; the
         first that departs from every one releases the held text as one delta, and a message
-        that ends equal to a completed thought is never shown (`_reasoning_end`).
+        that ends equal to a completed thought is never shown (`_reasoning_end`). Each delta is
+        compared where the held text ends, so holding costs what the deltas weigh, not more.
         """
         held = self._held[message_id]
-        held.append(delta)
-        text = "".join(held)
-        if any(thought.startswith(text) or thought.strip().startswith(text.strip()) for thought in self._thoughts):
+        held.chunks.append(delta)
+        held.candidates = [i for i in held.candidates if self._thoughts[i].startswith(delta, held.length)]
+        held.length += len(delta)
+        if held.candidates:
             return None
         del self._held[message_id]
-        part = ReasoningContent(text=text)
+        part = ReasoningContent(text="".join(held.chunks))
         return _update([part], raw, message_id=message_id, author=author)
 
     def _reasoning_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
@@ -282,8 +284,8 @@ class EventMapper:
             if text:
                 self._thoughts.append(text)
             return []
-        text = "".join(held)
-        if any(thought.strip() == text.strip() for thought in self._thoughts):
+        text = "".join(held.chunks)
+        if any(len(self._thoughts[i]) == held.length for i in held.candidates):
             # A repeat: logged (the log keeps everything), shown only in the debug view.
             value = {"messageId": event.message_id, "text": text}
             return [_update([DebugContent(label="reasoning repeated", value=value)], raw, author=self._author(event))]
@@ -554,6 +556,18 @@ class EventMapper:
         return [adk_confirmation(call_id, self.calls[call_id].parsed_arguments())
                 for call_id in self._run_calls
                 if self.calls[call_id].name == ADK_CONFIRMATION_TOOL and not self.calls[call_id].resolved]
+
+
+class _Held:
+    """A reasoning message held while it repeats a completed thought: its deltas, their length,
+    and the indices of the thoughts it still matches."""
+
+    __slots__ = ("chunks", "length", "candidates")
+
+    def __init__(self, candidates: list[int]) -> None:
+        self.chunks: list[str] = []
+        self.length = 0
+        self.candidates = candidates
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:

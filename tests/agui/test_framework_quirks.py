@@ -224,7 +224,7 @@ class TestRepeatedThought:
                   *reasoning("r2", "Considering ", "the question ", "again, differently."), *text("m2", "42."), FINISH]
         updates = await stream(scripted(events), [ChatMessage.user("q")])
         assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, ReasoningContent)] == [
-            ("r1", "Considering the question."), ("r2", "Considering the question again, differently.")]
+            ("r1", "Considering the question."), ("r2", "Considering the question "), ("r2", "again, differently.")]
         # A shorter thought that is the start of an earlier one is its own thought too.
         events = [START, *reasoning("r1", "Considering the question."), *reasoning("r2", "Considering"), FINISH]
         updates = await stream(scripted(events), [ChatMessage.user("q")])
