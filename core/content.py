@@ -102,6 +102,10 @@ class ApprovalRequestContent(ContentPart):
     """A state proposal that approval commits and rejection rolls back."""
     expires_at: float | None = None
     """Unix time after which the request can no longer be answered."""
+    protocol_data: dict[str, JsonValue] | None = None
+    """What the chat client needs to answer this request as its server expects (AG-UI: the
+    interrupt as received). Opaque above the chat client: logged with the request, copied onto
+    the answer (so a restored thread answers as the live one would), never displayed."""
 
 
 class ApprovalResponseContent(ContentPart):
@@ -114,6 +118,8 @@ class ApprovalResponseContent(ContentPart):
     status: Literal["resolved", "cancelled"] = "resolved"
     reason: str | None = None
     edited_arguments: dict[str, JsonValue] | None = None
+    protocol_data: dict[str, JsonValue] | None = None
+    """The request's `protocol_data`, handed back to the chat client."""
 
 
 class InputRequestContent(ContentPart):
@@ -127,6 +133,10 @@ class InputRequestContent(ContentPart):
     call_id: str | None = None
     expires_at: float | None = None
     """Unix time after which the request can no longer be answered."""
+    protocol_data: dict[str, JsonValue] | None = None
+    """What the chat client needs to answer this request as its server expects (AG-UI: the
+    interrupt as received). Opaque above the chat client: logged with the request, copied onto
+    the answer (so a restored thread answers as the live one would), never displayed."""
 
 
 class InputResponseContent(ContentPart):
@@ -136,6 +146,8 @@ class InputResponseContent(ContentPart):
     request_id: str
     status: Literal["resolved", "cancelled"] = "resolved"
     payload: JsonValue = None
+    protocol_data: dict[str, JsonValue] | None = None
+    """The request's `protocol_data`, handed back to the chat client."""
 
 
 class StateSnapshotContent(ContentPart):

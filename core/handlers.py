@@ -206,6 +206,8 @@ class ApprovalHandler:
         if block is not None or not isinstance(part, ApprovalRequestContent):
             return PASS
         tool = context.pipeline.by_id.get(f"tool/{part.call_id}") if part.call_id else None
+        # A request that was itself a streamed tool call (Google ADK's confirmation tool) has a card too.
+        asking = context.pipeline.by_id.get(f"tool/{part.request_id}") if part.request_id != part.call_id else None
         new = ApprovalBlock(
             context.block_id(f"approval/{part.request_id}"),
             request_id=part.request_id,
@@ -217,6 +219,8 @@ class ApprovalHandler:
             proposal_id=part.proposal_id,
             tool_block=tool if isinstance(tool, ToolCallBlock) else None,
             expires_at=part.expires_at,
+            protocol_data=part.protocol_data,
+            request_block=asking if isinstance(asking, ToolCallBlock) else None,
             role="assistant",
             author=context.update.author,
         )
@@ -242,6 +246,7 @@ class InterruptHandler:
                 response_schema=dict(part.response_schema) if part.response_schema else None,
                 call_id=part.call_id,
                 expires_at=part.expires_at,
+                protocol_data=part.protocol_data,
                 role="assistant",
                 author=context.update.author,
             )

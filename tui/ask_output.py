@@ -143,6 +143,28 @@ class _Seen:
     """The block's closing output was written."""
 
 
+def _progress(block: ActivityBlock) -> str | None:
+    """A step or subagent as one line, `[step] plan` or `[subagent] critic — reviews (error): rate limited`,
+    or None when its value is not the `{name, status, …}` core makes of STEP_* / SUBAGENT_* events."""
+    value = block.value
+    if not isinstance(value, dict):
+        return None
+    name = value.get("name") if isinstance(value.get("name"), str) else value.get("subagentRunId")
+    if not isinstance(name, str):
+        return None
+    line = f"[{block.activity_type}] {one_line(name, 80)}"
+    description = value.get("description")
+    if isinstance(description, str) and description:
+        line += f" — {one_line(description, 120)}"
+    status = value.get("status")
+    if isinstance(status, str) and status not in ("finished", "success", "running"):
+        line += f" ({one_line(status, 20)})"
+    message = value.get("message")
+    if isinstance(message, str) and message:
+        line += f": {one_line(message)}"
+    return line
+
+
 class PlainPrinter(Printer):
     """Assistant text as it streams; everything else as short labelled lines.
 
@@ -196,8 +218,12 @@ class PlainPrinter(Printer):
         elif isinstance(block, ActivityBlock):
             if block.lifecycle is Lifecycle.INACTIVE and not seen.done:
                 seen.done = True
-                detail = block.error or short_json(block.value)
-                self._line(f"[activity] {one_line(block.activity_type, 40)}: {detail}")
+                progress = _progress(block) if block.is_marker and block.error is None else None
+                if progress is not None:
+                    self._line(progress)
+                else:
+                    detail = block.error or short_json(block.value)
+                    self._line(f"[activity] {one_line(block.activity_type, 40)}: {detail}")
         elif isinstance(block, ErrorBlock):
             if not seen.done:
                 seen.done = True

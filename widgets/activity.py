@@ -25,11 +25,15 @@ _PROGRESS_MARKS = {"running": "▸", "finished": "✓", "success": "✓", "error
 def progress_line(kind: str, value: Any) -> Content | None:
     """The one line of a step or subagent activity (`▸ step: plan`, `✓ subagent: writer`), or None
     when the content is not the `{name, status}` core maps those events to."""
-    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+    if not isinstance(value, dict):
+        return None
+    # A subagent that finished in a later stream than it started is known by its run id only.
+    name = value.get("name") if isinstance(value.get("name"), str) else value.get("subagentRunId")
+    if not isinstance(name, str):
         return None
     status = str(value.get("status", "running"))
     mark = _PROGRESS_MARKS.get(status, "·")
-    line = Content(f"{mark} {kind}: ") + agent_text(value["name"])
+    line = Content(f"{mark} {kind}: ") + agent_text(name)
     description = value.get("description")
     if isinstance(description, str) and description:
         line = line + Content(" — ") + agent_text(description)

@@ -84,8 +84,9 @@ class AGUIChatClient(ChatClient):
     """A `ChatClient` speaking AG-UI 1.0 over HTTP + SSE, or over an in-process byte source.
 
     Owns its transport (and the `httpx.AsyncClient` it created), the predictive-state mappings
-    the app configured, and the interrupts each thread's last run left open (so the next run
-    can resume every one of them). Engine thread only. Lifecycle: use, then `aclose()`
+    the app configured, the interrupts each thread's last run left open (so the next run
+    can resume every one of them), and the state keys each thread's adapter reserves for itself
+    (`adapter_state.py`: set aside from shared state, never sent back). Engine thread only. Lifecycle: use, then `aclose()`
     (idempotent); streaming after close raises `RuntimeError`.
 
     Args:
@@ -159,6 +160,7 @@ class AGUIChatClient(ChatClient):
         self._predict = tuple(m for m in mappings if m is not None)
         self._thread_id = f"thread-{uuid.uuid4().hex[:12]}"
         self._open_interrupts: dict[str, list[Interrupt]] = {}
+        self._adapter_keys: dict[str, set[str]] = {}  # thread → state keys recognised as the adapter's
         self._closed = False
         self._runs = self._bytes = self._events = self._updates = 0
         self.turn_timeout = None
@@ -199,6 +201,7 @@ class AGUIChatClient(ChatClient):
             predict_state=self._predict,
             known_calls=history_calls,
             sent=run_input.messages,
+            adapter_state_keys=self._adapter_keys.setdefault(thread_id, set()),
         )
         self._open_interrupts.pop(thread_id, None)  # they are resumed or cancelled by this run
         self._runs += 1

@@ -9,7 +9,8 @@ Interrupts arrive on two channels:
   whose `value` is what the graph passed to `interrupt()` — a dict `{reason, toolCallId, message,
   responseSchema}` (snake_case keys too) or a plain string or any other JSON — followed by a
   plain `RUN_FINISHED`. ag-ui-langgraph puts the LangGraph interrupt (with its `id`) in
-  `rawEvent`. `custom_interrupt` turns such an event into an `Interrupt` marked with
+  `rawEvent`; ag-ui-crewai puts its id in the value (`{id, reason, message, metadata}`) and
+  reads the answer from `resume[]` only. `custom_interrupt` turns such an event into an `Interrupt` marked with
   `metadata["tandem"]` (`channel: "on_interrupt"`, `serverId`: whether the id is the server's,
   `plain`: whether the value was a plain string), so the request builder answers it as the
   server expects (see `request.py`).
@@ -35,6 +36,7 @@ from typing import Any
 from datetime import UTC, datetime
 
 from ag_ui.core import Interrupt
+from pydantic import JsonValue
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.content import ApprovalRequestContent, InputRequestContent
@@ -50,8 +52,11 @@ __all__ = [
     "channel_of",
     "interrupt_part",
     "parse_expiry",
+    "restored_interrupts",
 ]
 
+PROTOCOL_KEY = "agui_interrupt"
+"""The key of the interrupt (as received) in a request part's `protocol_data`."""
 ON_INTERRUPT = "on_interrupt"
 """The `CUSTOM` event name of the legacy interrupt channel."""
 LEGACY_CHANNEL = "on_interrupt"
@@ -106,6 +111,9 @@ def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
         if isinstance(decoded, dict):
             value = decoded
     server_id = raw_event.get("id") if isinstance(raw_event, Mapping) else None
+    if not (isinstance(server_id, str) and server_id) and isinstance(value, Mapping):
+        # ag-ui-crewai puts the interrupt's id in the value itself (and reads only `resume[]`).
+        server_id = value.get("id")
     has_server_id = isinstance(server_id, str) and bool(server_id)
     fields: dict[str, Any] = {}
     if isinstance(value, Mapping):
@@ -170,8 +178,12 @@ def _original_call(interrupt: Interrupt) -> tuple[str | None, str | None, dict[s
 def interrupt_part(
     interrupt: Interrupt, calls: Mapping[str, KnownCall], predict: Sequence[PredictStateMapping]
 ) -> ApprovalRequestContent | InputRequestContent:
-    """The request part for an interrupt of a finished run: an approval for a tool call, else an input request."""
+    """The request part for an interrupt of a finished run: an approval for a tool call, else an input request.
+
+    The interrupt rides along whole as the part's `protocol_data` (see `restored_interrupts`).
+    """
     expires_at = parse_expiry(interrupt.expires_at)
+    protocol_data: dict[str, JsonValue] = {PROTOCOL_KEY: interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)}
     call = calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
     if interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"):
         schema = interrupt.response_schema or {}
@@ -184,7 +196,7 @@ def interrupt_part(
             return ApprovalRequestContent(
                 request_id=interrupt.id, call_id=call_id, tool_name=original_name,
                 arguments=original_arguments or {}, message=interrupt.message,
-                allow_edits=False, expires_at=expires_at,
+                allow_edits=False, expires_at=expires_at, protocol_data=protocol_data,
             )
         predictive = call is not None and any(m.tool == call.name for m in predict)
         return ApprovalRequestContent(
@@ -196,6 +208,7 @@ def interrupt_part(
             allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
             proposal_id=interrupt.tool_call_id if predictive else None,
             expires_at=expires_at,
+            protocol_data=protocol_data,
         )
     return InputRequestContent(
         request_id=interrupt.id,
@@ -204,4 +217,24 @@ def interrupt_part(
         response_schema=interrupt.response_schema,
         call_id=interrupt.tool_call_id,
         expires_at=expires_at,
+        protocol_data=protocol_data,
     )
+
+
+def restored_interrupts(protocol_data: Sequence[Mapping[str, Any] | None]) -> list[Interrupt] | None:
+    """The interrupts that answers carry back (`protocol_data`), or None if any answer has none.
+
+    A client that restarted has no interrupts of the thread's last run in memory; the answers,
+    replayed from the log, bring them back, so the next request answers each one on the channel
+    its server reads, exactly as the client that received it would have. An answer without
+    (a log written before this existed, or tampered with) means: build from the answers alone.
+    """
+    interrupts = []
+    for data in protocol_data:
+        value = data.get(PROTOCOL_KEY) if isinstance(data, Mapping) else None
+        try:
+            interrupts.append(Interrupt.model_validate(value))
+        except ValueError:
+            log.warning("an answer's interrupt could not be read back; answering from the answers alone")
+            return None
+    return interrupts

@@ -7,11 +7,11 @@ update: starts and ends of messages carry no content and map to nothing.
 | AG-UI event | update contents |
 | --- | --- |
 | TEXT_MESSAGE_CONTENT | `TextContent` (message id, role from the start event) |
-| REASONING_MESSAGE_CONTENT | `ReasoningContent` |
+| REASONING_MESSAGE_CONTENT | `ReasoningContent`; a message that repeats, whole, a thought the run already completed is not shown (a `DebugContent` at its end) |
 | REASONING_ENCRYPTED_VALUE | `ReasoningContent(encrypted_value)`; on a tool call `ToolCallContent(encrypted_value)`; on a tool result message the result again, with the value |
 | TOOL_CALL_START / ARGS / END | `ToolCallContent` (name, argument deltas, `done` with parsed arguments); calls to tools the request did not declare are `informational_only` |
 | TOOL_CALL_RESULT | `ToolResultContent`, role `tool` |
-| STATE_SNAPSHOT / STATE_DELTA | `StateSnapshotContent` / `StateDeltaContent`, with `proposal_id` when predictive |
+| STATE_SNAPSHOT / STATE_DELTA | `StateSnapshotContent` / `StateDeltaContent`, with `proposal_id` when predictive; keys an adapter reserves for itself (`adapter_state.py`) are set aside |
 | ACTIVITY_SNAPSHOT / DELTA | `ActivityContent` |
 | STEP_* / SUBAGENT_* | `ActivityContent` (`step` / `subagent`); events of a subagent carry its name as `author` |
 | MESSAGES_SNAPSHOT | one update per message the client does not have yet (`SnapshotReconciler`), then a `DebugContent` |
@@ -32,6 +32,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, EventType, Interrupt, Message
 
+from tandem.core.agui.adapter_state import adapter_keys, is_adapter_key
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
 from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
@@ -81,8 +82,11 @@ class EventMapper:
         known_calls: dict[str, KnownCall] | None = None,
         known_message_ids: Iterable[str] = (),
         sent: Sequence[Message] = (),
+        adapter_state_keys: set[str] | None = None,
     ) -> None:
         self._declared = frozenset(declared_tools)
+        self.adapter_state_keys: set[str] = adapter_state_keys if adapter_state_keys is not None else set()
+        """State keys recognised as the adapter's on this thread (`adapter_state.py`); shared with the client."""
         self._configured = tuple(predict_state)
         self._predict: list[PredictStateMapping] = list(self._configured)
         self.calls: dict[str, KnownCall] = dict(known_calls or {})
@@ -94,6 +98,8 @@ class EventMapper:
         self._snapshots.known_ids.update(known_message_ids)
         self._texts: dict[str, list[str]] = {}  # message id → its text (or reasoning) deltas so far
         self._roles: dict[str, Role] = {}
+        self._thoughts: list[str] = []  # the reasoning texts this stream completed
+        self._held: dict[str, _Held] = {}  # reasoning message id → deltas held while they repeat a thought
         self._results: dict[str, ToolResultContent] = {}  # tool result message id → result
         self._subagents: dict[str, str] = {}
         self.interrupts: list[Interrupt] = []
@@ -110,7 +116,7 @@ class EventMapper:
             EventType.REASONING_END: _nothing,
             EventType.REASONING_MESSAGE_START: self._reasoning_start,
             EventType.REASONING_MESSAGE_CONTENT: self._reasoning_content,
-            EventType.REASONING_MESSAGE_END: _nothing,
+            EventType.REASONING_MESSAGE_END: self._reasoning_end,
             EventType.REASONING_ENCRYPTED_VALUE: self._encrypted,
             EventType.TOOL_CALL_START: self._call_start,
             EventType.TOOL_CALL_ARGS: self._call_args,
@@ -182,6 +188,8 @@ class EventMapper:
             _set_private(update, None)
             return update
         if event_type == "REASONING_MESSAGE_CONTENT":
+            if key in self._held:
+                return self._hold(key, delta, raw, author)
             part = _part(ReasoningContent, {"kind": "reasoning", "text": delta, "encrypted_value": None}, {"text"})
             return _envelope([part], raw, "assistant", key, author)
         if key in self._replayed:
@@ -232,6 +240,9 @@ class EventMapper:
 
     def _reasoning_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
         self._texts[event.message_id] = self._snapshots.streamed_text(event.message_id, "reasoning")
+        if self._thoughts:
+            # It may be a thought of this run said again (see `_hold`): held until it differs.
+            self._held[event.message_id] = _Held(list(range(len(self._thoughts))))
         return []
 
     def _reasoning_content(self, event: Any, raw: Any) -> list[ChatUpdate]:
@@ -240,8 +251,47 @@ class EventMapper:
         texts = self._texts.get(event.message_id)
         if texts is not None:
             texts.append(event.delta)
+        if event.message_id in self._held:
+            update = self._hold(event.message_id, event.delta, raw, self._author(event))
+            return [] if update is None else [update]
         part = ReasoningContent(text=event.delta)
         return [_update([part], raw, message_id=event.message_id, author=self._author(event))]
+
+    def _hold(self, message_id: str, delta: str, raw: Any, author: str | None) -> ChatUpdate | None:
+        """A delta of a reasoning message that may repeat a thought this stream already completed.
+
+        Google ADK (ag-ui-adk 0.11.0) streams a thought, then sends it again, whole, under a new
+        message id once the answer is under way (the model's final aggregated response repeats
+        it). The deltas are held while their text is the beginning of a completed thought; the
+        first that departs from every one releases the held text as one delta, and a message
+        that ends equal to a completed thought is never shown (`_reasoning_end`). Each delta is
+        compared where the held text ends, so holding costs what the deltas weigh, not more.
+        """
+        held = self._held[message_id]
+        held.chunks.append(delta)
+        held.candidates = [i for i in held.candidates if self._thoughts[i].startswith(delta, held.length)]
+        held.length += len(delta)
+        if held.candidates:
+            return None
+        del self._held[message_id]
+        part = ReasoningContent(text="".join(held.chunks))
+        return _update([part], raw, message_id=message_id, author=author)
+
+    def _reasoning_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
+        held = self._held.pop(event.message_id, None)
+        if held is None:
+            text = "".join(self._texts.get(event.message_id) or ())
+            if text:
+                self._thoughts.append(text)
+            return []
+        text = "".join(held.chunks)
+        if any(len(self._thoughts[i]) == held.length for i in held.candidates):
+            # A repeat: logged (the log keeps everything), shown only in the debug view.
+            value = {"messageId": event.message_id, "text": text}
+            return [_update([DebugContent(label="reasoning repeated", value=value)], raw, author=self._author(event))]
+        # It ended as the beginning of an earlier thought: a shorter thought of its own.
+        part = ReasoningContent(text=text)
+        return [_update([part], raw, message_id=event.message_id, author=self._author(event))] if text else []
 
     def _encrypted(self, event: Any, raw: Any) -> list[ChatUpdate]:
         author = self._author(event)
@@ -354,12 +404,28 @@ class EventMapper:
         return None
 
     def _state_snapshot(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        keys = event.snapshot.keys() if isinstance(event.snapshot, dict) else ()
-        part = StateSnapshotContent(snapshot=event.snapshot, proposal_id=self._proposal_for(keys))
+        snapshot = event.snapshot
+        if isinstance(snapshot, dict):
+            # The adapter's own keys are not shared state (see adapter_state.py); the raw event keeps them.
+            aside = adapter_keys(snapshot, self.adapter_state_keys)
+            if aside:
+                self.adapter_state_keys.update(aside)
+                snapshot = {key: value for key, value in snapshot.items() if key not in aside}
+        keys = snapshot.keys() if isinstance(snapshot, dict) else ()
+        part = StateSnapshotContent(snapshot=snapshot, proposal_id=self._proposal_for(keys))
         return [_update([part], raw, author=self._author(event))]
 
     def _state_delta(self, event: Any, raw: Any) -> list[ChatUpdate]:
         patch = [op.model_dump(mode="json", by_alias=True) for op in event.delta]
+        known = self.adapter_state_keys
+        kept = [op for op in patch if not is_adapter_key(_first_segment(op["path"]), known)
+                and not (isinstance(op.get("from"), str) and is_adapter_key(_first_segment(op["from"]), known))]
+        if len(kept) != len(patch):
+            if not kept:
+                # Only the adapter's keys changed: nothing shared did; logged for the debug view.
+                return [_update([DebugContent(label="adapter state", value={"ops": len(patch)})], raw,
+                                author=self._author(event))]
+            patch = kept
         keys = [_first_segment(op["path"]) for op in patch]
         # Built unvalidated (`_part`): a fresh JSON-mode dump is what `patch` validates to.
         part = _part(StateDeltaContent, {"kind": "state_delta", "patch": patch, "proposal_id": self._proposal_for(keys)},
@@ -389,20 +455,31 @@ class EventMapper:
     def _subagent_started(self, event: Any, raw: Any) -> list[ChatUpdate]:
         self._subagents[event.subagent_run_id] = event.name
         content = {"name": event.name, "status": "running", "description": event.description,
-                   "parentToolCallId": event.parent_tool_call_id}
+                   "parentToolCallId": event.parent_tool_call_id, "subagentRunId": event.subagent_run_id}
         part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent",
                                content={k: v for k, v in content.items() if v is not None})
         return [_update([part], raw, author=event.name)]
 
     def _subagent_ended(self, event: Any, raw: Any) -> list[ChatUpdate]:
-        name = self._subagents.get(event.subagent_run_id, event.subagent_run_id)
+        # Merged into what SUBAGENT_STARTED showed (`replace=False`): the end event carries no
+        # name or description, and the line must keep saying which subagent, doing what.
+        known = self._subagents.get(event.subagent_run_id)
+        content: dict[str, Any]
         if event.type is EventType.SUBAGENT_ERROR:
-            content: dict[str, Any] = {"name": name, "status": "error", "message": event.message}
+            content = {"status": "error", "message": event.message, "code": event.code}
         else:
-            outcome = event.outcome.type if event.outcome is not None else "success"
-            content = {"name": name, "status": "finished" if outcome == "success" else outcome}
-        part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent", content=content)
-        return [_update([part], raw, author=name)]
+            outcome = event.outcome
+            if outcome is not None and outcome.type == "suspended":
+                content = {"status": "suspended", "interruptIds": outcome.interrupt_ids}
+            else:
+                content = {"status": "finished"}
+            content["result"] = event.result
+        content["subagentRunId"] = event.subagent_run_id
+        if known is not None:
+            content["name"] = known
+        part = ActivityContent(activity_id=f"subagent:{event.subagent_run_id}", activity_type="subagent",
+                               content={k: v for k, v in content.items() if v is not None}, replace=False)
+        return [_update([part], raw, author=known or event.subagent_run_id)]
 
     # -- snapshots and pass-through ----------------------------------------------------------
 
@@ -437,6 +514,7 @@ class EventMapper:
         self._predict = list(self._configured)
         self.interrupts = []
         self._announced = []
+        self._thoughts = []
         self._run_id = event.run_id
         value = {"threadId": event.thread_id, "runId": event.run_id}
         return [_update([DebugContent(label="run started", value=value)], raw)]
@@ -478,6 +556,18 @@ class EventMapper:
         return [adk_confirmation(call_id, self.calls[call_id].parsed_arguments())
                 for call_id in self._run_calls
                 if self.calls[call_id].name == ADK_CONFIRMATION_TOOL and not self.calls[call_id].resolved]
+
+
+class _Held:
+    """A reasoning message held while it repeats a completed thought: its deltas, their length,
+    and the indices of the thoughts it still matches."""
+
+    __slots__ = ("chunks", "length", "candidates")
+
+    def __init__(self, candidates: list[int]) -> None:
+        self.chunks: list[str] = []
+        self.length = 0
+        self.candidates = candidates
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:

@@ -20,8 +20,8 @@ Interrupts that came on the legacy channel (`CUSTOM on_interrupt`, see `interrup
 answered the legacy way, `forwardedProps.command.resume` — the value itself for one interrupt, a
 map `{interrupt id: value}` for several; a cancelled one as ag-ui-langgraph's own sentinel
 `{"__agui_cancelled__": true, "interrupt_id": id}`. ag-ui-langgraph 0.0.47 reads both channels and
-prefers `resume[]` (it logs that both came); older adapters and ag-ui-crewai read only the legacy
-one, so both are sent. A `resume[]` entry is sent only for an interrupt whose id the server gave
+prefers `resume[]` (it logs that both came); older ag-ui-langgraph versions read only the legacy
+one and ag-ui-crewai 1.0.0 only `resume[]`, so both are sent. A `resume[]` entry is sent only for an interrupt whose id the server gave
 (ag-ui-langgraph puts it in the event's `rawEvent`); an id Tandem made up would mean nothing to it. Payloads are validated against the interrupt's `responseSchema`
 with the bounded schema check (`core.agent_schema`) first; an invalid payload or an answer to an expired interrupt raises
 `DecisionError` and nothing is sent.
@@ -52,7 +52,14 @@ from ag_ui.core import (
 )
 
 from tandem.core.agui.calls import KnownCall
-from tandem.core.agui.interrupts import ADK_CHANNEL, ADK_CONFIRMATION_TOOL, LEGACY_CHANNEL, channel_of, parse_expiry
+from tandem.core.agui.interrupts import (
+    ADK_CHANNEL,
+    ADK_CONFIRMATION_TOOL,
+    LEGACY_CHANNEL,
+    channel_of,
+    parse_expiry,
+    restored_interrupts,
+)
 from tandem.core.content import (
     ApprovalResponseContent,
     InputResponseContent,
@@ -90,8 +97,9 @@ def build_run_input(
         options: tools, state, context and forwarded properties.
         thread_id: the conversation's stable id.
         run_id: a new id for this run.
-        open_interrupts: the interrupts the previous run left open, or None when unknown
-            (a fresh client after a restore: entries are then built from the answers alone).
+        open_interrupts: the interrupts the previous run left open, or None when unknown (a
+            fresh client after a restore: the answers' `protocol_data` brings them back, else
+            entries are built from the answers alone).
 
     Raises:
         DecisionError: a payload does not match its interrupt's schema, or answers an
@@ -104,6 +112,9 @@ def build_run_input(
         responses = [p for p in last.contents if isinstance(p, _RESPONSE_KINDS)]
         if any(isinstance(p, TextContent) for p in last.contents):
             history.append(last)  # its text is still a user message; its answers are stripped below
+    if open_interrupts is None and responses:
+        # A fresh client (the app restarted): the answers carry the interrupts they answer.
+        open_interrupts = restored_interrupts([r.protocol_data for r in responses])
     # Google ADK's pending confirmations are answered with a tool result, not a resume entry.
     if open_interrupts is not None:
         adk = {i.id for i in open_interrupts if channel_of(i)[0] == ADK_CHANNEL}

@@ -17,6 +17,8 @@ and becomes an update (which becomes blocks, and history for the next request).
    a user, system, reasoning or assistant message whose role and text equal one the client sent
    or streamed and that no message of the snapshot matched by id. Each sent or streamed message
    matches at most one snapshot message, so a text the agent really says twice is kept twice.
+   Consecutive reasoning messages whose texts joined equal one such thought are its pieces
+   (ag-ui-langgraph snapshots each streamed reasoning chunk as its own message).
 3. **Tool calls and results**: a tool call whose id is known (streamed, or in the history) is
    never emitted again, and neither is a result for a call that already has one. A call under
    a new id with the same name and arguments as a call **answered in the current turn** (since
@@ -67,6 +69,10 @@ def call_signature(name: str | None, arguments: Any) -> tuple[str, str]:
     return name or "", canonical
 
 
+_MAX_PIECES = 64
+"""The longest run of consecutive reasoning messages `_split_thoughts` joins (bounds its quadratic search)."""
+
+
 def _text_key(role: str, text: str) -> tuple[str, str]:
     return role, text
 
@@ -93,6 +99,7 @@ class SnapshotReconciler:
         self.answered: set[str] = set()
         """Call ids that have a result (sent, streamed or snapshotted)."""
         self._answered_in_turn: set[tuple[str, str]] = set()
+        self._pieces: set[str] = set()  # this snapshot's reasoning messages that are pieces of one known thought
         for message in sent:
             if isinstance(message, ToolMessage):
                 self.answered.add(message.tool_call_id)
@@ -138,6 +145,7 @@ class SnapshotReconciler:
                 key = _text_key(message.role, text_of(getattr(message, "content", None)))
                 if available[key] > 0:
                     available[key] -= 1
+        self._pieces = self._split_thoughts(messages, available)
         updates: list[ChatUpdate] = []
         for message in messages:
             new = self._reconcile_one(message, available)
@@ -167,7 +175,7 @@ class SnapshotReconciler:
                                        content=message.content)
             return update([activity], raw, role="assistant", message_id=message.id)
         text = text_of(getattr(message, "content", None))
-        text_known = known_id or not text or self._take(available, message.role, text)
+        text_known = known_id or message.id in self._pieces or not text or self._take(available, message.role, text)
         parts: list[Any] = []
         if isinstance(message, ReasoningMessage):
             if not text_known or (not known_id and not text and message.encrypted_value):
@@ -198,6 +206,33 @@ class SnapshotReconciler:
                                         informational_only=informational)
         return ToolCallContent(call_id=call.id, name=call.function.name, arguments=arguments, done=True,
                                informational_only=informational, encrypted_value=call.encrypted_value)
+
+    def _split_thoughts(self, messages: Sequence[Message], available: Counter[tuple[str, str]]) -> set[str]:
+        """Ids of consecutive reasoning messages whose texts, joined, are one thought the client has.
+
+        ag-ui-langgraph streams a model's reasoning chunks as one reasoning message, then
+        snapshots each chunk as its own message (`<id>-reasoning-0`, `-1`, …). Within each run of
+        consecutive reasoning messages of unknown id, the longest stretch (of two or more) whose
+        joined text is available is taken as that one thought.
+        """
+        pieces: set[str] = set()
+        run: list[Message] = []
+        for message in [*messages, None]:
+            if isinstance(message, ReasoningMessage) and message.id not in self.known_ids and len(run) < _MAX_PIECES:
+                run.append(message)
+                continue
+            start = 0
+            while start < len(run) - 1:
+                for end in range(len(run), start + 1, -1):
+                    joined = "".join(text_of(m.content) for m in run[start:end])
+                    if joined and self._take(available, "reasoning", joined):
+                        pieces.update(m.id for m in run[start:end])
+                        start = end
+                        break
+                else:
+                    start += 1
+            run = [message] if isinstance(message, ReasoningMessage) and message.id not in self.known_ids else []
+        return pieces
 
     @staticmethod
     def _take(available: Counter[tuple[str, str]], role: str, text: str) -> bool:

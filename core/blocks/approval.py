@@ -38,6 +38,8 @@ class ApprovalBlock(InteractiveBlock):
         allow_edits: bool = False,
         proposal_id: str | None = None,
         tool_block: ToolCallBlock | None = None,
+        protocol_data: dict[str, JsonValue] | None = None,
+        request_block: ToolCallBlock | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(id, **kwargs)
@@ -49,6 +51,11 @@ class ApprovalBlock(InteractiveBlock):
         self.allow_edits = allow_edits
         self.proposal_id = proposal_id
         self.tool_block = tool_block
+        self.protocol_data = protocol_data
+        self.request_block = request_block
+        """The card of the call through which the agent asked (Google ADK asks with a call to its
+        confirmation tool): the decision settles it, so it never stays "running"."""
+        """Opaque to blocks: the chat client's data for answering (see `ApprovalRequestContent`)."""
 
     def approve(self, *, edited_arguments: dict[str, JsonValue] | None = None, reason: str | None = None, who: str | None = None) -> bool:
         """Approve, optionally with edited arguments. Returns whether this call decided.
@@ -76,6 +83,10 @@ class ApprovalBlock(InteractiveBlock):
         state = self.env.state
         if self.tool_block is not None and decision.outcome != "approved":
             self.tool_block.set_status(ToolStatus.CANCELLED if decision.outcome in ("cancelled", "expired") else ToolStatus.DENIED)
+        if self.request_block is not None and not self.request_block.finished:
+            self.request_block.set_status(
+                ToolStatus.SUCCEEDED if decision.outcome == "approved"
+                else ToolStatus.CANCELLED if decision.outcome in ("cancelled", "expired") else ToolStatus.DENIED)
         if state is not None and self.proposal_id is not None and state.has_proposal(self.proposal_id):
             if decision.outcome == "approved":
                 state.accept(self.proposal_id, record=False)
@@ -92,6 +103,7 @@ class ApprovalBlock(InteractiveBlock):
             status="resolved" if decision.outcome in ("approved", "rejected") else "cancelled",
             reason=decision.reason,
             edited_arguments=decision.edited_arguments,
+            protocol_data=self.protocol_data,
         )
         return ChatMessage(role="user", contents=[content])
 

@@ -35,6 +35,7 @@ class InterruptBlock(InteractiveBlock):
         message: str | None = None,
         response_schema: dict[str, JsonValue] | None = None,
         call_id: str | None = None,
+        protocol_data: dict[str, JsonValue] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(id, **kwargs)
@@ -43,6 +44,8 @@ class InterruptBlock(InteractiveBlock):
         self.message = message
         self.response_schema = response_schema
         self.call_id = call_id
+        self.protocol_data = protocol_data
+        """Opaque to blocks: the chat client's data for answering (see `InputRequestContent`)."""
         self._schema_checked = False
         self._schema_problem: str | None = None
 
@@ -110,6 +113,7 @@ class InterruptBlock(InteractiveBlock):
             request_id=self.request_id,
             status="resolved" if resolved else "cancelled",
             payload=decision.payload if resolved else None,
+            protocol_data=self.protocol_data,
         )
         return ChatMessage(role="user", contents=[content])
 

@@ -175,6 +175,35 @@ class TestMapping:
         assert [(a.activity_type, a.content["status"]) for a in activity] == [
             ("step", "running"), ("subagent", "running"), ("subagent", "finished"), ("step", "finished")]
 
+    async def test_a_finished_subagent_keeps_its_name_and_description(self) -> None:
+        from tandem.core.agent import UIAgent
+        from tandem.core.blocks import ActivityBlock
+        from tandem.core.context import AgentContext
+
+        events = [
+            START,
+            {"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "researcher", "description": "looks things up",
+             "parentToolCallId": "c1"},
+            {"type": "SUBAGENT_FINISHED", "subagentRunId": "s1", "result": {"found": 3}},
+            {"type": "SUBAGENT_STARTED", "subagentRunId": "s2", "name": "writer", "description": "drafts"},
+            {"type": "SUBAGENT_FINISHED", "subagentRunId": "s2", "outcome": {"type": "suspended", "interruptIds": ["i1"]}},
+            {"type": "SUBAGENT_STARTED", "subagentRunId": "s3", "name": "critic", "description": "reviews"},
+            {"type": "SUBAGENT_ERROR", "subagentRunId": "s3", "message": "rate limited", "code": "429"},
+            FINISH,
+        ]
+        context = AgentContext(UIAgent(scripted(events)))
+        turn = await context.send("go")
+        await turn.wait()
+        values = {b.id: b.value for b in context.blocks if isinstance(b, ActivityBlock)}
+        assert values == {
+            "activity/subagent:s1": {"name": "researcher", "status": "finished", "description": "looks things up",
+                                     "parentToolCallId": "c1", "subagentRunId": "s1", "result": {"found": 3}},
+            "activity/subagent:s2": {"name": "writer", "status": "suspended", "description": "drafts",
+                                     "subagentRunId": "s2", "interruptIds": ["i1"]},
+            "activity/subagent:s3": {"name": "critic", "status": "error", "description": "reviews",
+                                     "subagentRunId": "s3", "message": "rate limited", "code": "429"},
+        }
+
     async def test_activity_snapshot_and_delta(self) -> None:
         events = [START,
                   {"type": "ACTIVITY_SNAPSHOT", "messageId": "a", "activityType": "plan", "content": {"steps": []}},

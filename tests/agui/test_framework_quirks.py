@@ -130,6 +130,30 @@ class TestMessagesSnapshot:
         updates = await stream(scripted(stream_events), [ChatMessage.user("q")])
         assert [p.text for p in parts(updates, ReasoningContent)] == ["Hmm."]
 
+    async def test_reasoning_snapshotted_chunk_by_chunk_is_one_thought(self) -> None:
+        # ag-ui-langgraph streams two reasoning chunks as one message (RAW events between them),
+        # then snapshots each chunk as its own message.
+        stream_events = [START, {"type": "REASONING_MESSAGE_START", "messageId": "r-uuid", "role": "reasoning"},
+                         {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r-uuid", "delta": "Considering the question "},
+                         RAW,
+                         {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r-uuid", "delta": "carefully."},
+                         {"type": "REASONING_MESSAGE_END", "messageId": "r-uuid"}, *text("m1", "42"),
+                         snapshot({"id": "user-0", "role": "user", "content": "q"},
+                                  {"id": "m1-reasoning-0", "role": "reasoning", "content": "Considering the question "},
+                                  {"id": "m1-reasoning-1", "role": "reasoning", "content": "carefully."},
+                                  {"id": "m1-reasoning-2", "role": "reasoning", "content": "And a new thought."},
+                                  {"id": "m1", "role": "assistant", "content": "42"}), FINISH]
+        updates = await stream(scripted(stream_events), [ChatMessage.user("q")])
+        assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, ReasoningContent)] == [
+            ("r-uuid", "Considering the question "), ("r-uuid", "carefully."), ("m1-reasoning-2", "And a new thought.")]
+
+    async def test_pieces_that_join_to_no_known_thought_are_shown(self) -> None:
+        stream_events = [START, *reasoning("r1", "Hmm."), *text("m1", "42"),
+                         snapshot({"id": "m1-reasoning-0", "role": "reasoning", "content": "Hm"},
+                                  {"id": "m1-reasoning-1", "role": "reasoning", "content": "m!"}), FINISH]
+        updates = await stream(scripted(stream_events), [ChatMessage.user("q")])
+        assert [p.text for p in parts(updates, ReasoningContent)] == ["Hmm.", "Hm", "m!"]
+
     async def test_an_answered_call_resent_under_a_new_id_is_never_run_again(self) -> None:
         runs: list[int] = []
 
@@ -165,6 +189,54 @@ class TestMessagesSnapshot:
         updates = await stream(scripted(stream_events), history)
         assert parts(updates, ToolCallContent) == []
         assert [p.result for p in parts(updates, ToolResultContent)] == ["deleted a"]
+
+
+def reasoning(message_id: str, *deltas: str) -> list[dict[str, Any]]:
+    return [{"type": "REASONING_START", "messageId": message_id},
+            {"type": "REASONING_MESSAGE_START", "messageId": message_id, "role": "reasoning"},
+            *({"type": "REASONING_MESSAGE_CONTENT", "messageId": message_id, "delta": d} for d in deltas),
+            {"type": "REASONING_MESSAGE_END", "messageId": message_id}, {"type": "REASONING_END", "messageId": message_id}]
+
+
+class TestRepeatedThought:
+    """Google ADK streams a thought, then sends it again, whole, under a new id inside the answer."""
+
+    @staticmethod
+    async def blocks(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        context = AgentContext(UIAgent(scripted(events)))
+        turn = await context.send("q")
+        await asyncio.wait_for(turn.wait(), 10)
+        assert turn.status is TurnStatus.COMPLETED, turn.error
+        return [(b.kind, b.text) for b in context.blocks if b.kind in ("reasoning", "text") and b.role == "assistant"]
+
+    async def test_a_thought_sent_again_under_a_new_id_is_shown_once(self) -> None:
+        answer = text("m1", "After thinking: ", "42.")
+        events = [START, *reasoning("r1", "Considering the question ", "carefully."),
+                  *answer[:2], *reasoning("r2", "Considering the question carefully."), *answer[2:], FINISH]
+        assert await self.blocks(events) == [("reasoning", "Considering the question carefully."),
+                                             ("text", "After thinking: 42.")]
+        # What the repeat said is still logged, as a debug update.
+        updates = await stream(scripted(events), [ChatMessage.user("q")])
+        assert [p.text for p in parts(updates, ReasoningContent)] == ["Considering the question ", "carefully."]
+
+    async def test_a_second_thought_that_starts_alike_is_shown_whole(self) -> None:
+        events = [START, *reasoning("r1", "Considering the question."), *text("m1", "Hm."),
+                  *reasoning("r2", "Considering ", "the question ", "again, differently."), *text("m2", "42."), FINISH]
+        updates = await stream(scripted(events), [ChatMessage.user("q")])
+        assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, ReasoningContent)] == [
+            ("r1", "Considering the question."), ("r2", "Considering the question "), ("r2", "again, differently.")]
+        # A shorter thought that is the start of an earlier one is its own thought too.
+        events = [START, *reasoning("r1", "Considering the question."), *reasoning("r2", "Considering"), FINISH]
+        updates = await stream(scripted(events), [ChatMessage.user("q")])
+        assert [p.text for p in parts(updates, ReasoningContent)] == ["Considering the question.", "Considering"]
+
+    async def test_the_same_thought_in_the_next_run_is_shown(self) -> None:
+        events = [START, *reasoning("r1", "Let me see."), *text("m1", "OK."), FINISH]
+        context = AgentContext(UIAgent(scripted(events, [START, *reasoning("r2", "Let me see."), *text("m2", "OK."), FINISH])))
+        for said in ("a", "b"):
+            turn = await context.send(said)
+            await asyncio.wait_for(turn.wait(), 10)
+        assert [b.text for b in context.blocks if b.kind == "reasoning"] == ["Let me see.", "Let me see."]
 
 
 class TestContentFreeEvents:
@@ -328,3 +400,70 @@ class TestAdkConfirmation:
                                [ChatMessage.user("send 5")])
         [request] = parts(updates, ApprovalRequestContent)
         assert (request.request_id, request.tool_name, request.arguments) == ("conf1", "transfer", {"amount": 5})
+
+
+class TestInterruptsAcrossRestore:
+    """Quit while the agent waits, reopen the thread from its SQLite log, answer: the request is
+    the one the client that received the interrupt would have sent (issue 11)."""
+
+    @staticmethod
+    async def answered_after_restore(tmp_path: Any, first: list[dict[str, Any]], decide: Any) -> list[RunAgentInput]:
+        from tandem.core.replay import restore
+        from tandem.core.store import ThreadStore
+
+        seen: list[RunAgentInput] = []
+        then = [START, *text("m2", "ok"), FINISH]
+        with ThreadStore(tmp_path / "threads.sqlite3") as store:
+            context = AgentContext(UIAgent(scripted(first, then, seen=seen)), thread=store.create())
+            await context.send("go")
+            for _ in range(1000):
+                if context.status is Status.AWAITING_INPUT:
+                    break
+                await asyncio.sleep(0.01)
+            thread_id = context.thread.thread_id
+            await context.dispose()
+            # A new process: a new client that never saw the interrupt.
+            restored = await restore(UIAgent(scripted(then, seen=seen)), store.open(thread_id))
+            try:
+                [block] = restored.pending_blocks
+                decide(block)
+                turn = restored.turns[-1]
+                await asyncio.wait_for(turn.wait(), 10)
+                assert turn.status is TurnStatus.COMPLETED, turn.error
+            finally:
+                await restored.dispose()
+        assert len(seen) == 2
+        return seen
+
+    async def test_an_interrupt_without_a_server_id_is_answered_on_the_legacy_channel(self, tmp_path: Any) -> None:
+        first = [START, on_interrupt({"message": "Feedback?"}, interrupt_id=None), FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.respond("fine"))
+        assert seen[1].resume is None  # an id Tandem made up means nothing to the server
+        assert seen[1].forwarded_props["command"] == {"resume": "fine"}
+
+    async def test_an_approval_with_a_schema_is_checked_and_sent_on_both_channels(self, tmp_path: Any) -> None:
+        first = [START, *call("c1", "delete_file", {"path": "a"}, parent="m1"), on_interrupt(APPROVAL_VALUE), FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.approve())
+        assert [(e.interrupt_id, e.payload) for e in seen[1].resume or []] == [("lg-1", {"approved": True})]
+        assert seen[1].forwarded_props["command"] == {"resume": {"approved": True}}
+
+    async def test_an_adk_confirmation_is_answered_with_its_tool_result(self, tmp_path: Any) -> None:
+        first = [START, *call("fc1", "transfer", {"amount": 5}, parent="m1"),
+                 *call("conf1", "adk_request_confirmation", CONFIRM_ARGS), FINISH]
+        rejected: list[ApprovalBlock] = []
+
+        def reject(block: ApprovalBlock) -> None:
+            rejected.append(block)
+            block.reject(reason="no")
+
+        seen = await self.answered_after_restore(tmp_path, first, reject)
+        assert rejected[0].request_block is not None and rejected[0].request_block.status.value == "denied"
+        assert seen[1].resume is None
+        answers = [m for m in seen[1].messages if m.role == "tool"]
+        assert [(m.tool_call_id, json.loads(m.content)) for m in answers] == [("conf1", {"confirmed": False})]
+
+    async def test_a_crewai_interrupt_is_answered_in_resume_with_the_id_in_its_value(self, tmp_path: Any) -> None:
+        value = {"id": "flow-7", "reason": "crewai:human_feedback", "message": "Which colour?"}
+        first = [START, {"type": "CUSTOM", "name": "on_interrupt", "value": value}, FINISH]
+        seen = await self.answered_after_restore(tmp_path, first, lambda block: block.respond("blue"))
+        assert [(e.interrupt_id, e.payload) for e in seen[1].resume or []] == [("flow-7", "blue")]

@@ -74,6 +74,9 @@ QUESTION_ANSWER = "blue"
 
 EXPECTED_STATE = {"shopping": ["bread", "oat milk"]}
 
+ADAPTER_KEYS = frozenset({"messages", "tools", "context", "copilotkit", "ag-ui", "pending_tool_calls"})
+"""State keys the adapters reserve for themselves (with ADK's `_ag_ui_…`): never shown or sent back."""
+
 
 def runs_of(framework: str, scenario: str) -> list[tuple[dict[str, Any], bytes]]:
     """The recorded runs of a scenario, in order: (request body, response bytes)."""
@@ -248,8 +251,51 @@ def problems(run: ScenarioRun) -> list[str]:
         if len(users_sent) != 1:
             found.append(f"request {number} carries {len(users_sent)} user messages")
 
+    found.extend(_answer_channels(run))
+    for number, request in enumerate(run.requests, 1):
+        leaked = sorted(k for k in (request.get("state") or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
+        if leaked:
+            found.append(f"request {number} sends the adapter's own state keys back: {leaked}")
+    state = result.state if any(e.get("event") == "state" for e in events) else None
+    leaked = sorted(k for k in (state or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
+    if leaked:
+        found.append(f"the shared state shows the adapter's own keys: {leaked}")
+
     found.extend(_SCENARIO_CHECKS[run.scenario](run))
     return found
+
+
+def _answer_channels(run: ScenarioRun) -> list[str]:
+    """Each answer must reach the server on the channel its recorded follow-up used.
+
+    The recorded follow-ups are what the live server read (`record.py` drove it to the end), so
+    an answer Tandem sends elsewhere — `forwardedProps.command.resume` to an adapter that reads
+    only `resume[]`, say — is an answer the live server never sees.
+    """
+    found = []
+    for number, (recorded, _body) in enumerate(run_pairs(run), 2):
+        if number > len(run.requests):
+            break
+        sent = run.requests[number - 1]
+        ids = client_ids(recorded, sent)
+        wanted = [{**entry, "interruptId": ids.get(entry.get("interruptId"), entry.get("interruptId"))}
+                  for entry in recorded.get("resume") or []]
+        if wanted and [_entry(e) for e in sent.get("resume") or []] != [_entry(e) for e in wanted]:
+            found.append(f"request {number} answers with resume {sent.get('resume')}; the server read {wanted}")
+        command = (recorded.get("forwardedProps") or {}).get("command")
+        if command is not None and (sent.get("forwardedProps") or {}).get("command") != command:
+            found.append(f"request {number} answers with forwardedProps.command "
+                         f"{(sent.get('forwardedProps') or {}).get('command')}; the server read {command}")
+    return found
+
+
+def run_pairs(run: ScenarioRun) -> list[tuple[dict[str, Any], bytes]]:
+    """The recorded follow-up runs (2 onwards) of the scenario."""
+    return runs_of(run.framework, run.scenario)[1:]
+
+
+def _entry(entry: dict[str, Any]) -> tuple[Any, Any, str]:
+    return entry.get("interruptId"), entry.get("status"), json.dumps(entry.get("payload"), sort_keys=True)
 
 
 def _tool_blocks(run: ScenarioRun, name: str) -> list[dict[str, Any]]:

@@ -147,3 +147,37 @@ async def test_a_client_tool_runs_once_and_its_result_stays_on_its_card(langgrap
         assert "result:" in str(card.query_one(".ui-action-view--status", Static).render())
         tool_results = [m for m in thread_requests(langgraph_server, app)[-1]["messages"] if m["role"] == "tool"]
         assert len(tool_results) == 1
+
+
+async def test_a_question_left_open_when_the_app_quit_is_answered_after_resume(
+        langgraph_server: LangGraphServer, tmp_path: Path) -> None:
+    """Quit while the graph waits on `interrupt("Which colour?")`, start tandem again on the same
+    thread: the question is back, answerable by typing, and the graph resumes with the answer."""
+    from tandem.tui.backend import open_context
+    from tandem.tui.thread_library import ThreadLibrary
+
+    def saved_app(resume: str | None) -> TandemApp:
+        async def build(store: Any, resume_id: str | None) -> Any:
+            return await open_context(langgraph_server.url, store=store, resume=resume_id, env=BlockEnv(user="ada"))
+
+        library = ThreadLibrary(build, path=tmp_path / "threads.sqlite3")
+        return TandemApp(library.factory(resume), threads=library, endpoint=langgraph_server.url,
+                         frame_seconds=0.005, approval_guard_seconds=0.0)
+
+    async with saved_app(None).run_test(size=SIZE) as pilot:
+        app = await started(pilot)
+        await send(pilot, "pick a colour")
+        await until(pilot, lambda: app.main.status is Status.AWAITING_INPUT, "the question waiting")
+        assert app.context is not None
+        thread_id = app.context.thread.thread_id
+    async with saved_app("").run_test(size=SIZE) as pilot:  # `tandem --resume`: the latest thread
+        app = await started(pilot)
+        await until(pilot, lambda: bool(app.main.query(InterruptView)), "the question's card, restored")
+        assert app.context is not None and app.context.thread.thread_id == thread_id
+        await until(pilot, lambda: isinstance(app.screen.focused, Input), "the cursor in the answer field")
+        await pilot.press(*"teal", "enter")
+        await until(pilot, lambda: "You chose teal." in assistant_texts(app), "the reply to the typed answer")
+        await turn_over(pilot, app)
+    resumed = langgraph_server.requests_for(thread_id)[-1]
+    assert [e.get("payload") for e in resumed.get("resume") or []] == ["teal"]
+    assert resumed["forwardedProps"]["command"] == {"resume": "teal"}

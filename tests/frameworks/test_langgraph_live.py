@@ -126,3 +126,57 @@ async def test_a_declined_question_is_answered_as_cancelled_and_the_thread_goes_
     resume_request = langgraph_server.requests_for(context.conversation_id)[1]
     assert resume_request["resume"][0]["status"] == "cancelled"
     assert resume_request["forwardedProps"]["command"]["resume"]["__agui_cancelled__"] is True
+
+
+# -- quit while the graph waits, come back, answer -----------------------------------------------------
+
+
+async def _wait_for_input(context: AgentContext) -> None:
+    for _ in range(6000):  # bounded: a hang fails, not a timing assertion
+        if context.status is Status.AWAITING_INPUT and context.pending_blocks:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the turn never waited for the person (status {context.status})")
+
+
+@pytest.mark.parametrize(("said", "answer", "reply", "payload"), [
+    ("pick a colour", "teal", "You chose teal.", "teal"),
+    ("delete it", "approve", "Done: deleted notes.txt.", {"approved": True}),
+    ("delete it", "reject", "Done: kept notes.txt (not now).", {"approved": False, "reason": "not now"}),
+])
+async def test_an_interrupt_left_open_at_quit_is_answerable_after_resume(
+        langgraph_server: LangGraphServer, tmp_path: Any, said: str, answer: str, reply: str, payload: Any) -> None:
+    """The `CUSTOM on_interrupt` channel survives a restart: the log replays the request, and the
+    answer goes out on both channels the adapter reads, as it does without a restart."""
+    from tandem.core.store import ThreadStore
+    from tandem.tui.backend import open_context
+
+    with ThreadStore(tmp_path / "threads.sqlite3") as store:
+        first = await open_context(langgraph_server.url, store=store)
+        thread_id = first.thread.thread_id
+        await first.send(said)
+        await _wait_for_input(first)
+        await first.dispose()  # the app quits while the graph is suspended
+
+        context = await open_context(langgraph_server.url, store=store, resume=thread_id)
+        try:
+            await _wait_for_input(context)
+            [block] = context.pending_blocks  # the log replayed the interrupt, still open
+            if isinstance(block, InterruptBlock):
+                block.respond(answer)
+            else:
+                assert isinstance(block, ApprovalBlock) and block.tool_name == "delete_file"
+                block.approve() if answer == "approve" else block.reject(reason="not now")
+            turn = context.turns[-1]
+            await asyncio.wait_for(turn.wait(), 60)
+            assert turn.status is TurnStatus.COMPLETED, turn.error
+            texts = [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+            assert texts == [reply]  # the graph resumed with the answer
+            again = await context.send("hello")
+            await asyncio.wait_for(again.wait(), 60)
+            assert [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"][-1] == PLAIN_ANSWER
+        finally:
+            await context.dispose()
+    resumed = langgraph_server.requests_for(thread_id)[1]
+    assert [(e["status"], e.get("payload")) for e in resumed["resume"]] == [("resolved", payload)]
+    assert resumed["forwardedProps"]["command"] == {"resume": payload}

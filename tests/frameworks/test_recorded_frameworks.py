@@ -25,15 +25,7 @@ from _recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, 
 from compat_table import README, live_rows, readme_table, recorded_lines, table
 
 
-_ADK_THOUGHT = ("ag-ui-adk sends the thought twice (streamed, then whole under a new message id after the text, "
-                "as ADK's final aggregated response repeats it); Tandem shows two reasoning blocks")
-
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("adk", "reasoning"): _ADK_THOUGHT,
-    ("adk_snapshots", "reasoning"): _ADK_THOUGHT,
-    ("langgraph", "reasoning"): "reasoning streamed in several chunks (RAW events between them) shows as one block "
-    "per chunk, and the MESSAGES_SNAPSHOT's reasoning message is shown again",
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 """(framework, scenario) → the gap that makes its replay fail today (strict xfail: a fix must remove it)."""
 
 

@@ -149,7 +149,7 @@ class TestProgress:
             await until(pilot, lambda: app.main.status is Status.IDLE, "the turn over")
             await pilot.pause()
             titles = [rendered(v, ".activity-view--title") for v in app.main.query(ActivityView)]
-            assert "✓ subagent: researcher" in titles  # SUBAGENT_FINISHED replaces the content: no description
+            assert "✓ subagent: researcher — looks things up" in titles  # the end keeps what the start said
             assert "✓ step: agent" in titles
 
 

@@ -77,3 +77,12 @@ async def test_a_step_of_another_shape_still_shows_its_json() -> None:
     async with _Host(view).run_test():
         assert not view.has_class("-progress")
         assert '"weird": 1' in str(view.query_one(".activity-view--body", Static).render())
+
+
+async def test_a_subagent_finished_in_a_later_stream_is_named_by_its_run_id() -> None:
+    block = ActivityBlock("activity/subagent:r9", activity_type="subagent")
+    block.apply({"status": "finished", "subagentRunId": "r9"}, None, False)
+    view = ActivityView(block)
+    async with _Host(view).run_test():
+        assert view.has_class("-progress")
+        assert str(view.query_one(".activity-view--title", Static).render()) == "✓ subagent: r9"
