@@ -155,6 +155,11 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn
 
+    profile_path = os.environ.get("TANDEM_PROFILE_RENDERS")
+    if profile_path:  # benchmarks only: counts renders per painted frame (tui.render_profile)
+        from tandem.tui.render_profile import install
+
+        install(profile_path)
     library = build_library(args, headers, set_theme=set_theme)
     app = TandemApp(
         library.factory(args.resume),

@@ -1,0 +1,384 @@
+"""What streaming costs the app, measured on the real `tandem` in a pseudo-terminal.
+
+A local AG-UI server (uvicorn on 127.0.0.1, its own process) streams realistic Markdown (the demo's
+long answer: headings, paragraphs, lists, code fences) at 2,000 tokens/s (a token is a word piece
+of at most four characters) for about five seconds, one `TEXT_MESSAGE_CONTENT` event per token,
+sent every 5 ms. The real `tandem --url ...` runs in a pty; a reader thread drains its output and
+answers the terminal's query for synchronized output, as modern terminals do, so every painted
+frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
+
+- CPU share of the app while streaming: utime+stime of the process (all threads, /proc) over the
+  wall time from the first token sent to the last token painted;
+- stream stretch: that wall time over the server's sending time (1.0: the app kept up);
+- frames painted per second while streaming (synchronized-update pairs in the output);
+- Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.render_profile` counts
+  Markdown blocks whose lines were rebuilt, and those re-measured, in each frame);
+- key → painted: while streaming, a new character (one not in the answer) is typed into the
+  composer every ~150 ms; the latency is the time until that character is on the wire;
+- the same key latency with nothing streaming (quiet), as a baseline in the same process.
+
+Prints the figures of each run; asserts nothing about time. The machine is shared: absolute
+numbers are noisy, compare the figures of one run.
+
+    python tests/perf/bench_stream_pty.py [--sizes 80x24,120x40] [--rate 2000] [--seconds 5] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+TANDEM = Path(sys.executable).with_name("tandem")
+SENTINEL = "QZXJ"
+"""The answer's last word: when it is on the wire, the whole answer was painted."""
+KEYS = "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЭЮЯ"
+"""Characters typed into the composer (one per probe): none of them occurs in the answer."""
+SYNC_QUERY = b"\x1b[?2026$p"
+SYNC_REPLY = b"\x1b[?2026;2$y"
+SYNC_START = b"\x1b[?2026h"
+
+
+# -- the server (a separate process) -------------------------------------------------------------
+
+
+def answer_text(tokens: int) -> str:
+    """At least `tokens` tokens of realistic Markdown, ending with the sentinel."""
+    from tandem.core.agui.demo.scenarios_chat import build_long_answer
+
+    long = build_long_answer()
+    parts = [long]
+    while len(split_tokens("".join(parts))) < tokens:
+        parts.append("\n\n" + long)
+    return "".join(parts) + f"\n\nThat is all: {SENTINEL}\n"
+
+
+def split_tokens(text: str) -> list[str]:
+    tokens = re.findall(r"\s*\S{1,4}|\s+", text)
+    assert "".join(tokens) == text
+    return tokens
+
+
+def serve(rate: float, tokens: int) -> None:
+    """Serve the answer at `rate` tokens/s; print the URL, then `start T` / `end T` per run."""
+    import uvicorn
+    from ag_ui.core import (
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    import asyncio
+
+    pieces = split_tokens(answer_text(tokens))
+    encoder = EventEncoder()
+
+    async def run(request: Request) -> StreamingResponse:
+        body = await request.json()
+        thread_id, run_id = body.get("threadId", "t"), body.get("runId", "r")
+        message_id = f"m-{time.monotonic_ns()}"
+
+        async def events() -> AsyncIterator[bytes]:
+            yield encoder.encode(RunStartedEvent(thread_id=thread_id, run_id=run_id)).encode()
+            yield encoder.encode(TextMessageStartEvent(message_id=message_id, role="assistant")).encode()
+            started = time.monotonic()
+            print(f"start {started}", flush=True)
+            sent = 0
+            while sent < len(pieces):
+                due = min(len(pieces), int((time.monotonic() - started) * rate) + 1)
+                if due > sent:
+                    yield "".join(
+                        encoder.encode(TextMessageContentEvent(message_id=message_id, delta=piece))
+                        for piece in pieces[sent:due]
+                    ).encode()
+                    sent = due
+                await asyncio.sleep(0.005)
+            print(f"end {time.monotonic()}", flush=True)
+            yield encoder.encode(TextMessageEndEvent(message_id=message_id)).encode()
+            yield encoder.encode(RunFinishedEvent(thread_id=thread_id, run_id=run_id)).encode()
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    app = Starlette(routes=[Route("/", run, methods=["POST"])])
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    original_startup = server.startup
+
+    async def startup(sockets: object = None) -> None:
+        await original_startup(sockets)  # type: ignore[arg-type]
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"http://127.0.0.1:{port}/", flush=True)
+
+    server.startup = startup  # type: ignore[method-assign]
+    server.run()
+
+
+class Server:
+    """The server process; reads its announcements on a thread."""
+
+    def __init__(self, rate: float, tokens: int) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--serve", "--rate", str(rate), "--tokens", str(tokens)],
+            stdout=subprocess.PIPE, text=True,
+        )
+        assert self.process.stdout is not None
+        self.url = self.process.stdout.readline().strip()
+        if not self.url.startswith("http"):
+            raise RuntimeError(f"the server did not start: {self.url!r}")
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            kind, _, value = line.partition(" ")
+            (self.starts if kind == "start" else self.ends).append(float(value))
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+# -- the app in a pty ------------------------------------------------------------------------------
+
+
+class PtyApp:
+    """`tandem --url` in a pseudo-terminal; a thread drains its output and timestamps needles."""
+
+    def __init__(self, url: str, columns: int, rows: int, profile: Path, tandem: Path = TANDEM) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        self.home = tempfile.TemporaryDirectory()
+        env = dict(os.environ)
+        env.update({
+            "TERM": "xterm-256color", "COLORTERM": "truecolor",
+            "XDG_DATA_HOME": f"{self.home.name}/data", "XDG_CONFIG_HOME": f"{self.home.name}/config",
+            "TANDEM_PROFILE_RENDERS": str(profile),
+        })
+        self.process = subprocess.Popen([str(tandem), "--url", url], stdin=slave, stdout=slave, stderr=slave,
+                                        env=env, start_new_session=True)
+        os.close(slave)
+        self.output = bytearray()
+        self.lock = threading.Lock()
+        self.watch: tuple[bytes, int, threading.Event, list[float]] | None = None
+        self.running = True
+        self.reader = threading.Thread(target=self._drain, daemon=True)
+        self.reader.start()
+
+    def _drain(self) -> None:
+        while self.running:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            now = time.monotonic()
+            if not data:
+                return
+            with self.lock:
+                self.output += data
+                size = len(self.output)
+                watch = self.watch
+            if SYNC_QUERY in data:
+                os.write(self.master, SYNC_REPLY)
+            if watch is not None:
+                needle, offset, event, when = watch
+                if needle in self.output[max(offset, size - len(data) - len(needle)) :]:
+                    when.append(now)
+                    self.watch = None
+                    event.set()
+
+    def size(self) -> int:
+        with self.lock:
+            return len(self.output)
+
+    def since(self, offset: int) -> bytes:
+        with self.lock:
+            return bytes(self.output[offset:])
+
+    def wait_for(self, needle: bytes, offset: int, seconds: float) -> float:
+        """The monotonic time the needle was first seen after `offset` (polling, ~1 ms)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if needle in self.since(offset):
+                return time.monotonic()
+            time.sleep(0.001)
+        raise TimeoutError(f"{needle!r} not written within {seconds} s")
+
+    def key_latency(self, character: str, seconds: float = 5.0) -> float:
+        """Type `character`; seconds until it is on the wire (inf if never)."""
+        event = threading.Event()
+        when: list[float] = []
+        with self.lock:
+            self.watch = (character.encode(), len(self.output), event, when)
+        pressed = time.monotonic()
+        os.write(self.master, character.encode())
+        if not event.wait(seconds):
+            self.watch = None
+            return float("inf")
+        return when[0] - pressed
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def close(self) -> None:
+        self.type("\x11")  # Ctrl+Q: a normal exit writes the render profile
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.running = False
+        self.reader.join(2)
+        os.close(self.master)
+        self.home.cleanup()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int, spy: str | None = None,
+            tandem: Path = TANDEM) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as scratch:
+        profile = Path(scratch) / "renders.json"
+        app = PtyApp(server.url, columns, rows, profile, tandem)
+        try:
+            app.wait_for(b"idle", 0, 60)
+            time.sleep(1.0)
+            # Quiet key latency: the composer has focus at start; each key is a new character.
+            quiet = [app.key_latency(character) for character in KEYS[:10]]
+            app.type("\x7f" * 10)  # backspace them away
+            time.sleep(0.5)
+            streams_before = len(server.starts)
+            mark = app.size()
+            app.type("go\r")
+            deadline = time.monotonic() + 30
+            while len(server.starts) == streams_before:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the server was never asked")
+                time.sleep(0.001)
+            started = server.starts[-1]
+            cpu_started = app.cpu_seconds()
+            if spy:  # a sampling profile of the app while it streams (py-spy must be installed)
+                subprocess.Popen(["py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o", spy,
+                                  "-d", str(int(seconds + 1)), "-p", str(app.process.pid)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # Keys while streaming, every ~150 ms, for the stream's nominal length.
+            streaming: list[float] = []
+            for character in KEYS:
+                if time.monotonic() - started > seconds - 0.3:
+                    break
+                streaming.append(app.key_latency(character, seconds=10.0))
+                time.sleep(max(0.0, 0.15 - streaming[-1]))
+            painted = app.wait_for(SENTINEL.encode(), mark, 120)
+            cpu = app.cpu_seconds() - cpu_started
+            while len(server.ends) < len(server.starts):
+                time.sleep(0.01)
+            sent = server.ends[-1] - started
+            wall = painted - started
+            output = app.since(mark)
+            frames_on_wire = output.count(SYNC_START)
+            time.sleep(0.5)
+        finally:
+            app.close()
+        data = json.loads(profile.read_text())
+        frames = [frame for frame in data["frames"] if started <= frame[0] <= painted]
+        renders = sum(frame[1] for frame in frames)
+        measures = sum(frame[2] for frame in frames)
+        return {
+            "cpu_share": cpu / wall,
+            "cpu_per_k_tokens": cpu / (tokens / 1000),
+            "cpu_ms_per_frame": cpu * 1000 / max(1, len(frames)),
+            "stretch": wall / sent,
+            "wall": wall,
+            "sent": sent,
+            "frames_per_second": len(frames) / wall,
+            "frames_on_wire": frames_on_wire,
+            "renders_per_frame": renders / max(1, len(frames)),
+            "max_renders_in_frame": max((frame[1] for frame in frames), default=0),
+            "measures_per_frame": measures / max(1, len(frames)),
+            "key_p50": percentile(streaming, 0.5),
+            "key_p99": percentile(streaming, 0.99),
+            "keys": len(streaming),
+            "quiet_p50": percentile(quiet, 0.5),
+            "quiet_p99": percentile(quiet, 0.99),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="80x24,120x40")
+    parser.add_argument("--rate", type=float, default=2000.0, help="tokens per second")
+    parser.add_argument("--seconds", type=float, default=5.0, help="the stream's nominal length")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--tandem", default=str(TANDEM),
+                        help="comma-separated `tandem` executables to compare, run interleaved (another checkout's "
+                             "venv; it must have tui/render_profile.py for the render counts)")
+    parser.add_argument("--py-spy", help="write a py-spy profile (raw, collapsed stacks) of the app streaming here")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--tokens", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.rate, args.tokens)
+        return
+    tokens = int(args.rate * args.seconds)
+    text = answer_text(tokens)
+    count = len(split_tokens(text))
+    print(f"answer: {count:,} tokens, {len(text):,} characters, at {args.rate:g} tok/s; "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    server = Server(args.rate, tokens)
+    try:
+        for run in range(args.runs):
+            for size in args.sizes.split(","):
+                columns, rows = (int(n) for n in size.split("x"))
+                for tandem in args.tandem.split(","):
+                    label = tandem if len(args.tandem.split(",")) > 1 else ""
+                    r = one_run(server, columns, rows, args.seconds, count, args.py_spy, Path(tandem))
+                    print(
+                        f"run {run + 1} {size:>7} {label}\n"
+                        f"    CPU {r['cpu_share']:.2f} of a core · stream {r['sent']:.1f} s painted in {r['wall']:.1f} s "
+                        f"(×{r['stretch']:.2f}) · {r['frames_per_second']:.0f} frames/s ({r['frames_on_wire']} on the wire)\n"
+                        f"    work: {r['cpu_per_k_tokens'] * 1000:.0f} CPU ms per 1,000 tokens, "
+                        f"{r['cpu_ms_per_frame']:.1f} CPU ms per painted frame\n"
+                        f"    Markdown renders/frame {r['renders_per_frame']:.2f} (max {r['max_renders_in_frame']}), "
+                        f"re-measures/frame {r['measures_per_frame']:.2f}\n"
+                        f"    key→painted streaming p50 {r['key_p50'] * 1000:.0f} ms p99 {r['key_p99'] * 1000:.0f} ms "
+                        f"({r['keys']} keys), quiet p50 {r['quiet_p50'] * 1000:.0f} ms p99 {r['quiet_p99'] * 1000:.0f} ms",
+                        flush=True,
+                    )
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()

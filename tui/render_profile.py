@@ -1,0 +1,116 @@
+"""Render counters for the pty benchmarks: what Textual re-rendered in each painted frame.
+
+Installed only when `$TANDEM_PROFILE_RENDERS` names a file (`tandem` checks it at start-up; unset,
+nothing here is imported and nothing is patched). Then every painted frame (`App._display` with
+something to write) records its time and how many Markdown blocks were rendered (their lines
+rebuilt: `Widget._render_content`) and measured (a `get_content_height` that missed its cache)
+since the previous frame; at exit the file receives one JSON object:
+`{"frames": [[monotonic, renders, measures], ...], "renders": {class: n}, "measures": {class: n},
+"rerenders": n}` (a re-render: a block rebuilt with the same content at the same size, i.e. waste).
+`time.monotonic()` is system-wide on Linux, so a benchmark can cut the frames to its own window.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ENV", "RenderProfile", "install"]
+
+ENV = "TANDEM_PROFILE_RENDERS"
+"""The environment variable naming the file the counters are written to at exit."""
+
+
+class RenderProfile:
+    """Owns the counters (per class and per frame) and writes them to `path` at exit."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.renders: Counter[str] = Counter()
+        """Markdown blocks whose lines were rebuilt, per class."""
+        self.rerenders = 0
+        """Of those, the ones rebuilt with the same content at the same size as their last build (waste)."""
+        self.measures: Counter[str] = Counter()
+        self.frames: list[tuple[float, int, int]] = []
+        self.per_widget: Counter[int] = Counter()
+        """Renders per widget (by `id`)."""
+        self._last: dict[int, tuple[int, Any]] = {}
+        self._renders_in_frame = 0
+        self._measures_in_frame = 0
+
+    def rendered(self, widget: Any) -> None:
+        self.renders[type(widget).__name__] += 1
+        self._renders_in_frame += 1
+        key = id(widget)
+        self.per_widget[key] += 1
+        shape = (id(getattr(widget, "_content", None)), widget.size)
+        if self._last.get(key) == shape:
+            self.rerenders += 1
+        self._last[key] = shape
+
+    def measured(self, widget: Any) -> None:
+        self.measures[type(widget).__name__] += 1
+        self._measures_in_frame += 1
+
+    def frame(self) -> None:
+        self.frames.append((time.monotonic(), self._renders_in_frame, self._measures_in_frame))
+        self._renders_in_frame = self._measures_in_frame = 0
+
+    def uninstall(self) -> None:
+        """Put Textual's methods back (replaced by `install`)."""
+
+    def write(self) -> None:
+        if self.path is None:
+            return
+        data = {"frames": self.frames, "renders": dict(self.renders), "measures": dict(self.measures),
+                "rerenders": self.rerenders}
+        self.path.write_text(json.dumps(data))
+
+
+def install(path: str | None) -> RenderProfile:
+    """Wrap Textual's render, measure and display methods to count into a new profile.
+
+    Args:
+        path: The file the counters are written to at exit; None writes nothing (a test reads
+            the profile and calls `RenderProfile.uninstall`).
+    """
+    from textual.app import App
+    from textual.widget import Widget
+    from textual.widgets._markdown import MarkdownBlock
+
+    profile = RenderProfile(Path(path) if path else None)
+    render_content = Widget._render_content
+    get_content_height = Widget.get_content_height
+    display = App._display
+
+    def counted_render_content(self: Widget) -> None:
+        if isinstance(self, MarkdownBlock):
+            profile.rendered(self)
+        render_content(self)
+
+    def counted_get_content_height(self: Widget, container: Any, viewport: Any, width: int) -> int:
+        if isinstance(self, MarkdownBlock) and width and not self.is_container and self._content_height_cache[0] != width:
+            profile.measured(self)
+        return get_content_height(self, container, viewport, width)
+
+    def counted_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        if renderable is not None and not self._batch_count:
+            profile.frame()
+        display(self, screen, renderable)
+
+    def uninstall() -> None:
+        Widget._render_content = render_content  # type: ignore[method-assign]
+        Widget.get_content_height = get_content_height  # type: ignore[method-assign]
+        App._display = display  # type: ignore[method-assign]
+
+    Widget._render_content = counted_render_content  # type: ignore[method-assign]
+    Widget.get_content_height = counted_get_content_height  # type: ignore[method-assign]
+    App._display = counted_display  # type: ignore[method-assign]
+    profile.uninstall = uninstall  # type: ignore[method-assign]
+    if path:
+        atexit.register(profile.write)
+    return profile
