@@ -9,11 +9,15 @@ from typing import ClassVar, NamedTuple
 from textual.app import ComposeResult
 from textual.content import Content
 from textual import events
+from textual.dom import NoScreen
+from textual.errors import NoWidget
+from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
+from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 from tandem.widgets.sanitize import sanitize
 
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter"]
@@ -32,6 +36,8 @@ class TextViewStatistics(NamedTuple):
     """How many of them are hidden (far above the viewport, see `TextView.hide_above`)."""
     appended_at: float = 0.0
     """`time.perf_counter()` when the last append to a Markdown chunk completed (0: none yet)."""
+    frozen_chunks: int = 0
+    """How many chunks are frozen (painted once, kept as lines: `FrozenMarkdown`)."""
 
 
 class ChunkSplitter:
@@ -85,6 +91,15 @@ class ChunkSplitter:
         return False
 
 
+def _on_screen(widget: Widget) -> bool:
+    """Whether some of `widget` was visible in the last layout (inside its containers' clip)."""
+    try:
+        geometry = widget.screen.find_widget(widget)
+    except (NoScreen, NoWidget):
+        return False
+    return geometry.clip.overlaps(geometry.region)
+
+
 class TextView(BlockView):
     """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
 
@@ -93,7 +108,11 @@ class TextView(BlockView):
     paint feeds only the text added since the last paint (a token costs O(token), not
     O(message)); after `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank
     line outside a code fence, so the per-append cost of Textual's Markdown (which grows with its
-    document) stays bounded. Textual lays out every displayed widget on every frame, so the
+    document) stays bounded. Textual lays out every displayed widget on every frame and a
+    Markdown chunk is a widget per block, so a chunk that is finished (a later one exists) is
+    frozen once it has been painted: replaced by one `FrozenMarkdown` holding its painted lines,
+    which is never rendered again. Only the last chunk, holding the paragraph being written, is
+    live; a new width or theme thaws the frozen ones (they freeze again once painted). The
     chunks far above the viewport are hidden (`hide_above`, called by the scrolling container)
     behind a spacer of their height, and shown again when the reader scrolls near them. UI
     thread only. The time comes from the optional `timestamp` attribute (epoch seconds) the app
@@ -133,8 +152,11 @@ class TextView(BlockView):
     }
     """
 
-    BLOCKS_PER_CHUNK: ClassVar[int] = 40
-    """Markdown blocks (paragraphs, lists, fences) per chunk widget before a new one starts."""
+    BLOCKS_PER_CHUNK: ClassVar[int] = 8
+    """Markdown blocks (paragraphs, lists, fences) per chunk widget before a new one starts: the
+    live chunk's widgets are laid out on every frame while it grows, a frozen one is one widget."""
+    FREEZE_ATTEMPTS: ClassVar[int] = 20
+    """Frames a finished chunk may wait to be painted (laid out, not busy) before freezing is given up."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
@@ -155,7 +177,11 @@ class TextView(BlockView):
         self._fed = 0
         self._outbox: list[list[str]] = []
         self._draining = False
-        self._chunks: list[Markdown] = []
+        self._chunks: list[Markdown | FrozenMarkdown] = []
+        self._freeze_scheduled = False
+        self._freeze_attempts = 0
+        self._shown_header: Content | None = None
+        self._frozen_width = 0
         self._hidden_heights: list[int] = []
         self._spacer = Widget(classes="text-view--spacer")
         self._hidden_width = 0
@@ -168,10 +194,17 @@ class TextView(BlockView):
         yield self._spacer
         yield Static(Content("⏹ stopped"), classes="text-view--stopped")
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
     def on_resize(self, _event: events.Resize) -> None:
         # A new width rewraps every chunk: the heights the spacer stands for no longer hold.
         if self._hidden_heights and self.size.width != self._hidden_width:
             self._hide_chunks(0)
+        # ... and the lines frozen chunks hold were painted for the old width.
+        if self._frozen_width and self.size.width != self._frozen_width:
+            self._thaw_all()
 
     def update_from_block(self) -> None:
         block = self.block
@@ -179,7 +212,10 @@ class TextView(BlockView):
         self._paints += 1
         self.set_class(block.role == "user", "-user")
         self.set_class(block.stopped, "-stopped")
-        self.query_one(".text-view--header", Static).update(self._header())
+        header = self._header()
+        if header != self._shown_header:  # an update lays the whole screen out again: not per token
+            self._shown_header = header
+            self.query_one(".text-view--header", Static).update(header)
         text = block.text
         if len(text) > self._fed:
             suffix = sanitize(text[self._fed :])
@@ -189,13 +225,14 @@ class TextView(BlockView):
 
     def statistics(self) -> TextViewStatistics:
         """Paints, characters written and chunk count so far."""
+        frozen = sum(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks)
         return TextViewStatistics(
-            self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights), self._appended_at
+            self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights), self._appended_at, frozen
         )
 
     @property
-    def chunks(self) -> list[Markdown]:
-        """The Markdown widgets holding the message, in order."""
+    def chunks(self) -> list[Markdown | FrozenMarkdown]:
+        """The widgets holding the message, in order: live Markdown, or frozen (both have `source`)."""
         return list(self._chunks)
 
     def hide_above(self, top: int) -> None:
@@ -234,6 +271,7 @@ class TextView(BlockView):
                 chunk.display = False
             elif index >= count and index < len(heights):
                 chunk.display = True
+                self._schedule_freeze()  # a live chunk shown again can freeze once painted
         del heights[count:]
         self._hidden_width = self.size.width
         self._spacer.styles.height = sum(heights)
@@ -284,7 +322,9 @@ class TextView(BlockView):
                     fragment = "".join(pieces)
                     if fragment:
                         self._chars_written += len(fragment)
-                        await self._chunks[-1].append(fragment)
+                        live = self._chunks[-1]
+                        assert isinstance(live, Markdown)  # only finished chunks freeze
+                        await live.append(fragment)
                         self._appended_at = time.perf_counter()
         finally:
             self._draining = False
@@ -294,3 +334,69 @@ class TextView(BlockView):
         chunk = Markdown(open_links=False, classes="text-view--chunk")
         self._chunks.append(chunk)
         await self.mount(chunk, before=self.query_one(".text-view--stopped"))
+        if len(self._chunks) > 1:
+            self._schedule_freeze()  # the chunk before this one is finished
+
+    # -- freezing finished chunks ------------------------------------------------------------
+
+    def _schedule_freeze(self) -> None:
+        if not self._freeze_scheduled and self.is_mounted:
+            self._freeze_scheduled = True
+            self._freeze_attempts = 0
+            self.call_after_refresh(self._freeze_finished)
+
+    def _freeze_finished(self) -> None:
+        """Freeze every finished, shown, idle chunk that has been painted; try again after the next frame if one is not."""
+        self._freeze_scheduled = False
+        waiting = False
+        for index, chunk in enumerate(self._chunks[:-1]):
+            if not isinstance(chunk, Markdown) or not chunk.display or not _on_screen(chunk):
+                # Frozen already; hidden; or scrolled past unseen (freezing would render it only
+                # to be frozen; it is hidden soon, and freezes if it is shown again).
+                continue
+            # Appending or (re)building: the painted lines would miss text.
+            busy = chunk.lock.is_locked or chunk._initial_markdown is not None
+            strips = None if busy else paint(chunk)
+            if strips is None:
+                waiting = True
+                continue
+            self._frozen_width = self.size.width
+            frozen = FrozenMarkdown(chunk, strips, classes="text-view--chunk")
+            self._chunks[index] = frozen
+            self.run_worker(self._swap(chunk, frozen), group=self.DRAIN_GROUP, exit_on_error=False)
+        if waiting and self._freeze_attempts < self.FREEZE_ATTEMPTS and self.is_mounted:
+            self._freeze_attempts += 1
+            self._freeze_scheduled = True
+            self.call_after_refresh(self._freeze_finished)
+
+    async def _swap(self, old: Widget, new: Widget) -> None:
+        """Put `new` where `old` is, in one frame (no frame shows neither or both)."""
+        with self.app.batch_update():
+            await self.mount(new, after=old)
+            await old.remove()
+        if isinstance(new, Markdown):
+            self._schedule_freeze()  # thawed: it freezes again once it is built and painted
+
+    def _thaw_all(self) -> None:
+        """Put live Markdown back for every frozen chunk (their lines hold an old width or theme)."""
+        self._frozen_width = 0
+        for index, chunk in enumerate(self._chunks):
+            if isinstance(chunk, FrozenMarkdown):
+                self._thaw(index, chunk)
+        self._schedule_freeze()
+
+    def _thaw(self, index: int, frozen: FrozenMarkdown) -> None:
+        live = Markdown(frozen.source, open_links=False, classes="text-view--chunk")
+        live.display = frozen.display
+        self._chunks[index] = live
+        self.run_worker(self._swap(frozen, live), group=self.DRAIN_GROUP, exit_on_error=False)
+
+    def on_frozen_markdown_thaw(self, message: FrozenMarkdown.Thaw) -> None:
+        # A press outside a link may start a selection: only live Markdown can be selected.
+        message.stop()
+        if message.frozen in self._chunks:
+            self._thaw(self._chunks.index(message.frozen), message.frozen)
+
+    def _theme_changed(self, _theme: Theme) -> None:
+        if any(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks):
+            self._thaw_all()

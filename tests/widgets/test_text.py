@@ -177,22 +177,23 @@ class TestHidingFarChunks:
             tops = [chunk.virtual_region.y for chunk in chunks]
             last_y, height = tops[-1], view.outer_size.height
 
+            # (`view.chunks` is read again each time: a finished chunk is replaced when it freezes.)
             view.hide_above(last_y)
             await pilot.pause()
             assert view.statistics().hidden_chunks == 4
-            assert [chunk.display for chunk in chunks] == [False, False, False, False, True]
-            assert (chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            assert [chunk.display for chunk in view.chunks] == [False, False, False, False, True]
+            assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
 
             view.hide_above(tops[3] + 1)
             await pilot.pause()
             assert view.statistics().hidden_chunks == 3  # the chunk reaching into the range is back
-            assert (chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
 
             view.hide_above(0)
             await pilot.pause()
             assert view.statistics().hidden_chunks == 0
-            assert all(chunk.display for chunk in chunks)
-            assert (chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            assert all(chunk.display for chunk in view.chunks)
+            assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
             assert _source(view) == view.block.text  # type: ignore[attr-defined]
 
     async def test_the_last_chunk_is_never_hidden(self) -> None:
