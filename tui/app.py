@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.binding import Binding, BindingType
 
 from tandem.themes import MAIN_SCREEN_TCSS, THEMES
@@ -337,6 +337,12 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     def on_bridge_wake(self, _message: Bridge.Wake) -> None:
         self.bridge.wake()
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys first: what the person typed is painted before more of the stream is laid out.
+        if isinstance(event, (events.Key, events.Paste, events.MouseDown)):
+            self.bridge.hold_for_input()
+        await super().on_event(event)
 
     def on_bridge_call(self, message: Bridge.Call) -> None:
         self.bridge.on_call(message)

@@ -7,6 +7,11 @@ engine, so quitting cannot deadlock). On the UI thread the wake-up schedules one
 that repaints each dirty view once, with the block's final state: nothing is lost, and the cost of
 a token does not depend on the length of the conversation.
 
+Keys first: when the person types (`hold_for_input`, called by the app for every key, paste or
+click), stream changes wait until that input has been painted, or `INPUT_HOLD_SECONDS` at most,
+so a keystroke never queues behind a frame of Markdown layout; the stream catches up in the next
+flush (nothing is dropped, only coalesced).
+
 UI → engine: decisions and commands go through `Engine.submit` (`run_coroutine_threadsafe`); the
 UI awaits the returned future with `asyncio.wrap_future`, never synchronously.
 """
@@ -40,6 +45,8 @@ T = TypeVar("T")
 
 FRAME_SECONDS = 1 / 30
 """The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
+INPUT_HOLD_SECONDS = 0.1
+"""The longest stream changes wait for typed input to be painted first (a key held down still lets the stream through)."""
 
 
 class BridgeTarget(Protocol):
@@ -48,6 +55,8 @@ class BridgeTarget(Protocol):
     def post_message(self, message: Message) -> bool: ...
 
     def set_timer(self, delay: float, callback: Callable[[], Any]) -> Any: ...
+
+    def call_after_refresh(self, callback: Callable[[], Any]) -> bool: ...
 
     def bridge_blocks_added(self, blocks: list[Block]) -> None: ...
 
@@ -73,6 +82,8 @@ class BridgeStatistics(NamedTuple):
     """Blocks handed to the UI."""
     engine_seconds: float
     """Time the engine thread spent in bridge callbacks (what the UI costs the stream)."""
+    held_for_input: int = 0
+    """Flushes that waited for typed input to be painted first."""
 
 
 class Bridge:
@@ -108,10 +119,12 @@ class Bridge:
                 except Exception as exc:
                     self.future.set_exception(exc)
 
-    def __init__(self, engine: Engine, target: BridgeTarget, *, frame_seconds: float = FRAME_SECONDS) -> None:
+    def __init__(self, engine: Engine, target: BridgeTarget, *, frame_seconds: float = FRAME_SECONDS,
+                 input_hold_seconds: float = INPUT_HOLD_SECONDS) -> None:
         self.engine = engine
         self.target = target
         self.frame_seconds = frame_seconds
+        self.input_hold_seconds = input_hold_seconds
         self._lock = threading.Lock()
         self._added: list[Block] = []
         self._dirty: dict[str, Block] = {}
@@ -119,6 +132,10 @@ class Bridge:
         self._state: AgentState | None = None
         self._wake_pending = False
         self._timer_pending = False
+        self._timer: Any = None
+        self._held_since = 0.0
+        self._input_serial = 0
+        self._held_flushes = 0
         self._last_flush = 0.0
         self._subscriptions: list[Subscription] = []
         self._closed = False
@@ -212,18 +229,47 @@ class Bridge:
     # -- UI thread ---------------------------------------------------------------------------
 
     def wake(self) -> None:
-        """A wake-up arrived: flush now, or at the next frame if the last flush was recent."""
+        """A wake-up arrived: flush now, or at the next frame if the last flush was recent.
+
+        While typed input waits to be painted, the flush waits too (`hold_for_input`).
+        """
         if self._timer_pending:
             return
-        delay = self._last_flush + self.frame_seconds - time.monotonic()
+        now = time.monotonic()
+        delay = self._last_flush + self.frame_seconds - now
+        if self._held_since:
+            hold = self._held_since + self.input_hold_seconds - now
+            if hold > 0 and hold > delay:
+                self._held_flushes += 1
+                delay = hold
         if delay <= 0:
             self.flush()
         else:
             self._timer_pending = True
-            self.target.set_timer(delay, self._timed_flush)
+            self._timer = self.target.set_timer(delay, self._timed_flush)
+
+    def hold_for_input(self) -> None:
+        """Input arrived (UI thread): paint it before more stream changes (at most `input_hold_seconds`)."""
+        now = time.monotonic()
+        if not self._held_since or now - self._held_since >= self.input_hold_seconds:
+            self._held_since = now  # (an expired hold let the stream through; this input starts another)
+        self._input_serial += 1
+        serial = self._input_serial
+        self.target.call_after_refresh(lambda: self._input_painted(serial))
+
+    def _input_painted(self, serial: int) -> None:
+        if serial != self._input_serial or not self._held_since:
+            return  # more input arrived since: wait for its frame
+        self._held_since = 0.0
+        if self._timer_pending and self._timer is not None:
+            # A flush put off for the input can go at the next frame instead.
+            self._timer.stop()
+            self._timer_pending = False
+            self.wake()
 
     def _timed_flush(self) -> None:
         self._timer_pending = False
+        self._timer = None
         self.flush()
 
     def flush(self) -> None:
@@ -300,4 +346,5 @@ class Bridge:
             repaints=dict(self._repaints),
             blocks_added=self._blocks_added,
             engine_seconds=self._engine_seconds,
+            held_for_input=self._held_flushes,
         )
