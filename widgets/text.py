@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import time
 from typing import ClassVar, NamedTuple
@@ -181,6 +182,7 @@ class TextView(BlockView):
         self._freeze_scheduled = False
         self._freeze_attempts = 0
         self._shown_header: Content | None = None
+        self._swap_lock: asyncio.Lock | None = None
         self._frozen_width = 0
         self._hidden_heights: list[int] = []
         self._spacer = Widget(classes="text-view--spacer")
@@ -195,7 +197,7 @@ class TextView(BlockView):
         yield Static(Content("⏹ stopped"), classes="text-view--stopped")
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # (BlockView.on_mount runs too: Textual calls each class's handler.)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def on_resize(self, _event: events.Resize) -> None:
@@ -348,6 +350,8 @@ class TextView(BlockView):
     def _freeze_finished(self) -> None:
         """Freeze every finished, shown, idle chunk that has been painted; try again after the next frame if one is not."""
         self._freeze_scheduled = False
+        if not self.is_attached:
+            return
         waiting = False
         for index, chunk in enumerate(self._chunks[:-1]):
             if not isinstance(chunk, Markdown) or not chunk.display or not _on_screen(chunk):
@@ -370,10 +374,19 @@ class TextView(BlockView):
             self.call_after_refresh(self._freeze_finished)
 
     async def _swap(self, old: Widget, new: Widget) -> None:
-        """Put `new` where `old` is, in one frame (no frame shows neither or both)."""
-        with self.app.batch_update():
-            await self.mount(new, after=old)
-            await old.remove()
+        """Put `new` where `old` is, in one frame (no frame shows neither or both).
+
+        One swap at a time, in the order asked: a thaw asked while the freeze it undoes is still
+        mounting waits for it.
+        """
+        if self._swap_lock is None:
+            self._swap_lock = asyncio.Lock()
+        async with self._swap_lock:
+            if not old.is_attached or not self.is_attached:
+                return  # the view was cleared meanwhile
+            with self.app.batch_update():
+                await self.mount(new, after=old)
+                await old.remove()
         if isinstance(new, Markdown):
             self._schedule_freeze()  # thawed: it freezes again once it is built and painted
 
