@@ -12,7 +12,9 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
 - stream stretch: that wall time over the server's sending time (1.0: the app kept up);
 - frames painted per second while streaming (synchronized-update pairs in the output);
 - Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.render_profile` counts
-  Markdown blocks whose lines were rebuilt, and those re-measured, in each frame);
+  Markdown blocks whose lines were rebuilt, and those re-measured, in each frame), per 1,000
+  tokens (independent of the frame rate, which a loaded machine lowers), and the wasted ones
+  (a block rebuilt with the content and size it already had);
 - key → painted: while streaming, a new character (one not in the answer) is typed into the
   composer every ~150 ms; the latency is the time until that character is on the wire;
 - the same key latency with nothing streaming (quiet), as a baseline in the same process.
@@ -325,6 +327,8 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             "frames_per_second": len(frames) / wall,
             "frames_on_wire": frames_on_wire,
             "renders_per_frame": renders / max(1, len(frames)),
+            "renders_per_k_tokens": renders / (tokens / 1000),
+            "rerenders": data.get("rerenders", 0),
             "max_renders_in_frame": max((frame[1] for frame in frames), default=0),
             "measures_per_frame": measures / max(1, len(frames)),
             "key_p50": percentile(streaming, 0.5),
@@ -371,7 +375,8 @@ def main() -> None:
                         f"    work: {r['cpu_per_k_tokens'] * 1000:.0f} CPU ms per 1,000 tokens, "
                         f"{r['cpu_ms_per_frame']:.1f} CPU ms per painted frame\n"
                         f"    Markdown renders/frame {r['renders_per_frame']:.2f} (max {r['max_renders_in_frame']}), "
-                        f"re-measures/frame {r['measures_per_frame']:.2f}\n"
+                        f"{r['renders_per_k_tokens']:.1f} per 1,000 tokens, of which wasted (same content and size "
+                        f"as before) {r['rerenders']}; re-measures/frame {r['measures_per_frame']:.2f}\n"
                         f"    key→painted streaming p50 {r['key_p50'] * 1000:.0f} ms p99 {r['key_p99'] * 1000:.0f} ms "
                         f"({r['keys']} keys), quiet p50 {r['quiet_p50'] * 1000:.0f} ms p99 {r['quiet_p99'] * 1000:.0f} ms",
                         flush=True,
