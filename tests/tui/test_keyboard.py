@@ -27,6 +27,8 @@ async def _followed_long_answer(pilot: Any) -> tuple[Any, ConversationScroll, fl
     await send(pilot, "go")
     scroller = app.conversation.scroller
     await wait_for(pilot, lambda: scroller.max_scroll_y > 40 and scroller.scroll_y == scroller.max_scroll_y, "the end followed")
+    await app.workers.wait_for_complete()  # the answer is built chunk by chunk: all of it, then its end
+    await wait_for(pilot, lambda: scroller.scroll_y == scroller.max_scroll_y, "the end of the whole answer")
     return app, scroller, scroller.scroll_y
 
 
