@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 FRAME_SECONDS = 1 / 30
 """The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
-INPUT_HOLD_SECONDS = 0.1
+INPUT_HOLD_SECONDS = 0.05
 """The longest stream changes wait for typed input to be painted first (a key held down still lets the stream through)."""
 
 

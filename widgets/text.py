@@ -10,8 +10,6 @@ from typing import ClassVar, NamedTuple
 from textual.app import ComposeResult
 from textual.content import Content
 from textual import events
-from textual.dom import NoScreen
-from textual.errors import NoWidget
 from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
@@ -92,13 +90,12 @@ class ChunkSplitter:
         return False
 
 
-def _on_screen(widget: Widget) -> bool:
-    """Whether some of `widget` was visible in the last layout (inside its containers' clip)."""
-    try:
-        geometry = widget.screen.find_widget(widget)
-    except (NoScreen, NoWidget):
-        return False
-    return geometry.clip.overlaps(geometry.region)
+def _rendered(chunk: Widget) -> bool:
+    """Whether every block of `chunk` has its lines rendered at its current size (painted, not stale)."""
+    for node in chunk.walk_children(Widget):
+        if not node.is_container and (node._dirty_regions or node._render_cache.size != node.size):
+            return False
+    return True
 
 
 class TextView(BlockView):
@@ -354,9 +351,9 @@ class TextView(BlockView):
             return
         waiting = False
         for index, chunk in enumerate(self._chunks[:-1]):
-            if not isinstance(chunk, Markdown) or not chunk.display or not _on_screen(chunk):
-                # Frozen already; hidden; or scrolled past unseen (freezing would render it only
-                # to be frozen; it is hidden soon, and freezes if it is shown again).
+            if not isinstance(chunk, Markdown) or not chunk.display or not _rendered(chunk):
+                # Frozen already; hidden; or some of it scrolled past unseen: freezing would render
+                # it only to freeze it (it is hidden soon, and freezes if it is shown again).
                 continue
             # Appending or (re)building: the painted lines would miss text.
             busy = chunk.lock.is_locked or chunk._initial_markdown is not None
