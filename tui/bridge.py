@@ -7,6 +7,11 @@ engine, so quitting cannot deadlock). On the UI thread the wake-up schedules one
 that repaints each dirty view once, with the block's final state: nothing is lost, and the cost of
 a token does not depend on the length of the conversation.
 
+Work per frame is capped: the UI thread's CPU time between two flushes (the layout and painting
+of what the last flush changed, mostly) sets the gap before the next one, so that painting the
+stream uses at most `STREAM_SHARE` of a core; a slow or loaded machine paints fewer, larger
+frames (never fewer than one per `MAX_FRAME_SECONDS`) instead of falling behind the stream.
+
 Keys first: when the person types (`hold_for_input`, called by the app for every key, paste or
 click), stream changes wait until that input has been painted, or `INPUT_HOLD_SECONDS` at most,
 so a keystroke never queues behind a frame of Markdown layout; the stream catches up in the next
@@ -45,6 +50,10 @@ T = TypeVar("T")
 
 FRAME_SECONDS = 1 / 30
 """The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
+STREAM_SHARE = 0.2
+"""The share of a core the UI thread may spend painting a stream: flushes come less often when they cost more."""
+MAX_FRAME_SECONDS = 0.25
+"""The longest gap between flushes however costly they are (a stream never looks stalled)."""
 INPUT_HOLD_SECONDS = 0.05
 """The longest stream changes wait for typed input to be painted first (a key held down still lets the stream through)."""
 
@@ -84,6 +93,8 @@ class BridgeStatistics(NamedTuple):
     """Time the engine thread spent in bridge callbacks (what the UI costs the stream)."""
     held_for_input: int = 0
     """Flushes that waited for typed input to be painted first."""
+    gap: float = 0.0
+    """The gap the next flush keeps after the last one (seconds; grows when flushes cost more)."""
 
 
 class Bridge:
@@ -125,6 +136,10 @@ class Bridge:
         self.target = target
         self.frame_seconds = frame_seconds
         self.input_hold_seconds = input_hold_seconds
+        self.stream_share = STREAM_SHARE
+        """The share of a core painting may use (`STREAM_SHARE`); 1.0 paints every `frame_seconds`."""
+        self._gap = frame_seconds
+        self._last_flush_cpu = 0.0
         self._lock = threading.Lock()
         self._added: list[Block] = []
         self._dirty: dict[str, Block] = {}
@@ -236,7 +251,7 @@ class Bridge:
         if self._timer_pending:
             return
         now = time.monotonic()
-        delay = self._last_flush + self.frame_seconds - now
+        delay = self._last_flush + self._gap - now
         if self._held_since:
             hold = self._held_since + self.input_hold_seconds - now
             if hold > 0 and hold > delay:
@@ -280,7 +295,7 @@ class Bridge:
             status, self._status = self._status, None
             state, self._state = self._state, None
             self._wake_pending = False
-        self._last_flush = time.monotonic()
+        self._pace()
         self._flushes += 1
         if added:
             self._blocks_added += len(added)
@@ -295,6 +310,19 @@ class Bridge:
             self.target.bridge_status_changed(status)
         if state is not None:
             self.target.bridge_state_changed(state)
+
+    def _pace(self) -> None:
+        """Set the gap before the next flush from the UI thread's CPU time since the last one."""
+        now, cpu = time.monotonic(), time.thread_time()
+        since = now - self._last_flush
+        if since < MAX_FRAME_SECONDS * 2:  # flushing back to back: a stream is being painted
+            wanted = (cpu - self._last_flush_cpu) / self.stream_share
+            # Halfway towards what the last interval asks for: one slow frame does not halve the rate.
+            longest = max(MAX_FRAME_SECONDS, self.frame_seconds)  # (a slow link's --frame-ms may be longer)
+            self._gap = min(longest, max(self.frame_seconds, (self._gap + wanted) / 2))
+        else:
+            self._gap = self.frame_seconds
+        self._last_flush, self._last_flush_cpu = now, cpu
 
     def on_call(self, message: Bridge.Call) -> None:
         """Run an engine-requested UI function (UI thread)."""
@@ -347,4 +375,5 @@ class Bridge:
             blocks_added=self._blocks_added,
             engine_seconds=self._engine_seconds,
             held_for_input=self._held_flushes,
+            gap=self._gap,
         )

@@ -1,4 +1,5 @@
-"""Keys first: the bridge holds stream flushes until typed input is painted, for a bounded time.
+"""Keys first and work per frame: the bridge holds stream flushes until typed input is painted
+(for a bounded time), and spaces flushes by what painting the last ones cost.
 
 The bridge runs against a recording target and a fake clock (no app, no sleeping): a timer is
 recorded with its due time and fired by the test, `call_after_refresh` callbacks are fired when
@@ -19,6 +20,8 @@ from tandem.tui.bridge import Bridge
 class _Clock:
     def __init__(self) -> None:
         self.now = 1000.0
+        self.cpu = 5.0
+        """The UI thread's CPU seconds (what `time.thread_time` returns)."""
 
     def __call__(self) -> float:
         return self.now
@@ -84,6 +87,7 @@ class _Block:
 def setup(monkeypatch: pytest.MonkeyPatch) -> tuple[Bridge, _Target, _Clock]:
     clock = _Clock()
     monkeypatch.setattr(bridge_module.time, "monotonic", clock)
+    monkeypatch.setattr(bridge_module.time, "thread_time", lambda: clock.cpu)
     target = _Target(clock)
     bridge = Bridge(None, target, frame_seconds=0.03, input_hold_seconds=0.1)  # type: ignore[arg-type]
     return bridge, target, clock
@@ -150,3 +154,41 @@ class TestKeysFirst:
         target.painted()
         target.fire_due()
         assert len(target.flushed) == 1
+
+
+class TestWorkPerFrame:
+    def _stream(self, bridge: Bridge, target: _Target, clock: _Clock, cpu_per_flush: float, seconds: float) -> int:
+        """Changes every 5 ms for `seconds`; each flush costs `cpu_per_flush` of UI CPU. Returns flushes."""
+        before = len(target.flushed)
+        for _ in range(int(seconds / 0.005)):
+            _change(bridge)
+            if not bridge._timer_pending:  # (the app gets one wake-up per batch of changes)
+                flushes = len(target.flushed)
+                bridge.wake()
+                if len(target.flushed) > flushes:
+                    clock.cpu += cpu_per_flush
+            clock.now += 0.005
+            flushes = len(target.flushed)
+            target.fire_due()
+            if len(target.flushed) > flushes:
+                clock.cpu += cpu_per_flush
+        return len(target.flushed) - before
+
+    def test_cheap_frames_come_at_the_frame_rate(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
+        bridge, target, clock = setup
+        flushes = self._stream(bridge, target, clock, cpu_per_flush=0.002, seconds=2.0)
+        assert 50 <= flushes <= 70  # 1/0.03 s for 2 s
+        assert bridge.statistics().gap == pytest.approx(0.03)
+
+    def test_costly_frames_come_less_often_and_keep_the_share(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
+        bridge, target, clock = setup
+        flushes = self._stream(bridge, target, clock, cpu_per_flush=0.02, seconds=2.0)
+        share = flushes * 0.02 / 2.0
+        assert share <= bridge_module.STREAM_SHARE * 1.15
+        assert flushes >= 2.0 / bridge_module.MAX_FRAME_SECONDS  # never stalled
+
+    def test_very_costly_frames_still_come_every_max_frame(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
+        bridge, target, clock = setup
+        flushes = self._stream(bridge, target, clock, cpu_per_flush=0.2, seconds=2.0)
+        assert flushes >= 2.0 / bridge_module.MAX_FRAME_SECONDS - 1
+        assert bridge.statistics().gap == pytest.approx(bridge_module.MAX_FRAME_SECONDS)
