@@ -340,7 +340,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     async def on_event(self, event: events.Event) -> None:
         # Keys first: what the person typed is painted before more of the stream is laid out.
-        if isinstance(event, (events.Key, events.Paste, events.MouseDown)):
+        if isinstance(event, (events.Key, events.Paste, events.MouseDown)) and not event.is_forwarded:
             self.bridge.hold_for_input()
         await super().on_event(event)
 
