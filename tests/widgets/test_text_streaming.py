@@ -75,10 +75,24 @@ def _cells(strips: list[Strip]) -> list[list[tuple[str, object]]]:
     return [[(segment.text, segment.style) for segment in strip] for strip in strips]
 
 
-async def _settle(pilot: object, app: App[None]) -> None:
+async def _settle(pilot: object, app: App[None], view: TextView | None = None) -> None:
+    """Let mounting and painting finish; with `view`, also wait until every finished chunk froze.
+
+    Freezing runs after a chunk's paint, so on a loaded machine it can trail the last pause by a
+    few frames: wait on the condition (bounded), never on a time.
+    """
     for _ in range(3):
         await app.workers.wait_for_complete()
         await pilot.pause()  # type: ignore[attr-defined]
+    if view is None:
+        return
+    for _ in range(200):
+        chunks = view.chunks
+        frozen = [chunk for chunk in chunks if isinstance(chunk, FrozenMarkdown)]
+        width = chunks[-1].size.width if chunks else 0
+        if len(frozen) >= len(chunks) - 1 and all(chunk.painted_width == width for chunk in frozen):
+            return
+        await pilot.pause(0.02)  # type: ignore[attr-defined]
 
 
 class TestStreamingCost:
@@ -100,7 +114,7 @@ class TestStreamingCost:
                     await pilot.pause()  # a frame is painted after each append
                 block.complete()
                 view.refresh_block()
-                await _settle(pilot, app)
+                await _settle(pilot, app, view)
                 stats = view.statistics()
                 live_blocks = len(view.query("MarkdownBlock"))
         finally:
@@ -141,7 +155,7 @@ class TestStreamingCost:
                     view.refresh_block()
                 block.complete()
                 view.refresh_block()
-                await _settle(pilot, app)
+                await _settle(pilot, app, view if streamed else None)
                 assert "".join(chunk.source for chunk in view.chunks) == TEXT
                 strips = paint(view)
                 assert strips is not None
@@ -164,10 +178,10 @@ class TestStreamingCost:
             block.append(TEXT)
             block.complete()
             view.refresh_block()
-            await _settle(pilot, app)
+            await _settle(pilot, app, view)
             assert view.statistics().frozen_chunks == view.statistics().chunks - 1
             await pilot.resize_terminal(50, 250)
-            await _settle(pilot, app)
+            await _settle(pilot, app, view)
             chunks = view.chunks
             frozen = [chunk for chunk in chunks if isinstance(chunk, FrozenMarkdown)]
             assert len(frozen) == len(chunks) - 1
@@ -188,7 +202,7 @@ class TestStreamingCost:
             block.append(TEXT)
             block.complete()
             view.refresh_block()
-            await _settle(pilot, app)
+            await _settle(pilot, app, view)
             frozen = next(chunk for chunk in view.chunks if isinstance(chunk, FrozenMarkdown))
             row = next(y for y, strip in enumerate(frozen.strips) if "the docs" in strip.text)
             column = frozen.strips[row].text.index("the docs")
