@@ -151,6 +151,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """
     from tandem.tui.app import TandemApp
     from tandem.tui.glyphs import choose_glyphs
+    from tandem.tui.wire_output import choose_repaint
 
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn
@@ -166,6 +167,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         theme=args.theme,
         frame_seconds=frame_seconds(args.frame_ms),
         bell=False if getattr(args, "no_bell", False) else None,
+        repaint=choose_repaint(getattr(args, "repaint", None), os.environ),
     )
     _use_driver(app, choose_glyphs(args.glyphs, os.environ))
 

@@ -178,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="repaint streaming text at most every MS milliseconds (also $TANDEM_FRAME_MS; raise it on a slow link)",
     )
     parser.add_argument(
+        "--repaint",
+        choices=["changes", "all"],
+        default=None,
+        help="what to send the terminal: only the cells that changed, paced by the link (default), or all of "
+        "every repainted region (also $TANDEM_REPAINT)",
+    )
+    parser.add_argument(
         "--no-bell",
         action="store_true",
         help="never ring the bell when the agent waits on you (also TANDEM_BELL=0)",

@@ -1,0 +1,399 @@
+"""The terminal's screen as rows of segments, and the bytes that turn what it shows into a new frame.
+
+Textual's compositor repaints every cell of a dirty region: when the conversation follows a
+stream and scrolls by one line, every visible row of it is sent again, each segment wrapped in
+its own colour codes. `ScreenRows` keeps two copies of the screen, row by row: the *target*
+(what Textual means to show: its updates are applied here) and what was *sent* (what the
+terminal shows). `render()` turns the sent copy into the target with few bytes:
+
+- a band of rows that moved up or down (the conversation scrolled by n lines) becomes one
+  scroll-region operation (DECSTBM, then n line feeds at the bottom margin or n reverse indexes
+  at the top, then the region reset): VT100 sequences that every terminal Textual runs on has,
+  unlike SU/SD, which the Linux console lacks;
+- then each row that still differs is written from its first to its last differing cell;
+- colours are written only when they change between segments (Textual resets after each one).
+
+Rows are tuples of Rich `Segment`s exactly `width` cells wide. Nothing here writes to a terminal;
+`tui.wire_output` feeds Textual's updates in and writes what `render()` returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from rich.cells import cell_len
+from rich.color import ColorSystem
+from rich.segment import Segment
+from textual.strip import Strip
+
+__all__ = ["Row", "ScreenRows", "Scroll", "blank_row", "render_row", "row_text"]
+
+Row = tuple[Segment, ...]
+"""One row of the screen: segments whose cells add up to the screen's width."""
+
+_SCROLL_COST = 24
+"""About what a scroll-region operation costs in bytes (region, cursor, feeds, reset)."""
+_ROW_COST = 10
+"""About what starting to write a row costs in bytes (cursor move, colour)."""
+_MIN_CHANGED_FOR_SCROLL = 3
+"""Fewer changed rows than this are never worth looking for a scroll."""
+
+
+class Scroll(NamedTuple):
+    """A band of rows [top, bottom] whose content moves up by `lines` (down when negative)."""
+
+    top: int
+    bottom: int
+    lines: int
+
+
+def blank_row(width: int) -> Row:
+    """What a row shows after the terminal scrolled it in or cleared it (default colours)."""
+    return (Segment(" " * width),)
+
+
+def row_text(row: Row) -> str:
+    """The row's characters (for tests and debugging)."""
+    return "".join(segment.text for segment in row if not segment.control)
+
+
+def _length(segment: Segment) -> int:
+    return 0 if segment.control else cell_len(segment.text)
+
+
+def _cut(row: Sequence[Segment], start: int, end: int) -> list[Segment]:
+    """The segments of `row` between cells `start` and `end` (both on character boundaries)."""
+    out: list[Segment] = []
+    position = 0
+    for segment in row:
+        if position >= end:
+            break
+        length = _length(segment)
+        stop = position + length
+        if stop <= start:
+            position = stop
+            continue
+        if position >= start and stop <= end:
+            out.append(segment)
+        else:
+            # Only the first and last segments are cut; Rich splits wide characters safely.
+            piece = segment
+            if position < start:
+                piece = piece.split_cells(start - position)[1]
+            if stop > end:
+                piece = piece.split_cells(end - max(position, start))[0]
+            if piece.text:
+                out.append(piece)
+        position = stop
+    return out
+
+
+def _splice(row: Row, start: int, end: int, middle: list[Segment], width: int) -> Row:
+    if start <= 0 and end >= width:
+        return tuple(middle)
+    return (*_cut(row, 0, start), *middle, *_cut(row, end, width))
+
+
+def _fit(segments: list[Segment], width: int) -> Row:
+    """The segments as a row of exactly `width` cells (Textual's rows are; this keeps a bug local)."""
+    length = sum(_length(segment) for segment in segments)
+    if length == width:
+        return tuple(segments)
+    if length > width:
+        return tuple(_cut(segments, 0, width))
+    return (*segments, Segment(" " * (width - length)))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    limit = min(len(a), len(b))
+    index = 0
+    while index < limit and a[index] == b[index]:
+        index += 1
+    return index
+
+
+def changed_span(new: Row, old: Row | None, width: int) -> tuple[int, int] | None:
+    """The cells [start, end) of `new` that differ from `old`, or None when the rows are equal.
+
+    Walks equal segments in from both ends; inside the first unequal pair of the same style it
+    goes on character by character when both are one cell per character (never splitting a wide
+    character). Conservative: the span may include equal cells, never miss a different one.
+    """
+    if old is None:
+        return 0, width
+    if new is old or new == old:
+        return None
+    start = 0
+    count = min(len(new), len(old))
+    index = 0
+    while index < count and new[index] == old[index]:
+        start += _length(new[index])
+        index += 1
+    head = index
+    if index < count:
+        a, b = new[index], old[index]
+        if a.style == b.style and not a.control and not b.control:
+            same = _common_prefix(a.text, b.text)
+            if same and len(a.text) == cell_len(a.text) and len(b.text) == cell_len(b.text):
+                start += same
+    end = width
+    index = 0
+    while index < count - head and new[-1 - index] == old[-1 - index]:
+        end -= _length(new[-1 - index])
+        index += 1
+    if index < count - head:
+        a, b = new[-1 - index], old[-1 - index]
+        if a.style == b.style and not a.control and not b.control:
+            same = _common_prefix(a.text[::-1], b.text[::-1])
+            if same and len(a.text) == cell_len(a.text) and len(b.text) == cell_len(b.text):
+                end -= same
+    if start >= end:
+        # Equal cells, different segmentation.
+        return None
+    return start, end
+
+
+class _Pen:
+    """Writes segments with their colours, sending SGR codes only when the style changes."""
+
+    __slots__ = ("ansi", "color_system", "out")
+
+    def __init__(self, color_system: ColorSystem, out: list[str]) -> None:
+        self.ansi = ""
+        self.color_system = color_system
+        self.out = out
+
+    def write(self, segments: Iterable[Segment]) -> None:
+        out = self.out
+        append = out.append
+        color_system = self.color_system
+        render_ansi = Strip.render_ansi
+        for text, style, control in segments:
+            if control:
+                append(text)
+                continue
+            ansi = ""
+            link: str | None = None
+            if style is not None:
+                ansi = style._ansi if style._ansi is not None else render_ansi(style, color_system)
+                link = style._link
+            if ansi != self.ansi:
+                # Always from a reset: what the last style turned on must not leak into this one.
+                append(f"\x1b[0;{ansi}m" if ansi else "\x1b[0m")
+                self.ansi = ansi
+            if link:
+                assert style is not None
+                append(f"\x1b]8;id={style._link_id};{link}\x1b\\{text}\x1b]8;;\x1b\\")
+            else:
+                append(text)
+
+    def reset(self) -> None:
+        if self.ansi:
+            self.out.append("\x1b[0m")
+            self.ansi = ""
+
+
+def render_row(row: Sequence[Segment], color_system: ColorSystem = ColorSystem.TRUECOLOR) -> str:
+    """The row's segments as terminal text, colours written only where they change, reset at the end."""
+    out: list[str] = []
+    pen = _Pen(color_system, out)
+    pen.write(row)
+    pen.reset()
+    return "".join(out)
+
+
+class ScreenRows:
+    """The target screen (what Textual means to show) and the sent one (what the terminal shows).
+
+    Owns both copies and the set of rows touched since the last render. A row of the sent copy
+    is None where the terminal's content is unknown (before the first frame, after a resize or a
+    restart of the terminal's application mode): such rows are written whole.
+    """
+
+    def __init__(self) -> None:
+        self.width = 0
+        self.height = 0
+        self.target: list[Row] = []
+        self.sent: list[Row | None] = []
+        self.valid = False
+        """Whether the target holds a whole screen (False until the first full update)."""
+        self._touched: set[int] = set()
+        self.scrolls = 0
+        """Scroll operations sent so far (statistics for tests and benches)."""
+
+    # -- the target --------------------------------------------------------------------------
+
+    def resize(self, width: int, height: int) -> None:
+        """A new screen size: the target is unknown until the next full update, the terminal's content too."""
+        self.width, self.height = width, height
+        self.target = [blank_row(width)] * height
+        self.sent = [None] * height
+        self.valid = False
+        self._touched = set(range(height))
+
+    def invalidate(self) -> None:
+        """Forget what the terminal shows (it was cleared or garbled): the next render writes every row."""
+        self.sent = [None] * self.height
+        self._touched = set(range(self.height))
+
+    def apply_full(self, rows: Iterable[Iterable[Strip]], width: int, height: int) -> None:
+        """A whole screen from Textual (a `LayoutUpdate`'s strips, one iterable of chops per row)."""
+        if (width, height) != (self.width, self.height):
+            self.resize(width, height)
+        target = self.target
+        for y, chops in enumerate(rows):
+            if y >= height:
+                break
+            segments = [segment for strip in chops for segment in strip._segments]
+            row = _fit(segments, width)
+            if row != target[y]:
+                target[y] = row
+                self._touched.add(y)
+        self.valid = True
+
+    def apply_chops(
+        self,
+        chops: Sequence[Mapping[int, Strip | None]],
+        spans: Iterable[tuple[int, int, int]],
+        chop_ends: Sequence[Sequence[int]],
+    ) -> None:
+        """A partial update from Textual (a `ChopsUpdate`): the cells it would write, spliced into the target.
+
+        The same cells as `ChopsUpdate.render_segments` writes: for each span, every chop that
+        overlaps it, from the chop's start to the span's end.
+        """
+        width = self.width
+        target = self.target
+        for y, x1, x2 in spans:
+            if not 0 <= y < self.height:
+                continue
+            line = chops[y]
+            ends = chop_ends[y]
+            run: list[Segment] = []
+            run_start = run_end = -1
+            row = target[y]
+            for end, (x, strip) in zip(ends, line.items(), strict=False):
+                if strip is None or x >= x2 or end <= x1:
+                    continue
+                stop = min(end, x2, width)
+                if stop <= x:
+                    continue
+                piece = strip._segments if stop == end else strip.crop(0, stop - x)._segments
+                if x != run_end and run:
+                    row = _splice(row, run_start, run_end, run, width)
+                    run = []
+                if not run:
+                    run_start = x
+                run.extend(piece)
+                run_end = stop
+            if run:
+                row = _splice(row, run_start, run_end, run, width)
+            if row != target[y]:
+                target[y] = row
+                self._touched.add(y)
+
+    # -- the bytes ---------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> bool:
+        """Whether the target differs from what was sent (there is something to render)."""
+        return bool(self._touched)
+
+    def render(self, color_system: ColorSystem) -> str:
+        """The terminal text that turns the sent screen into the target; the sent screen becomes the target.
+
+        Leaves the colours reset and the cursor somewhere on the screen (the caller moves it).
+        """
+        touched = self._touched
+        self._touched = set()
+        target, sent = self.target, self.sent
+        changed = sorted(y for y in touched if target[y] != sent[y])
+        if not changed:
+            return ""
+        out: list[str] = []
+        scroll = self.find_scroll(changed) if len(changed) >= _MIN_CHANGED_FOR_SCROLL else None
+        if scroll is not None:
+            out.append(self._scroll(scroll))
+            changed = sorted(set(changed) | set(range(scroll.top, scroll.bottom + 1)))
+        pen = _Pen(color_system, out)
+        append = out.append
+        width = self.width
+        for y in changed:
+            span = changed_span(target[y], sent[y], width)
+            if span is None:
+                continue
+            start, end = span
+            # ESC [ row H when the column is the first: two bytes fewer.
+            append(f"\x1b[{y + 1}H" if start == 0 else f"\x1b[{y + 1};{start + 1}H")
+            pen.write(target[y] if start == 0 and end == width else _cut(target[y], start, end))
+        pen.reset()
+        self.sent = list(target)
+        return "".join(out)
+
+    def _scroll(self, scroll: Scroll) -> str:
+        """The scroll-region operation, applied to the sent copy as the terminal will apply it."""
+        top, bottom, lines = scroll
+        sent = self.sent
+        blank = blank_row(self.width)
+        region = f"\x1b[0m\x1b[{top + 1};{bottom + 1}r"  # colours reset: scrolled-in rows take the background
+        if lines > 0:
+            sent[top : bottom + 1] = [*sent[top + lines : bottom + 1], *[blank] * lines]
+            # Line feeds at the bottom margin scroll the region up (VT100; the Linux console has no SU).
+            move = f"\x1b[{bottom + 1}H" + "\n" * lines
+        else:
+            sent[top : bottom + 1] = [*[blank] * -lines, *sent[top : bottom + 1 + lines]]
+            # Reverse index at the top margin scrolls the region down.
+            move = f"\x1b[{top + 1}H" + "\x1bM" * -lines
+        self.scrolls += 1
+        # DECSTBM homes the cursor; the caller moves it before writing anything.
+        return region + move + "\x1b[r"
+
+    def find_scroll(self, changed: list[int]) -> Scroll | None:
+        """The band and distance the changed rows moved by, when scrolling it costs fewer bytes than rewriting."""
+        target, sent, width = self.target, self.sent, self.width
+        low, high = changed[0], changed[-1]
+        where: dict[Row, list[int]] = {}
+        for y in range(low, high + 1):
+            row = sent[y]
+            if row is not None:
+                where.setdefault(row, []).append(y)
+        votes: dict[int, int] = {}
+        for y in changed:
+            places = where.get(target[y])
+            # A row that occurs often (a blank line) says nothing about where the band moved.
+            if places is None or len(places) > 2:
+                continue
+            for place in places:
+                if place != y:
+                    votes[place - y] = votes.get(place - y, 0) + 1
+        if not votes:
+            return None
+        lines = max(votes, key=lambda shift: (votes[shift], -abs(shift)))
+        if votes[lines] < 2:
+            return None
+        matched = [y for y in changed if 0 <= y + lines < self.height and target[y] == sent[y + lines]]
+        if not matched:
+            return None
+        if lines > 0:
+            scroll = Scroll(matched[0], matched[-1] + lines, lines)
+        else:
+            scroll = Scroll(matched[0] + lines, matched[-1], lines)
+        if scroll.bottom - scroll.top < abs(lines):
+            return None
+
+        def cost(row: Row, before: Row | None) -> int:
+            span = changed_span(row, before, width)
+            return 0 if span is None else span[1] - span[0] + _ROW_COST
+
+        blank = blank_row(width)
+        shifted = list(sent)
+        top, bottom = scroll.top, scroll.bottom
+        if lines > 0:
+            shifted[top : bottom + 1] = [*sent[top + lines : bottom + 1], *[blank] * lines]
+        else:
+            shifted[top : bottom + 1] = [*[blank] * -lines, *sent[top : bottom + 1 + lines]]
+        rows = set(changed) | set(range(top, bottom + 1))
+        plain = sum(cost(target[y], sent[y]) for y in changed)
+        scrolled = _SCROLL_COST + sum(cost(target[y], shifted[y]) for y in rows)
+        return scroll if scrolled < plain else None
