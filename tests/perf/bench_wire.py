@@ -166,6 +166,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="80x24,200x60")
     parser.add_argument("--no-esc", action="store_true", help="skip the throttled Esc measurement")
     parser.add_argument("--esc-after", default="3,10", help="comma-separated seconds into the stream to press Esc at")
+    parser.add_argument("--trials", type=int, default=1, help="Esc measurements per setting (median and max printed)")
+    parser.add_argument("--no-stream", action="store_true", help="skip the bytes measurement")
     parser.add_argument("--kbit", type=float, default=256.0)
     args = parser.parse_args()
     text = answer_bytes()
@@ -174,16 +176,18 @@ def main() -> None:
     for frame_ms in frames:
         label = "default" if frame_ms is None else f"{frame_ms:g} ms"
         for repaint in args.repaint.split(","):
-            for size in args.sizes.split(","):
+            for size in [] if args.no_stream else args.sizes.split(","):
                 columns, rows = (int(n) for n in size.split("x"))
                 written, seconds, cpu = stream_bytes(columns, rows, frame_ms, repaint)
                 print(f"frame {label:>8} · repaint {repaint:>7} · {size:>7}: {written:>10,} bytes written = "
                       f"{written / text:6.1f}× the text, answer streamed in {seconds:5.1f} s, "
                       f"app CPU {cpu:5.1f} s ({cpu / seconds:4.0%})", flush=True)
             for after in ([] if args.no_esc else [float(n) for n in args.esc_after.split(",")]):
-                esc, _ = esc_latency(80, 24, frame_ms, args.kbit, repaint, after)
+                times = sorted(esc_latency(80, 24, frame_ms, args.kbit, repaint, after)[0] for _ in range(args.trials))
+                spread = f" (median of {len(times)}, max {times[-1]:.2f} s)" if len(times) > 1 else ""
                 print(f"frame {label:>8} · repaint {repaint:>7} ·   80x24 at {args.kbit:g} kbit/s: "
-                      f"Esc {after:g} s into the stream → 'stopped' on the wire in {esc:.2f} s", flush=True)
+                      f"Esc {after:g} s into the stream → 'stopped' on the wire in {times[len(times) // 2]:.2f} s{spread}",
+                      flush=True)
 
 
 if __name__ == "__main__":

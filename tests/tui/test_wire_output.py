@@ -362,9 +362,22 @@ class TestScreenRows:
         model = ScreenRows()
         model.apply_full([row], width, 1)
         first = model.render(ColorSystem.TRUECOLOR)
-        assert first.count("\x1b[0;") == 1  # one colour change for three segments of one style
+        assert re.findall(r"\x1b\[[0-9;]*m", first) == ["\x1b[31;40m", "\x1b[0m"]  # once for three segments
         model.apply_full([row], width, 1)
         assert model.render(ColorSystem.TRUECOLOR) == ""
+
+
+    def test_colours_change_by_what_differs(self) -> None:
+        bold_red, bold_green = Style(color="red", bold=True), Style(color="green", bold=True)
+        on_blue, plain = Style(color="green", bold=True, bgcolor="blue"), Style(color="red")
+        out = render_row([Segment("a", bold_red), Segment("b", bold_green), Segment("c", on_blue),
+                          Segment("d", plain), Segment("e")], ColorSystem.STANDARD)
+        assert out == "\x1b[0;1;31ma\x1b[32mb\x1b[44mc\x1b[0;31md\x1b[39me"
+        screen = pyte.Screen(5, 1)
+        pyte.Stream(screen).feed(out)
+        assert [(c.fg, c.bg, c.bold) for c in (screen.buffer[0][x] for x in range(5))] == [
+            ("red", "default", True), ("green", "default", True), ("green", "blue", True),
+            ("red", "default", False), ("default", "default", False)]
 
 
 # -- Textual's seams and the settings ------------------------------------------------------------
