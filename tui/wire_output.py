@@ -157,11 +157,16 @@ def wire_driver(driver_class: type[Any]) -> type[Any]:
 class _RowsUpdate(CompositorUpdate):
     """A frame of the screen model: what `App._display` writes between the synchronized-output marks."""
 
-    def __init__(self, model: ScreenRows) -> None:
+    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None]) -> None:
         self.model = model
+        self.failed = failed
 
     def render_segments(self, console: Console) -> str:
-        return self.model.render(console._color_system or ColorSystem.TRUECOLOR)
+        try:
+            return self.model.render(console._color_system or ColorSystem.TRUECOLOR)
+        except Exception as error:  # a bug here must not end the app: Textual's output takes over
+            self.failed(error)
+            return ""
 
 
 class WireOutput(App[Any]):
@@ -203,13 +208,21 @@ class WireOutput(App[Any]):
         ):
             super()._display(screen, renderable)
             return
-        if isinstance(renderable, LayoutUpdate):
-            region = renderable.region
-            model.apply_full(renderable.strips, region.width, region.height)
-        elif isinstance(renderable, ChopsUpdate) and self._wire_follows(model, renderable, screen):
-            model.apply_chops(renderable.chops, renderable.spans, renderable.chop_ends)
-            model.valid = True
-        else:
+        try:
+            if isinstance(renderable, LayoutUpdate):
+                region = renderable.region
+                model.apply_full(renderable.strips, region.width, region.height)
+                followed = True
+            elif isinstance(renderable, ChopsUpdate) and self._wire_follows(model, renderable, screen):
+                model.apply_chops(renderable.chops, renderable.spans, renderable.chop_ends)
+                model.valid = followed = True
+            else:
+                followed = False
+        except Exception as error:  # a bug here must not end the app: Textual's output takes over
+            self._wire_failed(error)
+            super()._display(screen, renderable)
+            return
+        if not followed:
             # Something the model cannot follow: Textual writes it, and the next full update resyncs.
             model.valid = False
             super()._display(screen, renderable)
@@ -240,7 +253,15 @@ class WireOutput(App[Any]):
         self._wire_waiting = False
         self.wire_frames += 1
         # A `CompositorUpdate` (as Textual's own): `_display` writes its `render_segments` in a sync.
-        super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model)))
+        super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed)))
+
+    def _wire_failed(self, error: BaseException) -> None:
+        """The model failed (a bug): from now on Textual's own output, starting with a whole screen."""
+        self.log.error(f"row output failed, Textual's own output from now on: {error!r}")
+        self.repaint = "all"
+        self.wire_model = ScreenRows()
+        if self._running and not self._closed:
+            self.call_later(self.refresh)
 
     def _wire_cursor_still(self) -> bool:
         cursor = self.screen.outer_size.clamp_offset(self.cursor_position)

@@ -229,6 +229,31 @@ class TestTheTerminalShowsWhatTextualMeant:
         assert "garbage" not in "".join(twin.wire.display)
 
 
+    async def test_a_failure_of_the_model_falls_back_to_textuals_output(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        twin = Twin(80, 24)
+        script = Scripted([_streamed(_answer(1500))])
+        app = twin_app(twin, script.factory)
+        rendered = ScreenRows.render
+
+        def render(self: ScreenRows, color_system: ColorSystem) -> str:
+            if self.scrolls:
+                raise ValueError("a bug")
+            return rendered(self, color_system)
+
+        monkeypatch.setattr(ScreenRows, "render", render)
+
+        async def scenario(pilot: Pilot[Any]) -> None:
+            await started(pilot)
+            await send(pilot, "long")
+            await wait_for(pilot, lambda: app.repaint == "all", "the fallback")
+            twin.checking = False  # the failed frame was not written; the refresh repairs it
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the answer", 2000)
+            await _settled_against_a_fresh_paint(pilot, twin)
+
+        await run_twin(app, twin, scenario)
+        assert app.is_running is False and app.return_code in (0, None)
+
+
 class TestASlowLink:
     async def test_frames_wait_for_the_link_and_merge_and_the_last_state_goes_out(self) -> None:
         twin = Twin(80, 24)
