@@ -20,7 +20,7 @@ Rows are tuples of Rich `Segment`s exactly `width` cells wide. Nothing here writ
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.color import ColorSystem
@@ -60,7 +60,10 @@ def row_text(row: Row) -> str:
 
 
 def _length(segment: Segment) -> int:
-    return 0 if segment.control else cell_len(segment.text)
+    text = segment.text
+    if text.isascii() and text.isprintable():  # one cell per character, without Rich's lookups
+        return len(text)
+    return 0 if segment.control else cell_len(text)
 
 
 def _cut(row: Sequence[Segment], start: int, end: int) -> list[Segment]:
@@ -123,12 +126,12 @@ def changed_span(new: Row, old: Row | None, width: int) -> tuple[int, int] | Non
     """
     if old is None:
         return 0, width
-    if new is old or new == old:
+    if new is old:
         return None
     start = 0
     count = min(len(new), len(old))
     index = 0
-    while index < count and new[index] == old[index]:
+    while index < count and (new[index] is old[index] or new[index] == old[index]):
         start += _length(new[index])
         index += 1
     head = index
@@ -140,7 +143,7 @@ def changed_span(new: Row, old: Row | None, width: int) -> tuple[int, int] | Non
                 start += same
     end = width
     index = 0
-    while index < count - head and new[-1 - index] == old[-1 - index]:
+    while index < count - head and (new[-1 - index] is old[-1 - index] or new[-1 - index] == old[-1 - index]):
         end -= _length(new[-1 - index])
         index += 1
     if index < count - head:
@@ -243,9 +246,11 @@ def render_row(row: Sequence[Segment], color_system: ColorSystem = ColorSystem.T
 class ScreenRows:
     """The target screen (what Textual means to show) and the sent one (what the terminal shows).
 
-    Owns both copies and the set of rows touched since the last render. A row of the sent copy
-    is None where the terminal's content is unknown (before the first frame, after a resize or a
-    restart of the terminal's application mode): such rows are written whole.
+    Owns both copies, a hash per row of each (rows are compared by hash: Rich's styles are equal
+    exactly when their hashes are, and a row's hash is its segments' tuple hash) and the set of
+    rows touched since the last render. A row of the sent copy is None where the terminal's
+    content is unknown (before the first frame, after a resize, a restart of the terminal's
+    application mode or Ctrl+L): such rows are written whole.
     """
 
     def __init__(self) -> None:
@@ -253,6 +258,8 @@ class ScreenRows:
         self.height = 0
         self.target: list[Row] = []
         self.sent: list[Row | None] = []
+        self._target_hash: list[int] = []
+        self._sent_hash: list[int | None] = []
         self.valid = False
         """Whether the target holds a whole screen (False until the first full update)."""
         self._touched: set[int] = set()
@@ -264,29 +271,31 @@ class ScreenRows:
     def resize(self, width: int, height: int) -> None:
         """A new screen size: the target is unknown until the next full update, the terminal's content too."""
         self.width, self.height = width, height
-        self.target = [blank_row(width)] * height
-        self.sent = [None] * height
+        blank = blank_row(width)
+        self.target = [blank] * height
+        self._target_hash = [hash(blank)] * height
         self.valid = False
-        self._touched = set(range(height))
+        self.invalidate()
 
     def invalidate(self) -> None:
         """Forget what the terminal shows (it was cleared or garbled): the next render writes every row."""
         self.sent = [None] * self.height
+        self._sent_hash = [None] * self.height
         self._touched = set(range(self.height))
+
+    def _set(self, y: int, row: Row) -> None:
+        self.target[y] = row
+        self._target_hash[y] = hash(row)
+        self._touched.add(y)
 
     def apply_full(self, rows: Iterable[Iterable[Strip]], width: int, height: int) -> None:
         """A whole screen from Textual (a `LayoutUpdate`'s strips, one iterable of chops per row)."""
         if (width, height) != (self.width, self.height):
             self.resize(width, height)
-        target = self.target
         for y, chops in enumerate(rows):
             if y >= height:
                 break
-            segments = [segment for strip in chops for segment in strip._segments]
-            row = _fit(segments, width)
-            if row != target[y]:
-                target[y] = row
-                self._touched.add(y)
+            self._set(y, _fit([segment for strip in chops if strip is not None for segment in strip._segments], width))
         self.valid = True
 
     def apply_chops(
@@ -326,15 +335,14 @@ class ScreenRows:
                 run_end = stop
             if run:
                 row = _splice(row, run_start, run_end, run, width)
-            if row != target[y]:
-                target[y] = row
-                self._touched.add(y)
+            if row is not target[y]:
+                self._set(y, row)
 
     # -- the bytes ---------------------------------------------------------------------------
 
     @property
     def pending(self) -> bool:
-        """Whether the target differs from what was sent (there is something to render)."""
+        """Whether rows were touched since the last render (there may be something to send)."""
         return bool(self._touched)
 
     def render(self, color_system: ColorSystem) -> str:
@@ -344,15 +352,19 @@ class ScreenRows:
         """
         touched = self._touched
         self._touched = set()
-        target, sent = self.target, self.sent
-        changed = sorted(y for y in touched if target[y] != sent[y])
+        target, target_hash = self.target, self._target_hash
+        sent_hash = self._sent_hash
+        changed = sorted(y for y in touched if target_hash[y] != sent_hash[y])
         if not changed:
             return ""
         out: list[str] = []
         scroll = self.find_scroll(changed) if len(changed) >= _MIN_CHANGED_FOR_SCROLL else None
         if scroll is not None:
             out.append(self._scroll(scroll))
-            changed = sorted(set(changed) | set(range(scroll.top, scroll.bottom + 1)))
+            sent_hash = self._sent_hash
+            band = (y for y in range(scroll.top, scroll.bottom + 1) if target_hash[y] != sent_hash[y])
+            changed = sorted(set(changed).union(band))
+        sent = self.sent
         pen = _Pen(color_system, out)
         append = out.append
         width = self.width
@@ -366,20 +378,30 @@ class ScreenRows:
             pen.write(target[y] if start == 0 and end == width else _cut(target[y], start, end))
         pen.reset()
         self.sent = list(target)
+        self._sent_hash = list(target_hash)
         return "".join(out)
+
+    def _shifted(self, rows: list[Any], scroll: Scroll, blank: Any) -> list[Any]:
+        """`rows` (the sent rows or their hashes) as the terminal holds them after the scroll."""
+        top, bottom, lines = scroll
+        shifted = list(rows)
+        if lines > 0:
+            shifted[top : bottom + 1] = [*rows[top + lines : bottom + 1], *[blank] * lines]
+        else:
+            shifted[top : bottom + 1] = [*[blank] * -lines, *rows[top : bottom + 1 + lines]]
+        return shifted
 
     def _scroll(self, scroll: Scroll) -> str:
         """The scroll-region operation, applied to the sent copy as the terminal will apply it."""
         top, bottom, lines = scroll
-        sent = self.sent
         blank = blank_row(self.width)
+        self.sent = self._shifted(self.sent, scroll, blank)
+        self._sent_hash = self._shifted(self._sent_hash, scroll, hash(blank))
         region = f"\x1b[0m\x1b[{top + 1};{bottom + 1}r"  # colours reset: scrolled-in rows take the background
         if lines > 0:
-            sent[top : bottom + 1] = [*sent[top + lines : bottom + 1], *[blank] * lines]
             # Line feeds at the bottom margin scroll the region up (VT100; the Linux console has no SU).
             move = f"\x1b[{bottom + 1}H" + "\n" * lines
         else:
-            sent[top : bottom + 1] = [*[blank] * -lines, *sent[top : bottom + 1 + lines]]
             # Reverse index at the top margin scrolls the region down.
             move = f"\x1b[{top + 1}H" + "\x1bM" * -lines
         self.scrolls += 1
@@ -388,16 +410,16 @@ class ScreenRows:
 
     def find_scroll(self, changed: list[int]) -> Scroll | None:
         """The band and distance the changed rows moved by, when scrolling it costs fewer bytes than rewriting."""
-        target, sent, width = self.target, self.sent, self.width
+        target_hash, sent_hash, height = self._target_hash, self._sent_hash, self.height
         low, high = changed[0], changed[-1]
-        where: dict[Row, list[int]] = {}
+        where: dict[int, list[int]] = {}
         for y in range(low, high + 1):
-            row = sent[y]
-            if row is not None:
-                where.setdefault(row, []).append(y)
+            key = sent_hash[y]
+            if key is not None:
+                where.setdefault(key, []).append(y)
         votes: dict[int, int] = {}
         for y in changed:
-            places = where.get(target[y])
+            places = where.get(target_hash[y])
             # A row that occurs often (a blank line) says nothing about where the band moved.
             if places is None or len(places) > 2:
                 continue
@@ -409,7 +431,7 @@ class ScreenRows:
         lines = max(votes, key=lambda shift: (votes[shift], -abs(shift)))
         if votes[lines] < 2:
             return None
-        matched = [y for y in changed if 0 <= y + lines < self.height and target[y] == sent[y + lines]]
+        matched = [y for y in changed if 0 <= y + lines < height and target_hash[y] == sent_hash[y + lines]]
         if not matched:
             return None
         if lines > 0:
@@ -418,19 +440,23 @@ class ScreenRows:
             scroll = Scroll(matched[0] + lines, matched[-1], lines)
         if scroll.bottom - scroll.top < abs(lines):
             return None
+        shifted = self._shifted(sent_hash, scroll, hash(blank_row(self.width)))
+        rows = sorted(set(changed).union(range(scroll.top, scroll.bottom + 1)))
+        after = [y for y in rows if target_hash[y] != shifted[y]]
+        if len(after) + 1 < len(changed):
+            return scroll  # fewer rows to write: the common case, a full-width band that scrolled
+        if len(rows) < 6:
+            return None
+        # As many rows either way (a panel beside the band did not move with it): compare the
+        # cells a few of them would cost, either way.
+        sent, target, width = self.sent, self.target, self.width
+        sent_after = self._shifted(sent, scroll, blank_row(width))
+        sample = rows[:: max(1, len(rows) // 4)]
 
         def cost(row: Row, before: Row | None) -> int:
             span = changed_span(row, before, width)
             return 0 if span is None else span[1] - span[0] + _ROW_COST
 
-        blank = blank_row(width)
-        shifted = list(sent)
-        top, bottom = scroll.top, scroll.bottom
-        if lines > 0:
-            shifted[top : bottom + 1] = [*sent[top + lines : bottom + 1], *[blank] * lines]
-        else:
-            shifted[top : bottom + 1] = [*[blank] * -lines, *sent[top : bottom + 1 + lines]]
-        rows = set(changed) | set(range(top, bottom + 1))
-        plain = sum(cost(target[y], sent[y]) for y in changed)
-        scrolled = _SCROLL_COST + sum(cost(target[y], shifted[y]) for y in rows)
-        return scroll if scrolled < plain else None
+        plain = sum(cost(target[y], sent[y]) for y in sample) / len(sample) * len(changed)
+        scrolled = sum(cost(target[y], sent_after[y]) for y in sample) / len(sample) * len(rows)
+        return scroll if scrolled + _SCROLL_COST < plain else None

@@ -257,7 +257,8 @@ class TestTheTerminalShowsWhatTextualMeant:
 class TestASlowLink:
     async def test_frames_wait_for_the_link_and_merge_and_the_last_state_goes_out(self) -> None:
         twin = Twin(80, 24)
-        script = Scripted([_streamed(_answer(2500), pause=0.002)])
+        gate = asyncio.Event()
+        script = Scripted([_streamed(_answer(2500), pause=0.004, gate=gate, gate_at=20)])
         app = twin_app(twin, script.factory)
         link = _Link()
         app.driver_class = _slow_link_driver(twin, link)
@@ -266,9 +267,11 @@ class TestASlowLink:
             await started(pilot)
             await send(pilot, "long")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the stream")
+            await pilot.pause(0.1)
             twin.checking = False  # the wire lags behind Textual's frames on purpose now
             link.blocked = True
             writes = len(twin.writes)
+            app.engine.loop.call_soon_threadsafe(gate.set)
             await wait_for(pilot, lambda: app.wire_deferred >= 5, "frames held back")
             assert len(twin.writes) == writes, "nothing is written while the link has not taken the last frame"
             link.release()
