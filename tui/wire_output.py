@@ -52,13 +52,13 @@ REPAINT_CHOICES = ("changes", "all")
 """`changes`: write only what changed, paced by the link (the default); `all`: Textual's own output."""
 
 
-def choose_repaint(flag: str | None, environ: Mapping[str, str]) -> str:
-    """The output mode: `--repaint`, else `$TANDEM_REPAINT`, else `changes`.
+def choose_repaint(flag: str | None, environ: Mapping[str, str], configured: str | None = None) -> str:
+    """The output mode: `--repaint`, else `$TANDEM_REPAINT`, else the config file's `repaint`, else `changes`.
 
     Raises:
         SystemExit: an unknown mode (one line naming the choices).
     """
-    chosen = flag or environ.get(REPAINT_ENV, "").strip().lower() or "changes"
+    chosen = flag or environ.get(REPAINT_ENV, "").strip().lower() or configured or "changes"
     if chosen not in REPAINT_CHOICES:
         source = "--repaint" if flag else f"${REPAINT_ENV}"
         raise SystemExit(f"tandem: {source} must be one of {', '.join(REPAINT_CHOICES)} (got {chosen[:20]!r})")
