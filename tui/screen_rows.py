@@ -11,7 +11,8 @@ terminal shows). `render()` turns the sent copy into the target with few bytes:
   at the top, then the region reset): VT100 sequences that every terminal Textual runs on has,
   unlike SU/SD, which the Linux console lacks;
 - then each row that still differs is written from its first to its last differing cell;
-- colours are written only when they change between segments (Textual resets after each one).
+- colours are written only when they change between segments, and then only the part that
+  changed (Textual writes each segment's whole style and a reset after it).
 
 Rows are tuples of Rich `Segment`s exactly `width` cells wide. Nothing here writes to a terminal;
 `tui.wire_output` feeds Textual's updates in and writes what `render()` returns.
@@ -28,7 +29,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import SGR_STYLES, Strip
 
-__all__ = ["Row", "ScreenRows", "Scroll", "blank_row", "render_row", "row_text"]
+__all__ = ["Row", "ScreenRows", "Scroll", "blank_row", "changed_span", "render_row"]
 
 Row = tuple[Segment, ...]
 """One row of the screen: segments whose cells add up to the screen's width."""
@@ -53,10 +54,6 @@ def blank_row(width: int) -> Row:
     """What a row shows after the terminal scrolled it in or cleared it (default colours)."""
     return (Segment(" " * width),)
 
-
-def row_text(row: Row) -> str:
-    """The row's characters (for tests and debugging)."""
-    return "".join(segment.text for segment in row if not segment.control)
 
 
 def _length(segment: Segment) -> int:
