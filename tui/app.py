@@ -33,6 +33,7 @@ from tandem.tui.sending import Sending
 from tandem.tui.surfaces import SurfaceActions
 from tandem.tui.thread_commands import ThreadCommands
 from tandem.tui.welcome import demo_scenario_names, welcome_content
+from tandem.tui.wire_output import WireOutput
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
 
 
-class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands):
+class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands, WireOutput):
     """The terminal client: a conversation, approvals, UI actions, A2UI surfaces, shared state.
 
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
@@ -90,6 +91,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         approval_guard_seconds: float = 0.3,
         url_opener: Callable[[str], object] | None = None,
         bell: bool | None = None,
+        repaint: str = "changes",
     ) -> None:
         """
         Args:
@@ -108,8 +110,12 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
                 (`App.open_url`, the terminal's browser, by default).
             bell: Ring the bell when a turn starts waiting on the person and the window is not
                 focused (None: unless `TANDEM_BELL` turns it off).
+            repaint: `changes`: write only the cells that changed, paced by the terminal's link
+                (`tui.wire_output`); `all`: Textual's own output.
         """
         super().__init__()
+        if repaint == "all":
+            self.repaint = "all"
         self._factory = context_factory
         self.threads = threads
         self.data_dir = data_dir

@@ -97,8 +97,9 @@ FRAME_ENV = "TANDEM_FRAME_MS"
 """The environment variable that sets the repaint cadence when `--frame-ms` is not given."""
 
 
-def frame_seconds(frame_ms: float | None) -> float:
-    """The bridge's frame from `--frame-ms`, else `$TANDEM_FRAME_MS`, else the default.
+def frame_seconds(frame_ms: float | None, configured: float | None = None) -> float:
+    """The bridge's frame from `--frame-ms`, else `$TANDEM_FRAME_MS`, else the config file's
+    `frame_ms` (`configured`, checked when the file was read), else the default.
 
     Raises:
         SystemExit: the value is not a number of milliseconds between 1 and 5,000.
@@ -109,7 +110,7 @@ def frame_seconds(frame_ms: float | None) -> float:
     if frame_ms is None:
         raw = os.environ.get(FRAME_ENV, "").strip()
         if not raw:
-            return FRAME_SECONDS
+            return FRAME_SECONDS if configured is None else configured / 1000
         source = f"${FRAME_ENV}"
         try:
             frame_ms = float(raw)
@@ -151,6 +152,7 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
     """
     from tandem.tui.app import TandemApp
     from tandem.tui.glyphs import choose_glyphs
+    from tandem.tui.wire_output import choose_repaint
 
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn
@@ -169,8 +171,9 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         demo=not args.url,
         endpoint=args.url,
         theme=args.theme,
-        frame_seconds=frame_seconds(args.frame_ms),
+        frame_seconds=frame_seconds(args.frame_ms, getattr(args, "configured_frame_ms", None)),
         bell=False if getattr(args, "no_bell", False) else None,
+        repaint=choose_repaint(getattr(args, "repaint", None), os.environ, getattr(args, "configured_repaint", None)),
     )
     _use_driver(app, choose_glyphs(args.glyphs, os.environ))
 

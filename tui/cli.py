@@ -175,7 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="MS",
-        help="repaint streaming text at most every MS milliseconds (also $TANDEM_FRAME_MS; raise it on a slow link)",
+        help="repaint streaming text at most every MS milliseconds (default 33; also $TANDEM_FRAME_MS or frame_ms in "
+        "the config file)",
+    )
+    parser.add_argument(
+        "--repaint",
+        choices=["changes", "all"],
+        default=None,
+        help="what to send the terminal: only the cells that changed, paced by the link (default), or all of "
+        "every repainted region (also $TANDEM_REPAINT or repaint in the config file)",
     )
     parser.add_argument(
         "--no-bell",

@@ -1,4 +1,4 @@
-"""The configuration file: named agents, the default agent, theme, timeouts, approval policy.
+"""The configuration file: named agents, the default agent, theme, terminal output, timeouts, approval policy.
 
 `config.toml` in the platformdirs config directory (`$XDG_CONFIG_HOME/tandem/` on Linux;
 `TANDEM_CONFIG` names another file), read with `tomllib`. Tandem never writes it. A missing
@@ -6,6 +6,8 @@ file is an empty configuration. Example:
 
     default_agent = "research"
     theme = "dark"
+    frame_ms = 100        # repaint streaming text at most every 100 ms (default 33)
+    repaint = "changes"   # "all": Textual's own output instead of only the changed cells
 
     [timeouts]            # seconds
     connect = 10
@@ -57,6 +59,7 @@ CONFIG_ENV = "TANDEM_CONFIG"
 ApprovalPolicy = Literal["ask", "approve", "reject"]
 _POLICIES: tuple[ApprovalPolicy, ...] = ("ask", "approve", "reject")
 _THEMES = ("dark", "light", "high-contrast")
+_REPAINTS = ("changes", "all")  # as `tui.wire_output.REPAINT_CHOICES` (not imported: this module stays light)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|key|secret|password|credential|auth", re.IGNORECASE)
@@ -87,6 +90,10 @@ class Config:
     agents: dict[str, AgentConfig] = field(default_factory=dict)
     default_agent: str | None = None
     theme: str | None = None
+    frame_ms: float | None = None
+    """How often streaming text is repainted at most, in milliseconds (`--frame-ms` and `$TANDEM_FRAME_MS` win)."""
+    repaint: str | None = None
+    """`changes` or `all` (`--repaint` and `$TANDEM_REPAINT` win)."""
     connect_timeout: float | None = None
     read_timeout: float | None = None
     approvals: dict[str, ApprovalPolicy] = field(default_factory=dict)
@@ -215,7 +222,7 @@ class _Checker:
         return float(value)
 
     def config(self, data: dict[str, Any]) -> Config:
-        known = {"default_agent", "theme", "timeouts", "approvals", "agents"}
+        known = {"default_agent", "theme", "frame_ms", "repaint", "timeouts", "approvals", "agents"}
         for key in data:
             if key not in known:
                 raise self.fail(key, f"one of the keys {', '.join(sorted(known))}")
@@ -228,6 +235,13 @@ class _Checker:
         theme = data.get("theme")
         if theme is not None and theme not in _THEMES:
             raise self.fail("theme", f"one of {', '.join(_THEMES)}")
+        frame_ms = data.get("frame_ms")
+        if frame_ms is not None and (isinstance(frame_ms, bool) or not isinstance(frame_ms, int | float)
+                                     or not 1 <= frame_ms <= 5000):
+            raise self.fail("frame_ms", "a number of milliseconds between 1 and 5000")
+        repaint = data.get("repaint")
+        if repaint is not None and repaint not in _REPAINTS:
+            raise self.fail("repaint", f"one of {', '.join(_REPAINTS)}")
         timeouts = self.table(data.get("timeouts", {}), "timeouts")
         for key in timeouts:
             if key not in ("connect", "read"):
@@ -242,6 +256,8 @@ class _Checker:
             agents=agents,
             default_agent=default,
             theme=theme,
+            frame_ms=None if frame_ms is None else float(frame_ms),
+            repaint=repaint,
             connect_timeout=self.seconds(timeouts["connect"], "timeouts.connect") if "connect" in timeouts else None,
             read_timeout=self.seconds(timeouts["read"], "timeouts.read") if "read" in timeouts else None,
             approvals=approvals,

@@ -41,6 +41,10 @@ class Connection:
     """`backend.build_chat_client` keyword arguments: the timeouts."""
     theme: str | None = None
     approvals: dict[str, ApprovalPolicy] = field(default_factory=dict)
+    frame_ms: float | None = None
+    """The config file's `frame_ms` (the flag and the environment variable win; see `tui.app_main`)."""
+    repaint: str | None = None
+    """The config file's `repaint` (the flag and the environment variable win)."""
 
     def __repr__(self) -> str:  # never the header values
         return f"Connection(url={self.url!r}, agent={self.agent!r}, headers={sorted(self.headers)})"
@@ -91,11 +95,14 @@ def settle_connection(
         client_options=options,
         theme=getattr(args, "theme", None) or config.theme,
         approvals=dict(config.approvals),
+        frame_ms=config.frame_ms,
+        repaint=config.repaint,
     )
 
 
 def settle_app_connection(args: argparse.Namespace, cli_headers: dict[str, str]) -> dict[str, str]:
-    """Settle the app's agent into `args` (`url`, `theme`, `client_options`); return its headers.
+    """Settle the app's agent into `args` (`url`, `theme`, `client_options`, and the config file's
+    `configured_frame_ms` and `configured_repaint`); return its headers.
 
     The `[approvals]` policy is `tandem ask`'s: the app always asks.
 
@@ -127,6 +134,8 @@ def settle_app_connection(args: argparse.Namespace, cli_headers: dict[str, str])
     args.url = connection.url
     args.theme = connection.theme
     args.client_options = connection.client_options
+    args.configured_frame_ms = connection.frame_ms
+    args.configured_repaint = connection.repaint
     return connection.headers
 
 

@@ -6,7 +6,11 @@ own size. Then the same over a throttled "link" (the reader drains the pty at 25
 app's writes block as they would on a slow SSH link) and times Esc until the "⏹ stopped" mark is
 on the wire. Prints figures measured in this run; asserts nothing about time.
 
-    python tests/perf/bench_wire.py [--frame-ms 33,100] [--sizes 80x24,200x60] [--kbit 256]
+    python tests/perf/bench_wire.py [--frame-ms 33,100] [--repaint all,changes] [--sizes 80x24,200x60] [--kbit 256]
+
+`--repaint all` is Textual's own output (every repainted region), `changes` Tandem's row output
+(`tui.wire_output`: changed cells only, scrolls as scroll-region operations, paced by the link).
+The machine these run on is shared: absolute times and CPU are noisy, compare rows of one run.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ class PtyApp:
     """`tandem` on the demo agent in a pseudo-terminal; a thread drains its output (optionally throttled)."""
 
     def __init__(self, columns: int, rows: int, *, frame_ms: float | None, bytes_per_second: float | None,
-                 truecolor: bool = False) -> None:
+                 truecolor: bool = False, repaint: str | None = None) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.data_dir = tempfile.TemporaryDirectory()
@@ -49,6 +53,9 @@ class PtyApp:
             env["COLORTERM"] = "truecolor"
         if frame_ms is not None:
             env["TANDEM_FRAME_MS"] = str(frame_ms)
+        env.pop("TANDEM_REPAINT", None)
+        if repaint is not None:
+            env["TANDEM_REPAINT"] = repaint
         self.process = subprocess.Popen([str(TANDEM), "--speed", "1"], stdin=slave, stdout=slave, stderr=slave,
                                         env=env, start_new_session=True)
         os.close(slave)
@@ -92,6 +99,11 @@ class PtyApp:
             time.sleep(0.01)
         raise TimeoutError(f"{needle!r} not written within {seconds} s")
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the app's process has used so far (all its threads)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def type(self, text: str) -> None:
         os.write(self.master, text.encode())
 
@@ -106,35 +118,38 @@ class PtyApp:
         self.data_dir.cleanup()
 
 
-def stream_bytes(columns: int, rows: int, frame_ms: float | None) -> tuple[int, float]:
-    """Bytes written while `/demo long` streams to its end, and the seconds it took."""
-    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=None)
+def stream_bytes(columns: int, rows: int, frame_ms: float | None, repaint: str | None = None) -> tuple[int, float, float]:
+    """Bytes written while `/demo long` streams to its end, the seconds it took and the app's CPU seconds."""
+    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=None, repaint=repaint)
     try:
         app.wait_for(b"idle", 0, 30)
         time.sleep(0.5)
         start = app.size()
         began = time.monotonic()
+        cpu = app.cpu_seconds()
         app.type("/demo long\r")
         app.wait_for(b"streaming", start, 30)
         streaming_at = app.size()
         # The status line goes back to idle when the turn ends (after the last text is painted).
         ended = app.wait_for(b"idle", streaming_at, 180)
+        cpu = app.cpu_seconds() - cpu
         time.sleep(0.5)
-        return app.size() - start, ended - began
+        return app.size() - start, ended - began, cpu
     finally:
         app.close()
 
 
-def esc_latency(columns: int, rows: int, frame_ms: float | None, kbit: float) -> tuple[float, float]:
+def esc_latency(columns: int, rows: int, frame_ms: float | None, kbit: float, repaint: str | None = None,
+                after: float = 3.0) -> tuple[float, float]:
     """Over a throttled link: seconds from Esc to "stopped" on the wire, and the answer's duration."""
-    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=kbit * 1000 / 8)
+    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=kbit * 1000 / 8, repaint=repaint)
     try:
         app.wait_for(b"idle", 0, 60)
         time.sleep(0.5)
         start = app.size()
         app.type("/demo long\r")
         app.wait_for(b"streaming", start, 60)
-        time.sleep(3.0)
+        time.sleep(after)
         mark = app.size()
         pressed = time.monotonic()
         app.type("\x1b")
@@ -147,7 +162,12 @@ def esc_latency(columns: int, rows: int, frame_ms: float | None, kbit: float) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frame-ms", default="default", help="comma-separated TANDEM_FRAME_MS values ('default' = unset)")
+    parser.add_argument("--repaint", default="all,changes", help="comma-separated TANDEM_REPAINT values")
     parser.add_argument("--sizes", default="80x24,200x60")
+    parser.add_argument("--no-esc", action="store_true", help="skip the throttled Esc measurement")
+    parser.add_argument("--esc-after", default="3,10", help="comma-separated seconds into the stream to press Esc at")
+    parser.add_argument("--trials", type=int, default=1, help="Esc measurements per setting (median and max printed)")
+    parser.add_argument("--no-stream", action="store_true", help="skip the bytes measurement")
     parser.add_argument("--kbit", type=float, default=256.0)
     args = parser.parse_args()
     text = answer_bytes()
@@ -155,13 +175,19 @@ def main() -> None:
     frames = [None if f == "default" else float(f) for f in args.frame_ms.split(",")]
     for frame_ms in frames:
         label = "default" if frame_ms is None else f"{frame_ms:g} ms"
-        for size in args.sizes.split(","):
-            columns, rows = (int(n) for n in size.split("x"))
-            written, seconds = stream_bytes(columns, rows, frame_ms)
-            print(f"frame {label:>8} · {size:>7}: {written:>10,} bytes written = {written / text:6.1f}× the text, "
-                  f"answer streamed in {seconds:5.1f} s")
-        esc, _ = esc_latency(80, 24, frame_ms, args.kbit)
-        print(f"frame {label:>8} ·   80x24 at {args.kbit:g} kbit/s: Esc → 'stopped' on the wire in {esc:.2f} s")
+        for repaint in args.repaint.split(","):
+            for size in [] if args.no_stream else args.sizes.split(","):
+                columns, rows = (int(n) for n in size.split("x"))
+                written, seconds, cpu = stream_bytes(columns, rows, frame_ms, repaint)
+                print(f"frame {label:>8} · repaint {repaint:>7} · {size:>7}: {written:>10,} bytes written = "
+                      f"{written / text:6.1f}× the text, answer streamed in {seconds:5.1f} s, "
+                      f"app CPU {cpu:5.1f} s ({cpu / seconds:4.0%})", flush=True)
+            for after in ([] if args.no_esc else [float(n) for n in args.esc_after.split(",")]):
+                times = sorted(esc_latency(80, 24, frame_ms, args.kbit, repaint, after)[0] for _ in range(args.trials))
+                spread = f" (median of {len(times)}, max {times[-1]:.2f} s)" if len(times) > 1 else ""
+                print(f"frame {label:>8} · repaint {repaint:>7} ·   80x24 at {args.kbit:g} kbit/s: "
+                      f"Esc {after:g} s into the stream → 'stopped' on the wire in {times[len(times) // 2]:.2f} s{spread}",
+                      flush=True)
 
 
 if __name__ == "__main__":
