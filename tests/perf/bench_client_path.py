@@ -1,7 +1,7 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
 Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost]
-[--app] [--profile FILE]`.
+[--profile FILE [--json]]`. (Not measured here yet: the same stream through the Textual app.)
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
 answers every POST with one pre-encoded SSE stream of `--events` events (default 100,000):
@@ -25,9 +25,6 @@ of `--events` events (use 200,000: 2,000 deltas) with elements sized so the stat
 timing the application of each delta with its notifications (the printer's output); (2) a stream
 of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one array of 10,000
 elements), timing also the interval from one delta to the next (its whole path).
-
-`--app`: the same stream through the Textual app, headless (`App.run_test`), in a child process:
-CPU per event next to `ask --json`'s.
 
 `--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE.
 """
@@ -286,18 +283,6 @@ def state_cost(url: str, env: dict[str, str], rounds: int, *, intervals: bool) -
                   f"[{', '.join(f'{r:.2f}' for r in ratios)}]")
 
 
-# -- the app, headless (a child process) ----------------------------------------------------
-
-
-def app_child(url: str) -> None:
-    """Send one message through the Textual app (headless) and wait until the turn is over."""
-    import asyncio
-
-    from tandem.tui.bench_hooks import run_headless_turn  # type: ignore[import-not-found]
-
-    asyncio.run(run_headless_turn(url, "go"))
-
-
 # -- main -----------------------------------------------------------------------------------
 
 
@@ -308,19 +293,15 @@ def main() -> None:
     parser.add_argument("--state-mb", action="store_true", help="state elements of ~1 KB (~1 MB at 100k events)")
     parser.add_argument("--state-cost", action="store_true", help="cost per STATE_DELTA, first vs last thousand")
     parser.add_argument("--deltas", type=int, default=10_000)
-    parser.add_argument("--app", action="store_true", help="also the Textual app, headless")
     parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
     parser.add_argument("--floor", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--state-child", metavar="URL", help=argparse.SUPPRESS)
-    parser.add_argument("--app-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
         return floor(args.floor)
     if args.state_child:
         return state_child(args.state_child, args.json)
-    if args.app_child:
-        return app_child(args.app_child)
 
     import tempfile
 
