@@ -251,7 +251,8 @@ class AgentContext:
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
         async with contextlib.aclosing(stream):  # type: ignore[type-var]
             async for update in stream:
-                self.thread.append(UpdateLogged(turn_id=turn.id, update=update))
+                # Built without validation: the update is a ChatUpdate already (one per event).
+                self.thread.append(UpdateLogged.model_construct(turn_id=turn.id, update=update))
                 folded.add(update)
                 pipeline.process(update)
         return folded

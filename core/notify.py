@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-__all__ = ["Subscription", "Notifier"]
+__all__ = ["Subscription", "Notifier", "Coalescer"]
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +58,9 @@ class Notifier(Generic[T]):
         return subscription
 
     def notify(self, value: T) -> None:
-        """Call every active subscriber with `value`."""
+        """Call every active subscriber with `value` (nothing to do, and no cost, without any)."""
         for subscription in self._subscriptions:
-            if not subscription.active:
+            if subscription._notifier is None:  # closed during this notification
                 continue
             try:
                 subscription._callback(value)
@@ -72,3 +72,46 @@ class Notifier(Generic[T]):
 
     def _remove(self, subscription: Subscription) -> None:
         self._subscriptions = [s for s in self._subscriptions if s is not subscription]
+
+
+class Coalescer(Generic[T]):
+    """Turns many notifications into at most one call per value per flush.
+
+    `mark(value)` remembers `value` (once, however often it is marked) and, the first time after
+    a flush, asks `schedule` to call `flush` later (for example `loop.call_soon`, so a burst of
+    changes handled in one go of the loop costs one call per changed value). `flush()` calls
+    `callback(value)` for each value marked since the last flush, in the order they were first
+    marked; a caller that must keep its output in order flushes before it writes anything else.
+    Owns the marked values; one thread (the one that marks and flushes).
+    """
+
+    def __init__(self, callback: Callable[[T], None], schedule: Callable[[Callable[[], None]], object]) -> None:
+        self._callback = callback
+        self._schedule = schedule
+        self._marked: dict[int, T] = {}
+        self._scheduled = False
+
+    @property
+    def pending(self) -> bool:
+        """Whether some value was marked since the last flush."""
+        return bool(self._marked)
+
+    def mark(self, value: T) -> None:
+        """Call `callback(value)` at the next flush."""
+        marked = self._marked
+        if id(value) not in marked:
+            marked[id(value)] = value
+        if not self._scheduled:
+            self._scheduled = True
+            self._schedule(self.flush)
+
+    def flush(self) -> None:
+        """Call the callback once for each marked value, oldest mark first."""
+        self._scheduled = False
+        while self._marked:
+            marked, self._marked = self._marked, {}
+            for value in marked.values():
+                try:
+                    self._callback(value)
+                except Exception:
+                    log.exception("coalesced callback %r failed", self._callback)

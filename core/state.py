@@ -148,6 +148,9 @@ class AgentState:
         self._proposals: dict[str, Proposal] = {}
         self._view: Any = None
         self._view_valid = False
+        self._revision = 0
+        self._last_patch: tuple[int, Patch] | None = None
+        """(revision, operations): the last commit was these operations applied to the value before it."""
         self.model = model
         """Optional pydantic model the committed value must satisfy (typed shared state)."""
         self.diverged = False
@@ -177,6 +180,23 @@ class AgentState:
     def committed(self) -> Any:
         """The committed value (treat as read-only)."""
         return self._committed
+
+    @property
+    def revision(self) -> int:
+        """Counts the commits: every new committed value has a new revision."""
+        return self._revision
+
+    def patch_since(self, revision: int) -> Patch | None:
+        """The operations that turned the committed value of `revision` into the current one.
+
+        Known when exactly one commit happened since and it applied RFC 6902 operations as they
+        were sent (an agent delta with nothing of the person's to merge, a human edit): then a
+        view can say what changed in O(size of the change). None otherwise (a merge, a snapshot
+        over a different frame, several commits): compare the two values instead.
+        """
+        if self._last_patch is not None and self._last_patch[0] == revision + 1 == self._revision:
+            return self._last_patch[1]
+        return None
 
     @property
     def value(self) -> Any:
@@ -394,7 +414,7 @@ class AgentState:
         except MergeError as exc:
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
         changes = patch_changes(_as_document(self._committed), new_value, touched)
-        self._commit(new_value, note="human edit", human=True)
+        self._commit(new_value, note="human edit", human=True, patch=patch)
         who = self._who(who)
         if at is None:
             at = self._now()
@@ -547,7 +567,7 @@ class AgentState:
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
         if not guards:
             # Nothing of the person's is pending: the committed value is the agent's frame.
-            self._commit(new_base, note="agent write")
+            self._commit(new_base, note="agent write", patch=patch if self._base is self._committed else None)
             self._base = new_base
             return
         source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
@@ -606,7 +626,7 @@ class AgentState:
         conflict.resolution, conflict.resolved_by, conflict.resolved_at = resolution, who, at
         self._resolved.notify(conflict)
 
-    def _commit(self, value: Any, *, note: str, human: bool = False) -> None:
+    def _commit(self, value: Any, *, note: str, human: bool = False, patch: Patch | None = None) -> None:
         if self.model is not None:
             try:
                 self.model.model_validate(value)
@@ -616,6 +636,8 @@ class AgentState:
                 raise PatchError(f"{note} does not match the state model: {exc}") from exc
         self._committed = value
         self._view_valid = False
+        self._revision += 1
+        self._last_patch = None if patch is None else (self._revision, patch)
 
     def _diverge(self, message: str) -> None:
         self.diverged, self.divergence = True, message

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -84,6 +85,7 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
     from tandem.tui.config import ConfigError
     from tandem.tui.connection import UNSET, settle_connection
 
+    _tune_collector()
     thread = AskThread(save=args.save, resume=args.resume)
     try:
         endpoint = thread.endpoint()
@@ -117,6 +119,20 @@ def run_ask(args: argparse.Namespace, headers: dict[str, str]) -> int:
     except KeyboardInterrupt:
         _say(sys.stderr, "interrupted")
         return EXIT_INTERRUPTED
+
+
+def _tune_collector() -> None:
+    """Make the cyclic garbage collector cheap for one streamed turn.
+
+    A turn keeps every update it streams (the log, the history), so the heap grows with the
+    stream, and under the default thresholds (a young collection every 700 allocations) the
+    collector scans it again and again: measured, half the CPU of a 30,000-event turn. What
+    exists now (the interpreter and the imports so far) is frozen out of the scans, and young
+    collections run every 10,000 allocations. Garbage without cycles is freed at once either
+    way; this is a short-lived process, so cyclic garbage waiting a little longer is harmless.
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
 
 
 async def ask_turn(

@@ -8,7 +8,8 @@ non-ASCII and control characters. Imports nothing from Textual.
 
 from __future__ import annotations
 
-import copy
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -30,9 +31,10 @@ from tandem.core.blocks import (
 )
 from tandem.core.context import AgentContext
 from tandem.core.handlers import DebugBlock
-from tandem.core.notify import Subscription
+from tandem.core.notify import Coalescer, Subscription
 from tandem.core.state import AgentState
 from tandem.core.state_conflicts import FieldConflict, MergeRecord
+from tandem.core.state_diff import patch_diff
 from tandem.core.state_merge import MISSING
 from tandem.core.turns import Turn
 
@@ -179,29 +181,47 @@ class PlainPrinter(Printer):
         self._mid_line: str | None = None
         """The block whose text left the cursor mid-line, if any."""
         self._state: Any = None
+        """The committed value last described (a reference: committed values are never changed in place)."""
+        self._revision = 0
         self._proposals: set[str] = set()
         self._diverged = False
+        self._texts: Coalescer[TextBlock] = Coalescer(self._text_changed, _soon)
+        """Text blocks that grew since they were last written: written once per go of the loop
+        (not once per delta), and always before any other output, so the order is kept."""
 
     def attach(self, context: AgentContext) -> None:
         state = context.agent.state
-        self._state = copy.deepcopy(state.committed)
+        self._state, self._revision = state.committed, state.revision
         self._proposals = set(state.proposals)
         super().attach(context)
 
     def finish(self, context: AgentContext, turn: Turn) -> None:
+        self._texts.flush()
         self._end_line()
+
+    def close(self) -> None:
+        self._texts.flush()
+        super().close()
 
     # -- blocks ------------------------------------------------------------------------------
 
     def _block_added(self, block: Block) -> None:
         if block.role == "user" or isinstance(block, DebugBlock):
             return
+        self._texts.flush()
         self._seen[block.id] = _Seen()
         super()._block_added(block)
         self._render(block)
 
     def _block_changed(self, block: Block) -> None:
-        self._render(block)
+        if isinstance(block, TextBlock):
+            self._texts.mark(block)
+        else:
+            self._texts.flush()
+            self._render(block)
+
+    def _text_changed(self, block: TextBlock) -> None:
+        self._render_text(block, self._seen[block.id])
 
     def _render(self, block: Block) -> None:
         seen = self._seen[block.id]
@@ -238,14 +258,14 @@ class PlainPrinter(Printer):
             self._line(f"[{one_line(block.kind, 20)}] {short_json(block.content())}")
 
     def _render_text(self, block: TextBlock, seen: _Seen) -> None:
-        text = block.text
-        if len(text) > seen.printed:
+        if block.length > seen.printed:
             if self._mid_line != block.id:
                 self._end_line()
                 if isinstance(block, ReasoningBlock):
                     self._write("[reasoning] ")
-            chunk = sanitize(text[seen.printed :])
-            seen.printed = len(text)
+            appended = block.text_from(seen.printed)  # what was appended since: never the whole text
+            seen.printed += len(appended)
+            chunk = sanitize(appended)
             if chunk:
                 self._write(chunk)
                 self._mid_line = None if chunk.endswith("\n") else block.id
@@ -316,16 +336,21 @@ class PlainPrinter(Printer):
 
     def _state_changed(self, state: AgentState) -> None:
         committed = state.committed
-        if committed != self._state:
+        if committed is not self._state:
             before = self._state if self._state is not None else {}
-            after = committed if committed is not None else {}
-            try:
-                operations = list(jsonpatch.make_patch(before, after))
-            except (TypeError, ValueError):  # not a JSON document: say it was replaced
-                operations = [{"op": "replace", "path": "", "value": after}]
+            # The write's own operations say where it changed the state: diff only there.
+            patch = state.patch_since(self._revision)
+            operations = None if patch is None else patch_diff(before, patch)
+            if operations is None:
+                after = committed if committed is not None else {}
+                try:
+                    operations = list(jsonpatch.make_patch(before, after))
+                except (TypeError, ValueError):  # not a JSON document: say it was replaced
+                    operations = [{"op": "replace", "path": "", "value": after}]
             for operation in operations:
                 self._line(f"[state] {_operation_label(operation)}")
-            self._state = copy.deepcopy(committed)
+            self._state = committed
+        self._revision = state.revision
         proposals = set(state.proposals)
         if proposals - self._proposals:
             self._line(f"[state] proposed: {_proposed_paths(state)} (pending a decision)")
@@ -358,8 +383,19 @@ class PlainPrinter(Printer):
             self._mid_line = None
 
     def _line(self, text: str) -> None:
+        self._texts.flush()
         self._end_line()
         self._write(text + "\n")
+
+
+def _soon(callback: Callable[[], None]) -> None:
+    """Call `callback` when the engine loop is next free (at once without a running loop)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        callback()
+        return
+    loop.call_soon(callback)
 
 
 def _side(value: Any) -> str:

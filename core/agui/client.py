@@ -27,7 +27,7 @@ import logging
 import time
 import uuid
 from contextlib import aclosing
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import httpx
@@ -208,72 +208,28 @@ class AGUIChatClient(ChatClient):
         log.info("AG-UI run %s on thread %s: %d messages", run_id, thread_id, len(run_input.messages))
         try:
             async with self._transport.open(run_input) as body, aclosing(self._payloads(body)) as batches:
-                # The pipeline is inlined here: every generator layer costs each update a hop.
-                # Plain content deltas, most of a stream, are checked here as `plain_delta` and
-                # `EventVerifier.accepts_delta` would; every other event goes through `_process`.
-                expander, verifier = ChunkExpander(), EventVerifier()
-                # content-delta type → (its id field, the ids now open for it)
-                deltas = {event_type: (field, verifier.open_deltas[event_type]) for event_type, field in DELTA_ID_FIELDS.items()}
-                delta_fields = DELTA_FIELDS
-                delta_update = mapper.delta_update
-                fast = False  # True while chunks hold nothing open and a run is running
+                # One loop, no generator layer per stage: every layer would cost each update a hop.
+                run = _RunPath(self, mapper, history_calls)
                 position = 0
-                checks = _StreamChecks(history_calls)
                 deadline = None if self.turn_timeout is None else time.monotonic() + self.turn_timeout
                 while True:
-                    payloads = await self._next_batch(batches, verifier.phase in ("finished", "errored"), deadline)
+                    payloads = await self._next_batch(batches, run.verifier.phase in ("finished", "errored"), deadline)
                     if payloads is None:
                         break
                     for payload in payloads:
                         position += 1
-                        try:
-                            data = from_json(payload, allow_inf_nan=False)
-                        except ValueError:
-                            data = None
-                        if data.__class__ is not dict or (event_type := data.get("type")).__class__ is not str:
-                            data = parse_payload(payload, position)  # raises the error that says what is wrong
-                            event_type = data["type"]
+                        data, event_type = _parse(payload, position)
                         self._events += 1
-                        rule = deltas.get(event_type) if fast else None
-                        if rule is not None:
-                            id_field, open_ids = rule
-                            key, delta = data.get(id_field), data.get("delta")
-                            if key.__class__ is str and delta.__class__ is str and key in open_ids:
-                                # Members besides type, id and delta: none, a timestamp, or any allowed.
-                                size = len(data)
-                                timestamp: object
-                                subagent: object = None
-                                if size == 4:  # the usual: type, id, delta and a timestamp
-                                    timestamp = data.get("timestamp", _NOT_PLAIN)
-                                    if timestamp is _NOT_PLAIN and data.keys() <= delta_fields:
-                                        timestamp, subagent = 0, data.get("subagentRunId")
-                                elif size == 3:
-                                    timestamp = 0
-                                elif data.keys() <= delta_fields:
-                                    timestamp, subagent = data.get("timestamp", 0), data.get("subagentRunId")
-                                else:
-                                    timestamp = _NOT_PLAIN
-                                if (timestamp.__class__ is int and _MIN_SAFE <= timestamp <= _MAX_SAFE
-                                        and (subagent is None or subagent.__class__ is str)):
-                                    update = delta_update(event_type, key, delta, subagent, data)
-                                    if update is not None:
-                                        self._updates += 1
-                                        yield update
-                                    continue
-                        finished_before = verifier.phase == "finished"
-                        if finished_before and event_type == "RUN_ERROR":
-                            # A finished run stays finished: the late error is shown, not the turn's failure.
-                            yield checks.warning(f"event {position} (RUN_ERROR) came after RUN_FINISHED and was "
-                                                 f"ignored: {str(data.get('message'))[:300]}", position)
-                            continue
-                        for warning in checks.before(data, event_type, position):
-                            yield warning
-                        for update in self._process(data, position, expander, verifier, mapper):
+                        if run.fast:
+                            update = run.plain_delta(data, event_type)
+                            if update is not _NOT_PLAIN:
+                                if update is not None:
+                                    self._updates += 1
+                                    yield update  # type: ignore[misc]
+                                continue
+                        for update in run.general(data, event_type, position):
                             yield update
-                        if mapper.run_error is not None:
-                            raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
-                        fast = expander.idle and verifier.phase == "running"
-                _check_ended(verifier, position)
+                _check_ended(run.verifier, position)
         except TransportError as exc:
             exc.run_id = exc.run_id or run_id
             log.info("AG-UI run %s failed: %s", run_id, exc)
@@ -337,6 +293,98 @@ class AGUIChatClient(ChatClient):
             updates.extend(mapper.map(item, raw))
         self._updates += len(updates)
         return updates
+
+
+def _parse(payload: str | bytes, position: int) -> tuple[dict[str, Any], str]:
+    """The event object of one SSE payload and its type.
+
+    Raises:
+        ProtocolError: the payload is not a JSON object with a string `type` (saying which).
+    """
+    try:
+        data = from_json(payload, allow_inf_nan=False)
+    except ValueError:
+        data = None
+    if data.__class__ is dict and (event_type := data.get("type")).__class__ is str:
+        return data, event_type
+    data = parse_payload(payload, position)  # raises the error that says what is wrong
+    return data, data["type"]
+
+
+class _RunPath:
+    """One run's path from parsed events to updates, in two parts.
+
+    The fast path (`plain_delta`) takes the bulk of a stream: a text, reasoning or argument
+    delta that extends a message or call open right now and carries only the plain members,
+    checked as `plain_delta` and `EventVerifier.accepts_delta` would, mapped without building
+    the event model. Every other event takes the general path (`general`): validate, expand
+    chunks, verify the order, map. `fast` says whether the fast path may be tried: while a run
+    is running and no chunk holds anything open. Owns the expander, the verifier and the
+    stream checks of the run; the client owns the counters.
+    """
+
+    def __init__(self, client: AGUIChatClient, mapper: EventMapper, history_calls: dict[str, Any]) -> None:
+        self.client = client
+        self.mapper = mapper
+        self.expander = ChunkExpander()
+        self.verifier = EventVerifier()
+        self.checks = _StreamChecks(history_calls)
+        self.fast = False
+        # content-delta type → (its id field, the ids now open for it: the verifier's own sets)
+        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type])
+                        for event_type, field in DELTA_ID_FIELDS.items()}
+        self._delta_update = mapper.delta_update
+
+    def plain_delta(self, data: dict[str, Any], event_type: str) -> ChatUpdate | None | object:
+        """The update of an in-order plain content delta (None for an empty one), or
+        `_NOT_PLAIN` when the event needs the general path."""
+        rule = self._deltas.get(event_type)
+        if rule is None:
+            return _NOT_PLAIN
+        id_field, open_ids = rule
+        key, delta = data.get(id_field), data.get("delta")
+        if key.__class__ is not str or delta.__class__ is not str or key not in open_ids:
+            return _NOT_PLAIN
+        # Members besides type, id and delta: none, a timestamp, or any of the allowed ones.
+        size = len(data)
+        timestamp: object
+        subagent: object = None
+        if size == 4:  # the usual: type, id, delta and a timestamp
+            timestamp = data.get("timestamp", _NOT_PLAIN)
+            if timestamp is _NOT_PLAIN and data.keys() <= DELTA_FIELDS:
+                timestamp, subagent = 0, data.get("subagentRunId")
+        elif size == 3:
+            timestamp = 0
+        elif data.keys() <= DELTA_FIELDS:
+            timestamp, subagent = data.get("timestamp", 0), data.get("subagentRunId")
+        else:
+            return _NOT_PLAIN
+        if (timestamp.__class__ is not int or not _MIN_SAFE <= timestamp <= _MAX_SAFE  # type: ignore[operator]
+                or (subagent is not None and subagent.__class__ is not str)):
+            return _NOT_PLAIN
+        return self._delta_update(event_type, key, delta, subagent, data)  # type: ignore[arg-type]
+
+    def general(self, data: dict[str, Any], event_type: str, position: int) -> Iterator[ChatUpdate]:
+        """The updates of any other event: validated, expanded, verified and mapped.
+
+        A generator (these events are few): a warning about the event is yielded before the
+        event is processed, so it is logged even when processing then fails.
+
+        Raises:
+            ProtocolError: the event is invalid or out of order.
+            AgentRunError: the event is the run's RUN_ERROR, raised after its updates.
+        """
+        verifier, checks, mapper = self.verifier, self.checks, self.mapper
+        if verifier.phase == "finished" and event_type == "RUN_ERROR":
+            # A finished run stays finished: the late error is shown, not the turn's failure.
+            yield checks.warning(f"event {position} (RUN_ERROR) came after RUN_FINISHED and was "
+                                 f"ignored: {str(data.get('message'))[:300]}", position)
+            return
+        yield from checks.before(data, event_type, position)
+        yield from self.client._process(data, position, self.expander, verifier, mapper)
+        if mapper.run_error is not None:
+            raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)
+        self.fast = self.expander.idle and verifier.phase == "running"
 
 
 def _check_ended(verifier: EventVerifier, position: int) -> None:

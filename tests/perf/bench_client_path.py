@@ -1,0 +1,337 @@
+"""Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
+
+Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost]
+[--profile FILE [--json]]`. (Not measured here yet: the same stream through the Textual app.)
+
+A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
+answers every POST with one pre-encoded SSE stream of `--events` events (default 100,000):
+text messages of ~1,000 deltas each, a tool call (start, argument deltas, end, result) every
+~500 events, and a STATE_DELTA every ~100 events appending an element to `/items` (with
+`--state-mb` each element is ~1 KB, so the state grows to ~1 MB over 100k events).
+
+Each side is a whole process; its CPU time (user + system, from `RUSAGE_CHILDREN`) is measured:
+
+- the floor: a script that reads the same stream with httpx, splits the SSE and validates every
+  event with `ag-ui-protocol`'s pydantic types (`TypeAdapter(Event).validate_json`);
+- `tandem ask --url … --no-save --approve all` with plain output and with `--json`.
+
+One untimed warm-up of each, then `--pairs` rounds of floor / ask --json / ask (interleaved);
+the ratio of each ask run to the floor run of its round, medians printed. The machine this runs
+on is shared: absolute times are noisy, the ratios measured side by side are what to read.
+
+`--state-cost`: the cost per STATE_DELTA, first thousand against last thousand, through `tandem ask`
+in a child process that reads its main thread's CPU clock around every applied delta: (1) the mix
+of `--events` events (use 200,000: 2,000 deltas) with elements sized so the state grows to ~1 MB,
+timing the application of each delta with its notifications (the printer's output); (2) a stream
+of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one array of 10,000
+elements), timing also the interval from one delta to the next (its whole path).
+
+`--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT_PER_MESSAGE = 1_000
+TOOL_EVERY = 500
+STATE_EVERY = 100
+
+
+# -- the stream -----------------------------------------------------------------------------
+
+
+def _item(n: int, size: int) -> dict[str, object]:
+    """One element appended to `/items`: about `size` bytes of JSON."""
+    note = ("lorem ipsum dolor sit amet " * (size // 27 + 1))[: max(0, size - 60)]
+    return {"id": n, "title": f"item {n}", "done": n % 3 == 0, "note": note}
+
+
+def build_events(count: int, item_size: int = 40) -> Iterator[dict[str, object]]:
+    """`count` events: the mix of the module docstring, framed by RUN_STARTED / RUN_FINISHED.
+
+    Messages of ~1,000 text deltas, each followed by two tool calls (a call every ~500 events on
+    average); a STATE_DELTA every ~100 events, between the text deltas.
+    """
+    events: list[dict[str, object]] = [{"type": "RUN_STARTED", "threadId": "t", "runId": "r", "timestamp": 1},
+                                       {"type": "STATE_SNAPSHOT", "snapshot": {"title": "firehose", "items": []}}]
+    state_item = call = 0
+    budget = count - 1  # RUN_FINISHED comes last
+
+    def add(event: dict[str, object]) -> None:
+        events.append(event)
+        if len(events) % STATE_EVERY == 0 and len(events) < budget:
+            nonlocal state_item
+            events.append({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/items/-",
+                                                             "value": _item(state_item, item_size)}]})
+            state_item += 1
+
+    while len(events) < budget:
+        message = f"msg-{len(events):08d}-5d01-45a7-8abb-c450225022dc"
+        add({"type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant", "timestamp": 1})
+        for n in range(TEXT_PER_MESSAGE):
+            if len(events) >= budget - 1:
+                break
+            word = "\n\n" if n % 97 == 96 else f"word{n % 13} "
+            add({"type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": word, "timestamp": 1795969233011})
+        add({"type": "TEXT_MESSAGE_END", "messageId": message})
+        for _ in range(TEXT_PER_MESSAGE // TOOL_EVERY):
+            if len(events) >= budget - 5:
+                break
+            call_id = f"call-{call}"
+            call += 1
+            add({"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": "lookup", "timestamp": 1})
+            add({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": '{"query": '})
+            add({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": f'"thing {call}"}}'})
+            add({"type": "TOOL_CALL_END", "toolCallId": call_id})
+            add({"type": "TOOL_CALL_RESULT", "messageId": f"result-{call}", "toolCallId": call_id,
+                 "content": f"found {call}", "role": "tool"})
+    events.append({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"})
+    yield from events
+
+
+def build_state_events(deltas: int, item_size: int = 100) -> Iterator[dict[str, object]]:
+    """Only state writes: a snapshot, then `deltas` appends of ~`item_size` bytes each."""
+    yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    yield {"type": "STATE_SNAPSHOT", "snapshot": {"title": "growing", "items": []}}
+    for n in range(deltas):
+        yield {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/items/-", "value": _item(n, item_size)}]}
+    yield {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+
+
+def encode(events: Iterator[dict[str, object]]) -> tuple[bytes, int]:
+    """The SSE body of `events` and how many there are."""
+    parts = [b"data: " + json.dumps(e, separators=(",", ":")).encode() + b"\n\n" for e in events]
+    return b"".join(parts), len(parts)
+
+
+class Firehose:
+    """A local AG-UI server answering every POST with the same SSE body; a context manager."""
+
+    def __init__(self, body: bytes, piece: int = 16_384) -> None:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(outer.body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                view = memoryview(outer.body)
+                for offset in range(0, len(view), outer.piece):
+                    self.wfile.write(view[offset:offset + outer.piece])
+                self.close_connection = True
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.body, self.piece = body, piece
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Firehose:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# -- the floor (a child process) ------------------------------------------------------------
+
+
+def floor(url: str) -> None:
+    """Read the stream with httpx, split the SSE, validate every event with ag-ui's types."""
+    import httpx
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    validate = TypeAdapter(Event).validate_json
+    body = {"threadId": "t", "runId": "r", "state": {}, "messages": [{"id": "m", "role": "user", "content": "go"}],
+            "tools": [], "context": [], "forwardedProps": {}}
+    events = 0
+    buffer = b""
+    with httpx.Client(timeout=None) as client, client.stream("POST", url, json=body,
+                                                             headers={"Accept": "text/event-stream"}) as response:
+        for chunk in response.iter_bytes():
+            buffer += chunk
+            *frames, buffer = buffer.split(b"\n\n")
+            for frame in frames:
+                for line in frame.split(b"\n"):
+                    if line.startswith(b"data:"):
+                        validate(line[5:])
+                        events += 1
+    print(events)
+
+
+# -- running children -----------------------------------------------------------------------
+
+
+def cpu_of(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
+    """The CPU seconds (user + system) of one child process run to its end, and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = subprocess.run(argv, env=env, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise SystemExit(f"{argv[:4]}… exited {result.returncode}: {result.stderr.decode(errors='replace')[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), result.stdout
+
+
+def child_env(home: Path) -> dict[str, str]:
+    """No user config, no saved threads: a fresh HOME and XDG dirs."""
+    env = dict(os.environ)
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        env[name] = str(home)
+    env.pop("TANDEM_HEADERS", None)
+    return env
+
+
+def ask_argv(url: str, *, as_json: bool) -> list[str]:
+    argv = [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", url, "--no-save", "--approve", "all"]
+    return argv + (["--json"] if as_json else []) + ["go"]
+
+
+def compare(url: str, env: dict[str, str], pairs: int, count: int) -> None:
+    floor_argv = [sys.executable, __file__, "--floor", url]
+    sides = {"floor": floor_argv, "ask --json": ask_argv(url, as_json=True), "ask": ask_argv(url, as_json=False)}
+    for argv in sides.values():  # warm-up (and a check that each side reads the whole stream)
+        cpu, out = cpu_of(argv, env)
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(pairs):
+        for name, argv in sides.items():
+            times[name].append(cpu_of(argv, env)[0])
+    print(f"events: {count:,}; {pairs} rounds of floor / ask --json / ask; CPU s (user+sys) per run")
+    for name, values in times.items():
+        line = f"  {name:12} median {statistics.median(values):6.2f} s  [{', '.join(f'{v:.2f}' for v in values)}]"
+        if name != "floor":
+            ratios = [v / f for v, f in zip(values, times["floor"])]
+            line += f"  ratio to floor: median {statistics.median(ratios):.2f}x [{', '.join(f'{r:.2f}' for r in ratios)}]"
+        print(line)
+
+
+# -- state cost (a child process) -----------------------------------------------------------
+
+
+def state_child(url: str, as_json: bool) -> None:
+    """Run `tandem ask` in this process, recording each STATE_DELTA's CPU.
+
+    Two clocks (this thread's CPU): the cost of applying each delta to the state, its
+    notifications included (the printer's state output), and the interval between one applied
+    delta and the next (the whole path of everything in between: with a stream of only deltas,
+    everything one delta costs, from its bytes to its output).
+    """
+    from tandem.core.state import AgentState
+    from tandem.tui.cli import main
+
+    applied: list[float] = []
+    stamps: list[float] = []
+    original = AgentState.apply_delta
+
+    def apply_delta(self: AgentState, *args: object, **kwargs: object) -> None:
+        start = time.thread_time()
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        end = time.thread_time()
+        applied.append(end - start)
+        stamps.append(end)
+
+    AgentState.apply_delta = apply_delta  # type: ignore[method-assign]
+    devnull = open(os.devnull, "w")
+    sys.stdout, real = devnull, sys.stdout
+    try:
+        status = main(["ask", "--url", url, "--no-save", "--approve", "all", *(["--json"] if as_json else []), "go"])
+    finally:
+        sys.stdout = real
+    intervals = [b - a for a, b in zip(stamps, stamps[1:])]
+    print(json.dumps({"status": status, "deltas": len(applied),
+                      "apply": [sum(applied[1:1001]), sum(applied[-1000:])],
+                      "interval": [sum(intervals[:1000]), sum(intervals[-1000:])]}))
+
+
+def state_cost(url: str, env: dict[str, str], rounds: int, *, intervals: bool) -> None:
+    for as_json in (True, False):
+        label = "ask --json" if as_json else "ask"
+        results = []
+        for _ in range(rounds):
+            _, out = cpu_of([sys.executable, __file__, "--state-child", url] + (["--json"] if as_json else []), env)
+            results.append(json.loads(out))
+        for clock in ("apply", "interval") if intervals else ("apply",):
+            firsts = [r[clock][0] for r in results]
+            lasts = [r[clock][1] for r in results]
+            ratios = [b / a for a, b in zip(firsts, lasts)]
+            what = "applying a delta (state + its output)" if clock == "apply" else "delta to delta (the whole path)"
+            print(f"  {label:10} {results[0]['deltas']:,} deltas, {what}: first 1,000 {statistics.median(firsts) * 1000:6.1f} ms, "
+                  f"last 1,000 {statistics.median(lasts) * 1000:6.1f} ms; last/first {statistics.median(ratios):.2f}x "
+                  f"[{', '.join(f'{r:.2f}' for r in ratios)}]")
+
+
+# -- main -----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--state-mb", action="store_true", help="state elements of ~1 KB (~1 MB at 100k events)")
+    parser.add_argument("--state-cost", action="store_true", help="cost per STATE_DELTA, first vs last thousand")
+    parser.add_argument("--deltas", type=int, default=10_000)
+    parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
+    parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
+    parser.add_argument("--floor", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--state-child", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.floor:
+        return floor(args.floor)
+    if args.state_child:
+        return state_child(args.state_child, args.json)
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as home:
+        env = child_env(Path(home))
+        if args.state_cost:
+            rounds = max(1, args.pairs // 2)
+            deltas = args.events // STATE_EVERY
+            body, count = encode(build_events(args.events, item_size=1_000_000 // deltas))
+            print(f"state cost, the mix: {count:,} events, {deltas:,} STATE_DELTAs of ~{1_000_000 // deltas:,} B "
+                  f"(the state grows to ~1 MB); CPU, medians of {rounds}")
+            with Firehose(body) as server:
+                state_cost(server.url, env, rounds, intervals=False)
+            body, count = encode(build_state_events(args.deltas))
+            print(f"state cost, only deltas: {args.deltas:,} STATE_DELTAs of ~100 B (the state grows to "
+                  f"~{args.deltas * 100 / 1e6:.1f} MB, an array of {args.deltas:,} elements)")
+            with Firehose(body) as server:
+                state_cost(server.url, env, rounds, intervals=True)
+            return
+        body, count = encode(build_events(args.events, item_size=1_000 if args.state_mb else 40))
+        print(f"stream: {count:,} events, {len(body) / 1e6:.1f} MB of SSE" + (" (state grows to ~1 MB)" if args.state_mb else ""))
+        with Firehose(body) as server:
+            if args.profile:
+                argv = [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "tandem.tui.cli"] + ask_argv(
+                    server.url, as_json=args.json)[3:]
+                cpu, _ = cpu_of(argv, env)
+                print(f"profiled ask{' --json' if args.json else ''}: {cpu:.2f} s CPU → {args.profile}")
+                return
+            compare(server.url, env, args.pairs, count)
+
+
+if __name__ == "__main__":
+    main()
