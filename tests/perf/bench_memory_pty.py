@@ -23,107 +23,32 @@ share its cores): absolute times are noisy, the ratios of (4) are measured side 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
-import select
 import statistics
-import struct
-import subprocess
 import sys
 import tempfile
-import termios
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _blocks_server import last_marker, long_marker, serve_blocks  # noqa: E402
+from _pty_app import PtyApp  # noqa: E402
 
 TANDEM = Path(sys.executable).with_name("tandem")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-class PtyTandem:
-    """`tandem ARGS` in a pseudo-terminal; a thread drains what it writes into `output`."""
+class PtyTandem(PtyApp):
+    """`tandem ARGS` in a pseudo-terminal, with its data and config in `data_dir`."""
 
     def __init__(self, args: list[str], data_dir: str, *, columns: int = 120, rows: int = 40) -> None:
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
         env.update({"TERM": "xterm-256color", "XDG_DATA_HOME": data_dir, "XDG_CONFIG_HOME": data_dir,
                     "TANDEM_BELL": "0"})
-        self.started = time.monotonic()
-        self.process = subprocess.Popen([str(TANDEM), *args], stdin=slave, stdout=slave, stderr=slave, env=env,
-                                        start_new_session=True)
-        os.close(slave)
-        self.output = bytearray()
-        self.lock = threading.Lock()
-        self.running = True
-        self.reader = threading.Thread(target=self._drain, daemon=True)
-        self.reader.start()
-
-    def _drain(self) -> None:
-        while self.running:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if not ready:
-                continue
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            with self.lock:
-                self.output += data
-
-    def size(self) -> int:
-        with self.lock:
-            return len(self.output)
-
-    def find(self, needle: bytes, offset: int) -> int:
-        with self.lock:
-            return self.output.find(needle, offset)
-
-    def wait_for(self, needle: bytes, offset: int = 0, seconds: float = 120) -> int:
-        """Wait until `needle` was written after `offset`; returns the offset just after it."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            found = self.find(needle, offset)
-            if found >= 0:
-                return found + len(needle)
-            if self.process.poll() is not None:
-                raise RuntimeError(f"tandem exited ({self.process.returncode}) before writing {needle!r}")
-            time.sleep(0.005)
-        raise TimeoutError(f"{needle!r} not written within {seconds} s")
-
-    def type(self, text: str) -> None:
-        os.write(self.master, text.encode())
-
-    def rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        raise RuntimeError("no VmRSS")
-
-    def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+        super().__init__([str(TANDEM), *args], env, columns=columns, rows=rows)
 
     def settle(self, seconds: float = 1.5) -> None:
         """Let the app finish what follows a turn (painting, the collection after it)."""
         time.sleep(seconds)
-
-    def close(self) -> None:
-        self.type("\x11")  # Ctrl+Q
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.running = False
-        self.reader.join(2)
-        os.close(self.master)
 
 
 def turn(app: PtyTandem, message: str, marker: str, seconds: float = 600) -> None:

@@ -28,22 +28,19 @@ numbers are noisy, compare the figures of one run.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
-import pty
 import re
-import select
-import signal
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _pty_app import PtyApp  # noqa: E402
 
 TANDEM = Path(sys.executable).with_name("tandem")
 SENTINEL = "QZXJ"
@@ -166,12 +163,11 @@ class Server:
 # -- the app in a pty ------------------------------------------------------------------------------
 
 
-class PtyApp:
-    """`tandem --url` in a pseudo-terminal; a thread drains its output and timestamps needles."""
+class StreamApp(PtyApp):
+    """`tandem --url` in a pseudo-terminal that answers the synchronized-output query and timestamps
+    the first write of a watched needle on the reader thread (for key latency)."""
 
     def __init__(self, url: str, columns: int, rows: int, profile: Path, tandem: Path = TANDEM) -> None:
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.home = tempfile.TemporaryDirectory()
         env = dict(os.environ)
         env.update({
@@ -179,57 +175,23 @@ class PtyApp:
             "XDG_DATA_HOME": f"{self.home.name}/data", "XDG_CONFIG_HOME": f"{self.home.name}/config",
             "TANDEM_PROFILE_RENDERS": str(profile),
         })
-        self.process = subprocess.Popen([str(tandem), "--url", url], stdin=slave, stdout=slave, stderr=slave,
-                                        env=env, start_new_session=True)
-        os.close(slave)
-        self.output = bytearray()
-        self.lock = threading.Lock()
         self.watch: tuple[bytes, int, threading.Event, list[float]] | None = None
-        self.running = True
-        self.reader = threading.Thread(target=self._drain, daemon=True)
-        self.reader.start()
+        super().__init__([str(tandem), "--url", url], env, columns=columns, rows=rows)
 
-    def _drain(self) -> None:
-        while self.running:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if not ready:
-                continue
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            now = time.monotonic()
-            if not data:
-                return
-            with self.lock:
-                self.output += data
-                size = len(self.output)
-                watch = self.watch
-            if SYNC_QUERY in data:
-                os.write(self.master, SYNC_REPLY)
-            if watch is not None:
-                needle, offset, event, when = watch
-                if needle in self.output[max(offset, size - len(data) - len(needle)) :]:
-                    when.append(now)
-                    self.watch = None
-                    event.set()
-
-    def size(self) -> int:
+    def on_output(self, data: bytes, now: float) -> None:
+        if SYNC_QUERY in data:
+            os.write(self.master, SYNC_REPLY)
+        watch = self.watch
+        if watch is None:
+            return
+        needle, offset, event, when = watch
         with self.lock:
-            return len(self.output)
-
-    def since(self, offset: int) -> bytes:
-        with self.lock:
-            return bytes(self.output[offset:])
-
-    def wait_for(self, needle: bytes, offset: int, seconds: float) -> float:
-        """The monotonic time the needle was first seen after `offset` (polling, ~1 ms)."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if needle in self.since(offset):
-                return time.monotonic()
-            time.sleep(0.001)
-        raise TimeoutError(f"{needle!r} not written within {seconds} s")
+            start = max(offset, len(self.output) - len(data) - len(needle))
+            seen = needle in self.output[start:]
+        if seen:
+            when.append(now)
+            self.watch = None
+            event.set()
 
     def key_latency(self, character: str, seconds: float = 5.0) -> float:
         """Type `character`; seconds until it is on the wire (inf if never)."""
@@ -244,23 +206,8 @@ class PtyApp:
             return float("inf")
         return when[0] - pressed
 
-    def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def type(self, text: str) -> None:
-        os.write(self.master, text.encode())
-
-    def close(self) -> None:
-        self.type("\x11")  # Ctrl+Q: a normal exit writes the render profile
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-        self.running = False
-        self.reader.join(2)
-        os.close(self.master)
+    def close(self, seconds: float = 15) -> None:
+        super().close(seconds)  # Ctrl+Q: a normal exit writes the render profile
         self.home.cleanup()
 
 
@@ -273,7 +220,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             tandem: Path = TANDEM) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as scratch:
         profile = Path(scratch) / "renders.json"
-        app = PtyApp(server.url, columns, rows, profile, tandem)
+        app = StreamApp(server.url, columns, rows, profile, tandem)
         try:
             app.wait_for(b"idle", 0, 60)
             time.sleep(1.0)

@@ -16,18 +16,14 @@ The machine these run on is shared: absolute times and CPU are noisy, compare ro
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
-import select
-import struct
-import subprocess
 import sys
 import tempfile
-import termios
-import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _pty_app import PtyApp  # noqa: E402
 
 TANDEM = Path(sys.executable).with_name("tandem")
 
@@ -38,13 +34,11 @@ def answer_bytes() -> int:
     return len(build_long_answer().encode())
 
 
-class PtyApp:
-    """`tandem` on the demo agent in a pseudo-terminal; a thread drains its output (optionally throttled)."""
+class DemoApp(PtyApp):
+    """`tandem` on the demo agent in a pseudo-terminal; its output drained (optionally throttled)."""
 
     def __init__(self, columns: int, rows: int, *, frame_ms: float | None, bytes_per_second: float | None,
                  truecolor: bool = False, repaint: str | None = None) -> None:
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.data_dir = tempfile.TemporaryDirectory()
         # No COLORTERM: ssh does not forward it by default, so a remote app draws in 256 colours.
         env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
@@ -56,71 +50,17 @@ class PtyApp:
         env.pop("TANDEM_REPAINT", None)
         if repaint is not None:
             env["TANDEM_REPAINT"] = repaint
-        self.process = subprocess.Popen([str(TANDEM), "--speed", "1"], stdin=slave, stdout=slave, stderr=slave,
-                                        env=env, start_new_session=True)
-        os.close(slave)
-        self.output = bytearray()
-        self.lock = threading.Lock()
-        self.rate = bytes_per_second
-        self.running = True
-        self.reader = threading.Thread(target=self._drain, daemon=True)
-        self.reader.start()
+        super().__init__([str(TANDEM), "--speed", "1"], env, columns=columns, rows=rows,
+                         bytes_per_second=bytes_per_second)
 
-    def _drain(self) -> None:
-        chunk = 4096 if self.rate is None else max(256, int(self.rate / 50))
-        while self.running:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if not ready:
-                continue
-            try:
-                data = os.read(self.master, chunk)
-            except OSError:
-                return
-            if not data:
-                return
-            with self.lock:
-                self.output += data
-            if self.rate is not None:
-                time.sleep(len(data) / self.rate)
-
-    def size(self) -> int:
-        with self.lock:
-            return len(self.output)
-
-    def since(self, offset: int) -> bytes:
-        with self.lock:
-            return bytes(self.output[offset:])
-
-    def wait_for(self, needle: bytes, offset: int, seconds: float) -> float:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if needle in self.since(offset):
-                return time.monotonic()
-            time.sleep(0.01)
-        raise TimeoutError(f"{needle!r} not written within {seconds} s")
-
-    def cpu_seconds(self) -> float:
-        """User + system CPU time the app's process has used so far (all its threads)."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def type(self, text: str) -> None:
-        os.write(self.master, text.encode())
-
-    def close(self) -> None:
-        self.type("\x11")  # Ctrl+Q
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.running = False
-        os.close(self.master)
+    def close(self, seconds: float = 10) -> None:
+        super().close(seconds)
         self.data_dir.cleanup()
 
 
 def stream_bytes(columns: int, rows: int, frame_ms: float | None, repaint: str | None = None) -> tuple[int, float, float]:
     """Bytes written while `/demo long` streams to its end, the seconds it took and the app's CPU seconds."""
-    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=None, repaint=repaint)
+    app = DemoApp(columns, rows, frame_ms=frame_ms, bytes_per_second=None, repaint=repaint)
     try:
         app.wait_for(b"idle", 0, 30)
         time.sleep(0.5)
@@ -142,7 +82,7 @@ def stream_bytes(columns: int, rows: int, frame_ms: float | None, repaint: str |
 def esc_latency(columns: int, rows: int, frame_ms: float | None, kbit: float, repaint: str | None = None,
                 after: float = 3.0) -> tuple[float, float]:
     """Over a throttled link: seconds from Esc to "stopped" on the wire, and the answer's duration."""
-    app = PtyApp(columns, rows, frame_ms=frame_ms, bytes_per_second=kbit * 1000 / 8, repaint=repaint)
+    app = DemoApp(columns, rows, frame_ms=frame_ms, bytes_per_second=kbit * 1000 / 8, repaint=repaint)
     try:
         app.wait_for(b"idle", 0, 60)
         time.sleep(0.5)
