@@ -9,8 +9,10 @@ cells (character, colours, attributes) and the cursor at the same place.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
+from unittest.mock import patch
 
 import pyte
 from rich.control import Control
@@ -160,7 +162,12 @@ def twin_app(twin: Twin, context_factory: Callable[..., Any], **kwargs: Any) -> 
 
     kwargs.setdefault("frame_seconds", 0.005)
     kwargs.setdefault("approval_guard_seconds", 0.0)
-    app = TwinApp(context_factory, demo=True, **kwargs)
+    # The console's colour system comes from the environment (TERM=xterm alone means 16 colours).
+    # Pin it: Textual's `Strip.render` caches its text whatever console asks, so strips cached by an
+    # earlier app of this process (in another colour system) would make the reference disagree with
+    # the wire for a reason that has nothing to do with the row output.
+    with patch.dict(os.environ, {"COLORTERM": "truecolor"}):
+        app = TwinApp(context_factory, demo=True, **kwargs)
     app.driver_class = twin_driver(twin)
     return app
 
