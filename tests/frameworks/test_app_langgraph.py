@@ -110,7 +110,9 @@ async def test_a_schema_less_question_answered_with_typed_text(langgraph_server:
         await until(pilot, lambda: bool(app.main.query(InterruptView)), "the question's card")
         view = app.main.query_one(InterruptView)
         assert view.has_class("-text")
-        assert str(view.query_one(".interrupt-view--message", Static).render()) == QUESTION
+        # The card is mounted first and filled from its block on the next update (later under load).
+        await until(pilot, lambda: str(view.query_one(".interrupt-view--message", Static).render()) == QUESTION,
+                    "the question's text on its card")
         await until(pilot, lambda: isinstance(app.screen.focused, Input), "the cursor in the answer field")
         await pilot.press(*"teal", "enter")
         await until(pilot, lambda: "You chose teal." in assistant_texts(app), "the reply to the typed answer")
