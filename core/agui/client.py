@@ -46,6 +46,7 @@ from tandem.core.agui.events import (
 from tandem.core.agui.calls import PredictStateMapping
 from tandem.core.agui.mapping import EventMapper
 from tandem.core.agui.request import build_run_input, known_calls
+from tandem.core.agui.request_cache import ConversionCache
 from tandem.core.agui.sse import SSEDecoder
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
 from tandem.core.agui.verifier import EventVerifier
@@ -160,6 +161,7 @@ class AGUIChatClient(ChatClient):
         self._predict = tuple(m for m in mappings if m is not None)
         self._thread_id = f"thread-{uuid.uuid4().hex[:12]}"
         self._open_interrupts: dict[str, list[Interrupt]] = {}
+        self._conversions = ConversionCache()  # the history's AG-UI form, kept between turns
         self._adapter_keys: dict[str, set[str]] = {}  # thread → state keys recognised as the adapter's
         self._closed = False
         self._runs = self._bytes = self._events = self._updates = 0
@@ -194,7 +196,8 @@ class AGUIChatClient(ChatClient):
         run_id = f"run-{uuid.uuid4().hex}"
         declared = frozenset(tool.name for tool in options.tools)
         run_input = build_run_input(messages, options, thread_id=thread_id, run_id=run_id,
-                                    open_interrupts=self._open_interrupts.get(thread_id))
+                                    open_interrupts=self._open_interrupts.get(thread_id),
+                                    cache=self._conversions)
         history_calls = known_calls(messages, declared)
         mapper = EventMapper(
             declared_tools=declared,

@@ -68,6 +68,7 @@ from tandem.core.content import (
     ToolCallContent,
     ToolResultContent,
 )
+from tandem.core.agui.request_cache import ConversionCache
 from tandem.core.errors import DecisionError
 from tandem.core.messages import ChatMessage, ChatOptions
 
@@ -89,6 +90,7 @@ def build_run_input(
     thread_id: str,
     run_id: str,
     open_interrupts: Sequence[Interrupt] | None,
+    cache: ConversionCache | None = None,
 ) -> RunAgentInput:
     """The request body for one run.
 
@@ -100,6 +102,7 @@ def build_run_input(
         open_interrupts: the interrupts the previous run left open, or None when unknown (a
             fresh client after a restore: the answers' `protocol_data` brings them back, else
             entries are built from the answers alone).
+        cache: the caller's conversions of the previous request's messages (see `to_agui_messages`).
 
     Raises:
         DecisionError: a payload does not match its interrupt's schema, or answers an
@@ -120,7 +123,7 @@ def build_run_input(
         adk = {i.id for i in open_interrupts if channel_of(i)[0] == ADK_CHANNEL}
         open_interrupts = [i for i in open_interrupts if i.id not in adk]
     else:
-        adk = _confirmation_calls(history)
+        adk = _confirmation_calls(history) if responses else set()
     confirmations = [r for r in responses if r.request_id in adk]
     if confirmations:
         responses = [r for r in responses if r.request_id not in adk]
@@ -134,7 +137,7 @@ def build_run_input(
         run_id=run_id,
         protocol_version=PROTOCOL_VERSION,
         state=options.state if options.state is not None else {},
-        messages=to_agui_messages(history),
+        messages=to_agui_messages(history, cache),
         tools=[Tool(name=t.name, description=t.description, parameters=t.parameters) for t in options.tools],
         context=[Context(description=c.get("description", ""), value=c.get("value", "")) for c in options.context],
         forwarded_props=forwarded_props,
@@ -183,35 +186,78 @@ def _confirmation_result(answer: Response) -> ToolMessage:
                        content=json.dumps({"confirmed": confirmed}))
 
 
-def to_agui_messages(messages: Sequence[ChatMessage]) -> list[Message]:
-    """Convert Tandem history to AG-UI messages (see the module docstring for the rules)."""
+def to_agui_messages(messages: Sequence[ChatMessage], cache: ConversionCache | None = None) -> list[Message]:
+    """Convert Tandem history to AG-UI messages (see the module docstring for the rules).
+
+    With `cache`, a message converted by the previous call is not converted again (its AG-UI
+    messages are the same objects); the output is the same either way.
+    """
     out: list[Message] = []
     results: dict[str, int] = {}  # call id → index in `out`, so a later result replaces an earlier one
-    confirmations = _confirmation_calls(messages)
+    confirmations: set[str] | None = None  # computed only when a message holds answers
     for index, message in enumerate(messages):
-        message_id = message.message_id or f"{message.role}-{index}"
-        if message.role in ("user", "system"):
-            text = "".join(p.text for p in message.contents if isinstance(p, TextContent))
-            if text or not any(isinstance(p, _RESPONSE_KINDS) for p in message.contents):
-                cls = UserMessage if message.role == "user" else SystemMessage
-                out.append(cls(id=message_id, content=text))
-            # else: an earlier run's decisions, already sent as resume entries, except the answers
-            # to ADK confirmations, which are tool results and stay in the history:
-            for part in message.contents:
-                if isinstance(part, _RESPONSE_KINDS) and part.request_id in confirmations and part.request_id not in results:
-                    results[part.request_id] = len(out)
-                    out.append(_confirmation_result(part))
-        elif message.role == "assistant":
-            out.extend(_assistant_messages(message, message_id))
-        for part in message.contents:
-            if isinstance(part, ToolResultContent):
-                tool_message = _tool_message(part, message.message_id if message.role == "tool" else None)
-                if part.call_id in results:
-                    out[results[part.call_id]] = tool_message
-                else:
-                    results[part.call_id] = len(out)
-                    out.append(tool_message)
+        converted = cache.get(message, index) if cache is not None else None
+        if converted is None:
+            if any(isinstance(p, _RESPONSE_KINDS) for p in message.contents):
+                if confirmations is None:
+                    confirmations = _confirmation_calls(messages)
+                _convert_answers(message, index, confirmations, out, results)
+                continue
+            converted = _convert(message, index)
+            if cache is not None:
+                cache.put(message, index, converted)
+        out.extend(converted[0])
+        for call_id, tool_message in converted[1]:
+            _add_result(out, results, call_id, tool_message)
+    if cache is not None:
+        cache.finish()
     return out
+
+
+def _add_result(out: list[Message], results: dict[str, int], call_id: str, tool_message: Message) -> None:
+    if call_id in results:
+        out[results[call_id]] = tool_message
+    else:
+        results[call_id] = len(out)
+        out.append(tool_message)
+
+
+def _convert(message: ChatMessage, index: int) -> tuple[tuple[Message, ...], tuple[tuple[str, Message], ...]]:
+    """One message without answers: its AG-UI messages and its tool results (call id, message)."""
+    message_id = message.message_id or f"{message.role}-{index}"
+    head: list[Message] = []
+    if message.role in ("user", "system"):
+        cls = UserMessage if message.role == "user" else SystemMessage
+        head.append(cls(id=message_id, content="".join(p.text for p in message.contents if isinstance(p, TextContent))))
+    elif message.role == "assistant":
+        head.extend(_assistant_messages(message, message_id))
+    tool_id = message.message_id if message.role == "tool" else None
+    results = tuple((part.call_id, _tool_message(part, tool_id)) for part in message.contents
+                    if isinstance(part, ToolResultContent))
+    return tuple(head), results
+
+
+def _convert_answers(message: ChatMessage, index: int, confirmations: set[str], out: list[Message],
+                     results: dict[str, int]) -> None:
+    """A message holding answers (uncached: what it sends depends on the history around it)."""
+    message_id = message.message_id or f"{message.role}-{index}"
+    if message.role in ("user", "system"):
+        text = "".join(p.text for p in message.contents if isinstance(p, TextContent))
+        if text:
+            cls = UserMessage if message.role == "user" else SystemMessage
+            out.append(cls(id=message_id, content=text))
+        # else: an earlier run's decisions, already sent as resume entries, except the answers
+        # to ADK confirmations, which are tool results and stay in the history:
+        for part in message.contents:
+            if isinstance(part, _RESPONSE_KINDS) and part.request_id in confirmations and part.request_id not in results:
+                results[part.request_id] = len(out)
+                out.append(_confirmation_result(part))
+    elif message.role == "assistant":
+        out.extend(_assistant_messages(message, message_id))
+    for part in message.contents:
+        if isinstance(part, ToolResultContent):
+            _add_result(out, results, part.call_id,
+                        _tool_message(part, message.message_id if message.role == "tool" else None))
 
 
 def _assistant_messages(message: ChatMessage, message_id: str) -> list[Message]:

@@ -93,20 +93,31 @@ class SnapshotReconciler:
     def __init__(self, sent: Sequence[Message], calls: dict[str, KnownCall], declared: Collection[str]) -> None:
         self.calls = calls
         self._declared = declared
-        self.known_ids: set[str] = {m.id for m in sent}
+        # What the request sent is read only when a snapshot comes (most runs bring none): a
+        # turn then costs nothing per history message here. Until then the sets below hold only
+        # what the stream added; `_read_sent` unites them with what was sent.
+        self._sent: Sequence[Message] | None = sent
+        self.known_ids: set[str] = set()
         self._sent_texts: Counter[tuple[str, str]] = Counter()
         self._streamed: dict[str, tuple[str, list[str]]] = {}  # message id → (role, text deltas)
         self.answered: set[str] = set()
         """Call ids that have a result (sent, streamed or snapshotted)."""
         self._answered_in_turn: set[tuple[str, str]] = set()
         self._pieces: set[str] = set()  # this snapshot's reasoning messages that are pieces of one known thought
+
+    def _read_sent(self) -> None:
+        """Add what the request sent to the ids, results, texts and signatures known (once)."""
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        self.known_ids.update(m.id for m in sent)
         for message in sent:
             if isinstance(message, ToolMessage):
                 self.answered.add(message.tool_call_id)
             text = text_of(getattr(message, "content", None))
             if isinstance(message, (UserMessage, SystemMessage, AssistantMessage, ReasoningMessage)) and text:
                 self._sent_texts[_text_key(message.role, text)] += 1
-        self._answered_in_turn = _answered_in_current_turn(sent)
+        self._answered_in_turn |= _answered_in_current_turn(sent)
 
     # -- what the stream showed ------------------------------------------------------------------
 
@@ -132,6 +143,7 @@ class SnapshotReconciler:
 
     def reconcile(self, messages: Iterable[Message]) -> list[ChatUpdate]:
         """The updates for the messages of one snapshot the client does not have yet."""
+        self._read_sent()
         messages = list(messages)
         available = Counter(self._sent_texts)
         for role, chunks in self._streamed.values():

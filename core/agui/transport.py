@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 from ag_ui.core import RunAgentInput
 
+from tandem.core.agui.request_cache import BodyEncoder
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
 from tandem.core.agent_json import loads_agent_json
 
@@ -89,6 +90,7 @@ class HttpTransport(AGUITransport):
                                       pool=connect_timeout)
         self._owns_client = http_client is None
         self._client = http_client if http_client is not None else httpx.AsyncClient(timeout=self._timeout)
+        self._encoder = BodyEncoder()  # each history message is encoded once, not every turn
         self._reached = False
         """Whether the server ever answered: after that, a failed connection is not retried."""
         self.backoff_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
@@ -96,7 +98,7 @@ class HttpTransport(AGUITransport):
 
     @asynccontextmanager
     async def open(self, run_input: RunAgentInput) -> AsyncIterator[AsyncIterator[bytes]]:
-        body = run_input.model_dump_json(by_alias=True, exclude_none=True).encode()
+        body = self._encoder.encode(run_input)
         headers = {**self._headers, "Accept": "text/event-stream", "Content-Type": "application/json"}
         where = safe_url(self.url)
         log.debug("POST %s run %s (%d bytes)", where, run_input.run_id, len(body))
