@@ -22,7 +22,7 @@ While held, young collections also run every `YOUNG_THRESHOLD` allocations inste
 the turn's cyclic garbage is still freed as it goes). A streamed turn allocates per event (updates, the log, the
 history) and keeps most of it: measured on `bench_client_path.py --app` (100,000 events through
 the app), the default threshold meant ~2,400 collections costing ~3.4 s of an ~11 s turn, the
-raised one ~290 costing ~0.8 s. `tandem ask` does the same for its one turn (`tui.ask`). Cyclic
+raised one ~300 costing ~1.0 s. `tandem ask` does the same for its one turn (`tui.ask`). Cyclic
 garbage waits at most that many allocations longer; garbage without cycles is freed at once.
 Releasing restores the thresholds the hold found.
 """
