@@ -1,7 +1,7 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
 Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost]
-[--profile FILE [--json]]`. (Not measured here yet: the same stream through the Textual app.)
+[--app] [--profile FILE [--json | --app]]`.
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
 answers every POST with one pre-encoded SSE stream of `--events` events (default 100,000):
@@ -26,7 +26,14 @@ timing the application of each delta with its notifications (the printer's outpu
 of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one array of 10,000
 elements), timing also the interval from one delta to the next (its whole path).
 
-`--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE.
+`--app`: the same stream through the Tandem Textual app, headless, as a whole process
+(`app_turn_child.py`: the app built as `tandem --url` builds it, without the thread store like
+`ask --no-save`; one message sent, run until the turn is idle and its text written), side by
+side with `ask --json` in the same rounds (floor / ask --json / app); prints CPU per event and
+the app's ratio to `ask --json`, round by round.
+
+`--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE;
+with `--app`, the app child instead, both of its threads profiled and merged.
 """
 
 from __future__ import annotations
@@ -210,22 +217,35 @@ def ask_argv(url: str, *, as_json: bool) -> list[str]:
     return argv + (["--json"] if as_json else []) + ["go"]
 
 
-def compare(url: str, env: dict[str, str], pairs: int, count: int) -> None:
+APP_CHILD = Path(__file__).with_name("app_turn_child.py")
+
+
+def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False) -> None:
     floor_argv = [sys.executable, __file__, "--floor", url]
-    sides = {"floor": floor_argv, "ask --json": ask_argv(url, as_json=True), "ask": ask_argv(url, as_json=False)}
+    sides = {"floor": floor_argv, "ask --json": ask_argv(url, as_json=True)}
+    if app:
+        sides["app"] = [sys.executable, str(APP_CHILD), url]
+    else:
+        sides["ask"] = ask_argv(url, as_json=False)
     for argv in sides.values():  # warm-up (and a check that each side reads the whole stream)
         cpu, out = cpu_of(argv, env)
     times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(pairs):
         for name, argv in sides.items():
             times[name].append(cpu_of(argv, env)[0])
-    print(f"events: {count:,}; {pairs} rounds of floor / ask --json / ask; CPU s (user+sys) per run")
+    print(f"events: {count:,}; {pairs} rounds of {' / '.join(sides)}; CPU s (user+sys) per run")
     for name, values in times.items():
         line = f"  {name:12} median {statistics.median(values):6.2f} s  [{', '.join(f'{v:.2f}' for v in values)}]"
         if name != "floor":
             ratios = [v / f for v, f in zip(values, times["floor"])]
             line += f"  ratio to floor: median {statistics.median(ratios):.2f}x [{', '.join(f'{r:.2f}' for r in ratios)}]"
         print(line)
+    if app:
+        per_event = {name: statistics.median(values) / count * 1e6 for name, values in times.items()}
+        print("  CPU per event (median): " + ", ".join(f"{name} {us:.1f} µs" for name, us in per_event.items()))
+        ratios = [a / j for a, j in zip(times["app"], times["ask --json"])]
+        print(f"  app / ask --json, per round: median {statistics.median(ratios):.2f}x "
+              f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
 
 
 # -- state cost (a child process) -----------------------------------------------------------
@@ -295,6 +315,7 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=10_000)
     parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
+    parser.add_argument("--app", action="store_true", help="the Textual app (headless) beside ask --json")
     parser.add_argument("--floor", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--state-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -324,13 +345,17 @@ def main() -> None:
         body, count = encode(build_events(args.events, item_size=1_000 if args.state_mb else 40))
         print(f"stream: {count:,} events, {len(body) / 1e6:.1f} MB of SSE" + (" (state grows to ~1 MB)" if args.state_mb else ""))
         with Firehose(body) as server:
+            if args.profile and args.app:
+                cpu, out = cpu_of([sys.executable, str(APP_CHILD), server.url, "--profile", args.profile], env)
+                print(f"profiled the app ({out.decode().strip()}): {cpu:.2f} s CPU → {args.profile}")
+                return
             if args.profile:
                 argv = [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "tandem.tui.cli"] + ask_argv(
                     server.url, as_json=args.json)[3:]
                 cpu, _ = cpu_of(argv, env)
                 print(f"profiled ask{' --json' if args.json else ''}: {cpu:.2f} s CPU → {args.profile}")
                 return
-            compare(server.url, env, args.pairs, count)
+            compare(server.url, env, args.pairs, count, app=args.app)
 
 
 if __name__ == "__main__":
