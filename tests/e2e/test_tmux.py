@@ -71,8 +71,10 @@ def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -
 
     second = Terminal(f"env XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0 --resume")
     try:
-        screen = second.wait_for(lambda s: "Run tool delete_file?" in s, "the restored approval's modal")
-        assert "Welcome to Tandem" not in screen
+        # A loaded machine can show the welcome for a frame before the resumed thread is mounted
+        # (seen once in CI at 23:20 under load, not reproduced alone); the restored thread must replace it.
+        second.wait_for(lambda s: "Run tool delete_file?" in s and "Welcome to Tandem" not in s,
+                        "the restored approval's modal over the restored thread")
         time.sleep(0.5)
         second.keys("a")
         screen = second.wait_for(lambda s: "Deleted" in s and "idle" in s, "the agent's answer after the approval")

@@ -102,6 +102,8 @@ class TestOpenUrl:
             app = await started(pilot)
             await send(pilot, "show me")
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
+            # The surface view is mounted first and builds its components after (later under load).
+            await wait_for(pilot, lambda: bool(app.main.query_one(SurfaceView).query(Button)), "the surface's button")
             await click(pilot, app.main.query_one(SurfaceView).query_one(Button))
             await wait_for(pilot, lambda: any("http and https" in str(n.message) for n in app._notifications), "the refusal")
             assert not isinstance(app.screen, OpenLink) and opened == []
