@@ -128,11 +128,11 @@ def test_every_theme_is_legible_in_sixteen_colours(tmp_path: Path, theme: str) -
         term.type("/demo delete")
         term.keys("Enter")
         term.wait_for(lambda s: "Approve (a)" in s, "the approval modal")
+        # The modal ignores keys for a short guard time after it opens (its buttons dimmed); its key
+        # line appears when the guard is over. Checked after it: see the session 4 note.
+        term.wait_for(lambda s: "a Approve" in s, "the modal's keys (the guard over)")
         assert invisible(inside_modal(term.styled_screen(), "Approve (a)")) == []
         # Decided, then the shared-state panel with a recipe in it.
-        # The modal ignores keys for a short guard time after it opens; its key line appears when
-        # the guard is over (a fixed sleep was too short on a loaded machine).
-        term.wait_for(lambda s: "a Approve" in s, "the modal's keys (the guard over)")
         term.keys("a")
         term.wait_for(lambda s: "approved by" in s, "the decided approval")
         term.type("/demo recipe")
