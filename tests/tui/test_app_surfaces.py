@@ -88,6 +88,7 @@ class TestOpenUrl:
             app = await started(pilot)
             await send(pilot, "show me the docs")
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
+            await wait_for(pilot, lambda: bool(app.main.query_one(SurfaceView).query(Button)), "the surface's button")
             await click(pilot, app.main.query_one(SurfaceView).query_one(Button))
             await wait_for(pilot, lambda: isinstance(app.screen, OpenLink), "the link modal")
             assert "\x07" not in str(app.screen.query_one(".open-link--url").render())
@@ -135,6 +136,7 @@ class TestTextLinks:
             app = await started(pilot)
             await send(pilot, "show the docs")
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
+            await wait_for(pilot, lambda: bool(app.main.query_one(SurfaceView).query(TextComponent)), "the surface's text")
             text = app.main.query_one(SurfaceView).query_one(TextComponent)
             await pilot.click(text, offset=(7, 0))  # on "the docs"
             await wait_for(pilot, lambda: isinstance(app.screen, OpenLink), "the link modal")
