@@ -389,11 +389,17 @@ class ButtonComponent(ComponentWidget):
         super().__init__(node, id=id)
 
     def compose(self) -> ComposeResult:
-        yield Button(Content(""), compact=True)
+        # Born disabled when it should be: `on_mount` fills in the rest, a moment later under load.
+        yield Button(Content(""), compact=True, disabled=self._blocked(self.node) or self.node.action_kind is None)
         yield Static(classes="a2ui-button--message")
 
     def on_mount(self) -> None:
         self.update_node(self.node)
+
+    @staticmethod
+    def _blocked(node: ResolvedComponent) -> bool:
+        # A functionCall this client does not run is marked, not hidden: the agent was told.
+        return not node.check.valid or node.refusal is not None
 
     def update_node(self, node: ResolvedComponent) -> None:
         self.node = node
@@ -405,8 +411,7 @@ class ButtonComponent(ComponentWidget):
         variant = node.props.get("variant")
         button.variant = "primary" if variant == "primary" else "default"
         button.flat = variant == "borderless"
-        # A functionCall this client does not run is marked, not hidden: the agent was told.
-        blocked = not node.check.valid or node.refusal is not None
+        blocked = self._blocked(node)
         button.disabled = blocked or node.action_kind is None
         self.set_class(blocked, "-blocked")
         message = node.refusal or "; ".join(node.check.messages) or "Not available yet."

@@ -30,6 +30,8 @@ class TestBookingForm:
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the form")
             view = app.main.query_one(SurfaceView)
             block = view.surface
+            # The view builds its components after it is mounted (later under load).
+            await wait_for(pilot, lambda: (found := view.widget_for("submit")) is not None and bool(found.query(Button)), "the Book button")
             book = view.widget_for("submit")
             assert book is not None and book.query_one(Button).disabled
 

@@ -34,6 +34,7 @@ class TestFollowing:
             conversation = app.conversation
             scroller = conversation.scroller
             await wait_for(pilot, lambda: len(conversation.all_blocks) == 31, "the first messages")
+            await painted(pilot)
             await wait_for(pilot, lambda: scroller.max_scroll_y > 0 and scroller.scroll_y == scroller.max_scroll_y, "the end")
             assert conversation.following
             scroller.focus()
@@ -63,6 +64,9 @@ class TestFollowing:
             conversation = app.conversation
             scroller = conversation.scroller
             await wait_for(pilot, lambda: len(conversation.all_blocks) == 21, "the messages")
+            # Markdown lays out after its text is appended: content that grows once the reader
+            # scrolled up moves the bottom away, and two lines down would no longer reach it.
+            await painted(pilot)
             await wait_for(pilot, lambda: scroller.max_scroll_y > 0 and scroller.scroll_y == scroller.max_scroll_y, "the end")
             scroller.focus()
             await pilot.press("up", "up")

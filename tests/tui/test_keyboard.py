@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from _tui_harness import Scripted, approval, interrupt, send, started, text, wait_for
 
 from tandem.core.blocks import ApprovalBlock, InterruptBlock
@@ -155,6 +157,41 @@ class TestTheApprovalModal:
             assert modal.has_class("-guarded") and modal.query_one(".approval-modal--guard").display
             await pilot.press("a")
             assert bells and _pending(app, ApprovalBlock).decision is None
+
+    @pytest.mark.parametrize("theme", ["dark", "light", "high-contrast"])
+    async def test_the_guarded_modal_stays_legible_in_sixteen_colours(self, theme: str) -> None:
+        """While the guard holds, the dialog's letters differ from their background once mapped to
+        the 16 ANSI colours (as Rich maps them for such a terminal): dimmed by blending, a label
+        can land on its own background's colour."""
+        from rich.color import ColorSystem
+
+        app = _approval_script().app(approval_guard_seconds=60, theme=theme)
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.add_class("-sixteen-colours")  # what a 16-colour terminal gets (headless never does)
+            await _approval_asked(pilot)
+            await pilot.pause()
+            modal = app.screen
+            assert modal.has_class("-guarded")
+            dialog = modal.query_one("#approval-modal--dialog").region
+            hidden: list[str] = []
+            for y, strip in enumerate(modal._compositor.render_strips()):
+                if not dialog.y <= y < dialog.bottom:
+                    continue
+                x = 0
+                for segment in strip:
+                    style, text = segment.style, segment.text
+                    inside = dialog.x <= x and x + len(text) <= dialog.right
+                    x += len(text)
+                    if not inside or style is None or not any(c.isalnum() for c in text):
+                        continue
+                    front, back = style.color, style.bgcolor
+                    if style.reverse:
+                        front, back = back, front
+                    if front is None or back is None:
+                        continue
+                    if front.downgrade(ColorSystem.STANDARD) == back.downgrade(ColorSystem.STANDARD):
+                        hidden.append(f"row {y}: {text.strip()!r} {front.name} on {back.name}")
+            assert hidden == []
 
     async def test_the_guard_ends_and_the_modal_keys_work(self) -> None:
         app = _approval_script().app(approval_guard_seconds=0.05)
