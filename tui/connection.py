@@ -15,10 +15,12 @@ Headers given on the command line are added to (and override) the agent's.
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from tandem.tui.config import ApprovalPolicy, Config, ConfigError, load_config, resolve_headers
+from tandem.tui.timeouts import TIMEOUT_ENV
 
 __all__ = ["Connection", "settle_connection", "settle_app_connection", "UNSET"]
 
@@ -83,11 +85,14 @@ def settle_connection(
         url = agent.url
         headers = {**resolve_headers(agent, config.path), **cli_headers}
     options: dict[str, Any] = {}
-    for option, configured in (("connect_timeout", config.connect_timeout), ("read_timeout", config.read_timeout)):
-        if getattr(args, option, None) is not None:
-            continue  # the flag reaches the client through its TANDEM_*_TIMEOUT variable (`tui.cli`)
+    for name, configured in (("connect", config.connect_timeout), ("read", config.read_timeout)):
+        # One order for every timeout: flag, then variable, then config file, then default. A
+        # flag reaches the client through its variable (`tui.cli`), so a set variable means
+        # "given on the command line or in the environment": the config file yields to both.
+        if getattr(args, f"{name}_timeout", None) is not None or os.environ.get(TIMEOUT_ENV[name], "").strip():
+            continue
         if configured is not None:
-            options[option] = configured
+            options[f"{name}_timeout"] = configured
     return Connection(
         url=url,
         headers=headers,

@@ -1,7 +1,9 @@
 """How long Tandem waits for an AG-UI server: to connect, between bytes, and for a whole turn.
 
-Each has a default, an environment variable and (in `tui.cli`) a flag; a flag wins over its
-variable. `0` or `none` means no limit. Pure; any thread.
+Each has a default, an environment variable and (in `tui.cli`) a flag; connect and read also a
+`[timeouts]` key in the config file. The order is flag, variable, config file, default (the
+flag is written into its variable; `tui.connection` lets the config file yield to a set
+variable). `0` or `none` means no limit. Pure; any thread.
 """
 
 from __future__ import annotations

@@ -215,6 +215,23 @@ class TestTheAppsAgent:
         assert args.url == history_server.url and args.client_options == {"connect_timeout": 2.0}
         assert headers == {"Authorization": SECRET, "X-Team": "docs", "X-Extra": "1"}
 
+    def test_a_timeout_comes_from_the_flag_then_the_variable_then_the_config_file(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, history_server: HistoryServer
+    ) -> None:
+        from tandem.tui.connection import settle_app_connection
+
+        write_config(tmp_path, _config(history_server, default=False) + "\n[timeouts]\nconnect = 2\nread = 30\n")
+        for name, value in env_for(tmp_path, RESEARCH_TOKEN=SECRET).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("TANDEM_CONNECT_TIMEOUT", raising=False)
+        monkeypatch.setenv("TANDEM_READ_TIMEOUT", "0")  # no limit, from the environment
+        args = self._args(agent="research")
+        settle_app_connection(args, {})
+        assert args.client_options == {"connect_timeout": 2.0}  # read: the variable wins over the file
+        args = self._args(agent="research", connect_timeout="5")
+        settle_app_connection(args, {})
+        assert args.client_options == {}  # connect: the flag (written into its variable by the CLI)
+
     def test_resume_reopens_a_thread_on_its_own_server(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       history_server: HistoryServer) -> None:
         from tandem.tui.connection import settle_app_connection
