@@ -473,6 +473,10 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     # -- actions --------------------------------------------------------------------------------
 
+    def _focus_promised(self) -> bool:
+        main = self._main
+        return main is not None and self.screen is main and main.composer.focus_promised
+
     def _approval_closed(self, block: Block, decided: bool) -> None:
         # After a decision the person types next; after "Decide later", Enter reopens it.
         if decided:

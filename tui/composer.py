@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
@@ -126,6 +127,9 @@ class Composer(Vertical):
     }
     """
 
+    FOCUS_PROMISE_SECONDS: ClassVar[float] = 2.0
+    """After a decision, how long keys typed while the input is still disabled wait for it."""
+
     reason: reactive[str | None] = reactive(None)
     """Why the composer cannot send now (None: it can)."""
     queued: reactive[int] = reactive(0)
@@ -144,6 +148,7 @@ class Composer(Vertical):
         self._placeholder = placeholder
         self._focus_taken: bool = False
         self._focus_moved_to: Widget | None = None
+        self._focus_promised_until = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(classes="composer--reason")
@@ -176,6 +181,11 @@ class Composer(Vertical):
         """Where disabling the input sent the focus (None if it did not hold the focus)."""
         return self._focus_moved_to
 
+    @property
+    def focus_promised(self) -> bool:
+        """Whether the input, disabled now, was promised the focus moments ago (after a decision)."""
+        return self._focus_taken and time.monotonic() < self._focus_promised_until and self.input.disabled
+
     def focus_input(self) -> None:
         """Focus the text area (when it accepts input)."""
         if not self.input.disabled:
@@ -190,6 +200,9 @@ class Composer(Vertical):
         if self.input.disabled:
             self._focus_taken = True
             self._focus_moved_to = self.screen.focused
+            # The input is enabled when the engine has the decision, a moment later (longer on a
+            # loaded machine): the app holds the keys typed meanwhile (`tui.key_order`).
+            self._focus_promised_until = time.monotonic() + self.FOCUS_PROMISE_SECONDS
         else:
             self.input.focus()
 
@@ -216,6 +229,7 @@ class Composer(Vertical):
 
     def _enable_input(self) -> None:
         self.input.disabled = False
+        self._focus_promised_until = 0.0
         if not self._focus_taken:
             return
         self._focus_taken = False

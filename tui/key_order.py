@@ -13,6 +13,10 @@ A binding may also move focus later, through messages (Enter on a form's Book bu
 travels up to the app, which then focuses the composer). A held key that nothing would take where
 focus is right after the binding (no binding names it, the focused widget does not type it) waits a
 little longer, until focus moves or `HOLD_LIMIT` passed: `Enter` then `thanks` lands in the composer.
+
+After a decision the composer is promised the focus but stays disabled until the engine has the
+decision (a moment; longer on a loaded machine): keys nothing takes meanwhile are held for it too
+(`_focus_promised`, bounded by `Composer.FOCUS_PROMISE_SECONDS`).
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ class KeyOrder(App[None]):
         if not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
             return
-        if self._held or not self._settled():
+        if self._held or not self._settled() or self._waits_for_promised_focus(event):
             if self._held is None:
                 self._held = deque()
             self._held.append(event)
@@ -111,6 +115,15 @@ class KeyOrder(App[None]):
         self._orphans_until = 0.0  # focus moved, time is up, or the key is taken: the wait is over
         return False
 
+    def _focus_promised(self) -> bool:
+        """Whether an input that is disabled right now will take the focus in a moment (the app
+        knows: the composer after a decision, until the engine has it). None here."""
+        return False
+
+    def _waits_for_promised_focus(self, event: events.Key) -> bool:
+        """A key nothing takes where focus is, while the input it was typed for is about to take it."""
+        return self._focus_promised() and self._taken_nowhere(event)
+
     def on_key(self, event: events.Key) -> None:
         # The awaited key bubbled up to the app: Textual's own handler runs its binding right after
         # this one; the held keys go once the whole message is handled.
@@ -136,7 +149,7 @@ class KeyOrder(App[None]):
 
     async def _deliver_held(self) -> None:
         held = self._held
-        while held and self._settled() and not self._waits_for_focus(held[0]):
+        while held and self._settled() and not self._waits_for_focus(held[0]) and not self._waits_for_promised_focus(held[0]):
             await self._route_key(held.popleft())
         if held:
             self._check_later()
