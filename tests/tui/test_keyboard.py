@@ -111,25 +111,32 @@ class TestThePendingDecision:
             await pilot.press("o", "k")
             assert app.main.composer.input.text == "ok"
 
-    async def test_typing_right_after_approving_reaches_the_composer_while_the_engine_catches_up(self) -> None:
+    async def test_typing_right_after_approving_reaches_the_composer_while_the_engine_catches_up(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         """The composer is disabled while the agent waits and enabled when the engine has the
         decision: keys typed in between (a loaded machine, a slow engine) went nowhere."""
         import threading
-        import time
 
+        from tandem.tui.composer import Composer
+
+        monkeypatch.setattr(Composer, "FOCUS_PROMISE_SECONDS", 30.0)  # the mechanism, not its bound, on a loaded machine
         app = _approval_script().app(approval_guard_seconds=0)
         async with app.run_test(size=(100, 30)) as pilot:
             await _approval_asked(pilot)
-            busy = threading.Event()
+            busy, go_on = threading.Event(), threading.Event()
 
             def slow_engine() -> None:
                 busy.set()
-                time.sleep(0.4)  # the engine thread is busy: the decision waits behind this
+                go_on.wait(10)  # the engine thread is busy: the decision waits behind this
 
             app.engine.loop.call_soon_threadsafe(slow_engine)
             busy.wait(5)
-            await pilot.press("a", "o", "k")
-            assert app.main.composer.input.disabled  # the engine has not taken the decision yet
+            try:
+                await pilot.press("a", "o", "k")
+                assert app.main.composer.input.disabled  # the engine has not taken the decision yet
+            finally:
+                go_on.set()
             await wait_for(pilot, lambda: app.main.composer.input.text == "ok", "the keys in the composer")
             assert isinstance(app.focused, ComposerInput)
 
