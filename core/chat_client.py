@@ -116,9 +116,13 @@ class FunctionInvokingChatClient(DelegatingChatClient):
                     elif isinstance(part, ToolResultContent):
                         answered.add(part.call_id)
                 yield update
-            answered.update(part.call_id for message in history for part in message.contents
-                            if isinstance(part, ToolResultContent))
             runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
+            if runnable:
+                # The history is read only when a local tool was called: a turn without one costs
+                # nothing per history message here.
+                answered.update(part.call_id for message in history for part in message.contents
+                                if isinstance(part, ToolResultContent))
+                runnable = [c for c in runnable if c.call_id not in answered]
             if not runnable or _round == self.max_rounds:
                 return
             results: list[ToolResultContent] = []

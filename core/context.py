@@ -97,8 +97,9 @@ class AgentContext:
 
     @property
     def pending_blocks(self) -> list[InteractiveBlock]:
-        """Interactive blocks still waiting for the human."""
-        return [b for b in self.blocks if isinstance(b, InteractiveBlock) and b.actionable]
+        """Interactive blocks still waiting for the human (a walk of the interactive ones only:
+        read after every turn, it must not cost a long conversation more)."""
+        return [b for b in self.agent.pipeline.interactive_blocks if b.actionable]
 
     @property
     def conversation_id(self) -> str:
@@ -289,8 +290,8 @@ class AgentContext:
             if isinstance(block, TextBlock) and block.role == "assistant" and block.lifecycle.value == "active":
                 block.mark_stopped()
         pipeline.end_segment()
-        for block in self.blocks:
-            if isinstance(block, InteractiveBlock) and block.turn_id == turn.id and not block.decided:
+        for block in pipeline.interactive_blocks:
+            if block.turn_id == turn.id and not block.decided:
                 block.cancel()
         self.thread.append(SegmentEnded(turn_id=turn.id, index=max(0, turn.segments - 1), outcome="cancelled"))
         self._record_human_write(

@@ -149,6 +149,9 @@ class Pipeline:
         self._builtin_handlers = list(builtin_handlers)
         self._state_mappers: list[StateMapper] = [*state_mappers, default_state_mapper]
         self.blocks: list[Block] = []
+        self.interactive_blocks: list[InteractiveBlock] = []
+        """The interactive blocks among `blocks`, in order: the few a decision may still be
+        waiting on, found without walking the whole conversation (`AgentContext.pending_blocks`)."""
         self.by_id: dict[str, Block] = {}
         self._active: list[tuple[Block, Handler]] = []
         self.segment_blocks: list[Block] = []
@@ -296,6 +299,8 @@ class Pipeline:
         block.env = self.env
         block.turn_id = block.turn_id or self.turn_id
         self.blocks.append(block)
+        if isinstance(block, InteractiveBlock):
+            self.interactive_blocks.append(block)
         if not block.is_marker:
             self.newest_content = block
         self.by_id[block.id] = block

@@ -127,6 +127,17 @@ class TestFunctionInvokingChatClient:
         assert runs == []
         assert len(inner.requests) == 1
 
+    async def test_a_call_answered_in_the_history_is_not_run_again(self) -> None:
+        # A server that re-sends a call the history already holds a result for (ADK's snapshots do).
+        runs: list[dict] = []
+        inner = ScriptedChatClient([[tool_call("c1", "lookup", arguments={}), finish()]])
+        history = [ChatMessage.user("look it up"),
+                   ChatMessage(role="tool", contents=[ToolResultContent(call_id="c1", result="found earlier")]),
+                   ChatMessage.user("and now?")]
+        await collect(FunctionInvokingChatClient(inner, {"lookup": runs.append}), history)
+        assert runs == []
+        assert len(inner.requests) == 1
+
     async def test_stops_after_max_rounds(self) -> None:
         segments = [[tool_call(f"c{n}", "again", arguments={}), finish()] for n in range(4)]
         inner = ScriptedChatClient(segments)

@@ -26,6 +26,7 @@ from tandem.core import (
     ChatMessage,
     ChatUpdate,
     ErrorBlock,
+    InteractiveBlock,
     InterruptBlock,
     Status,
     TextBlock,
@@ -150,6 +151,30 @@ class TestContinuation:
         second.reject()  # type: ignore[attr-defined]
         await turn.wait()
         assert len(conversation.client.requests) == 2
+
+    async def test_pending_blocks_come_from_the_interactive_blocks_kept_as_they_are_added(self) -> None:
+        conversation = Conversation([
+            [text("One.", message_id="m1"), approval("r1"), finish()],
+            [text("Two.", message_id="m2"), finish()],
+            [approval("r2"), text("Three.", message_id="m3"), finish()],
+        ])
+        context = conversation.context
+        turn = await context.send("go")
+        await reach(context, Status.AWAITING_INPUT)
+        (first,) = context.pending_blocks
+        first.approve()  # type: ignore[attr-defined]
+        await turn.wait()
+        assert context.pending_blocks == []
+        turn = await context.send("again")
+        await reach(context, Status.AWAITING_INPUT)
+        (second,) = context.pending_blocks
+        assert second is not first
+        pipeline = context.agent.pipeline
+        assert pipeline.interactive_blocks == [b for b in context.blocks if isinstance(b, InteractiveBlock)]
+        assert pipeline.interactive_blocks == [first, second]
+        second.reject()  # type: ignore[attr-defined]
+        await turn.wait()
+        assert context.pending_blocks == []
 
     async def test_a_turn_that_keeps_asking_stops_at_max_segments(self) -> None:
         endless = [[approval(f"r{n}", requires_confirmation=False), finish()] for n in range(5)]

@@ -1,0 +1,154 @@
+"""Per short turn with a long history: the real `tandem` in a pty, 2,000 vs 10 prior messages (issue 18).
+
+Two apps run side by side in 120×40 pseudo-terminals against one real AG-UI server on 127.0.0.1
+(`_blocks_server.py`): one whose thread holds `--history` prior messages of realistic Markdown, one
+with 10 (the same messages end both threads, so both screens show the same). Each is sent the same
+short turns back to back, interleaved; per turn: wall time from the keys typed until the answer is
+on the terminal and the status line is idle again, and the app's CPU (utime + stime, all threads).
+
+The server is part of the wall time: it reads and validates the request (`RunAgentInput` with
+pydantic), whose size grows with the history (~600 kB at 2,000 messages). Every request's time in
+the server, from its last body byte to the response's start, is recorded, so the wall time is also
+printed without it: what the app itself adds. (`bench_memory_pty.py --only turns` measures the same
+turns without that split.)
+
+Prints the figures of this one run; asserts nothing. The machine may be loaded: absolute times are
+noisy, the ratios are measured side by side.
+
+    python tests/perf/bench_turn_pty.py [--history 2000] [--turns 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _blocks_server import BlocksServer, build_app, last_marker  # noqa: E402
+from bench_memory_pty import PtyTandem, ready, turn  # noqa: E402
+
+Asgi = Any
+
+
+def timed(app: Asgi, spent: list[float]) -> Asgi:
+    """`app`, recording for each request the seconds from its last body byte to the response's start."""
+
+    async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        received: list[float] = []
+
+        async def timed_receive() -> dict[str, Any]:
+            message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False):
+                received.append(time.perf_counter())
+            return message
+
+        async def timed_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and received:
+                spent.append(time.perf_counter() - received[-1])
+            await send(message)
+
+        await app(scope, timed_receive, timed_send)
+
+    return asgi
+
+
+@contextmanager
+def serve(spent: list[float]) -> Iterator[BlocksServer]:
+    """The blocks server (as `_blocks_server.serve_blocks`), timed, from a daemon thread."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = BlocksServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}/")
+    uv = uvicorn.Server(uvicorn.Config(timed(build_app(server), spent), log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not uv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the AG-UI bench server did not start")
+        time.sleep(0.01)
+    try:
+        yield server
+    finally:
+        uv.should_exit = True
+        thread.join(5)
+        sock.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--history", type=int, default=2_000)
+    parser.add_argument("--turns", type=int, default=16)
+    args = parser.parse_args()
+    print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
+    spent: list[float] = []
+    names = ("small", "large")
+    walls: dict[str, list[float]] = {name: [] for name in names}
+    apps_own: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in names}
+    served: dict[str, list[float]] = {name: [] for name in names}
+    with serve(spent) as server, tempfile.TemporaryDirectory() as small_data, \
+            tempfile.TemporaryDirectory() as large_data:
+        apps = {"small": PtyTandem(["--url", server.url], small_data),
+                "large": PtyTandem(["--url", server.url], large_data)}
+        try:
+            for app in apps.values():
+                ready(app)
+            turn(apps["small"], "blocks 9", last_marker(9))
+            turn(apps["large"], f"blocks {args.history - 1}", last_marker(args.history - 1))
+            for app in apps.values():
+                app.settle()
+            for k in range(args.turns):
+                for name in names if k % 2 == 0 else names[::-1]:
+                    app = apps[name]
+                    requests = len(spent)
+                    cpu, wall = app.cpu_seconds(), time.monotonic()
+                    turn(app, f"short {k}", f"Short answer {k}.")
+                    # The next turn follows at once, as a person's quick follow-up would: what the
+                    # app does after a turn counts towards the next one.
+                    elapsed = time.monotonic() - wall
+                    server_time = sum(spent[requests:])
+                    walls[name].append(elapsed)
+                    served[name].append(server_time)
+                    apps_own[name].append(elapsed - server_time)
+                    cpus[name].append(app.cpu_seconds() - cpu)
+            sizes = {"small": [size for size, count in server.requests if count < 50][-1],
+                     "large": [size for size, count in server.requests if count >= args.history][-1]}
+        finally:
+            for app in apps.values():
+                app.close()
+
+    def ms(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1000:6.1f}"
+
+    print(f"per short turn, {args.turns} turns each, interleaved (medians; CPU: mean, /proc ticks of 10 ms):")
+    print("  prior messages    wall ms   server ms   wall − server ms   app CPU ms   request")
+    for name, label in (("small", "10"), ("large", f"{args.history:,}")):
+        print(f"  {label:>14}    {ms(walls[name])}      {ms(served[name])}             {ms(apps_own[name])}"
+              f"       {statistics.fmean(cpus[name]) * 1000:6.1f}   {sizes[name] / 1e3:.1f} kB")
+
+    def ratio(values: dict[str, list[float]], mean: bool = False) -> float:
+        pick = statistics.fmean if mean else statistics.median
+        return pick(values["large"]) / max(pick(values["small"]), 1e-9)
+
+    print(f"  ratio {args.history:,} vs 10: wall {ratio(walls):.2f}×, wall without the server "
+          f"{ratio(apps_own):.2f}×, app CPU {ratio(cpus, mean=True):.2f}× (target ≤ 1.1×)")
+
+
+if __name__ == "__main__":
+    main()
