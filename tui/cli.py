@@ -232,7 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `tandem` console script."""
+    """Entry point of the `tandem` console script (`argv` None: the process is the command's own)."""
+    if argv is None:
+        # The `tandem` process itself, not a caller's (tests call `main([...])`): skip the optional
+        # imports of its libraries it never uses (`tui.lean_imports`).
+        from tandem.tui.lean_imports import skip_unused_imports
+
+        skip_unused_imports()
     args = build_parser().parse_args(argv)
     _apply_timeouts(args)
     url = getattr(args, "url", None)

@@ -14,7 +14,8 @@ Two measures, each side by side with its floor in interleaved rounds (one run, o
   pty (or exit), beside `python -c pass` run to exit. Printed: CPU seconds beyond the interpreter
   (target: ≤ 0.15 s, issue 15). Also `FLOOR_CLIENT` to its first byte: the libraries `ask` needs
   (httpx, ag-ui-protocol, pydantic) cost more than that target on their own, so `ask` is also
-  printed beyond that floor — what Tandem itself adds.
+  printed beyond that floor — what Tandem itself adds. And `FLOOR_STDLIB` (the standard library's
+  HTTP client and JSON, nothing validated): what a first byte costs when nothing else comes first.
 
 `--importtime` adds each command's heaviest top-level imports (`python -X importtime`), which is
 where to look when a figure moves.
@@ -97,6 +98,31 @@ with httpx.stream("POST", sys.argv[1], json=body, headers={"Accept": "text/event
 """
 """The least an AG-UI client in Python does to print the first text: httpx, SSE lines, ag-ui-protocol's
 validation (the libraries `tandem ask` uses; their imports alone are most of its start-up)."""
+
+
+FLOOR_STDLIB = """
+import http.client
+import json
+import sys
+from urllib.parse import urlsplit
+
+url = urlsplit(sys.argv[1])
+body = {"threadId": "t", "runId": "r", "state": {}, "messages": [{"id": "u1", "role": "user", "content": "hi"}],
+        "tools": [], "context": [], "forwardedProps": {}}
+connection = http.client.HTTPConnection(url.hostname, url.port)
+connection.request("POST", url.path or "/", json.dumps(body), {"Accept": "text/event-stream",
+                                                                "Content-Type": "application/json"})
+response = connection.getresponse()
+for line in response:
+    if line.startswith(b"data:"):
+        event = json.loads(line[5:])
+        if event.get("type") == "TEXT_MESSAGE_CONTENT":
+            sys.stdout.write(event["delta"])
+            sys.stdout.flush()
+"""
+"""The least any Python client does to print the first text: the standard library's HTTP client and
+JSON, no validation. What a first byte costs when nothing but the bytes on the wire is imported
+first: the room a lean first-byte path would have (issue 15's target is 0.15 s beyond the interpreter)."""
 
 
 class _AGUIHandler(BaseHTTPRequestHandler):
@@ -237,26 +263,33 @@ def bench_first_byte(rounds: int, env: dict[str, str], url: str) -> dict[str, fl
         "tandem --help": [TANDEM, "--help"],
         "tandem ask --help": [TANDEM, "ask", "--help"],
         "tandem ask (first byte)": [TANDEM, "ask", "--url", url, "hi"],
+        # `main(argv)` called by a program, not as the command: the optional imports of httpx and
+        # httpcore are not skipped (`tui.lean_imports`): what `ask` cost before they were.
+        "ask, no imports skipped": [PYTHON, "-c", "import sys; from tandem.tui.cli import main; sys.exit(main(sys.argv[1:]))",
+                                    "ask", "--url", url, "hi"],
     }
     floor_client = [PYTHON, "-c", FLOOR_CLIENT, url]
+    stdlib_client = [PYTHON, "-c", FLOOR_STDLIB, url]
     floor: list[float] = []
     client: list[float] = []
+    stdlib: list[float] = []
     measured: dict[str, list[float]] = {name: [] for name in commands}
-    for command in [floor_client, *commands.values()]:  # warm-up: fills the bytecode cache
+    for command in [floor_client, stdlib_client, *commands.values()]:  # warm-up: fills the bytecode cache
         run_until(command, None, env)
     for _ in range(rounds):
         floor.append(run_until([PYTHON, "-c", "pass"], None, env))
         client.append(run_until(floor_client, None, env))
+        stdlib.append(run_until(stdlib_client, None, env))
         for name, command in commands.items():
             measured[name].append(run_until(command, None, env))
     base = statistics.median(floor)
     print(f"python -c pass: CPU s {_summary(floor)}")
     beyond: dict[str, float] = {}
-    for name, values in [*measured.items(), ("floor client (first byte)", client)]:
+    for name, values in [*measured.items(), ("floor client (first byte)", client), ("stdlib client (first byte)", stdlib)]:
         extra = [value - base for value in values]
         beyond[name] = statistics.median(extra)
-        target = "" if name.startswith("floor") else "  (target ≤ 0.15)"
-        print(f"{name:<26} CPU s beyond the interpreter: {_summary(extra)}{target}")
+        target = "  (target ≤ 0.15)" if name.startswith("tandem") else ""
+        print(f"{name:<27} CPU s beyond the interpreter: {_summary(extra)}{target}")
     ask = [ours - theirs for ours, theirs in zip(measured["tandem ask (first byte)"], client)]
     print(f"{'tandem ask (first byte)':<26} CPU s beyond the floor client (httpx + ag-ui-protocol, same round): {_summary(ask)}")
     return beyond

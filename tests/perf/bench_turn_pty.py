@@ -2,9 +2,12 @@
 
 Two apps run side by side in 120×40 pseudo-terminals against one real AG-UI server on 127.0.0.1
 (`_blocks_server.py`): one whose thread holds `--history` prior messages of realistic Markdown, one
-with 10 (the same messages end both threads, so both screens show the same). Each is sent the same
-short turns back to back, interleaved; per turn: wall time from the keys typed until the answer is
-on the terminal and the status line is idle again, and the app's CPU (utime + stime, all threads).
+with `--small` (10; messages of the same shapes end both threads, so both screens show alike).
+Each is sent the same short turns back to back, interleaved; per turn: wall time from the keys
+typed until the answer is on the terminal and the status line is idle again, and the app's CPU
+(utime + stime, all threads). `--small 1000` compares two long histories: the conversation's
+window of views fills up with the first messages, so 10 prior messages also mean fewer views on
+screen; what grows with the history shows between 1,000 and 2,000.
 
 The server is part of the wall time: it reads and validates the request (`RunAgentInput` with
 pydantic), whose size grows with the history (~600 kB at 2,000 messages). Every request's time in
@@ -92,6 +95,7 @@ def serve(spent: list[float]) -> Iterator[BlocksServer]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--history", type=int, default=2_000)
+    parser.add_argument("--small", type=int, default=10, help="prior messages of the other app (default 10)")
     parser.add_argument("--turns", type=int, default=16)
     args = parser.parse_args()
     print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
@@ -109,7 +113,7 @@ def main() -> None:
         try:
             for app in apps.values():
                 ready(app)
-            turn(apps["small"], "blocks 9", last_marker(9))
+            turn(apps["small"], f"blocks {args.small - 1}", last_marker(args.small - 1))
             turn(apps["large"], f"blocks {args.history - 1}", last_marker(args.history - 1))
             for app in apps.values():
                 app.settle()
@@ -127,7 +131,7 @@ def main() -> None:
                     served[name].append(server_time)
                     apps_own[name].append(elapsed - server_time)
                     cpus[name].append(app.cpu_seconds() - cpu)
-            sizes = {"small": [size for size, count in server.requests if count < 50][-1],
+            sizes = {"small": [size for size, count in server.requests if args.small <= count < args.history][-1],
                      "large": [size for size, count in server.requests if count >= args.history][-1]}
         finally:
             for app in apps.values():
@@ -138,7 +142,7 @@ def main() -> None:
 
     print(f"per short turn, {args.turns} turns each, interleaved (medians; CPU: mean, /proc ticks of 10 ms):")
     print("  prior messages    wall ms   server ms   wall − server ms   app CPU ms   request")
-    for name, label in (("small", "10"), ("large", f"{args.history:,}")):
+    for name, label in (("small", f"{args.small:,}"), ("large", f"{args.history:,}")):
         print(f"  {label:>14}    {ms(walls[name])}      {ms(served[name])}             {ms(apps_own[name])}"
               f"       {statistics.fmean(cpus[name]) * 1000:6.1f}   {sizes[name] / 1e3:.1f} kB")
 
@@ -146,7 +150,7 @@ def main() -> None:
         pick = statistics.fmean if mean else statistics.median
         return pick(values["large"]) / max(pick(values["small"]), 1e-9)
 
-    print(f"  ratio {args.history:,} vs 10: wall {ratio(walls):.2f}×, wall without the server "
+    print(f"  ratio {args.history:,} vs {args.small:,}: wall {ratio(walls):.2f}×, wall without the server "
           f"{ratio(apps_own):.2f}×, app CPU {ratio(cpus, mean=True):.2f}× (target ≤ 1.1×)")
 
 
