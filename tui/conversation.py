@@ -299,13 +299,12 @@ class Conversation(Vertical):
         self._lo = self._hi = 0
         self._unseen = False
         self.following = True
-        welcome = self.scroller.query("#welcome")
-        welcome.set(display=True)
+        self.scroller.query_children("#welcome").set(display=True)
 
     def set_welcome(self, welcome: Content) -> None:
         """Replace the welcome text (shown until the first block arrives)."""
         self._welcome = welcome
-        for static in self.scroller.query("#welcome").results(Static):
+        for static in self.scroller.query_children("#welcome").results(Static):
             static.update(welcome)
 
     # -- actions -----------------------------------------------------------------------------
@@ -533,7 +532,9 @@ class Conversation(Vertical):
         self.scroller.scroll_end(animate=False)
 
     def _hide_welcome(self) -> None:
-        for welcome in self.scroller.query("#welcome"):
+        # The welcome is a child of the scroller: a `query` would walk every widget of every
+        # mounted message (tens of thousands on a long thread) on each batch of blocks.
+        for welcome in self.scroller.query_children("#welcome"):
             welcome.display = False
 
     def _update_hint(self) -> None:
