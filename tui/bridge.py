@@ -204,11 +204,17 @@ class Bridge:
         self._wake(started)
 
     def _on_block_changed(self, block: Block) -> None:
+        # The hot path (once per streamed delta): one lock, and nothing more while a wake-up
+        # is already on its way to the UI thread.
         started = time.perf_counter()
         with self._lock:
             self._dirty[block.id] = block
             self._notifications += 1
-        self._wake(started)
+            quiet = self._wake_pending or self._closed
+        if quiet:
+            self._engine_seconds += time.perf_counter() - started
+        else:
+            self._wake(started)
 
     def _on_status_changed(self, status: Status) -> None:
         started = time.perf_counter()

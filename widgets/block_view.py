@@ -62,7 +62,9 @@ class BlockView(Widget):
         Before the view is mounted (or after it was unmounted) this does nothing: its children
         do not exist yet, and mounting paints the current version anyway.
         """
-        if not self._composed:
+        if not self._composed or self._pruning:
+            # Being removed (Textual's flag, set until the children are gone and the view
+            # unmounts): its children may already be gone, and it will not be seen again.
             return
         version = self.block.version
         if version == self.shown_version:

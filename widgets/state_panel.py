@@ -14,28 +14,19 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Input, Static, Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 from tandem.core.state import AgentState
 from tandem.core.state_merge import pointer_of
 from tandem.widgets.sanitize import agent_text, sanitize
 from tandem.widgets.state_conflict import StateConflictList
+from tandem.widgets.state_tree import StateTree
+from tandem.widgets.state_tree import short_value as _short
 
 __all__ = ["StatePanel", "diff_lines", "proposal_title"]
 
 _MARKS = {"add": ("+", "-added"), "remove": ("−", "-removed"), "replace": ("~", "-changed"), "move": ("~", "-changed"), "copy": ("+", "-added")}
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """A one-line, sanitised JSON rendering of a value."""
-    text = value if isinstance(value, str) else dumps_agent_json(value, ensure_ascii=False)
-    text = sanitize(text).replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _escape_pointer_part(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
 
 
 def _resolve(document: Any, pointer: str) -> Any:
@@ -248,6 +239,7 @@ class StatePanel(Vertical, can_focus=False):
         """What made a proposal, by proposal id (e.g. the tool whose call it predicts), for its
         card's title; set by the host (None, or a None answer: "The agent")."""
         self._shown_proposals: list[tuple[str, str, list[tuple[str, str, str]]]] | None = None
+        self._tree: StateTree | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content("state"), classes="state-panel--title")
@@ -347,22 +339,23 @@ class StatePanel(Vertical, can_focus=False):
     def _paint_tree(self, committed: Any, conflicted: frozenset[str] = frozenset()) -> None:
         tree: Tree[str] = self.query_one(Tree)
         tree.display = committed is not None
-        expanded = {node.data for node in _walk(tree.root) if node.is_expanded and node.data is not None}
-        cursor = tree.cursor_node.data if tree.cursor_node is not None else None
-        tree.clear()
-        if committed is None:
+        if self._tree is None or self._tree.tree is not tree:
+            self._tree = StateTree(tree)
+        cursor = tree.cursor_node
+        if not self._tree.show(committed, conflicted):
             return
-        _add_children(tree.root, committed, "", expanded, first=True, conflicted=conflicted)
-        tree.root.expand()
-        if cursor is not None:
-            for node in _walk(tree.root):
-                if node.data == cursor and node is not tree.root:
-                    # The rebuilt tree has no line numbers until it is laid out again.
-                    self.call_after_refresh(tree.move_cursor, node)
-                    break
-        # Rebuilding lines on idle does not always trigger a new layout; without it the tree can
+        if cursor is not None and cursor is not tree.root and _in_tree(tree, cursor):
+            # Nodes added or removed above the cursor move its line: keep it on its field.
+            self.call_after_refresh(tree.move_cursor, cursor)
+        # Changing lines on idle does not always trigger a new layout; without it the tree can
         # keep a height of 0 and vanish.
         self.call_after_refresh(tree.refresh, layout=True)
+
+    @on(Tree.NodeExpanded)
+    def _node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        # A container's children are built when it is first opened (see `StateTree`).
+        if self._tree is not None and event.node.tree is self._tree.tree:
+            self._tree.fill(event.node)
 
     def _paint_notices(self, state: AgentState | None) -> None:
         diverged = state is not None and state.diverged
@@ -450,11 +443,12 @@ def _parse_edit(text: str, old: Any) -> Any:
         return text
 
 
-def _walk(node: TreeNode[str]) -> list[TreeNode[str]]:
-    nodes = [node]
-    for child in node.children:
-        nodes.extend(_walk(child))
-    return nodes
+def _in_tree(tree: Tree[str], node: TreeNode[str]) -> bool:
+    """Whether `node` is still one of `tree`'s nodes (not removed since)."""
+    try:
+        return tree.get_node_by_id(node.id) is node
+    except UnknownNodeID:
+        return False
 
 
 def _conflicted(state: AgentState | None) -> frozenset[str]:
@@ -463,30 +457,6 @@ def _conflicted(state: AgentState | None) -> frozenset[str]:
         return frozenset()
     pointers = (pointer_of(state.committed, c.path) for c in state.open_conflicts)
     return frozenset(p for p in pointers if p is not None)
-
-
-def _add_children(
-    parent: TreeNode[str], value: Any, pointer: str, expanded: set[str], *, first: bool = False, conflicted: frozenset[str] = frozenset()
-) -> None:
-    items: list[tuple[str, Any]]
-    if isinstance(value, dict):
-        items = [(str(key), item) for key, item in value.items()]
-    elif isinstance(value, list):
-        items = [(str(index), item) for index, item in enumerate(value)]
-    else:
-        parent.add_leaf(Text(_short(value)), data=pointer)
-        return
-    for key, item in items:
-        path = f"{pointer}/{_escape_pointer_part(key)}"
-        mark = "⚠ " if path in conflicted else ""
-        if isinstance(item, (dict, list)):
-            size = f"{{{len(item)}}}" if isinstance(item, dict) else f"[{len(item)}]"
-            node = parent.add(Text(f"{mark}{sanitize(key)} {size}"), data=path)
-            _add_children(node, item, path, expanded, conflicted=conflicted)
-            if path in expanded or first:
-                node.expand()
-        else:
-            parent.add_leaf(Text(f"{mark}{sanitize(key)}: {_short(item)}"), data=path)
 
 
 def _proposal_card(proposal_id: str, title: str, lines: list[tuple[str, str, str]]) -> Vertical:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -73,6 +73,9 @@ class ToolCallView(BlockView):
 
     def __init__(self, block: ToolCallBlock, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(block, name=name, id=id, classes=classes)
+        # The status class goes on before mounting: added after, it would restyle the whole card.
+        self.add_class(_STATUS_CLASSES[block.status])
+        self._parts: _Parts | None = None
 
     @property
     def tool(self) -> ToolCallBlock:
@@ -81,23 +84,39 @@ class ToolCallView(BlockView):
         return self.block
 
     def compose(self) -> ComposeResult:
-        with Collapsible(title=Content("tool"), collapsed=True):  # type: ignore[arg-type]
+        # The parts are kept, not queried: a repaint that comes while the card is being removed
+        # (its children already gone, its own unmount not yet run) must not fail to find them.
+        # "-collapsed" is the class the Collapsible adds on mount: given now, that costs no restyle.
+        parts = _Parts(
+            collapsible=Collapsible(title=Content("tool"), collapsed=True, classes="-collapsed"),  # type: ignore[arg-type]
+            args=Static(classes="tool-call-view--args"),
+            result_label=Static(Content("result"), classes="tool-call-view--label tool-call-view--result-label"),
+            result=Static(classes="tool-call-view--result"),
+            summary=Static(classes="tool-call-view--summary"),
+        )
+        self._parts = parts
+        with parts.collapsible:
             with Vertical():
                 yield Static(Content("arguments"), classes="tool-call-view--label")
-                yield Static(classes="tool-call-view--args")
-                yield Static(Content("result"), classes="tool-call-view--label tool-call-view--result-label")
-                yield Static(classes="tool-call-view--result")
-        yield Static(classes="tool-call-view--summary")
+                yield parts.args
+                yield parts.result_label
+                yield parts.result
+        yield parts.summary
 
     def update_from_block(self) -> None:
+        parts = self._parts
+        if parts is None:
+            return  # not composed: mounting paints the block
         block = self.tool
-        for status, css_class in _STATUS_CLASSES.items():
-            self.set_class(block.status is status, css_class)
+        status_class = _STATUS_CLASSES[block.status]
+        if not self.has_class(status_class):
+            # One restyle of the card for the status change, not one per class.
+            self.remove_class(*_STATUS_CLASSES.values(), update=False)
+            self.add_class(status_class)
         symbol, word = STATUS_LABELS[block.status]
-        title = Content(f"{symbol} ") + agent_text(block.name) + Content(f" · {word}")
-        self.query_one(Collapsible).title = title  # type: ignore[assignment]
-        self.query_one(".tool-call-view--args", Static).update(agent_text(self._arguments_text()))
-        result = self.query_one(".tool-call-view--result", Static)
+        parts.collapsible.title = Content(f"{symbol} ") + agent_text(block.name) + Content(f" · {word}")  # type: ignore[assignment]
+        parts.args.update(agent_text(self._arguments_text()))
+        result = parts.result
         if block.error:
             result.set_class(True, "tool-call-view--error")
             result.update(agent_text(block.error))
@@ -106,12 +125,11 @@ class ToolCallView(BlockView):
             result.update(agent_text("" if block.result is None else pretty_json(decoded_result(block.result))))
         has_result = block.result is not None or block.error is not None
         result.display = has_result
-        self.query_one(".tool-call-view--result-label").display = has_result
+        parts.result_label.display = has_result
         summary = self.summary()
-        summary_widget = self.query_one(".tool-call-view--summary", Static)
-        summary_widget.display = summary is not None
+        parts.summary.display = summary is not None
         if summary is not None:
-            summary_widget.update(summary)
+            parts.summary.update(summary)
 
     def summary(self) -> Content | None:
         """A short always-visible rendering of the call (typed tool views override). None: none."""
@@ -125,6 +143,16 @@ class ToolCallView(BlockView):
                 text += "\n" + sanitize(block.arguments_error)
             return text
         return sanitize(block.arguments_text) or "…"
+
+
+class _Parts(NamedTuple):
+    """The widgets of a composed card that a repaint updates."""
+
+    collapsible: Collapsible
+    args: Static
+    result_label: Static
+    result: Static
+    summary: Static
 
 
 def decoded_result(result: Any) -> Any:

@@ -4,7 +4,8 @@ Builds the app the way `tui.app_main.run_app` does for `tandem --url URL` (the s
 factory, `build_factory`, and the default frame), but without the thread store (`tandem ask` runs
 with `--no-save`), runs it headless (`App.run_test`, a real Textual app on a headless driver),
 sends one message, waits until the turn is idle and every text view has written its text, and
-exits. It prints the number of blocks the conversation holds and the final status.
+exits. It prints the number of blocks the conversation holds, the final status and the CPU
+seconds of the UI thread (the main thread; the rest of the process's CPU is the engine thread's).
 
 With `--profile FILE`: cProfile both threads (the UI thread from the start, the engine thread from
 when it builds the conversation) and write the merged statistics to FILE.
@@ -26,6 +27,13 @@ from typing import Any
 
 def run_turn(url: str) -> tuple[int, str]:
     """Run the app on `url` for one message; the conversation's block count and final status."""
+    blocks, status, _ = run_turn_timed(url)
+    return blocks, status
+
+
+def run_turn_timed(url: str) -> tuple[int, str, float]:
+    """`run_turn`, and the CPU seconds of this (the UI) thread from start to end."""
+    import time
     from tandem.tui.app import TandemApp
     from tandem.tui.app_main import build_factory, frame_seconds
 
@@ -40,7 +48,7 @@ def run_turn(url: str) -> tuple[int, str]:
     factory = build_factory(args, {})
     app = RecordingApp(factory, endpoint=url, demo=False, frame_seconds=frame_seconds(None), bell=False)
 
-    async def run() -> tuple[int, str]:
+    async def run() -> tuple[int, str, float]:
         from tandem.widgets import TextView
 
         async with app.run_test(size=(120, 40)) as pilot:
@@ -58,7 +66,7 @@ def run_turn(url: str) -> tuple[int, str]:
                 ):
                     break
                 await pilot.pause(0.02)
-            return len(app.conversation.all_blocks), str(value)
+            return len(app.conversation.all_blocks), str(value), time.thread_time()
 
     return asyncio.run(run())
 
@@ -101,8 +109,12 @@ def main() -> None:
     parser.add_argument("url")
     parser.add_argument("--profile", metavar="FILE")
     args = parser.parse_args()
-    blocks, status = profiled(args.url, args.profile) if args.profile else run_turn(args.url)
-    print(f"{blocks} {status}")
+    if args.profile:
+        blocks, status = profiled(args.url, args.profile)
+        print(f"{blocks} {status}")
+    else:
+        blocks, status, ui_cpu = run_turn_timed(args.url)
+        print(f"{blocks} {status} {ui_cpu:.3f}")
     sys.exit(0 if status == "idle" else 1)
 
 

@@ -230,9 +230,13 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
     for argv in sides.values():  # warm-up (and a check that each side reads the whole stream)
         cpu, out = cpu_of(argv, env)
     times: dict[str, list[float]] = {name: [] for name in sides}
+    ui_thread: list[float] = []  # the app's UI thread (it prints its CPU last on its line)
     for _ in range(pairs):
         for name, argv in sides.items():
-            times[name].append(cpu_of(argv, env)[0])
+            cpu, out = cpu_of(argv, env)
+            times[name].append(cpu)
+            if name == "app":
+                ui_thread.append(float(out.split()[-1]))
     print(f"events: {count:,}; {pairs} rounds of {' / '.join(sides)}; CPU s (user+sys) per run")
     for name, values in times.items():
         line = f"  {name:12} median {statistics.median(values):6.2f} s  [{', '.join(f'{v:.2f}' for v in values)}]"
@@ -243,6 +247,8 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
     if app:
         per_event = {name: statistics.median(values) / count * 1e6 for name, values in times.items()}
         print("  CPU per event (median): " + ", ".join(f"{name} {us:.1f} µs" for name, us in per_event.items()))
+        print(f"  app's UI thread: median {statistics.median(ui_thread):.2f} s [{', '.join(f'{v:.2f}' for v in ui_thread)}]; "
+              f"the rest (engine thread, start-up): median {statistics.median(a - u for a, u in zip(times['app'], ui_thread)):.2f} s")
         ratios = [a / j for a, j in zip(times["app"], times["ask --json"])]
         print(f"  app / ask --json, per round: median {statistics.median(ratios):.2f}x "
               f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")

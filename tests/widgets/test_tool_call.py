@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible, Static
@@ -112,3 +114,25 @@ async def test_hostile_tool_name_and_arguments_stay_literal() -> None:
         assert "[@click=app.quit]x[/][2J · running" in _title(view)  # type: ignore[arg-type]
         assert '"[/x": "31m"' in str(view.query_one(".tool-call-view--args", Static).render())
         assert pilot.app.is_running
+
+
+async def test_a_repaint_while_the_card_is_being_removed_finds_its_parts(caplog: pytest.LogCaptureFixture) -> None:
+    # The conversation removes cards that leave its window while the stream keeps repainting
+    # them: a repaint that lands after the card's children are gone but before its own unmount
+    # once failed with NoMatches on '.tool-call-view--args' and drew "could not be shown".
+    block = ToolCallBlock("call-1", call_id="call-1", name="search")
+    block.activate()
+    view = ToolCallView(block)
+    async with _Host(view).run_test() as pilot:
+        await pilot.pause()
+        removal = view.remove()
+        repaints = 0
+        while view.is_attached:  # every turn of the loop until the removal is over
+            block.append_arguments("x")
+            view.refresh_block()
+            repaints += 1
+            await asyncio.sleep(0)
+        await removal
+        assert repaints > 1  # it repainted during the removal, not only before it
+    assert not [record for record in caplog.records if "could not show block" in record.getMessage()]
+    assert not view.query(".block-view--render-error")

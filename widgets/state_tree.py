@@ -1,0 +1,188 @@
+"""The state panel's tree kept in step with the committed state, changing only what changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import NodeID, TreeNode
+
+from tandem.core.agent_json import dumps_agent_json
+from tandem.widgets.sanitize import sanitize
+
+__all__ = ["StateTree", "short_value"]
+
+_NOTHING: Any = object()
+"""What the tree showed before its first `show` (no value is identical to it)."""
+
+
+def short_value(value: Any, limit: int = 60) -> str:
+    """A one-line, sanitised JSON rendering of a value."""
+    text = value if isinstance(value, str) else dumps_agent_json(value, ensure_ascii=False)
+    text = sanitize(text).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def escape_pointer_part(part: str) -> str:
+    """One key as a JSON pointer token (RFC 6901)."""
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _keys(value: dict[str, Any] | list[Any]) -> list[str]:
+    return [str(key) for key in value] if isinstance(value, dict) else [str(index) for index in range(len(value))]
+
+
+def _values(value: dict[str, Any] | list[Any]) -> list[Any]:
+    return list(value.values()) if isinstance(value, dict) else value
+
+
+def _label(key: str, value: Any, mark: str) -> str:
+    if isinstance(value, dict):
+        return f"{mark}{sanitize(key)} {{{len(value)}}}"
+    if isinstance(value, list):
+        return f"{mark}{sanitize(key)} [{len(value)}]"
+    return f"{mark}{sanitize(key)}: {short_value(value)}"
+
+
+class StateTree:
+    """Keeps a `Tree` showing a JSON value, touching only the nodes whose values changed.
+
+    Owns the value each node shows (by node id) and the set of container nodes whose children
+    are built. A committed state is copy-on-write (no write changes a value in place: see
+    `core.state_merge`), so an unchanged field is the same object as before and its whole
+    subtree is skipped with one identity test: a refresh costs the size of the change plus the
+    width of the containers along it, not the size of the state. A collapsed node's children
+    are built when it is first expanded (`fill`): a large state costs only what can be seen.
+    Node data is the field's JSON pointer; labels are sanitised; ⚠ marks a field in conflict.
+    UI thread only.
+    """
+
+    def __init__(self, tree: Tree[str]) -> None:
+        self.tree = tree
+        self._shown: Any = _NOTHING
+        self._conflicted: frozenset[str] = frozenset()
+        self._values: dict[NodeID, Any] = {}
+        """The value each built node shows (containers: the container their children show)."""
+        self._filled: set[NodeID] = set()
+        """Container nodes whose children are built."""
+        self._changed = False
+
+    def show(self, value: Any, conflicted: frozenset[str] = frozenset()) -> bool:
+        """Make the tree show `value`, with the fields at the `conflicted` pointers marked ⚠.
+
+        Top-level objects and arrays start expanded; every other container starts collapsed
+        and keeps what the person made of it. Returns True when any node changed.
+        """
+        self._changed = False
+        force = conflicted != self._conflicted  # marks moved: look at every built node once
+        self._conflicted = conflicted
+        old, self._shown = self._shown, value
+        root = self.tree.root
+        if old is value and not force:
+            return False
+        if value is None:
+            self._clear()
+        elif isinstance(value, (dict, list)) and type(old) is type(value):
+            self._sync_children(root, old, value, "", force, top=True)
+        else:  # the first value, a scalar, or an object that became an array: start again
+            self._clear()
+            if isinstance(value, (dict, list)):
+                self._add_children(root, value, "", top=True)
+            else:
+                root.add_leaf(Text(short_value(value)), data="")
+                self._changed = True
+        if not root.is_expanded:
+            root.expand()
+        return self._changed
+
+    def fill(self, node: TreeNode[str]) -> None:
+        """Build the children of a container node that was collapsed until now (on expanding it)."""
+        if node.id in self._filled or node.id not in self._values:
+            return
+        value = self._values[node.id]
+        if isinstance(value, (dict, list)) and node.data is not None:
+            self._add_children(node, value, node.data)
+
+    def _clear(self) -> None:
+        if self.tree.root.children:
+            self.tree.root.remove_children()
+            self._changed = True
+        self._values.clear()
+        self._filled.clear()
+
+    def _add_children(self, parent: TreeNode[str], value: dict[str, Any] | list[Any], pointer: str, *, top: bool = False) -> None:
+        self._filled.add(parent.id)
+        for key, item in zip(_keys(value), _values(value)):
+            self._add(parent, key, item, f"{pointer}/{escape_pointer_part(key)}", top=top)
+
+    def _add(self, parent: TreeNode[str], key: str, item: Any, path: str, *, top: bool) -> None:
+        mark = "⚠ " if path in self._conflicted else ""
+        self._changed = True
+        if isinstance(item, (dict, list)):
+            node = parent.add(Text(_label(key, item, mark)), data=path)
+            self._values[node.id] = item
+            if top:  # built and opened now; deeper containers wait until they are opened
+                self._add_children(node, item, path)
+                node.expand()
+        else:
+            node = parent.add_leaf(Text(_label(key, item, mark)), data=path)
+            self._values[node.id] = item
+
+    def _forget(self, node: TreeNode[str]) -> None:
+        for child in node.children:
+            self._forget(child)
+        self._values.pop(node.id, None)
+        self._filled.discard(node.id)
+
+    def _sync_children(self, parent: TreeNode[str], old: Any, new: Any, pointer: str, force: bool, *, top: bool = False) -> None:
+        """`parent` shows the children of `old` (same type as `new`): make it show `new`'s."""
+        if parent.id not in self._filled:
+            return  # collapsed and never opened: `fill` builds it from the value shown then
+        children = list(parent.children)
+        new_keys = _keys(new)
+        new_values = _values(new)
+        old_values = _values(old)
+        common = min(len(children), len(new_keys), len(old_values))
+        if isinstance(new, dict):
+            # Keys keep their order when values change; a removed key ends the run of matches.
+            old_keys = _keys(old)
+            same = 0
+            while same < common and old_keys[same] == new_keys[same]:
+                same += 1
+            common = same
+        for index in range(common):
+            before, after = old_values[index], new_values[index]
+            if before is after and not force:
+                continue
+            key = new_keys[index]
+            self._sync_node(children[index], key, before, after, f"{pointer}/{escape_pointer_part(key)}", force)
+        for child in children[common:]:
+            self._forget(child)
+            child.remove()
+            self._changed = True
+        for index in range(common, len(new_keys)):
+            key = new_keys[index]
+            self._add(parent, key, new_values[index], f"{pointer}/{escape_pointer_part(key)}", top=top)
+
+    def _sync_node(self, node: TreeNode[str], key: str, old: Any, new: Any, path: str, force: bool) -> None:
+        label = _label(key, new, "⚠ " if path in self._conflicted else "")
+        if node.label.plain != label:
+            node.set_label(Text(label))
+            self._changed = True
+        self._values[node.id] = new
+        container = isinstance(new, (dict, list))
+        if container and type(old) is type(new):
+            self._sync_children(node, old, new, path, force)
+            return
+        if node.children:
+            for child in node.children:
+                self._forget(child)
+            node.remove_children()
+            self._changed = True
+        self._filled.discard(node.id)
+        if node.allow_expand != container:
+            node.allow_expand = container
+            self._changed = True
+        if container and node.is_expanded:
+            self._add_children(node, new, path)
