@@ -156,7 +156,7 @@ class StateTree:
             if before is after and not force:
                 continue
             key = new_keys[index]
-            self._sync_node(children[index], key, before, after, f"{pointer}/{escape_pointer_part(key)}", force)
+            self._sync_node(children[index], key, before, after, f"{pointer}/{escape_pointer_part(key)}", force, top=top)
         for child in children[common:]:
             self._forget(child)
             child.remove()
@@ -165,7 +165,7 @@ class StateTree:
             key = new_keys[index]
             self._add(parent, key, new_values[index], f"{pointer}/{escape_pointer_part(key)}", top=top)
 
-    def _sync_node(self, node: TreeNode[str], key: str, old: Any, new: Any, path: str, force: bool) -> None:
+    def _sync_node(self, node: TreeNode[str], key: str, old: Any, new: Any, path: str, force: bool, *, top: bool) -> None:
         label = _label(key, new, "⚠ " if path in self._conflicted else "")
         if node.label.plain != label:
             node.set_label(Text(label))
@@ -184,5 +184,7 @@ class StateTree:
         if node.allow_expand != container:
             node.allow_expand = container
             self._changed = True
-        if container and node.is_expanded:
+        if container and (node.is_expanded or top):
             self._add_children(node, new, path)
+            if not node.is_expanded:
+                node.expand()  # a top-level container opens, as when it is added

@@ -57,7 +57,11 @@ def run_turn_timed(url: str) -> tuple[int, str, float]:
             app.main.composer.input.focus()
             app.main.composer.input.insert("go")
             await pilot.press("enter")
-            while True:  # polled between frames
+            while True:
+                # Polled with a plain sleep: `pilot.pause` would post a message to every widget
+                # and force a layout and a repaint each time (50 forced frames a second), a cost
+                # of the harness that a person's terminal does not have. The app paints on its
+                # own timers, as it does in a terminal.
                 status = app.main.status
                 value = status.value if status is not None else None
                 if "streaming" in statuses and value in ("idle", "error", "awaiting_input") and not any(
@@ -65,7 +69,7 @@ def run_turn_timed(url: str) -> tuple[int, str, float]:
                     for view in app.conversation.mounted_views
                 ):
                     break
-                await pilot.pause(0.02)
+                await asyncio.sleep(0.05)
             return len(app.conversation.all_blocks), str(value), time.thread_time()
 
     return asyncio.run(run())

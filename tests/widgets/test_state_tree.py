@@ -1,0 +1,213 @@
+"""StateTree: the state panel's tree changes only what changed, and always shows the value."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tandem.core.state import AgentState
+from tandem.widgets import StatePanel
+from tandem.widgets.state_tree import StateTree, escape_pointer_part, short_value
+
+
+def _tree() -> tuple[Tree[str], StateTree]:
+    tree: Tree[str] = Tree(Text("state"), data="")
+    return tree, StateTree(tree)
+
+
+def _visible(tree: Tree[str]) -> list[tuple[int, str, str | None]]:
+    """(depth, label, pointer) of every node a person can see: the children of open nodes."""
+    lines: list[tuple[int, str, str | None]] = []
+
+    def walk(node: TreeNode[str], depth: int) -> None:
+        for child in node.children:
+            lines.append((depth, child.label.plain, child.data))
+            if child.is_expanded:
+                walk(child, depth + 1)
+
+    walk(tree.root, 0)
+    return lines
+
+
+def _expected(value: Any, opened: set[str]) -> list[tuple[int, str, str | None]]:
+    """What the tree should show for `value`, written from the value alone: top-level containers
+    open, deeper ones open when their pointer is in `opened`."""
+    if value is None:
+        return []
+    if not isinstance(value, (dict, list)):
+        return [(0, short_value(value), "")]
+    lines: list[tuple[int, str, str | None]] = []
+
+    def walk(container: Any, pointer: str, depth: int) -> None:
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, item in items:
+            path = f"{pointer}/{escape_pointer_part(str(key))}"
+            if isinstance(item, dict):
+                lines.append((depth, f"{key} {{{len(item)}}}", path))
+            elif isinstance(item, list):
+                lines.append((depth, f"{key} [{len(item)}]", path))
+            else:
+                lines.append((depth, f"{key}: {short_value(item)}", path))
+            if isinstance(item, (dict, list)) and (depth == 0 or path in opened):
+                walk(item, path, depth + 1)
+
+    walk(value, "", 0)
+    return lines
+
+
+def _node(tree: Tree[str], pointer: str) -> TreeNode[str] | None:
+    stack = list(tree.root.children)
+    while stack:
+        node = stack.pop()
+        if node.data == pointer:
+            return node
+        stack.extend(node.children)
+    return None
+
+
+def test_appending_to_a_list_adds_one_node_and_keeps_the_others() -> None:
+    tree, mirror = _tree()
+    items = [{"id": n, "title": f"item {n}"} for n in range(3)]
+    value: dict[str, Any] = {"title": "firehose", "items": items}
+    assert mirror.show(value)
+    items_node = tree.root.children[1]
+    before = list(items_node.children)
+    # Copy-on-write, as the state writes: a new top object and list, the old elements shared.
+    value = {**value, "items": [*items, {"id": 3, "title": "item 3"}]}
+    assert mirror.show(value)
+    assert tree.root.children[1] is items_node and items_node.label.plain == "items [4]"
+    assert list(items_node.children)[:3] == before  # the same nodes, not rebuilt
+    assert _visible(tree) == _expected(value, set())
+
+
+def test_an_unchanged_state_changes_no_node() -> None:
+    tree, mirror = _tree()
+    value = {"a": {"b": [1, 2, {"c": "x"}]}, "d": True}
+    mirror.show(value)
+    nodes = [node for node in tree._tree_nodes.values()]
+    assert not mirror.show(value)  # the same value
+    assert not mirror.show(copy.deepcopy(value))  # an equal one, compared field by field
+    assert list(tree._tree_nodes.values()) == nodes
+
+
+def test_a_collapsed_container_is_built_when_opened_from_its_latest_value() -> None:
+    tree, mirror = _tree()
+    mirror.show({"a": {"b": {"c": 1}}})
+    b = _node(tree, "/a/b")
+    assert b is not None and not b.is_expanded and not b.children and b.allow_expand
+    mirror.show({"a": {"b": {"c": 2, "d": 3}}})  # changed while collapsed
+    assert b.label.plain == "b {2}" and not b.children
+    mirror.fill(b)
+    b.expand()
+    assert [child.label.plain for child in b.children] == ["c: 2", "d: 3"]
+
+
+def test_conflict_marks_follow_the_conflicts_on_an_unchanged_value() -> None:
+    tree, mirror = _tree()
+    value = {"a": 1, "b": {"c": 2}}
+    mirror.show(value, frozenset({"/a", "/b"}))
+    assert [label for _, label, _ in _visible(tree)] == ["⚠ a: 1", "⚠ b {1}", "c: 2"]
+    assert mirror.show(value, frozenset({"/b/c"}))
+    assert [label for _, label, _ in _visible(tree)] == ["a: 1", "b {1}", "⚠ c: 2"]
+
+
+def test_kinds_that_change_rebuild_what_they_must() -> None:
+    tree, mirror = _tree()
+    for value in ({"a": 1}, {"a": {"x": 1}}, {"a": [1, 2]}, {"a": "text"}, [1, {"b": 2}], "scalar", None, {"z": []}):
+        mirror.show(value)
+        assert _visible(tree) == _expected(value, set()), value
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    kind = rng.random()
+    if depth >= 3 or kind < 0.5:
+        return rng.choice([0, 1, 2.5, True, None, "a", "b/c", "~x", "a long text " * rng.randint(1, 8)])
+    if kind < 0.75:
+        return {rng.choice("pqrstu"): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+    return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+
+
+def _edit(rng: random.Random, value: Any, depth: int = 0) -> Any:
+    """`value` with one random change, copy-on-write (what is not on the changed path is shared)."""
+    if not isinstance(value, (dict, list)) or depth > 3 or rng.random() < 0.15:
+        return _random_value(rng, depth)
+    if isinstance(value, dict):
+        keys = list(value)
+        choice = rng.random()
+        if not keys or choice < 0.2:
+            return {**value, rng.choice("pqrstuvw"): _random_value(rng, depth + 1)}
+        key = rng.choice(keys)
+        if choice < 0.35:
+            return {k: v for k, v in value.items() if k != key}
+        return {**value, key: _edit(rng, value[key], depth + 1)}
+    choice = rng.random()
+    if not value or choice < 0.25:
+        return [*value, _random_value(rng, depth + 1)]
+    index = rng.randrange(len(value))
+    if choice < 0.4:
+        return value[:index] + value[index + 1 :]
+    if choice < 0.5:
+        return [_random_value(rng, depth + 1), *value]
+    return [*value[:index], _edit(rng, value[index], depth + 1), *value[index + 1 :]]
+
+
+def test_random_edits_show_what_a_fresh_tree_would_show() -> None:
+    for seed in range(20):
+        rng = random.Random(seed)
+        tree, mirror = _tree()
+        value: Any = {"title": "t", "items": [], "doc": {"p": {"q": 1}}}
+        opened: set[str] = set()
+        for _ in range(60):
+            value = _edit(rng, value)
+            mirror.show(value)
+            # The person opens a few nested containers now and then (as the panel does on NodeExpanded).
+            if rng.random() < 0.3:
+                closed = [n for n in tree._tree_nodes.values() if n.allow_expand and not n.is_expanded and n.data]
+                if closed:
+                    node = rng.choice(closed)
+                    mirror.fill(node)
+                    node.expand()
+            opened = {n.data for n in tree._tree_nodes.values() if n.is_expanded and n.data}
+            assert _visible(tree) == _expected(value, opened), (seed, value)
+
+
+async def wait_for(pilot: Pilot[None], predicate: Callable[[], object], what: str) -> None:
+    """Wait until `predicate()` holds, polling between frames (bounded; generous for a loaded machine)."""
+    for _ in range(1500):
+        if predicate():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class _Host(App[None]):
+    def __init__(self, panel: StatePanel) -> None:
+        super().__init__()
+        self.panel = panel
+
+    def compose(self) -> ComposeResult:
+        yield self.panel
+
+
+async def test_opening_a_field_in_the_panel_shows_its_fields() -> None:
+    state = AgentState({"recipe": {"steps": {"first": "mix", "second": "bake"}}})
+    panel = StatePanel(state)
+    async with _Host(panel).run_test(size=(60, 20)) as pilot:
+        tree: Tree[str] = panel.query_one(Tree)
+        await wait_for(pilot, lambda: _node(tree, "/recipe/steps") is not None, "the steps field")
+        state.apply_delta([{"op": "replace", "path": "/recipe/steps/first", "value": "whisk"}])
+        panel.refresh_state()
+        steps = _node(tree, "/recipe/steps")
+        assert steps is not None and not steps.children  # closed: not built yet
+        tree.move_cursor(steps)
+        tree.focus()
+        await pilot.press("space")  # opens the node under the cursor
+        await wait_for(pilot, lambda: [c.label.plain for c in steps.children] == ["first: whisk", "second: bake"], "its fields")
