@@ -167,7 +167,7 @@ class StateTree:
 
     def _sync_node(self, node: TreeNode[str], key: str, old: Any, new: Any, path: str, force: bool, *, top: bool) -> None:
         label = _label(key, new, "⚠ " if path in self._conflicted else "")
-        if node.label.plain != label:
+        if str(node.label) != label:
             node.set_label(Text(label))
             self._changed = True
         self._values[node.id] = new

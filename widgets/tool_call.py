@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -39,10 +40,11 @@ _STATUS_CLASSES = {
 class ToolCallView(BlockView):
     """One tool call: a one-line card (symbol, tool name, status) that expands to details.
 
-    Owns a `Collapsible` whose body shows the pretty-printed arguments (the raw text while they
-    stream) and the result or error. The status is a CSS class (`-streaming`, `-running`,
-    `-done`, `-failed`, `-denied`, `-cancelled`). Typed tool views subclass it and override
-    `summary()` to show the result in their own way. UI thread only.
+    Owns a `Collapsible` whose body (built when the card is first opened) shows the
+    pretty-printed arguments (the raw text while they stream) and the result or error. The
+    status is a CSS class (`-streaming`, `-running`, `-done`, `-failed`, `-denied`,
+    `-cancelled`). Typed tool views subclass it and override `summary()` to show the result in
+    their own way. UI thread only.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -76,6 +78,7 @@ class ToolCallView(BlockView):
         # The status class goes on before mounting: added after, it would restyle the whole card.
         self.add_class(_STATUS_CLASSES[block.status])
         self._parts: _Parts | None = None
+        self._details: _Details | None = None
 
     @property
     def tool(self) -> ToolCallBlock:
@@ -87,21 +90,36 @@ class ToolCallView(BlockView):
         # The parts are kept, not queried: a repaint that comes while the card is being removed
         # (its children already gone, its own unmount not yet run) must not fail to find them.
         # "-collapsed" is the class the Collapsible adds on mount: given now, that costs no restyle.
-        parts = _Parts(
-            collapsible=Collapsible(title=Content("tool"), collapsed=True, classes="-collapsed"),  # type: ignore[arg-type]
+        # The details are built when the card is first opened (`_opened`): most cards never are,
+        # and a card costs half the widgets without them.
+        # A plain card has no summary (only typed views override `summary`): no widget for it.
+        summarised = type(self).summary is not ToolCallView.summary
+        self._parts = _Parts(
+            collapsible=Collapsible(title=self._title(), collapsed=True, classes="-collapsed"),  # type: ignore[arg-type]
+            summary=Static(classes="tool-call-view--summary") if summarised else None,
+        )
+        self._details = None
+        yield self._parts.collapsible
+        if self._parts.summary is not None:
+            yield self._parts.summary
+
+    @on(Collapsible.Expanded)
+    def _opened(self, event: Collapsible.Expanded) -> None:
+        parts = self._parts
+        if parts is None or event.collapsible is not parts.collapsible or self._details is not None:
+            return
+        contents = parts.collapsible.query(Collapsible.Contents)
+        if not contents:
+            return  # being removed
+        details = _Details(
             args=Static(classes="tool-call-view--args"),
             result_label=Static(Content("result"), classes="tool-call-view--label tool-call-view--result-label"),
             result=Static(classes="tool-call-view--result"),
-            summary=Static(classes="tool-call-view--summary"),
         )
-        self._parts = parts
-        with parts.collapsible:
-            with Vertical():
-                yield Static(Content("arguments"), classes="tool-call-view--label")
-                yield parts.args
-                yield parts.result_label
-                yield parts.result
-        yield parts.summary
+        self._details = details
+        self._paint_details(details)
+        body = Vertical(Static(Content("arguments"), classes="tool-call-view--label"), details.args, details.result_label, details.result)
+        contents.first().mount(body)
 
     def update_from_block(self) -> None:
         parts = self._parts
@@ -113,10 +131,23 @@ class ToolCallView(BlockView):
             # One restyle of the card for the status change, not one per class.
             self.remove_class(*_STATUS_CLASSES.values(), update=False)
             self.add_class(status_class)
-        symbol, word = STATUS_LABELS[block.status]
-        parts.collapsible.title = Content(f"{symbol} ") + agent_text(block.name) + Content(f" · {word}")  # type: ignore[assignment]
-        parts.args.update(agent_text(self._arguments_text()))
-        result = parts.result
+        parts.collapsible.title = self._title()  # type: ignore[assignment]
+        if self._details is not None:
+            self._paint_details(self._details)
+        if parts.summary is not None:
+            summary = self.summary()
+            parts.summary.display = summary is not None
+            if summary is not None:
+                parts.summary.update(summary)
+
+    def _title(self) -> Content:
+        symbol, word = STATUS_LABELS[self.tool.status]
+        return Content(f"{symbol} ") + agent_text(self.tool.name) + Content(f" · {word}")
+
+    def _paint_details(self, details: _Details) -> None:
+        block = self.tool
+        details.args.update(agent_text(self._arguments_text()))
+        result = details.result
         if block.error:
             result.set_class(True, "tool-call-view--error")
             result.update(agent_text(block.error))
@@ -125,11 +156,7 @@ class ToolCallView(BlockView):
             result.update(agent_text("" if block.result is None else pretty_json(decoded_result(block.result))))
         has_result = block.result is not None or block.error is not None
         result.display = has_result
-        parts.result_label.display = has_result
-        summary = self.summary()
-        parts.summary.display = summary is not None
-        if summary is not None:
-            parts.summary.update(summary)
+        details.result_label.display = has_result
 
     def summary(self) -> Content | None:
         """A short always-visible rendering of the call (typed tool views override). None: none."""
@@ -149,10 +176,15 @@ class _Parts(NamedTuple):
     """The widgets of a composed card that a repaint updates."""
 
     collapsible: Collapsible
+    summary: Static | None
+
+
+class _Details(NamedTuple):
+    """The widgets of an opened card's details that a repaint updates."""
+
     args: Static
     result_label: Static
     result: Static
-    summary: Static
 
 
 def decoded_result(result: Any) -> Any:

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Collapsible, Static
 
 from tandem.core.blocks import ToolCallBlock, ToolStatus
@@ -23,6 +24,20 @@ class _Host(App[None]):
 
 def _title(view: ToolCallView) -> str:
     return str(view.query_one(Collapsible).title)
+
+
+async def _open(pilot: Pilot[None], view: ToolCallView) -> None:
+    """Open the card and wait until its details are built (they are, on the first opening)."""
+    view.query_one(Collapsible).collapsed = False
+    for _ in range(1500):
+        if view.query(".tool-call-view--result"):
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the card's details were not built")
+
+
+def _details(view: ToolCallView, which: str) -> str:
+    return str(view.query_one(f".tool-call-view--{which}", Static).render())
 
 
 def _drive(block: ToolCallBlock, status: ToolStatus) -> None:
@@ -66,10 +81,11 @@ async def test_status_changes_repaint_the_card() -> None:
     block.activate()
     view = ToolCallView(block)
     async with _Host(view).run_test() as pilot:
+        await _open(pilot, view)
         block.append_arguments('{"q": "tea"}')
         view.refresh_block()
         assert view.has_class("-streaming")
-        assert '{"q": "tea"}' in str(view.query_one(".tool-call-view--args", Static).render())
+        assert '{"q": "tea"}' in _details(view, "args")
         block.finish_arguments()
         view.refresh_block()
         assert view.has_class("-running") and not view.has_class("-streaming")
@@ -89,15 +105,17 @@ async def test_expands_to_pretty_arguments_and_result() -> None:
         collapsible.query_one("CollapsibleTitle").focus()
         await pilot.press("enter")
         assert not collapsible.collapsed
-        assert str(view.query_one(".tool-call-view--args", Static).render()) == '{\n  "city": "Paris"\n}'
-        assert str(view.query_one(".tool-call-view--result", Static).render()) == '{\n  "ok": true\n}'
+        await _open(pilot, view)  # (built on the first opening: wait for it)
+        assert _details(view, "args") == '{\n  "city": "Paris"\n}'
+        assert _details(view, "result") == '{\n  "ok": true\n}'
 
 
 async def test_failed_call_shows_its_error() -> None:
     block = ToolCallBlock("call-1", call_id="call-1", name="search")
     _drive(block, ToolStatus.FAILED)
     view = ToolCallView(block)
-    async with _Host(view).run_test():
+    async with _Host(view).run_test() as pilot:
+        await _open(pilot, view)
         result = view.query_one(".tool-call-view--result", Static)
         assert str(result.render()) == "boom"
         assert result.has_class("tool-call-view--error")
@@ -112,7 +130,8 @@ async def test_hostile_tool_name_and_arguments_stay_literal() -> None:
         await pilot.pause()
         assert view.id == "t-call_3a_1"
         assert "[@click=app.quit]x[/][2J · running" in _title(view)  # type: ignore[arg-type]
-        assert '"[/x": "31m"' in str(view.query_one(".tool-call-view--args", Static).render())
+        await _open(pilot, view)  # type: ignore[arg-type]
+        assert '"[/x": "31m"' in _details(view, "args")  # type: ignore[arg-type]
         assert pilot.app.is_running
 
 
@@ -136,3 +155,28 @@ async def test_a_repaint_while_the_card_is_being_removed_finds_its_parts(caplog:
         assert repaints > 1  # it repainted during the removal, not only before it
     assert not [record for record in caplog.records if "could not show block" in record.getMessage()]
     assert not view.query(".block-view--render-error")
+
+
+async def test_a_closed_card_has_no_details_until_opened_then_repaints_them() -> None:
+    # Most cards are never opened: their details are not built (half the widgets of a card).
+    block = ToolCallBlock("call-1", call_id="call-1", name="search")
+    block.activate()
+    block.append_arguments('{"q": "te')
+    view = ToolCallView(block)
+    async with _Host(view).run_test() as pilot:
+        await pilot.pause()
+        assert not view.query(".tool-call-view--args") and not view.query(".tool-call-view--result")
+        block.append_arguments('a"}')
+        block.finish_arguments()
+        view.refresh_block()
+        assert _title(view).endswith("search · running")  # the closed card still follows the block
+        await _open(pilot, view)
+        assert _details(view, "args") == '{\n  "q": "tea"\n}'  # the latest arguments
+        assert not view.query_one(".tool-call-view--result").display
+        block.set_result({"hits": 3})
+        view.refresh_block()
+        assert _details(view, "result") == '{\n  "hits": 3\n}' and view.query_one(".tool-call-view--result").display
+        view.query_one(Collapsible).collapsed = True
+        view.query_one(Collapsible).collapsed = False  # opened again: the same details, not a second set
+        await pilot.pause()
+        assert len(view.query(".tool-call-view--args")) == 1
