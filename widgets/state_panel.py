@@ -143,9 +143,10 @@ class _StateScroll(VerticalScroll, can_focus=False):
 class StatePanel(Vertical, can_focus=False):
     """The shared state: the committed value as a tree, each pending proposal as a diff.
 
-    Owns a Tree (node data: the JSON pointer of the field; ⚠ marks a field in conflict), the
-    conflict cards (`StateConflictList`), one card per proposal with
-    Accept / Reject, the divergence and conflict notices, and an Input for editing a leaf.
+    Owns a Tree (node data: the JSON pointer of the field; ⚠ marks a field in conflict) kept
+    in step by a `StateTree`, which changes only the nodes of fields that changed and builds a
+    closed field's children when it is opened; the conflict cards (`StateConflictList`), one
+    card per proposal with Accept / Reject, the divergence and conflict notices, and an Input for editing a leaf.
     Reads the `AgentState` on the UI thread in `refresh_state()` (the app calls it when the
     state changed) and never writes it: Accept/Reject post `StatePanel.ProposalDecided`, an edit
     posts `StatePanel.EditRequested` with an RFC 6902 patch. Every key and value is sanitised.
@@ -240,6 +241,7 @@ class StatePanel(Vertical, can_focus=False):
         card's title; set by the host (None, or a None answer: "The agent")."""
         self._shown_proposals: list[tuple[str, str, list[tuple[str, str, str]]]] | None = None
         self._tree: StateTree | None = None
+        self._shown_conflict_notice = True  # (unknown until the first paint)
 
     def compose(self) -> ComposeResult:
         yield Static(Content("state"), classes="state-panel--title")
@@ -366,6 +368,9 @@ class StatePanel(Vertical, can_focus=False):
             )
         conflicts = state.conflicts if state is not None else []
         self.set_class(bool(conflicts), "-conflicted")
+        if not conflicts and not self._shown_conflict_notice:
+            return  # an update lays the panel out again: not on every state change
+        self._shown_conflict_notice = bool(conflicts)
         lines = [
             Content("⚠ conflict at ")
             + agent_text(conflict.path or "/")
