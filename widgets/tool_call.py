@@ -75,8 +75,9 @@ class ToolCallView(BlockView):
 
     def __init__(self, block: ToolCallBlock, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(block, name=name, id=id, classes=classes)
-        # The status class goes on before mounting: added after, it would restyle the whole card.
-        self.add_class(_STATUS_CLASSES[block.status])
+        # The status class goes on before mounting (added after, it would restyle the whole card),
+        # without a restyle now: the card is styled when it mounts.
+        self.add_class(_STATUS_CLASSES[block.status], update=False)
         self._parts: _Parts | None = None
         self._details: _Details | None = None
 
