@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from tandem.core.content import ToolCallContent, ToolResultContent
-from tandem.core.history import messages_from_updates
+from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
 
@@ -106,9 +106,11 @@ class FunctionInvokingChatClient(DelegatingChatClient):
         for _round in range(self.max_rounds + 1):
             calls: dict[str, _PendingCall] = {}
             answered: set[str] = set()
-            produced: list[ChatUpdate] = []
+            # Folded as they pass (the messages, not every update with its raw event): keeping a
+            # long stream's updates would make the garbage collector walk them again and again.
+            produced = HistoryFolder()
             async for update in self.inner.stream(history, options):
-                produced.append(update)
+                produced.add(update)
                 for part in update.contents:
                     if isinstance(part, ToolCallContent) and not part.informational_only:
                         call = calls.setdefault(part.call_id, _PendingCall(part.call_id))
@@ -130,7 +132,7 @@ class FunctionInvokingChatClient(DelegatingChatClient):
                 results.append(await self._invoke(call))
             result_update = ChatUpdate(role="tool", contents=list(results))
             yield result_update
-            history.extend(messages_from_updates(produced))
+            history.extend(produced.messages())
             history.extend(ChatMessage(role="tool", contents=[r]) for r in results)
 
     async def _invoke(self, call: _PendingCall) -> ToolResultContent:

@@ -23,7 +23,7 @@ from tandem.core.log_entries import (
     StateMerged,
     TurnEnded,
     TurnStarted,
-    UpdateLogged,
+    logged_update,
 )
 from tandem.core.messages import ChatMessage
 from tandem.core.notify import Notifier, Subscription
@@ -253,7 +253,7 @@ class AgentContext:
         async with contextlib.aclosing(stream):  # type: ignore[type-var]
             async for update in stream:
                 # Built without validation: the update is a ChatUpdate already (one per event).
-                self.thread.append(UpdateLogged.model_construct(turn_id=turn.id, update=update))
+                self.thread.append(logged_update(turn.id, update))
                 folded.add(update)
                 pipeline.process(update)
         return folded
