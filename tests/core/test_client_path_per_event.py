@@ -1,10 +1,13 @@
 """What the client path builds and keeps per event: the log entry built without validation, the
 history folder's fast path for a streamed text run (equal to the general path on every recorded
-capture), the log nobody keeps (`tandem ask --no-save`), and the client-tool middleware folding
-what passes instead of keeping every update."""
+capture), the log nobody keeps (`tandem ask --no-save`), the client-tool middleware folding
+what passes instead of keeping every update, and the updates of one chunk handed over together
+(`stream_batches`), their text runs reaching the blocks joined: on every recorded capture the
+conversation is the same whether the body arrives whole or in 7-byte pieces."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tandem.core import AgentContext, ChatMessage, ChatUpdate, TextBlock, UIAgent
+from tandem.core import AgentContext, ChatMessage, ChatUpdate, InMemoryThread, Status, TextBlock, UIAgent
 from tandem.core.agui import AGUIChatClient
-from tandem.core.chat_client import ChatClient, FunctionInvokingChatClient
+from tandem.core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient
 from tandem.core.content import ReasoningContent, TextContent, ToolCallContent, ToolResultContent
 from tandem.core.errors import AgentRunError
 from tandem.core.history import HistoryFolder, _MessageBuilder
@@ -27,16 +30,20 @@ CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic
 NAMES = sorted(path.stem for path in CAPTURES.glob("*.sse"))
 
 
-async def captured_updates(name: str) -> list[ChatUpdate]:
-    """The updates the client makes of one recorded pydantic-ai stream (fed in 7-byte pieces)."""
+def source_of(name: str, piece: int) -> Any:
+    """A byte source answering every run with the capture's body, in pieces of `piece` bytes."""
     body = (CAPTURES / f"{name}.sse").read_bytes()
-    request = json.loads((CAPTURES / f"{name}.request.json").read_text())
 
     async def source(run_input: Any) -> AsyncIterator[bytes]:
-        for start in range(0, len(body), 7):
-            yield body[start:start + 7]
+        for start in range(0, len(body), piece):
+            yield body[start:start + piece]
+    return source
 
-    client = AGUIChatClient.from_byte_source(source)
+
+async def captured_updates(name: str) -> list[ChatUpdate]:
+    """The updates the client makes of one recorded pydantic-ai stream (fed in 7-byte pieces)."""
+    request = json.loads((CAPTURES / f"{name}.request.json").read_text())
+    client = AGUIChatClient.from_byte_source(source_of(name, 7))
     updates: list[ChatUpdate] = []
     try:
         async for update in client.stream([ChatMessage(role="user", contents=[TextContent(text="go")])],
@@ -161,3 +168,125 @@ class TestFunctionInvokingFolds:
         assert isinstance(call, ToolCallContent) and call.arguments == {"a": 1, "b": 2}
         [result] = second[2].contents
         assert isinstance(result, ToolResultContent) and result.result == 3
+
+
+async def batches_of(client: ChatClient, *, error: type[Exception] | None = None) -> list[list[ChatUpdate]]:
+    batches: list[list[ChatUpdate]] = []
+    try:
+        async for batch in client.stream_batches([ChatMessage(role="user", contents=[TextContent(text="go")])], ChatOptions()):
+            batches.append(batch)
+    except Exception as exc:
+        assert error is not None and isinstance(exc, error), exc
+    return batches
+
+
+def text_of(streamed: ChatUpdate) -> str:
+    return "".join(part.text for part in streamed.contents if isinstance(part, TextContent))
+
+
+def dumped(updates: list[ChatUpdate]) -> list[dict[str, Any]]:
+    return [u.model_dump() for u in updates]
+
+
+class TestStreamBatches:
+    @pytest.mark.parametrize("name", NAMES)
+    async def test_a_whole_body_is_one_batch_holding_what_stream_yields(self, name: str) -> None:
+        error = AgentRunError if b"RUN_ERROR" in (CAPTURES / f"{name}.sse").read_bytes() else None
+        whole = await batches_of(AGUIChatClient.from_byte_source(source_of(name, 1 << 20)), error=error)
+        assert len(whole) == 1 and all(whole)
+        pieces = await batches_of(AGUIChatClient.from_byte_source(source_of(name, 7)), error=error)
+        assert all(pieces)
+        streamed = await captured_updates(name)
+        assert dumped(whole[0]) == dumped([u for batch in pieces for u in batch]) == dumped(streamed)
+
+    async def test_a_run_error_comes_after_the_updates_of_its_chunk(self) -> None:
+        [batch] = await batches_of(AGUIChatClient.from_byte_source(source_of("pai_error", 1 << 20)), error=AgentRunError)
+        assert batch[-1].contents[0].kind == "error"
+
+    async def test_by_default_each_update_is_its_own_batch(self) -> None:
+        script = [[update(TextContent(text="a")), update(TextContent(text="b"))]]
+        batches = await batches_of(ScriptedChatClient(script))
+        assert [[text_of(u) for u in batch] for batch in batches] == [["a"], ["b"]]
+
+    async def test_a_middleware_that_changes_stream_is_read_through_it(self) -> None:
+        class Shouting(DelegatingChatClient):
+            async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+                async for streamed in self.inner.stream(messages, options):
+                    yield update(TextContent(text=text_of(streamed).upper()))
+
+        batches = await batches_of(Shouting(AGUIChatClient.from_byte_source(source_of("pai_text", 1 << 20))))
+        texts = [text_of(u) for batch in batches for u in batch if text_of(u)]
+        assert texts and all(text == text.upper() for text in texts)
+
+
+class _Batched(ChatClient):
+    """Hands over its script as batches: one list per step."""
+
+    def __init__(self, batches: list[list[ChatUpdate]]) -> None:
+        self.batches = batches
+
+    async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+        for batch in self.batches:
+            for streamed in batch:
+                yield streamed
+
+    async def stream_batches(self, messages: Any, options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+        for batch in self.batches:
+            yield batch
+
+
+async def settled(context: AgentContext) -> None:
+    """Wait until the conversation stops streaming (idle, error or awaiting a decision)."""
+    done = asyncio.Event()
+
+    def on_status(status: Status) -> None:
+        if status is not Status.STREAMING:
+            done.set()
+
+    with context.on_status_changed(on_status):
+        if context.status is Status.STREAMING:
+            await asyncio.wait_for(done.wait(), 30)
+
+
+async def conversation_of(client: ChatClient) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The blocks, the logged updates and the history one turn over `client` leaves."""
+    thread = InMemoryThread()
+    ids = iter(range(1_000))
+    context = AgentContext(UIAgent(client), thread=thread, id_factory=lambda: f"id{next(ids)}")
+    await context.send("go")
+    await settled(context)
+    await asyncio.sleep(0)  # let the turn's task log its end
+    blocks = [{**b.snapshot(), "version": None} for b in context.blocks]
+    logged = [e.update.model_dump() for e in thread.entries() + thread.pending if e.entry == "update"]  # type: ignore[union-attr]
+    history = [m.model_dump() for m in context.agent.history]
+    await context.dispose()
+    return blocks, logged, history
+
+
+class TestJoinedRuns:
+    @pytest.mark.parametrize("name", NAMES)
+    async def test_every_capture_makes_the_same_conversation_whole_or_in_pieces(self, name: str) -> None:
+        whole = await conversation_of(AGUIChatClient.from_byte_source(source_of(name, 1 << 20)))
+        pieces = await conversation_of(AGUIChatClient.from_byte_source(source_of(name, 7)))
+        assert whole == pieces
+        assert whole[1], "the turn logged its updates"
+
+    async def test_a_run_of_deltas_is_logged_delta_by_delta_and_appended_once(self) -> None:
+        deltas = [update(TextContent(text=word)) for word in ("one ", "two ", "three")]
+        context = AgentContext(UIAgent(_Batched([deltas, [update(TextContent(text="!"))]])))
+        lengths: list[int] = []  # of the answer when it was added, then after each change
+
+        def added(block: Any) -> None:
+            if isinstance(block, TextBlock) and block.role == "assistant":
+                lengths.append(block.length)
+                block.on_changed(lambda changed: lengths.append(changed.length))
+
+        context.on_block_added(added)
+        await (await context.send("go")).wait()
+        [answer] = [b for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+        assert answer.text == "one two three!"
+        # The run reached the block as one part: it was born holding the three deltas.
+        assert lengths[:2] == [len("one two three"), len("one two three!")]
+        logged = [text_of(e.update) for e in context.thread.entries() if e.entry == "update"]  # type: ignore[union-attr]
+        assert logged == ["one ", "two ", "three", "!"]
+        assert [m.text for m in context.agent.history if m.role == "assistant"] == ["one two three!"]
