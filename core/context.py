@@ -24,7 +24,6 @@ from tandem.core.log_entries import (
     StateMerged,
     TurnEnded,
     TurnStarted,
-    logged_update,
 )
 from tandem.core.messages import ChatMessage
 from tandem.core.notify import Notifier, Subscription
@@ -251,13 +250,13 @@ class AgentContext:
         self.thread.append(StateBaseSet(turn_id=turn.id, index=index, base=base))
         batches = self.agent.client.stream_batches(list(self.agent.history), options)
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
+        log, fold = self.thread.append_update, folded.add
         async with contextlib.aclosing(batches):  # type: ignore[type-var]
             async for batch in batches:
                 for run in text_runs(batch):
                     for update in run:
-                        # Built without validation: the update is a ChatUpdate already (one per event).
-                        self.thread.append(logged_update(turn.id, update))
-                        folded.add(update)
+                        log(turn.id, update)
+                        fold(update)
                     # A run of text deltas goes to the blocks as one, as a restore replays it.
                     pipeline.process(run[0] if len(run) == 1 else joined_run(run))
         return folded

@@ -6,7 +6,8 @@ import abc
 import uuid
 
 from tandem.core.compaction import compact_entries
-from tandem.core.log_entries import LogEntry
+from tandem.core.log_entries import LogEntry, logged_update
+from tandem.core.messages import ChatUpdate
 
 __all__ = ["ConversationThread", "InMemoryThread", "UnkeptThread"]
 
@@ -24,6 +25,10 @@ class ConversationThread(abc.ABC):
     @abc.abstractmethod
     def append(self, entry: LogEntry) -> None:
         """Add an entry to the pending (uncommitted) tail."""
+
+    def append_update(self, turn_id: str, update: ChatUpdate) -> None:
+        """Append the `UpdateLogged` entry of one streamed update (one per event: the hot path)."""
+        self.append(logged_update(turn_id, update))
 
     @abc.abstractmethod
     def commit(self) -> None:
@@ -91,6 +96,9 @@ class UnkeptThread(ConversationThread):
 
     def append(self, entry: LogEntry) -> None:
         self.appended += 1
+
+    def append_update(self, turn_id: str, update: ChatUpdate) -> None:
+        self.appended += 1  # no entry is even built
 
     def commit(self) -> None:
         self.commits += 1

@@ -87,6 +87,14 @@ class TestLoggedUpdate:
         assert second.turn_id == "b" and second.model_fields_set == {"turn_id", "update"}
 
 
+    def test_a_kept_thread_logs_the_entry_of_each_update(self) -> None:
+        streamed = ChatUpdate(role="assistant", contents=[TextContent(text="hi")], message_id="m")
+        thread = InMemoryThread()
+        thread.append_update("turn-1", streamed)
+        thread.commit()
+        assert thread.entries() == [UpdateLogged(turn_id="turn-1", update=streamed)]
+
+
 class TestHistoryFastPath:
     @pytest.mark.parametrize("name", NAMES)
     async def test_folds_every_capture_as_the_general_path_does(self, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
