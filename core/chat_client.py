@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import abc
 import logging
+from contextlib import aclosing
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from pydantic import JsonValue
 
 from tandem.core.content import ToolCallContent, ToolResultContent
-from tandem.core.history import messages_from_updates
+from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
 
@@ -35,6 +36,17 @@ class ChatClient(abc.ABC):
                 (cancel) must release the underlying connection at once.
         """
 
+    async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
+        """`stream`'s updates, in lists of those that arrived together (never empty), in order.
+
+        The conversation reads this: a client that receives many updates at once (an HTTP
+        chunk holds a hundred events) hands them over in one go instead of one hop per update.
+        By default, each update alone. Same errors as `stream`; closing it closes the stream.
+        """
+        async with aclosing(self.stream(messages, options)) as updates:  # type: ignore[type-var]
+            async for update in updates:
+                yield [update]
+
     async def aclose(self) -> None:
         """Release resources. Idempotent."""
 
@@ -53,6 +65,12 @@ class DelegatingChatClient(ChatClient):
 
     def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
         return self.inner.stream(messages, options)
+
+    def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
+        if type(self).stream is not DelegatingChatClient.stream:
+            # A subclass that changes `stream` (its updates or its request) is read through it.
+            return super().stream_batches(messages, options)
+        return self.inner.stream_batches(messages, options)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -79,6 +97,9 @@ class LazyChatClient(ChatClient):
     def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
         return self.client.stream(messages, options)
 
+    def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
+        return self.client.stream_batches(messages, options)
+
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
@@ -102,20 +123,25 @@ class FunctionInvokingChatClient(DelegatingChatClient):
         self.max_rounds = max_rounds
 
     async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+        async with aclosing(self.stream_batches(messages, options)) as batches:  # type: ignore[type-var]
+            async for batch in batches:
+                for update in batch:
+                    yield update
+
+    async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
         history = list(messages)
         for _round in range(self.max_rounds + 1):
             calls: dict[str, _PendingCall] = {}
             answered: set[str] = set()
-            produced: list[ChatUpdate] = []
-            async for update in self.inner.stream(history, options):
-                produced.append(update)
-                for part in update.contents:
-                    if isinstance(part, ToolCallContent) and not part.informational_only:
-                        call = calls.setdefault(part.call_id, _PendingCall(part.call_id))
-                        call.absorb(part)
-                    elif isinstance(part, ToolResultContent):
-                        answered.add(part.call_id)
-                yield update
+            # Folded as they pass (the messages, not every update with its raw event): keeping a
+            # long stream's updates would make the garbage collector walk them again and again.
+            produced = HistoryFolder()
+            async with aclosing(self.inner.stream_batches(history, options)) as batches:  # type: ignore[type-var]
+                async for batch in batches:
+                    for update in batch:
+                        produced.add(update)
+                        _watch_calls(update, calls, answered)
+                    yield batch
             runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
             if runnable:
                 # The history is read only when a local tool was called: a turn without one costs
@@ -128,9 +154,8 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             results: list[ToolResultContent] = []
             for call in runnable:
                 results.append(await self._invoke(call))
-            result_update = ChatUpdate(role="tool", contents=list(results))
-            yield result_update
-            history.extend(messages_from_updates(produced))
+            yield [ChatUpdate(role="tool", contents=list(results))]
+            history.extend(produced.messages())
             history.extend(ChatMessage(role="tool", contents=[r]) for r in results)
 
     async def _invoke(self, call: _PendingCall) -> ToolResultContent:
@@ -144,6 +169,18 @@ class FunctionInvokingChatClient(DelegatingChatClient):
         except Exception as exc:  # a tool's failure is reported to the model, never raised
             log.warning("client tool %s failed: %s", call.name, exc)
             return ToolResultContent(call_id=call.call_id, error=f"{type(exc).__name__}: {exc}")
+
+
+def _watch_calls(update: ChatUpdate, calls: dict[str, _PendingCall], answered: set[str]) -> None:
+    """Note the tool calls `update` streams (into `calls`) and the results it holds (`answered`)."""
+    for part in update.contents:
+        if isinstance(part, ToolCallContent) and not part.informational_only:
+            call = calls.get(part.call_id)
+            if call is None:
+                call = calls[part.call_id] = _PendingCall(part.call_id)
+            call.absorb(part)
+        elif isinstance(part, ToolResultContent):
+            answered.add(part.call_id)
 
 
 class _PendingCall:

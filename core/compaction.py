@@ -12,16 +12,22 @@ encrypted value). Tool-call argument chunks, state, activities and
 every other part stay one update each, so state mappers that predict state from streamed
 arguments see every chunk as they did live; a custom state mapper that claims text parts sees
 one joined part per run instead of one per delta.
+
+The live path joins the same runs (`text_runs`, `joined_run`) within each batch of updates
+that arrived together, so a custom handler or state mapper sees the same thing live and
+restored; the log still gets every update.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from tandem.core.content import ReasoningContent, TextContent
 from tandem.core.log_entries import LogEntry, UpdateLogged
+from tandem.core.messages import ChatUpdate
 
-__all__ = ["COMPACTION_VERSION", "compact_entries", "join_text_runs", "replay_json"]
+__all__ = ["COMPACTION_VERSION", "compact_entries", "join_text_runs", "joined_run", "joined_update", "replay_json",
+           "text_run_key", "text_runs"]
 
 COMPACTION_VERSION = 1
 """Bumped whenever `compact_entries` changes what it produces: stored copies of another version
@@ -53,11 +59,7 @@ def join_text_runs(entries: Sequence[LogEntry]) -> list[tuple[LogEntry, int]]:
         if run_key is not None and len(run_texts) > 1:
             first = out[-1]
             assert isinstance(first, UpdateLogged)
-            [part] = first.update.contents
-            joined = part.model_copy(update={"text": "".join(run_texts)})
-            # The run's raw events stay in the log; the joined update stands for no single one.
-            update = first.update.model_copy(update={"contents": [joined], "raw": None})
-            out[-1] = first.model_copy(update={"update": update})
+            out[-1] = first.model_copy(update={"update": joined_update(first.update, run_texts)})
 
     for entry in entries:
         if not isinstance(entry, UpdateLogged):
@@ -82,15 +84,56 @@ def join_text_runs(entries: Sequence[LogEntry]) -> list[tuple[LogEntry, int]]:
 
 def _text_run_key(entry: UpdateLogged) -> tuple[object, ...] | None:
     """What must match for `entry` to join the previous update's text (None: it never joins)."""
-    update = entry.update
-    if len(update.contents) != 1 or update.message_id is None:
+    key = text_run_key(entry.update)
+    return None if key is None else (entry.turn_id, *key)
+
+
+def text_run_key(update: ChatUpdate) -> tuple[object, ...] | None:
+    """What must match for `update` to join the previous update's text, in one turn (None: it
+    never joins): a single plain text (or plain reasoning) part, the same role, message id and
+    author."""
+    contents = update.contents
+    if len(contents) != 1 or update.message_id is None:
         return None
-    part = update.contents[0]
-    if type(part) is TextContent:
-        return (entry.turn_id, "text", update.role, update.message_id, update.author)
-    if type(part) is ReasoningContent and part.encrypted_value is None:
-        return (entry.turn_id, "reasoning", update.role, update.message_id, update.author)
+    part = contents[0]
+    if part.__class__ is TextContent:
+        return ("text", update.role, update.message_id, update.author)
+    if part.__class__ is ReasoningContent and part.encrypted_value is None:  # type: ignore[attr-defined]
+        return ("reasoning", update.role, update.message_id, update.author)
     return None
+
+
+def text_runs(updates: Sequence[ChatUpdate]) -> Iterator[list[ChatUpdate]]:
+    """`updates` in order, cut into lists: each a run of updates that join (`text_run_key`,
+    all of one turn), or one update alone."""
+    run: list[ChatUpdate] = []
+    run_key: tuple[object, ...] | None = None
+    for update in updates:
+        key = text_run_key(update)
+        if key is not None and key == run_key:
+            run.append(update)
+            continue
+        if run:
+            yield run
+        run, run_key = [update], key
+    if run:
+        yield run
+
+
+def joined_run(run: Sequence[ChatUpdate]) -> ChatUpdate:
+    """One update standing for a run of `text_runs` (the run's joined text)."""
+    return joined_update(run[0], [update.contents[0].text for update in run])  # type: ignore[union-attr]
+
+
+def joined_update(first: ChatUpdate, texts: Sequence[str]) -> ChatUpdate:
+    """`first` (the first update of a run of `text_run_key`) holding the run's joined `texts`.
+
+    Its `raw` is None: the run's raw events stay in the log; the joined update stands for no
+    single one, and no handler reads `raw`.
+    """
+    [part] = first.contents
+    joined = part.model_copy(update={"text": "".join(texts)})
+    return first.model_copy(update={"contents": [joined], "raw": None})
 
 
 _NO_RAW = {"update": {"raw"}}

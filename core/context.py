@@ -12,6 +12,7 @@ from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.misc import ErrorBlock
 from tandem.core.blocks.text import TextBlock
+from tandem.core.compaction import joined_run, text_runs
 from tandem.core.errors import ConversationBusy, TandemError
 from tandem.core.history import HistoryFolder
 from tandem.core.log_entries import (
@@ -23,7 +24,6 @@ from tandem.core.log_entries import (
     StateMerged,
     TurnEnded,
     TurnStarted,
-    UpdateLogged,
 )
 from tandem.core.messages import ChatMessage
 from tandem.core.notify import Notifier, Subscription
@@ -248,14 +248,17 @@ class AgentContext:
         # What the request carries is the agent's frame: its writes are merged against it.
         base = self.agent.state.begin_run()
         self.thread.append(StateBaseSet(turn_id=turn.id, index=index, base=base))
-        stream = self.agent.client.stream(list(self.agent.history), options)
+        batches = self.agent.client.stream_batches(list(self.agent.history), options)
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
-        async with contextlib.aclosing(stream):  # type: ignore[type-var]
-            async for update in stream:
-                # Built without validation: the update is a ChatUpdate already (one per event).
-                self.thread.append(UpdateLogged.model_construct(turn_id=turn.id, update=update))
-                folded.add(update)
-                pipeline.process(update)
+        log, fold = self.thread.append_update, folded.add
+        async with contextlib.aclosing(batches):  # type: ignore[type-var]
+            async for batch in batches:
+                for run in text_runs(batch):
+                    for update in run:
+                        log(turn.id, update)
+                        fold(update)
+                    # A run of text deltas goes to the blocks as one, as a restore replays it.
+                    pipeline.process(run[0] if len(run) == 1 else joined_run(run))
         return folded
 
     async def _await_decisions(self, interactive: list[InteractiveBlock]) -> list[ChatMessage]:

@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 
+_UPDATED = Update()
+"""The transition of a part a streaming block took (one per text delta: built once)."""
+
+
 def _role(context: UpdateContext) -> str:
     return "assistant" if context.update.role == "tool" else context.update.role
 
@@ -60,7 +64,7 @@ class TextHandler:
             same_message = block.message_id == context.update.message_id
             if type(block) is self.block_class and block is context.newest and same_message:
                 self._append(block, part)  # type: ignore[arg-type]
-                return Update()
+                return _UPDATED
             return PASS
         new = self.block_class(
             context.block_id(f"{context.message_key()}/{self.block_class.kind}"),

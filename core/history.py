@@ -49,7 +49,10 @@ class HistoryFolder:
     def add(self, update: ChatUpdate) -> None:
         """Fold one more update in."""
         builders = self._builders
-        for part in update.contents:
+        contents = update.contents
+        if len(contents) == 1 and builders and builders[-1].extend_run(update, contents[0]):
+            return  # the usual: one more delta of the text being streamed
+        for part in contents:
             if part.kind not in _HISTORY_KINDS:
                 continue
             if isinstance(part, ToolResultContent):
@@ -80,6 +83,17 @@ class _MessageBuilder:
 
     def accepts(self, message_id: str | None) -> bool:
         return message_id is None or self.message_id is None or message_id == self.message_id
+
+    def extend_run(self, update: ChatUpdate, part: Content) -> bool:
+        """Add `part` if it continues this message's run of plain text: what `add` would do
+        with it, decided without the general checks. False: the part needs them."""
+        if part.__class__ is not TextContent or self._run_kind is not TextContent:
+            return False
+        role = update.role if update.role != "tool" else "assistant"
+        if role != self.role or not self.accepts(update.message_id):
+            return False
+        self._run.append(part.text)  # type: ignore[attr-defined]
+        return True
 
     def add(self, part: Content) -> None:
         # Runs of text (or of plain reasoning) are joined once, in build(): joining delta by

@@ -14,6 +14,7 @@ __all__ = [
     "TurnStarted",
     "SegmentStarted",
     "UpdateLogged",
+    "logged_update",
     "SegmentEnded",
     "HumanWriteLogged",
     "TurnEnded",
@@ -73,6 +74,29 @@ class UpdateLogged(BaseModel):
     entry: Literal["update"] = "update"
     turn_id: str
     update: ChatUpdate
+
+
+_UPDATE_LOGGED_FIELDS = frozenset({"turn_id", "update"})
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def logged_update(turn_id: str, update: ChatUpdate) -> UpdateLogged:
+    """`UpdateLogged.model_construct(turn_id=turn_id, update=update)`, at a fraction of its cost.
+
+    One is built per streamed event, and `update` is a `ChatUpdate` already, so there is
+    nothing to validate: the instance is allocated and its slots written directly (pydantic's
+    `model_construct` walks the fields and their defaults on every call).
+    """
+    entry = _new(UpdateLogged)
+    _set_dict(entry, {"entry": "update", "turn_id": turn_id, "update": update})
+    _set_fields_set(entry, set(_UPDATE_LOGGED_FIELDS))
+    _set_extra(entry, None)
+    _set_private(entry, None)
+    return entry
 
 
 class SegmentEnded(BaseModel):

@@ -514,7 +514,9 @@ class JsonPrinter(Printer):
 
 def _milestone(block: Block) -> tuple[Any, ...]:
     """The facts whose change is worth a `changed` line: not streamed text or arguments."""
-    facts: list[Any] = [block.lifecycle.value]
+    if block.__class__ is TextBlock:  # most changes: a text delta (no class checks to walk)
+        return (block.lifecycle, block.stopped)  # type: ignore[attr-defined]
+    facts: list[Any] = [block.lifecycle]
     if isinstance(block, ToolCallBlock):
         facts.append(block.status.value)
     if isinstance(block, InteractiveBlock):

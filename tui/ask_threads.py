@@ -3,7 +3,7 @@
 `tandem ask` saves its turn in the same thread store as the app, so `tandem --resume ID` opens
 what `ask` started and `tandem ask --thread ID` continues what the app started. `-c` continues
 the latest thread, `--thread ID` a given one (an id or a unique prefix); the restored history
-is what the next request carries to the server. `--no-save` keeps the turn in memory only (with
+is what the next request carries to the server. `--no-save` keeps no log of the turn (with
 `-c`/`--thread` the saved thread is read, not written).
 
 A continued thread talks to the server it was saved with: without `--url`/`--agent`, the
@@ -83,7 +83,11 @@ class AskThread:
 
         if not self.save:
             if self.resume is None:
-                return backend.build_context(url, headers, speed=speed, client_options=client_options)
+                from tandem.core.thread import UnkeptThread
+
+                # Nothing reads the log of an unsaved one-shot turn: keeping it only costs.
+                return backend.build_context(url, headers, speed=speed, client_options=client_options,
+                                             thread=UnkeptThread())
             # Continue without writing: replay a copy of the saved log in memory.
             endpoint = self.endpoint()
             assert endpoint is not None

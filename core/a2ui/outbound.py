@@ -140,9 +140,16 @@ class A2UIChatClient(DelegatingChatClient):
         self.outbox = outbox
 
     def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
+        return self.inner.stream(messages, self._with_a2ui(options))
+
+    def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
+        return self.inner.stream_batches(messages, self._with_a2ui(options))
+
+    def _with_a2ui(self, options: ChatOptions) -> ChatOptions:
+        """`options` with the outbox's forwarded props and the capabilities context entry."""
         extra: dict[str, Any] = self.outbox.forwarded_props()
         if extra:
             options = options.model_copy(update={"forwarded_props": {**options.forwarded_props, **extra}})
         if not has_capabilities_entry(options.context):
             options = options.model_copy(update={"context": [*options.context, capabilities_context_entry()]})
-        return self.inner.stream(messages, options)
+        return options

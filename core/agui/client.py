@@ -190,6 +190,17 @@ class AGUIChatClient(ChatClient):
             DecisionError: a resume payload is invalid (nothing was sent).
             RuntimeError: the client was closed.
         """
+        async with aclosing(self.stream_batches(messages, options)) as batches:  # type: ignore[type-var]
+            async for batch in batches:
+                for update in batch:
+                    yield update
+
+    async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+        """`stream`'s updates, one list per chunk of the body (the events that arrived together).
+
+        An error mid-chunk is raised after the updates before it were yielded (`RUN_ERROR`'s
+        own update included), as `stream` does.
+        """
         if self._closed:
             raise RuntimeError("AGUIChatClient is closed")
         thread_id = options.conversation_id or self._thread_id
@@ -211,7 +222,8 @@ class AGUIChatClient(ChatClient):
         log.info("AG-UI run %s on thread %s: %d messages", run_id, thread_id, len(run_input.messages))
         try:
             async with self._transport.open(run_input) as body, aclosing(self._payloads(body)) as batches:
-                # One loop, no generator layer per stage: every layer would cost each update a hop.
+                # One loop, no generator layer per stage, and the updates of a chunk go out
+                # together: every hop would otherwise cost each update.
                 run = _RunPath(self, mapper, history_calls)
                 position = 0
                 deadline = None if self.turn_timeout is None else time.monotonic() + self.turn_timeout
@@ -219,19 +231,15 @@ class AGUIChatClient(ChatClient):
                     payloads = await self._next_batch(batches, run.verifier.phase in ("finished", "errored"), deadline)
                     if payloads is None:
                         break
-                    for payload in payloads:
-                        position += 1
-                        data, event_type = _parse(payload, position)
-                        self._events += 1
-                        if run.fast:
-                            update = run.plain_delta(data, event_type)
-                            if update is not _NOT_PLAIN:
-                                if update is not None:
-                                    self._updates += 1
-                                    yield update  # type: ignore[misc]
-                                continue
-                        for update in run.general(data, event_type, position):
-                            yield update
+                    updates: list[ChatUpdate] = []
+                    try:
+                        position = run.extend(updates, payloads, position)
+                    except Exception:
+                        if updates:
+                            yield updates  # what came before the error is the segment's too
+                        raise
+                    if updates:
+                        yield updates
                 _check_ended(run.verifier, position)
         except TransportError as exc:
             exc.run_id = exc.run_id or run_id
@@ -337,6 +345,30 @@ class _RunPath:
         self._deltas = {event_type: (field, self.verifier.open_deltas[event_type])
                         for event_type, field in DELTA_ID_FIELDS.items()}
         self._delta_update = mapper.delta_update
+
+    def extend(self, updates: list[ChatUpdate], payloads: list[str | bytes], position: int) -> int:
+        """Append the updates of `payloads` (the events after the `position`th) to `updates`;
+        return the position of the last one. The updates made before an error stay appended.
+
+        Raises:
+            ProtocolError: an event is invalid or out of order.
+            AgentRunError: an event is the run's RUN_ERROR (raised after its updates).
+        """
+        client = self.client
+        for payload in payloads:
+            position += 1
+            data, event_type = _parse(payload, position)
+            client._events += 1
+            if self.fast:
+                update = self.plain_delta(data, event_type)
+                if update is not _NOT_PLAIN:
+                    if update is not None:
+                        client._updates += 1
+                        updates.append(update)  # type: ignore[arg-type]
+                    continue
+            for update in self.general(data, event_type, position):
+                updates.append(update)
+        return position
 
     def plain_delta(self, data: dict[str, Any], event_type: str) -> ChatUpdate | None | object:
         """The update of an in-order plain content delta (None for an empty one), or
