@@ -83,6 +83,7 @@ class InputFirstPaint(Screen[Any]):
             and not widget._layout_required
             and widget not in self._layout_widgets
             and not any(widget in laid_out for laid_out in self._layout_widgets.values())
+            and not self._compositor._dirty_regions  # (a layout's repaint held back: not ours to send)
             and widget in self._compositor.visible_widgets
         )
 
