@@ -6,7 +6,8 @@ region. A key typed into the composer while an answer streams is drawn by that s
 waits for the whole conversation's layout and painting: 40–200 ms of wall time on a loaded
 machine (measured with `tests/perf/bench_stream_pty.py`), most of the key's latency.
 
-`InputFirstPaint` is a `Screen` mixin that, when the focused widget asks to be repainted while
+`InputFirstPaint` is a `Screen` mixin that, when the focused widget (one the screen names in
+`paints_alone`: the main screen names its composer) asks to be repainted while
 the screen owes a layout, paints that widget's dirty region at once from the last layout's map (a
 few milliseconds: the composer's lines only) and leaves everything else to the next regular frame,
 which still lays out and paints the stream (and paints the composer again, unchanged). It steps
@@ -66,8 +67,12 @@ class InputFirstPaint(Screen[Any]):
     async def _on_update(self, message: messages.Update) -> None:
         await super()._on_update(message)
         widget = message.widget
-        if _SEAMS and widget is self.focused and self._frame_held_back():
+        if _SEAMS and widget is self.focused and self.paints_alone(widget) and self._frame_held_back():
             self.call_later(self._paint_alone, widget)
+
+    def paints_alone(self, widget: Widget) -> bool:
+        """Whether `widget`, when focused, may be painted ahead of the regular frame (the screen says)."""
+        return False
 
     def _frame_held_back(self) -> bool:
         """Whether the regular frame will be slow to come: a layout is owed, or a batch holds it."""

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from tandem.tui.composer import COMPOSER_HINT, Composer, ComposerInput
@@ -75,6 +76,10 @@ class MainScreen(InputFirstPaint, Screen[None]):
     | f4 | Go to the decision the agent waits on (reopens an approval's modal). |
     | f6 | Move focus to the conversation (then End follows the stream again). |
     """
+
+    def paints_alone(self, widget: Widget) -> bool:
+        # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
+        return isinstance(widget, ComposerInput)
 
     status: reactive[Status | None] = reactive(None, init=False)
     """The conversation's status, as last painted; None until the engine reported one ("starting")."""
