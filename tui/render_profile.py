@@ -6,7 +6,9 @@ something to write) records its time and how many Markdown blocks were rendered 
 rebuilt: `Widget._render_content`) and measured (a `get_content_height` that missed its cache)
 since the previous frame; at exit the file receives one JSON object:
 `{"frames": [[monotonic, renders, measures], ...], "renders": {class: n}, "measures": {class: n},
-"rerenders": n}` (a re-render: a block rebuilt with the same content at the same size, i.e. waste).
+"rerenders": n, "input_frames": [monotonic, ...]}` (a re-render: a block rebuilt with the same content
+at the same size, i.e. waste). A frame that only paints typed input ahead of the stream
+(`tui.input_paint`) renders no Markdown: it is listed in `input_frames`, not in `frames`.
 `time.monotonic()` is system-wide on Linux, so a benchmark can cut the frames to its own window.
 """
 
@@ -36,6 +38,9 @@ class RenderProfile:
         """Of those, the ones rebuilt with the same content at the same size as their last build (waste)."""
         self.measures: Counter[str] = Counter()
         self.frames: list[tuple[float, int, int]] = []
+        self.input_frames: list[float] = []
+        """When a frame painted only typed input (`tui.input_paint`)."""
+        self.painting_input = False
         self.per_widget: Counter[int] = Counter()
         """Renders per widget (by `id`)."""
         self._last: dict[int, tuple[int, Any]] = {}
@@ -57,6 +62,9 @@ class RenderProfile:
         self._measures_in_frame += 1
 
     def frame(self) -> None:
+        if self.painting_input:
+            self.input_frames.append(time.monotonic())
+            return
         self.frames.append((time.monotonic(), self._renders_in_frame, self._measures_in_frame))
         self._renders_in_frame = self._measures_in_frame = 0
 
@@ -67,7 +75,7 @@ class RenderProfile:
         if self.path is None:
             return
         data = {"frames": self.frames, "renders": dict(self.renders), "measures": dict(self.measures),
-                "rerenders": self.rerenders}
+                "rerenders": self.rerenders, "input_frames": self.input_frames}
         self.path.write_text(json.dumps(data))
 
 
@@ -82,10 +90,13 @@ def install(path: str | None) -> RenderProfile:
     from textual.widget import Widget
     from textual.widgets._markdown import MarkdownBlock
 
+    from tandem.tui.input_paint import InputFirstPaint
+
     profile = RenderProfile(Path(path) if path else None)
     render_content = Widget._render_content
     get_content_height = Widget.get_content_height
     display = App._display
+    paint_alone = InputFirstPaint._paint_alone
 
     def counted_render_content(self: Widget) -> None:
         if isinstance(self, MarkdownBlock):
@@ -102,14 +113,23 @@ def install(path: str | None) -> RenderProfile:
             profile.frame()
         display(self, screen, renderable)
 
+    def counted_paint_alone(self: InputFirstPaint, widget: Widget) -> None:
+        profile.painting_input = True
+        try:
+            paint_alone(self, widget)
+        finally:
+            profile.painting_input = False
+
     def uninstall() -> None:
         Widget._render_content = render_content  # type: ignore[method-assign]
         Widget.get_content_height = get_content_height  # type: ignore[method-assign]
         App._display = display  # type: ignore[method-assign]
+        InputFirstPaint._paint_alone = paint_alone  # type: ignore[method-assign]
 
     Widget._render_content = counted_render_content  # type: ignore[method-assign]
     Widget.get_content_height = counted_get_content_height  # type: ignore[method-assign]
     App._display = counted_display  # type: ignore[method-assign]
+    InputFirstPaint._paint_alone = counted_paint_alone  # type: ignore[method-assign]
     profile.uninstall = uninstall  # type: ignore[method-assign]
     if path:
         atexit.register(profile.write)

@@ -10,7 +10,9 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
 - CPU share of the app while streaming: utime+stime of the process (all threads, /proc) over the
   wall time from the first token sent to the last token painted;
 - stream stretch: that wall time over the server's sending time (1.0: the app kept up);
-- frames painted per second while streaming (synchronized-update pairs in the output);
+- frames painted per second while streaming (synchronized-update pairs in the output); the frames
+  that painted only a typed key ahead of the stream (`tui.input_paint`) are counted apart and are
+  not in the per-frame figures;
 - Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.render_profile` counts
   Markdown blocks whose lines were rebuilt, and those re-measured, in each frame), per 1,000
   tokens (independent of the frame rate, which a loaded machine lowers), and the wasted ones
@@ -262,6 +264,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             app.close()
         data = json.loads(profile.read_text())
         frames = [frame for frame in data["frames"] if started <= frame[0] <= painted]
+        input_frames = [when for when in data.get("input_frames", []) if started <= when <= painted]
         renders = sum(frame[1] for frame in frames)
         measures = sum(frame[2] for frame in frames)
         return {
@@ -273,6 +276,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             "sent": sent,
             "frames_per_second": len(frames) / wall,
             "frames_on_wire": frames_on_wire,
+            "input_frames": len(input_frames),
             "renders_per_frame": renders / max(1, len(frames)),
             "renders_per_k_tokens": renders / (tokens / 1000),
             "rerenders": data.get("rerenders", 0),
@@ -318,7 +322,8 @@ def main() -> None:
                     print(
                         f"run {run + 1} {size:>7} {label}\n"
                         f"    CPU {r['cpu_share']:.2f} of a core · stream {r['sent']:.1f} s painted in {r['wall']:.1f} s "
-                        f"(×{r['stretch']:.2f}) · {r['frames_per_second']:.0f} frames/s ({r['frames_on_wire']} on the wire)\n"
+                        f"(×{r['stretch']:.2f}) · {r['frames_per_second']:.0f} frames/s ({r['frames_on_wire']} on the wire, "
+                        f"{r['input_frames']} of them typed input painted alone)\n"
                         f"    work: {r['cpu_per_k_tokens'] * 1000:.0f} CPU ms per 1,000 tokens, "
                         f"{r['cpu_ms_per_frame']:.1f} CPU ms per painted frame\n"
                         f"    Markdown renders/frame {r['renders_per_frame']:.2f} (max {r['max_renders_in_frame']}), "

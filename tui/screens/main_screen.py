@@ -12,10 +12,12 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from tandem.tui.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.conversation import Conversation
+from tandem.tui.input_paint import InputFirstPaint
 
 if TYPE_CHECKING:
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
@@ -41,7 +43,7 @@ NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(InputFirstPaint, Screen[None]):
     """Lays out the conversation view, composer, state panel and status line.
 
     Owns the layout and what the status line says; the app owns the engine and tells the
@@ -49,7 +51,8 @@ class MainScreen(Screen[None]):
     shows the welcome, the composer and "starting"; the footer is mounted right after it; once
     the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
     after that first frame). Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
-    whose default screen it is.
+    whose default screen it is. What is typed is painted ahead of the stream's layout
+    (`tui.input_paint.InputFirstPaint`).
     """
 
     AUTO_FOCUS = "ComposerInput"
@@ -73,6 +76,10 @@ class MainScreen(Screen[None]):
     | f4 | Go to the decision the agent waits on (reopens an approval's modal). |
     | f6 | Move focus to the conversation (then End follows the stream again). |
     """
+
+    def paints_alone(self, widget: Widget) -> bool:
+        # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
+        return isinstance(widget, ComposerInput)
 
     status: reactive[Status | None] = reactive(None, init=False)
     """The conversation's status, as last painted; None until the engine reported one ("starting")."""

@@ -1,0 +1,66 @@
+"""Typing while an answer streams, in a real terminal: what is typed shows, and nothing is left wrong.
+
+A key typed while the conversation owes a layout is painted alone, from the last layout
+(`tui.input_paint`), and goes out through the row output (`tui.wire_output`) between the stream's
+frames. If that wrote a stale cell anywhere, the pane would differ from the same screen written
+whole: Ctrl+L makes the app write every row again, and the two captures (with colours and
+attributes) must be equal, but for the composer's line, where the cursor blinks.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from _terminal import TANDEM, Terminal
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"),
+]
+
+TYPED = "ЖЩЮ"
+"""Typed one by one while the answer streams: none of them is in the demo's answer."""
+
+
+def _pane(terminal: Terminal) -> str:
+    """The styled pane without the composer's line, where the cursor blinks."""
+    return "\n".join(line for line in terminal.styled_screen().splitlines() if TYPED[0] not in line)
+
+
+def _settled(terminal: Terminal) -> str:
+    """The styled pane once two captures in a row agree (the last frame has landed)."""
+    previous = _pane(terminal)
+    for _ in range(50):
+        time.sleep(0.2)
+        current = _pane(terminal)
+        if current == previous:
+            return current
+        previous = current
+    raise AssertionError("the pane kept changing")
+
+
+def test_keys_typed_while_streaming_show_and_leave_the_pane_as_a_full_repaint(tmp_path: Path) -> None:
+    terminal = Terminal(f"env TERM=xterm-256color XDG_DATA_HOME={tmp_path} TANDEM_REPAINT=changes {TANDEM} --speed 0.3")
+    try:
+        terminal.wait_for(lambda s: "/demo long" in s and "idle" in s, "the welcome screen")
+        terminal.type("/demo long")
+        terminal.keys("Enter")
+        terminal.wait_for(lambda s: "streaming" in s, "the stream")
+        for index, character in enumerate(TYPED):
+            terminal.type(character)
+            typed = TYPED[: index + 1]
+            terminal.wait_for(lambda s, typed=typed: typed in s and "streaming" in s, f"{typed!r} in the composer")
+        terminal.keys("Escape")
+        terminal.wait_for(lambda s: "stopped" in s and "idle" in s, "the stopped turn")
+        streamed = _settled(terminal)
+        assert TYPED in terminal.screen()
+        terminal.keys("C-l")
+        time.sleep(0.5)
+        repainted = _settled(terminal)
+        assert "stopped" in repainted
+        assert streamed == repainted, "the pane after typing while streaming differs from the same screen written whole"
+    finally:
+        terminal.close()

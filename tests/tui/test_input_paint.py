@@ -1,0 +1,87 @@
+"""What is typed is painted ahead of the stream: a key's frame does not wait for the conversation's
+layout, nor for a batch update (Textual's Markdown mounts a streamed block inside one).
+
+The app is real (headless: Textual writes nothing, so `App._display` is watched instead of the
+terminal); a batch update stands in for a Markdown append in progress, which holds every regular
+frame back until it ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _tui_harness import Scripted, started, text, wait_for
+from textual._compositor import ChopsUpdate
+
+from tandem.tui.app import TandemApp
+from tandem.tui.input_paint import seams_present
+
+
+def _watch_display(app: TandemApp) -> list[Any]:
+    """Record every update handed to `App._display` (the app still displays it)."""
+    shown: list[Any] = []
+    display = app._display
+
+    def recording(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            shown.append((renderable, app._batch_count))
+        display(screen, renderable)
+
+    app._display = recording  # type: ignore[method-assign]
+    return shown
+
+
+def _text_of(update: ChopsUpdate) -> str:
+    return "".join(segment.text for chops in update.chops for strip in chops.values() if strip for segment in strip)
+
+
+def test_the_seams_it_relies_on_are_present() -> None:
+    assert seams_present()
+
+
+async def test_a_key_typed_during_a_batch_is_painted_alone_at_once() -> None:
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        composer = app.main.composer.input
+        composer.focus()
+        await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+        shown = _watch_display(app)
+        before = app.main.input_first_paints
+        with app.batch_update():  # every regular frame is held back until it ends
+            await pilot.press("Ж")
+            await wait_for(pilot, lambda: app.main.input_first_paints > before, "the key painted alone")
+            assert composer.text == "Ж"
+            await wait_for(pilot, lambda: any("Ж" in _text_of(item[0]) for item in shown if isinstance(item[0], ChopsUpdate)),
+                           "the key on its way to the terminal")
+            update, batch = next(item for item in shown if isinstance(item[0], ChopsUpdate) and "Ж" in _text_of(item[0]))
+            assert isinstance(update, ChopsUpdate), shown
+            assert batch == 0  # the batch was set aside for this one write only
+            assert app._batch_count == 1
+            # Only the composer's rows went out, and they show the key.
+            region = composer.region
+            rows = {y for y, _x1, _x2 in update.spans}
+            assert rows and all(region.y <= y < region.bottom for y in rows), (rows, region)
+
+
+async def test_a_composer_that_grows_waits_for_the_layout() -> None:
+    # A new line makes the composer taller: its old region would crop it, so the regular frame paints it.
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        composer = app.main.composer.input
+        composer.focus()
+        await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+        height = composer.outer_size.height
+        shown = _watch_display(app)
+        with app.batch_update():
+            await pilot.press("Ж", "ctrl+j", "Щ")
+            await wait_for(pilot, lambda: composer.text == "Ж\nЩ", "the keys typed")
+            # The composer's own layout request reached the screen (after its repaint request).
+            await wait_for(pilot, lambda: any(composer in asked for asked in app.main._layout_widgets.values()),
+                           "the composer's layout asked for")
+            await pilot.pause()
+            during_batch = [_text_of(update) for update, _batch in shown if isinstance(update, ChopsUpdate)]
+        await wait_for(pilot, lambda: composer.outer_size.height > height, "the composer grown by the layout")
+        assert any("Ж" in painted for painted in during_batch)  # before the newline: painted alone
+        assert not any("Щ" in painted for painted in during_batch), during_batch
