@@ -215,6 +215,12 @@ class TextView(BlockView):
         # (BlockView.on_mount runs too: Textual calls each class's handler.)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
+    def on_unmount(self) -> None:
+        # Textual's signal keeps a subscriber's callback (a bound method: the view itself) until
+        # the signal is next published, so a view scrolled out of the window would stay in memory,
+        # with its chunks and their painted lines, until the theme changes.
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def on_resize(self, _event: events.Resize) -> None:
         # A new width rewraps every chunk: the heights the spacer stands for no longer hold.
         if self._hidden_heights and self.size.width != self._hidden_width:

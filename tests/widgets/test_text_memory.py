@@ -1,0 +1,72 @@
+"""TextView: a view that leaves the screen leaves memory (nothing the app keeps still holds it)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown, Static
+
+from tandem.core.blocks import TextBlock
+from tandem.widgets import TextView
+from tandem.widgets.frozen_markdown import paint
+
+TEXT = "### Step 4\n\nThe loader found **6 files**.\n\n- `timeout` is 9 seconds\n- `mode` is *strict*\n"
+
+
+class _Host(App[None]):
+    def __init__(self, view: TextView) -> None:
+        super().__init__()
+        self._views = [view]  # (handed over at compose: the test frees the view later)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            yield self._views.pop()
+
+
+async def _wait(pilot: object, predicate: object, what: str) -> None:
+    for _ in range(1500):
+        if predicate():  # type: ignore[operator]
+            return
+        await pilot.pause(0.01)  # type: ignore[attr-defined]
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _painted(view: TextView) -> bool:
+    return (view.statistics().chars_written == len(TEXT) and not view._draining
+            and all(chunk.children for chunk in view.chunks if isinstance(chunk, Markdown))
+            and paint(view) is not None)
+
+
+class TestMemory:
+    async def test_a_view_removed_from_the_screen_is_freed(self) -> None:
+        # Textual's theme signal held every view that ever mounted (its callback is a bound
+        # method of the view) until the theme next changed: scrolled-away views stayed in memory.
+        block = TextBlock("msg-1:0", role="assistant")
+        block.activate()
+        block.append(TEXT)
+        block.complete()
+        held = [TextView(block)]  # the test's only reference, dropped once the view is removed
+        app = _Host(held[0])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _wait(pilot, lambda: _painted(held[0]), "the view painted")
+            gone = weakref.ref(held[0])
+            chunk = weakref.ref(held[0].chunks[0])
+            await held.pop().remove()
+            # The container's layouts name the view until newer ones replace them (Textual keeps
+            # the last four): the conversation's scroller lays out again on every new message.
+            scroll = app.query_one("#scroll")
+            for index in range(5):
+                await scroll.mount(Static(f"line {index}"))
+                await pilot.pause()
+            collected = False
+            for _ in range(50):
+                gc.collect()
+                if gone() is None and chunk() is None:
+                    collected = True
+                    break
+                await pilot.pause(0.02)
+            assert collected, "the removed view (or its chunk) is still referenced"
+            assert app.is_running
