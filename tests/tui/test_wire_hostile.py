@@ -6,7 +6,9 @@ tables wider than the screen, nested lists and quotes, a code fence never closed
 joined by U+200D, skin tones, flags, variation selectors, combining and zero-width characters —
 streams into the app in small tokens. After every frame the wire terminal must equal Textual's
 own output (or, for characters whose width pyte measures unlike Rich, a terminal painted whole
-from the compositor), and at the end a full repaint.
+from the compositor), and at the end a full repaint. Then finished Markdown chunks, frozen into
+painted lines (`widgets.frozen_markdown`), are thawed by a theme switch and a new width while the
+reader scrolls above a stream that goes on: the frozen lines must equal a live render.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tandem.core import ChatUpdate, Status
 from tandem.core.content import TextContent
 from tandem.core.sanitize import sanitize
 from tandem.widgets import TextView
+from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 
 # Characters whose width pyte (wcwidth) and Rich agree on, whatever they do to a terminal raw.
 CERTAIN = [
@@ -203,3 +206,102 @@ async def _written(pilot: Pilot[Any], answer: str) -> None:
 
 def _text_views(app: Any) -> list[TextView]:
     return [view for view in app.conversation.mounted_views if isinstance(view, TextView)]
+
+
+def _all_frozen(view: TextView) -> bool:
+    """Some finished chunks are frozen, all of them at the current width and on the screen.
+
+    (Only chunks that were painted freeze: one scrolled past unseen stays live until it is shown.)
+    """
+    chunks = view.chunks
+    width = chunks[-1].size.width if chunks else 0
+    frozen = [chunk for chunk in chunks[:-1] if isinstance(chunk, FrozenMarkdown)]
+    return bool(frozen) and all(chunk.painted_width == width and chunk.is_attached for chunk in frozen)
+
+
+def _why_not_frozen(view: TextView) -> str:
+    from textual.widget import Widget
+
+    lines = [f"view width {view.size.width} freeze attempts {view._freeze_attempts}"]
+    for chunk in view.chunks:
+        lines.append(f"{type(chunk).__name__} display={chunk.display} size={chunk.size} region={chunk.region}")
+        if not isinstance(chunk, FrozenMarkdown):
+            for node in chunk.walk_children(Widget):
+                if not node.is_container and (node._dirty_regions or node._render_cache.size != node.size):
+                    lines.append(f"  stale {node!r} size={node.size} cache={node._render_cache.size} dirty={bool(node._dirty_regions)} region={node.region}")
+    return "\n".join(lines)
+
+
+async def _frozen_lines_equal_live_ones(pilot: Pilot[Any], view: TextView) -> None:
+    """Each frozen chunk's lines equal what its source paints as live Markdown now (width and theme)."""
+    from textual.widgets import Markdown
+
+    width = view.chunks[-1].size.width
+    for chunk in [chunk for chunk in view.chunks if isinstance(chunk, FrozenMarkdown) and chunk.display]:
+        assert chunk.painted_width == width
+        live = Markdown(chunk.source, open_links=False, classes="text-view--chunk")
+        if not chunk.is_attached:
+            continue  # thawed meanwhile (the view's width changed again: a scrollbar came or went)
+        await view.mount(live, after=chunk)
+        lines: list[Any] = []
+
+        def painted(live: Markdown = live, lines: list[Any] = lines, height: int = len(chunk.strips)) -> bool:
+            lines[:] = paint(live) or []
+            return bool(lines) and not live._initial_markdown and len(lines) == height
+
+        await wait_for(pilot, painted, "the live twin of a frozen chunk painted")
+        assert [strip.text for strip in lines] == [strip.text for strip in chunk.strips]
+        assert [[segment.style for segment in strip] for strip in lines] == [[segment.style for segment in strip] for strip in chunk.strips]
+        await live.remove()
+
+
+class TestFrozenChunksUnderHostileText:
+    async def test_a_theme_and_a_new_width_thaw_them_while_the_reader_scrolls_above_the_stream(self) -> None:
+        twin = Twin(100, 80)  # tall: a chunk freezes once painted, not if it scrolled past unseen
+        gate = asyncio.Event()
+        answer = "".join(f"Paragraph {n}: 你好 שלום [x](https://example.com/{n}) **bold** `code` "
+                         + hostile_text(n, CERTAIN[:28], 6) + "\n\n" for n in range(40))
+        script = Scripted([_streamed(answer, token=40, gate=gate, gate_at=50)])
+        app = twin_app(twin, script.factory)
+
+        async def scenario(pilot: Pilot[Any]) -> None:
+            await started(pilot)
+            await send(pilot, "long")
+            await wait_for(pilot, lambda: bool(_text_views(app)) and len(_text_views(app)[-1].chunks) >= 2, "a finished chunk")
+            view = _text_views(app)[-1]
+            try:
+                await wait_for(pilot, lambda: _all_frozen(view), "finished chunks frozen")
+            except AssertionError:
+                raise AssertionError(_why_not_frozen(view)) from None
+            await _equals_a_full_repaint(pilot, twin)
+            await _frozen_lines_equal_live_ones(pilot, view)
+            # The reader scrolls up (the row output scrolls with reverse indexes) as the stream goes on,
+            # and a theme switch mid-stream thaws every frozen chunk above it.
+            scroller = app.conversation.scroller
+            for _ in range(6):
+                scroller.scroll_relative(y=-3, animate=False)
+                await pilot.pause(0.01)
+            before = {id(chunk) for chunk in view.chunks if isinstance(chunk, FrozenMarkdown)}
+            app.engine.loop.call_soon_threadsafe(gate.set)
+            app.theme = "tandem-light" if app.theme != "tandem-light" else "tandem-dark"
+            await wait_for(pilot, lambda: not before & {id(chunk) for chunk in view.chunks}, "every frozen chunk thawed")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the answer", 3000)
+            await _written(pilot, answer)
+            await _equals_a_full_repaint(pilot, twin)
+            await _frozen_lines_equal_live_ones(pilot, view)
+            # A new width: every frozen chunk thaws; what freezes again holds the new width.
+            before = {id(chunk) for chunk in view.chunks if isinstance(chunk, FrozenMarkdown)}
+            twin.resize(72, 80)
+            await pilot.resize_terminal(72, 80)
+            await wait_for(pilot, lambda: not before & {id(chunk) for chunk in view.chunks}, "every frozen chunk thawed")
+            await wait_for(pilot, lambda: twin.checking, "a whole frame at 72 columns")
+            await _equals_a_full_repaint(pilot, twin)
+            await _frozen_lines_equal_live_ones(pilot, view)
+            # Nothing of the text is lost on the way (a thawed chunk has its source once it is built).
+            expected = sanitize(answer)
+            await wait_for(pilot, lambda: "".join(chunk.source for chunk in view.chunks) == expected, "every chunk's source")
+
+        await run_twin(app, twin, scenario)
+        _assert_same(twin)
+        _no_agent_escape_reached_the_wire(twin)
+        assert app.repaint == "changes"
