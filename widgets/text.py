@@ -372,9 +372,11 @@ class TextView(BlockView):
     # -- freezing finished chunks ------------------------------------------------------------
 
     def _schedule_freeze(self) -> None:
+        # A new reason to freeze (a chunk finished, was thawed or shown): a whole budget of
+        # attempts, also when a pass that is waiting for a chunk to be painted is already due.
+        self._freeze_attempts = 0
         if not self._freeze_scheduled and self.is_mounted:
             self._freeze_scheduled = True
-            self._freeze_attempts = 0
             self.call_after_refresh(self._freeze_finished)
 
     def _freeze_finished(self) -> None:

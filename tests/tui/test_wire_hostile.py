@@ -236,9 +236,13 @@ async def _frozen_lines_equal_live_ones(pilot: Pilot[Any], view: TextView) -> No
     """Each frozen chunk's lines equal what its source paints as live Markdown now (width and theme)."""
     from textual.widgets import Markdown
 
-    width = view.chunks[-1].size.width
+    def at_the_width() -> bool:
+        width = view.chunks[-1].size.width
+        return all(chunk.painted_width == width for chunk in view.chunks if isinstance(chunk, FrozenMarkdown))
+
+    # (A scrollbar that comes or goes changes the width: the view thaws what it froze at the old one.)
+    await wait_for(pilot, at_the_width, "every frozen chunk at the view's width")
     for chunk in [chunk for chunk in view.chunks if isinstance(chunk, FrozenMarkdown) and chunk.display]:
-        assert chunk.painted_width == width
         live = Markdown(chunk.source, open_links=False, classes="text-view--chunk")
         if not chunk.is_attached:
             continue  # thawed meanwhile (the view's width changed again: a scrollbar came or went)
