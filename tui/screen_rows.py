@@ -12,7 +12,12 @@ terminal shows). `render()` turns the sent copy into the target with few bytes:
   unlike SU/SD, which the Linux console lacks;
 - then each row that still differs is written from its first to its last differing cell;
 - colours are written only when they change between segments, and then only the part that
-  changed (Textual writes each segment's whole style and a reset after it).
+  changed (Textual writes each segment's whole style and a reset after it);
+- a row holding characters whose width terminals disagree on (zero-width characters and
+  combining marks, emoji sequences joined by U+200D, variation selectors, skin tones, flags) is
+  erased and written whole: a terminal that measures such a character differently from Rich
+  shifts the rest of the row, and cells written at Rich's columns would land beside, not over,
+  what they replace. Written whole from its first column, the row shows what a full repaint shows.
 
 Rows are tuples of Rich `Segment`s exactly `width` cells wide. Nothing here writes to a terminal;
 `tui.wire_output` feeds Textual's updates in and writes what `render()` returns.
@@ -23,13 +28,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from rich.cells import cell_len
+from functools import lru_cache
+
+from rich.cells import cell_len, get_character_cell_size
 from rich.color import ColorSystem
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import SGR_STYLES, Strip
 
-__all__ = ["Row", "ScreenRows", "Scroll", "blank_row", "changed_span", "render_row"]
+__all__ = ["Row", "ScreenRows", "Scroll", "blank_row", "changed_span", "render_row", "uncertain_row"]
 
 Row = tuple[Segment, ...]
 """One row of the screen: segments whose cells add up to the screen's width."""
@@ -63,6 +70,37 @@ def _length(segment: Segment) -> int:
     return 0 if segment.control else cell_len(text)
 
 
+@lru_cache(maxsize=4096)
+def _uncertain_character(character: str) -> bool:
+    """Whether terminals may give `character` another width than Rich does (Rich counts 0, 1 or 2)."""
+    code = ord(character)
+    return (
+        get_character_cell_size(character) == 0  # combining marks, joiners, variation selectors, ...
+        or 0x1F1E6 <= code <= 0x1F1FF  # regional indicators: Rich pairs them into 2-cell flags
+        or 0x1F3FB <= code <= 0x1F3FF  # skin-tone modifiers: Rich 0 cells, many terminals 2
+        or 0xD800 <= code <= 0xDFFF  # lone surrogates: written as escapes, if at all
+    )
+
+
+def uncertain_row(row: Sequence[Segment]) -> bool:
+    """Whether the row holds a character terminals may measure differently from Rich (then it is written whole)."""
+    for segment in row:
+        text = segment.text
+        if text.isascii():
+            continue
+        for character in text:
+            if _uncertain_character(character):
+                return True
+    return False
+
+
+def _one_cell_each(text: str) -> bool:
+    """Whether every character of `text` is one cell wide (then characters and cells count alike)."""
+    if text.isascii():
+        return text.isprintable()
+    return all(get_character_cell_size(character) == 1 for character in text)
+
+
 def _cut(row: Sequence[Segment], start: int, end: int) -> list[Segment]:
     """The segments of `row` between cells `start` and `end` (both on character boundaries)."""
     out: list[Segment] = []
@@ -91,18 +129,45 @@ def _cut(row: Sequence[Segment], start: int, end: int) -> list[Segment]:
 
 
 def _splice(row: Row, start: int, end: int, middle: list[Segment], width: int) -> Row:
+    """`row` with cells [start, end) replaced by `middle` (end - start cells; past `width`: clamped)."""
+    if end > width:
+        middle = list(_clamped(middle, width - start))
+        end = width
     if start <= 0 and end >= width:
         return tuple(middle)
     return (*_cut(row, 0, start), *middle, *_cut(row, end, width))
 
 
+def _clamped(segments: list[Segment], width: int) -> Row:
+    """What a terminal without autowrap shows of segments wider than `width` cells.
+
+    The cells that fit, then the last column overwritten by every character written past it:
+    the row's last character stays there (as Textual's own output leaves it).
+    """
+    for segment in reversed(segments):
+        text = segment.text
+        if segment.control or not text:
+            continue
+        index = len(text) - 1
+        while index > 0 and not cell_len(text[index]):
+            index -= 1  # zero-width characters go with the character they follow
+        last = text[index:]
+        size = cell_len(last)
+        if not size:
+            continue
+        if size > width:
+            return (Segment(" " * width),) if width > 0 else ()
+        return (*_cut(segments, 0, width - size), Segment(last, segment.style))
+    return tuple(_cut(segments, 0, width))
+
+
 def _fit(segments: list[Segment], width: int) -> Row:
-    """The segments as a row of exactly `width` cells (Textual's rows are; this keeps a bug local)."""
+    """The segments as a row of exactly `width` cells, as a terminal shows them written from column 0."""
     length = sum(_length(segment) for segment in segments)
     if length == width:
         return tuple(segments)
     if length > width:
-        return tuple(_cut(segments, 0, width))
+        return _clamped(segments, width)
     return (*segments, Segment(" " * (width - length)))
 
 
@@ -136,7 +201,7 @@ def changed_span(new: Row, old: Row | None, width: int) -> tuple[int, int] | Non
         a, b = new[index], old[index]
         if a.style == b.style and not a.control and not b.control:
             same = _common_prefix(a.text, b.text)
-            if same and len(a.text) == cell_len(a.text) and len(b.text) == cell_len(b.text):
+            if same and _one_cell_each(a.text) and _one_cell_each(b.text):
                 start += same
     end = width
     index = 0
@@ -147,7 +212,7 @@ def changed_span(new: Row, old: Row | None, width: int) -> tuple[int, int] | Non
         a, b = new[-1 - index], old[-1 - index]
         if a.style == b.style and not a.control and not b.control:
             same = _common_prefix(a.text[::-1], b.text[::-1])
-            if same and len(a.text) == cell_len(a.text) and len(b.text) == cell_len(b.text):
+            if same and _one_cell_each(a.text) and _one_cell_each(b.text):
                 end -= same
     if start >= end:
         # Equal cells, different segmentation.
@@ -304,7 +369,11 @@ class ScreenRows:
         """A partial update from Textual (a `ChopsUpdate`): the cells it would write, spliced into the target.
 
         The same cells as `ChopsUpdate.render_segments` writes: for each span, every chop that
-        overlaps it, from the chop's start to the span's end.
+        overlaps it, whole when it lies inside the span, else cut at the span's end. A chop's
+        strip is placed by the cells it holds, not by where the next chop starts: a strip that
+        holds more cells than its chop (Textual's tables make some) overwrites the start of the
+        next chop on the terminal until that one is written, and one that holds fewer leaves the
+        rest as it was.
         """
         width = self.width
         target = self.target
@@ -317,19 +386,22 @@ class ScreenRows:
             run_start = run_end = -1
             row = target[y]
             for end, (x, strip) in zip(ends, line.items(), strict=False):
-                if strip is None or x >= x2 or end <= x1:
+                if strip is None or x >= x2 or end <= x1 or x >= width:
                     continue
-                stop = min(end, x2, width)
-                if stop <= x:
+                # As `ChopsUpdate.render_segments` (Textual 8.2.8) cuts it.
+                piece = strip._segments if x >= x1 and end <= x2 else strip.crop(0, min(end, x2) - x)._segments
+                length = 0
+                for segment in piece:
+                    length += _length(segment)
+                if not length:
                     continue
-                piece = strip._segments if stop == end else strip.crop(0, stop - x)._segments
                 if x != run_end and run:
                     row = _splice(row, run_start, run_end, run, width)
                     run = []
                 if not run:
                     run_start = x
                 run.extend(piece)
-                run_end = stop
+                run_end = x + length
             if run:
                 row = _splice(row, run_start, run_end, run, width)
             if row is not target[y]:
@@ -366,13 +438,20 @@ class ScreenRows:
         append = out.append
         width = self.width
         for y in changed:
-            span = changed_span(target[y], sent[y], width)
+            row, before = target[y], sent[y]
+            if uncertain_row(row) or (before is not None and uncertain_row(before)):
+                # Erased (default colours), then written whole from its first column.
+                pen.reset()
+                append(f"\x1b[{y + 1}H\x1b[2K")
+                pen.write(row)
+                continue
+            span = changed_span(row, before, width)
             if span is None:
                 continue
             start, end = span
             # ESC [ row H when the column is the first: two bytes fewer.
             append(f"\x1b[{y + 1}H" if start == 0 else f"\x1b[{y + 1};{start + 1}H")
-            pen.write(target[y] if start == 0 and end == width else _cut(target[y], start, end))
+            pen.write(row if start == 0 and end == width else _cut(row, start, end))
         pen.reset()
         self.sent = list(target)
         self._sent_hash = list(target_hash)

@@ -116,6 +116,15 @@ def _rendered(chunk: Widget) -> bool:
     return True
 
 
+def _wholly_shown(chunk: Widget) -> bool:
+    """Whether all of `chunk` is inside what the screen shows (then the next frame paints what is stale in it)."""
+    try:
+        region, clip = chunk.screen._compositor.visible_widgets[chunk]
+    except (KeyError, LookupError, AttributeError):  # not on the screen (or no screen yet)
+        return False
+    return bool(clip.contains_region(region))
+
+
 class TextView(BlockView):
     """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
 
@@ -363,9 +372,11 @@ class TextView(BlockView):
     # -- freezing finished chunks ------------------------------------------------------------
 
     def _schedule_freeze(self) -> None:
+        # A new reason to freeze (a chunk finished, was thawed or shown): a whole budget of
+        # attempts, also when a pass that is waiting for a chunk to be painted is already due.
+        self._freeze_attempts = 0
         if not self._freeze_scheduled and self.is_mounted:
             self._freeze_scheduled = True
-            self._freeze_attempts = 0
             self.call_after_refresh(self._freeze_finished)
 
     def _freeze_finished(self) -> None:
@@ -375,9 +386,15 @@ class TextView(BlockView):
             return
         waiting = False
         for index, chunk in enumerate(self._chunks[:-1]):
-            if not isinstance(chunk, Markdown) or not chunk.display or not _rendered(chunk):
-                # Frozen already; hidden; or some of it scrolled past unseen: freezing would render
-                # it only to freeze it (it is hidden soon, and freezes if it is shown again).
+            if not isinstance(chunk, Markdown) or not chunk.display:
+                continue  # frozen already, or hidden
+            if not _rendered(chunk):
+                # Some of it scrolled past unseen: freezing would render it only to freeze it (it
+                # is hidden soon, and freezes if it is shown again). But a chunk not laid out yet
+                # (the next one was mounted at once), or shown whole and stale only until the next
+                # frame, is painted then: try again after it, or it stays live Markdown (laid out
+                # on every frame) until another chunk starts, or for good once the answer ended.
+                waiting = waiting or not chunk.size.height or _wholly_shown(chunk)
                 continue
             # Appending or (re)building: the painted lines would miss text.
             busy = chunk.lock.is_locked or chunk._initial_markdown is not None
