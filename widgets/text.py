@@ -18,6 +18,7 @@ from textual.widgets import Markdown, Static
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
+from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.sanitize import sanitize
 
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter"]
@@ -200,6 +201,7 @@ class TextView(BlockView):
         """When the message was sent or started (epoch seconds), set by the app; None shows no time."""
         self._splitter = ChunkSplitter(blocks_per_chunk or self.BLOCKS_PER_CHUNK)
         self._fed = 0
+        self._depth = DepthLimiter()  # nested quotes and lists bounded (each level is a widget)
         self._outbox: list[list[str]] = []
         self._draining = False
         self._chunks: list[Markdown | FrozenMarkdown] = []
@@ -250,7 +252,7 @@ class TextView(BlockView):
             self.query_one(".text-view--header", Static).update(header)
         text = block.text
         if len(text) > self._fed:
-            suffix = sanitize(text[self._fed :])
+            suffix = self._depth.feed(sanitize(text[self._fed :]))
             self._fed = len(text)
             self._queue(suffix)
         self._schedule_flush()
