@@ -347,8 +347,12 @@ class StatePanel(Vertical, can_focus=False):
         if not self._tree.show(committed, conflicted):
             return
         if cursor is not None and cursor is not tree.root and _in_tree(tree, cursor):
-            # Nodes added or removed above the cursor move its line: keep it on its field.
-            self.call_after_refresh(tree.move_cursor, cursor)
+            # Nodes added or removed above the cursor move its line: keep it on its field. Now,
+            # not after the next refresh: an arrow key handled in between moved from the old
+            # line and was then undone (keys lost while the agent writes). Reading `last_line`
+            # numbers the changed tree's lines first.
+            _ = tree.last_line
+            tree.move_cursor(cursor)
         # Changing lines on idle does not always trigger a new layout; without it the tree can
         # keep a height of 0 and vanish.
         self.call_after_refresh(tree.refresh, layout=True)

@@ -49,7 +49,10 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sys
 import threading
+import traceback
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -409,7 +412,7 @@ def serve_pai_agents(*, chunk_delay: float = 0.01) -> Iterator[PaiServer]:
     server stops accepting, gives open streams one second, and the thread is joined.
 
     Raises:
-        RuntimeError: uvicorn did not start, or did not stop, within ten seconds.
+        RuntimeError: uvicorn did not start within ten seconds (one that does not stop is warned of).
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -435,9 +438,20 @@ def serve_pai_agents(*, chunk_delay: float = 0.01) -> Iterator[PaiServer]:
     finally:
         server.should_exit = True
         thread.join(_SHUTDOWN_TIMEOUT)
+        if thread.is_alive():  # seen once at the end of a long session on a loaded machine
+            server.force_exit = True
+            thread.join(_SHUTDOWN_TIMEOUT)
         sock.close()
         if thread.is_alive():
-            raise RuntimeError("the pydantic-ai AG-UI test server did not stop")
+            # A daemon thread in a test process that is ending: said, with where it hangs, not
+            # an error that fails the run after every test passed.
+            warnings.warn(f"the pydantic-ai AG-UI test server did not stop:\n{_stack_of(thread)}", ResourceWarning, stacklevel=1)
+
+
+def _stack_of(thread: threading.Thread) -> str:
+    """Where `thread` is now (for the warning of a server that did not stop)."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    return "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
 
 
 def _wait_for(condition: Callable[[], bool], what: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -11,6 +12,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 TANDEM = Path(sys.executable).with_name("tandem")
+
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def plain(styled: str) -> str:
+    """A `capture-pane -e` screen without its SGR sequences: the text `capture-pane -p` shows."""
+    return _SGR.sub("", styled)
+
+
+def modal_keys_open(screen: str) -> bool:
+    """Whether the approval modal's guard is over: keys pressed before then are swallowed (with a
+    bell), and the modal's key line names its keys only once they work."""
+    return "a Approve" in screen and "keys open in a moment" not in screen
 
 
 class Terminal:
@@ -54,6 +68,27 @@ class Terminal:
                 return screen
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{screen}")
+
+    def wait_for_styled(self, predicate: Callable[[str], bool], what: str, seconds: float = 20.0) -> str:
+        """Poll like `wait_for` on the styled capture (`plain` gives its text), and return it.
+
+        One capture serves both: a second one taken after the wait can show a later frame. And
+        the predicate must hold on two captures in a row that agree to the byte: tmux takes in a
+        frame's bytes as they come, so one capture can show a frame half written over the last.
+        """
+        deadline = time.monotonic() + seconds
+        styled, previous = "", None
+        while time.monotonic() < deadline:
+            styled = self.styled_screen()
+            if styled == previous and predicate(styled):
+                return styled
+            previous = styled
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{plain(styled)}")
+
+    def wait_for_modal_keys(self, what: str = "the modal's keys (its guard over)") -> str:
+        """Wait until the approval modal takes keys (its guard time over), as a person sees it does."""
+        return self.wait_for(modal_keys_open, what)
 
     def alive(self) -> bool:
         """Whether the session (hence tandem, its only process) still runs."""

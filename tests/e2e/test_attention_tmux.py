@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import test_sixteen_colours as sixteen
-from _terminal import TANDEM, Terminal
+from _terminal import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
     pytest.mark.e2e,
@@ -82,7 +82,7 @@ def test_a_pending_approval_sets_the_title_and_rings_the_bell_once(tmp_path: Pat
 
         # Back in the app: approve; the title comes back, and no other bell rang.
         term._tmux("select-window", "-t", app_pane)
-        time.sleep(0.5)  # the modal ignores keys for a short guard time after it opens
+        _until(lambda: modal_keys_open(screen()), "the modal's keys (its guard over)")
         term._tmux("send-keys", "-t", app_pane, "a")
         _until(lambda: "approved by" in screen() and "idle" in screen(), "the decided approval")
         _until(lambda: info("#{pane_title}") == before, "the terminal's own title restored")

@@ -9,7 +9,6 @@ panel. The pane must hold only ASCII and the characters of Debian's console font
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,27 +62,24 @@ def _tour(terminal: Terminal) -> list[str]:
     # This test is about glyphs, not focus: on a loaded machine the answer can arrive after End
     # and leave the view behind it, so End is pressed again until the answer is in view.
     _until_in_view(terminal, lambda s: "Fill it in" in s or "Book" in s, "the booking answer")
-    time.sleep(1.0)
-    terminal.keys("End")  # the empty composer scrolls the conversation to its end
-    screens.append(terminal.wait_for(lambda s: "Book" in s, "the booking form"))
-    time.sleep(0.5)
-    screens.append(terminal.screen())
+    # The form is drawn under the answer, its end once the turn is over: End follows it there.
+    screens.append(_until_in_view(terminal, lambda s: "Breakfast included" in s and "Fill in the form" in s and _idle(s),
+                                  "the booking form, whole"))
     terminal.type("/demo delete")
     terminal.keys("Enter")
     screens.append(terminal.wait_for(lambda s: "delete_file?" in s, "the approval modal"))
-    time.sleep(0.5)
+    screens.append(terminal.wait_for_modal_keys())  # keys typed in its guard time are ignored
     terminal.keys("Escape")
     screens.append(terminal.wait_for(lambda s: "Review" in s and "delete_file?" not in s, "the approval card"))
     terminal.keys("F4")
     screens.append(terminal.wait_for(lambda s: "delete_file?" in s, "the modal again"))
-    time.sleep(0.5)
+    terminal.wait_for_modal_keys()
     terminal.keys("Escape")  # decide later
     terminal.wait_for(lambda s: "delete_file?" not in s, "the modal closed")
     terminal.keys("Escape")  # cancels the turn
     terminal.wait_for(_idle, "the cancelled turn")
-    terminal.keys("F2")
-    time.sleep(1.0)
-    screens.append(terminal.screen())
+    terminal.keys("F2")  # the state panel, open since the recipe, closes
+    screens.append(terminal.wait_for(lambda s: "title: Tomato pasta" not in s, "the state panel closed"))
     return screens
 
 

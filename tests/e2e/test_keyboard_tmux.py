@@ -4,12 +4,11 @@ scroll back from the composer, Review… → decide → type, the newline key ev
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from _terminal import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
     pytest.mark.e2e,
@@ -43,15 +42,15 @@ def test_review_decide_then_type(terminal: Terminal) -> None:
     terminal.type("/demo delete")
     terminal.keys("Enter")
     terminal.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
-    time.sleep(0.5)  # the modal's guard time
-    # The last line names the modal's keys, not the main screen's ("esc Cancel").
-    footer = terminal.wait_for(lambda s: "Decide later" in s.rstrip("\n").split("\n")[-1], "the modal's keys")
+    # The last line names the modal's keys (once its guard time is over), not the main screen's ("esc Cancel").
+    footer = terminal.wait_for(lambda s: modal_keys_open(s) and "Decide later" in s.rstrip("\n").split("\n")[-1],
+                               "the modal's keys")
     assert "Cancel" not in footer.rstrip("\n").split("\n")[-1]
     terminal.keys("Escape")
     terminal.wait_for(lambda s: "Run tool delete_file?" not in s and "Review" in s, "the modal closed, the card's Review… shown")
     terminal.keys("Enter")  # the cursor is on Review…
     terminal.wait_for(lambda s: "Run tool delete_file?" in s, "the modal reopened by Enter")
-    time.sleep(0.5)
+    terminal.wait_for_modal_keys()
     terminal.keys("r")
     terminal.wait_for(lambda s: "Reason" in s, "the reason field")
     terminal.type("not now")

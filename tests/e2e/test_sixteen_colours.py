@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from _terminal import TANDEM, Terminal, modal_keys_open, plain
 
 pytestmark = [
     pytest.mark.e2e,
@@ -118,27 +117,34 @@ def test_the_checker_sees_text_in_its_own_background() -> None:
     assert invisible(inside_modal(behind, "ok")) == [Cell(0, 0, "X", 4, 4)]
 
 
+def _modal_whole(screen: str, marker: str) -> bool:
+    """Whether the modal around `marker` is on screen with its border (what `inside_modal` reads)."""
+    try:
+        inside_modal(screen, marker)
+    except (StopIteration, ValueError):
+        return False
+    return True
+
+
 @pytest.mark.parametrize("theme", ["dark", "light", "high-contrast"])
 def test_every_theme_is_legible_in_sixteen_colours(tmp_path: Path, theme: str) -> None:
     term = Terminal(f"env -u COLORTERM TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0 --theme {theme}")
     try:
-        term.wait_for(lambda s: "Message the agent" in s, "the composer")
         # The welcome, then a modal approval over the conversation.
-        assert invisible(term.styled_screen()) == []
+        assert invisible(term.wait_for_styled(lambda s: "Message the agent" in plain(s), "the composer")) == []
         term.type("/demo delete")
         term.keys("Enter")
-        term.wait_for(lambda s: "Approve (a)" in s, "the approval modal")
         # The modal ignores keys for a short guard time after it opens (its buttons dimmed); its key
         # line appears when the guard is over. Checked after it: see the session 4 note.
-        term.wait_for(lambda s: "a Approve" in s, "the modal's keys (the guard over)")
-        assert invisible(inside_modal(term.styled_screen(), "Approve (a)")) == []
+        modal = term.wait_for_styled(lambda s: modal_keys_open(plain(s)) and _modal_whole(s, "Approve (a)"),
+                                     "the approval modal, its keys open")
+        assert invisible(inside_modal(modal, "Approve (a)")) == []
         # Decided, then the shared-state panel with a recipe in it.
         term.keys("a")
         term.wait_for(lambda s: "approved by" in s, "the decided approval")
         term.type("/demo recipe")
         term.keys("Enter")
-        term.wait_for(lambda s: "title: Tomato pasta" in s, "the state panel")
-        assert invisible(term.styled_screen()) == []
+        assert invisible(term.wait_for_styled(lambda s: "title: Tomato pasta" in plain(s), "the state panel")) == []
     finally:
         term.close()
 
@@ -153,28 +159,36 @@ def test_a_forms_disabled_enabled_and_done_controls_are_legible_in_sixteen_colou
         term.wait_for(lambda s: "Message the agent" in s, "the composer")
         term.type("/demo booking")
         term.keys("Enter")
-        disabled = term.wait_for(lambda s: "Enter the guest's name to book" in s and "idle" in s, "the form, Book disabled")
-        assert "Book" in disabled.split("Fill in the form")[-1]
-        styled = term.styled_screen()
-        book = [c for c in cells(styled) if c.char in "Bok" and c.y == _row_of(styled, " Book ")]
+        styled = term.wait_for_styled(lambda s: "Enter the guest's name to book" in plain(s) and "idle" in plain(s),
+                                      "the form, Book disabled")
+        assert "Book" in plain(styled).split("Fill in the form")[-1]
+        book = _book_cells(styled)
         assert book and all(c.fg != c.bg for c in book), book
         assert invisible(styled) == []
 
         for _ in range(4):  # from the composer back to the name field
             term.keys("BTab")
         term.type("Ada")
-        term.wait_for(lambda s: "Enter the guest's name" not in s and "Ada" in s, "Book enabled")
-        assert invisible(term.styled_screen()) == []
+        enabled = term.wait_for_styled(lambda s: "Enter the guest's name" not in plain(s) and "Ada" in plain(s), "Book enabled")
+        assert invisible(enabled) == []
         for _ in range(4):  # room type, date, breakfast, Book
             term.keys("Tab")
-        time.sleep(0.3)
-        assert invisible(term.styled_screen()) == []  # Book focused
+        # Focus draws Book reversed (letters in the colour of the button).
+        focused = term.wait_for_styled(lambda s: bool(now := _book_cells(s)) and now != _book_cells(enabled), "Book focused")
+        assert invisible(focused) == []
         term.keys("Enter")
-        term.wait_for(lambda s: "Booking confirmed" in s and "idle" in s, "the confirmation")
-        assert invisible(term.styled_screen()) == []
+        confirmed = term.wait_for_styled(lambda s: "Booking confirmed" in plain(s) and "idle" in plain(s), "the confirmation")
+        assert invisible(confirmed) == []
     finally:
         term.close()
 
 
-def _row_of(styled: str, text: str) -> int:
-    return next(y for y, line in enumerate(_SGR.sub("", styled).split("\n")) if text in line)
+def _book_cells(styled: str) -> list[Cell]:
+    """The letters of the form's Book button, with their colours (none: not on screen)."""
+    row = _book_row(styled)
+    return [c for c in cells(styled) if c.char in "Bok" and c.y == row]
+
+
+def _book_row(styled: str) -> int | None:
+    """The row of the form's Book button: "Book" alone inside the card's border (not "Book a room")."""
+    return next((y for y, line in enumerate(plain(styled).split("\n")) if line.strip(" │") == "Book"), None)

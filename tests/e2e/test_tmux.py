@@ -35,7 +35,7 @@ def test_type_a_message_read_the_answer_and_approve_with_the_keyboard(terminal: 
     terminal.type("/demo delete")
     terminal.keys("Enter")
     terminal.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
-    time.sleep(0.5)  # the modal ignores keys for a short guard time after it opens
+    terminal.wait_for_modal_keys()  # the modal ignores keys for a short guard time after it opens
     terminal.keys("a")
     screen = terminal.wait_for(lambda s: "approved by" in s and "idle" in s, "the approval decided inline")
     assert "Run tool delete_file?" not in screen
@@ -62,7 +62,7 @@ def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -
         first.type("/demo delete")
         first.keys("Enter")
         first.wait_for(lambda s: "Run tool delete_file?" in s, "the approval modal")
-        time.sleep(0.5)  # the modal ignores keys for a short guard time after it opens
+        first.wait_for_modal_keys()  # the modal ignores keys for a short guard time after it opens
         first.keys("Escape")  # decide later
         first.wait_for(lambda s: "Run tool delete_file?" not in s and "awaiting your input" in s, "the modal closed")
         _quit(first)
@@ -75,7 +75,7 @@ def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -
         # (seen once in CI at 23:20 under load, not reproduced alone); the restored thread must replace it.
         second.wait_for(lambda s: "Run tool delete_file?" in s and "Welcome to Tandem" not in s,
                         "the restored approval's modal over the restored thread")
-        time.sleep(0.5)
+        second.wait_for_modal_keys()
         second.keys("a")
         screen = second.wait_for(lambda s: "Deleted" in s and "idle" in s, "the agent's answer after the approval")
         assert "approved by" in screen and "/demo delete" in screen

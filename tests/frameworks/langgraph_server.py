@@ -33,7 +33,10 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
+import traceback
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -290,7 +293,7 @@ def serve_langgraph() -> Iterator[LangGraphServer]:
     """Run the app with uvicorn on 127.0.0.1 port 0 in a daemon thread; stop it on exit.
 
     Raises:
-        RuntimeError: uvicorn did not start, or did not stop, in time.
+        RuntimeError: uvicorn did not start in time (one that does not stop is warned of).
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -311,9 +314,20 @@ def serve_langgraph() -> Iterator[LangGraphServer]:
     finally:
         server.should_exit = True
         thread.join(_SHUTDOWN_TIMEOUT)
+        if thread.is_alive():  # seen once at the end of a long session on a loaded machine
+            server.force_exit = True
+            thread.join(_SHUTDOWN_TIMEOUT)
         sock.close()
         if thread.is_alive():
-            raise RuntimeError("the LangGraph AG-UI test server did not stop")
+            # A daemon thread in a test process that is ending: said, with where it hangs, not
+            # an error that fails the run after every test passed.
+            warnings.warn(f"the LangGraph AG-UI test server did not stop:\n{_stack_of(thread)}", ResourceWarning, stacklevel=1)
+
+
+def _stack_of(thread: threading.Thread) -> str:
+    """Where `thread` is now (for the warning of a server that did not stop)."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    return "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
 
 
 def _wait_for(condition: Callable[[], bool], what: str) -> None:

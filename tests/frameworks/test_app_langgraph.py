@@ -80,9 +80,10 @@ async def test_one_user_message_and_one_answer_block(langgraph_server: LangGraph
         users = [b for b in blocks(app, TextBlock) if b.role == "user"]
         assert [(b.text, b.speaker) for b in users] == [("hello", "ada")]  # not echoed back as a second bubble
         assert assistant_texts(app) == [PLAIN_ANSWER]  # RAW between the tokens split nothing
-        views = [v for v in app.main.query(TextView)]
-        headers = [str(v.query_one(".text-view--header", Static).render()) for v in views]
-        assert headers == ["ada", "assistant"]
+        def headers() -> list[str]:
+            return [str(header.render()) for view in app.main.query(TextView) for header in view.query(".text-view--header").results(Static)]
+
+        await until(pilot, lambda: headers() == ["ada", "assistant"], "the two blocks' headers")  # filled once mounted
         assert not app.main.query(UnhandledView)
 
 
@@ -109,8 +110,9 @@ async def test_a_schema_less_question_answered_with_typed_text(langgraph_server:
         await send(pilot, "pick a colour")
         await until(pilot, lambda: bool(app.main.query(InterruptView)), "the question's card")
         view = app.main.query_one(InterruptView)
-        assert view.has_class("-text")
-        # The card is mounted first and filled from its block on the next update (later under load).
+        # The card is in the DOM before it composed (its `-text` class is set then) and is filled
+        # from its block on the next update (both later under load).
+        await until(pilot, lambda: view.has_class("-text"), "the card composed as a text question")
         await until(pilot, lambda: str(view.query_one(".interrupt-view--message", Static).render()) == QUESTION,
                     "the question's text on its card")
         await until(pilot, lambda: isinstance(app.screen.focused, Input), "the cursor in the answer field")
@@ -123,7 +125,8 @@ async def test_a_schema_less_question_answered_with_typed_text(langgraph_server:
         sent = [e.get("payload") for e in resumed.get("resume") or []]
         command = (resumed.get("forwardedProps") or {}).get("command", {}).get("resume")
         assert "teal" in [*sent, command]  # a string, as interrupt("Which colour?") expects
-        assert str(view.query_one(".interrupt-view--status", Static).render()) == "✓ answered by ada: teal"
+        await until(pilot, lambda: str(view.query_one(".interrupt-view--status", Static).render()) == "✓ answered by ada: teal",
+                    "the answer on the card")
 
 
 async def test_a_client_tool_runs_once_and_its_result_stays_on_its_card(langgraph_server: LangGraphServer) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import JsonValue
 from textual.pilot import Pilot
@@ -26,6 +26,13 @@ from tandem.core.content import (
 )
 from tandem.core.scripted import ScriptedChatClient
 from tandem.tui.app import TandemApp
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from tandem.widgets.a2ui_surface import SurfaceView
+
+W = TypeVar("W", bound="Widget")
 
 CLOCK = 1_700_000_000.0
 """The fixed time every test conversation runs at."""
@@ -108,6 +115,28 @@ async def wait_for(pilot: Pilot[Any], predicate: Callable[[], object], what: str
             return
         await pilot.pause(0.01)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+async def surface_part(pilot: Pilot[Any], view: SurfaceView, key: str, kind: type[W]) -> W:
+    """The first `kind` inside the surface component `key`, once it is mounted.
+
+    A `SurfaceView` builds its components after it is mounted, mounts them on a later frame, and
+    builds them again when the agent changes the surface's structure (the old widgets are then
+    removed): `widget_for(key)` can be unmounted, or gone, when a test first reads it. This waits
+    for the current one to be mounted with a `kind` in it (the component itself if it is one).
+    """
+    found: list[W] = []
+
+    def mounted() -> bool:
+        component = view.widget_for(key)
+        if component is None or not component.is_mounted:
+            return False
+        inner = [component] if isinstance(component, kind) else list(component.query(kind).results(kind))
+        found[:] = inner[:1]
+        return bool(found) and found[0].is_mounted
+
+    await wait_for(pilot, mounted, f"the surface's {key!r} ({kind.__name__}) mounted")
+    return found[0]
 
 
 async def started(pilot: Pilot[Any]) -> TandemApp:

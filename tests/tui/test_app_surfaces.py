@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 import pytest
-from _tui_harness import CLOCK, send, shown_text, started, wait_for
+from _tui_harness import CLOCK, send, shown_text, started, surface_part, wait_for
 from test_demo_scenarios import click, demo_app, turn_done
-from textual.widgets import Button, Input, RadioButton
+from textual.widgets import Button, Input, RadioButton, RadioSet
 
 from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Status, UIAgent
 from tandem.core.a2ui import install_a2ui
@@ -30,34 +30,35 @@ class TestBookingForm:
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the form")
             view = app.main.query_one(SurfaceView)
             block = view.surface
-            # The view builds its components after it is mounted (later under load).
-            await wait_for(pilot, lambda: (found := view.widget_for("submit")) is not None and bool(found.query(Button)), "the Book button")
-            book = view.widget_for("submit")
-            assert book is not None and book.query_one(Button).disabled
+            book = await surface_part(pilot, view, "submit", Button)
+            assert book.disabled
 
-            await click(pilot, view.query_one("#t-name Input", Input))
+            await click(pilot, await surface_part(pilot, view, "name", Input))
             await pilot.press(*"Ann Lee")
-            await click(pilot, list(view.query("#t-room RadioButton").results(RadioButton))[2])
-            view.query_one("#t-check-in Input", Input).focus()
+            room = await surface_part(pilot, view, "room", RadioSet)
+            await click(pilot, list(room.query(RadioButton).results(RadioButton))[2])
+            (await surface_part(pilot, view, "check-in", Input)).focus()
             await pilot.press(*"2026-05-01")
-            await click(pilot, view.query_one("#t-breakfast MarkedCheckbox", MarkedCheckbox))
+            await click(pilot, await surface_part(pilot, view, "breakfast", MarkedCheckbox))
             # The values went to the surface's data model on the engine thread, nothing to the agent.
             expected = {"name": "Ann Lee", "room": ["suite"], "checkIn": "2026-05-01", "breakfast": True}
             await wait_for(pilot, lambda: block.data_model().get("guest") == expected, "the data model")
-            await wait_for(pilot, lambda: not book.query_one(Button).disabled, "Book enabled")
+            await wait_for(pilot, lambda: not book.disabled, "Book enabled")
             assert len(app.context.turns) == 1  # type: ignore[union-attr]
 
-            book.query_one(Button).focus()
+            book.focus()
             await pilot.press("enter")
             await turn_done(pilot, app, "Ann Lee")
             assert len(app.context.turns) == 2  # type: ignore[union-attr]
             assert block.fired[0]["context"] == {"name": "Ann Lee", "roomType": ["suite"], "checkIn": "2026-05-01",
                                                  "breakfast": True}
             assert "with breakfast" in shown_text(app)
-            status = view.widget_for("status")
-            await wait_for(pilot, lambda: status is not None and str(status.render()).startswith("✓ Confirmed BK-"), "confirmed")
+            # The confirmation is a new structure: the view builds and mounts its widgets again.
+            close = await surface_part(pilot, view, "close", Button)
+            await wait_for(pilot, lambda: str(view.widget_for("status").render()).startswith("✓ Confirmed BK-"),  # type: ignore[union-attr]
+                           "confirmed")
 
-            await click(pilot, view.query_one("#t-close Button", Button))
+            await click(pilot, close)
             await wait_for(pilot, lambda: block.status == "deleted" and view.has_class("-deleted"), "the surface removed")
 
 
@@ -90,13 +91,15 @@ class TestOpenUrl:
             app = await started(pilot)
             await send(pilot, "show me the docs")
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
-            await wait_for(pilot, lambda: bool(app.main.query_one(SurfaceView).query(Button)), "the surface's button")
-            await click(pilot, app.main.query_one(SurfaceView).query_one(Button))
+            await click(pilot, await surface_part(pilot, app.main.query_one(SurfaceView), "root", Button))
             await wait_for(pilot, lambda: isinstance(app.screen, OpenLink), "the link modal")
             assert "\x07" not in str(app.screen.query_one(".open-link--url").render())
             await click(pilot, next(b for b in app.screen.query(Button) if str(b.label) == button))
             await wait_for(pilot, lambda: not isinstance(app.screen, OpenLink), "the modal closed")
-            await pilot.pause(0.1)
+            if expected:
+                await wait_for(pilot, lambda: opened == expected, "the link opened")
+            else:
+                await pilot.pause(0.1)  # nothing to wait for: nothing may happen
             assert opened == expected, opened
 
     async def test_a_scheme_other_than_http_is_refused_without_asking(self) -> None:
@@ -105,9 +108,7 @@ class TestOpenUrl:
             app = await started(pilot)
             await send(pilot, "show me")
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
-            # The surface view is mounted first and builds its components after (later under load).
-            await wait_for(pilot, lambda: bool(app.main.query_one(SurfaceView).query(Button)), "the surface's button")
-            await click(pilot, app.main.query_one(SurfaceView).query_one(Button))
+            await click(pilot, await surface_part(pilot, app.main.query_one(SurfaceView), "root", Button))
             await wait_for(pilot, lambda: any("http and https" in str(n.message) for n in app._notifications), "the refusal")
             assert not isinstance(app.screen, OpenLink) and opened == []
 
@@ -138,9 +139,8 @@ class TestTextLinks:
             app = await started(pilot)
             await send(pilot, "show the docs")
             await wait_for(pilot, lambda: bool(app.main.query(SurfaceView)) and app.main.status is Status.IDLE, "the surface")
-            await wait_for(pilot, lambda: bool(app.main.query_one(SurfaceView).query(TextComponent)), "the surface's text")
-            text = app.main.query_one(SurfaceView).query_one(TextComponent)
-            await pilot.click(text, offset=(7, 0))  # on "the docs"
+            text = await surface_part(pilot, app.main.query_one(SurfaceView), "root", TextComponent)
+            await click(pilot, text, offset=(7, 0))  # on "the docs"
             await wait_for(pilot, lambda: isinstance(app.screen, OpenLink), "the link modal")
             assert opened == []
             await click(pilot, next(b for b in app.screen.query(Button) if str(b.label) == "Open"))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from _tui_harness import release, send, shown_text, started, wait_for
+from test_demo_scenarios import click
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, Tree
 
@@ -98,12 +99,24 @@ async def edit_field(pilot: Pilot[Any], app: TandemApp, path: str, value: str) -
         assert node is not None and node.data == prefix
         if depth < len(parts) and not node.is_expanded:
             await pilot.press("space")
-            await wait_for(pilot, lambda: node.is_expanded, f"{prefix} opened")  # noqa: B023 (awaited in this iteration)
+            # The node under the cursor now: a repaint (the agent's write) rebuilds the tree's nodes.
+            await wait_for(pilot, lambda: (now := tree.cursor_node) is not None and now.data == prefix  # noqa: B023
+                           and now.is_expanded, f"{prefix} opened")
     await pilot.press("enter")
     editor = app.main.query_one(".state-panel--editor", Input)
     await wait_for(pilot, lambda: editor.has_focus, f"the editor of {path}")
     await pilot.press("home", "ctrl+k", *value, "enter")
-    await wait_for(pilot, lambda: resolve(state_of(app), path) == value, f"{path} committed")
+
+    def shown() -> bool:
+        return any(node.data == path and value in str(node.label) for node in _nodes(tree.root))
+
+    # Committed on the engine, then painted: the next edit moves through the repainted tree.
+    await wait_for(pilot, lambda: resolve(state_of(app), path) == value and shown(), f"{path} committed and shown")
+
+
+def _nodes(node: Any) -> list[Any]:
+    """`node` and every node below it."""
+    return [node, *(found for child in node.children for found in _nodes(child))]
 
 
 class TestEditingWhileTheAgentWrites:
@@ -142,10 +155,7 @@ class TestEditingWhileTheAgentWrites:
             [mine] = [str(w.render()) for w in panel.query(".state-conflict-view--mine").results(Static)]
             assert mine.startswith('yours: ["Boil the pasta in salted water.",')
 
-            button = panel.query_one(".state-conflict-view--agent-button")
-            button.scroll_visible(animate=False, immediate=True)
-            await pilot.pause()
-            assert await pilot.click(button)
+            await click(pilot, panel.query_one(".state-conflict-view--agent-button"))
             await wait_for(pilot, lambda: len(state_of(app)["recipe"]["instructions"]) == len(STARTER_RECIPE["instructions"]) + 1, "the agent's instructions taken")
             recipe = state_of(app)["recipe"]
             assert recipe["instructions"][0] == STARTER_RECIPE["instructions"][0]
@@ -217,10 +227,7 @@ class TestRestoredConflicts:
             panel = first.main.query_one(StatePanel)
             await wait_for(pilot, lambda: len(panel.query(".state-conflict-view--mine-button")) == 2, "two conflict cards")
             [servings_card] = [v for v in panel.query("StateConflictView") if v.conflict.label == "/servings"]  # type: ignore[attr-defined]
-            button = servings_card.query_one(".state-conflict-view--mine-button")
-            button.scroll_visible(animate=False, immediate=True)
-            await pilot.pause()
-            assert await pilot.click(button)
+            await click(pilot, servings_card.query_one(".state-conflict-view--mine-button"))
             await wait_for(pilot, lambda: len(panel.query(".state-conflict-view--mine-button")) == 1, "the servings conflict settled")
             await wait_for(pilot, lambda: any(line.startswith("✓ /servings: kept yours") for line in conflict_lines(first)), "the settled line")
             before, committed = conflict_lines(first), state_of(first)
@@ -237,10 +244,7 @@ class TestRestoredConflicts:
             await wait_for(pilot, lambda: conflict_lines(second) == before, "the same conflict cards after resume")
             assert state_of(second) == committed
             # The open one is still the person's call.
-            button = panel.query_one(".state-conflict-view--agent-button")
-            button.scroll_visible(animate=False, immediate=True)
-            await pilot.pause()
-            assert await pilot.click(button)
+            await click(pilot, panel.query_one(".state-conflict-view--agent-button"))
             await wait_for(pilot, lambda: state_of(second)["title"] == "Agent's pasta", "the agent's title taken")
 
 
@@ -283,10 +287,7 @@ class TestAPydanticAIServer:
                 assert lines[0] == "⚠ conflict at /todos"
                 assert lines[1].startswith('yours: ["write more tests", "review PR"] — ada, ')
                 assert lines[2].startswith('agent\'s: ["write tests", "review PR", "write tests", "review PR"] — ') and lines[2].endswith("(delta)")
-                button = panel.query_one(".state-conflict-view--mine-button")
-                button.scroll_visible(animate=False, immediate=True)
-                await pilot.pause()
-                assert await pilot.click(button)
+                await click(pilot, panel.query_one(".state-conflict-view--mine-button"))
                 await wait_for(pilot, lambda: not panel.query(".state-conflict-view--mine-button"), "the conflict settled")
 
                 await send(pilot, "and one more")

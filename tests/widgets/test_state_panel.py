@@ -215,3 +215,27 @@ async def test_a_proposal_the_person_made_stale_shows_what_accepting_gives_and_w
         await pilot.pause()
         diff = [str(line.render()) for line in panel.query(".state-panel--diff").results(Static)]
         assert diff == ["~ /title: Pancakes → Crêpes", "⚠ /meta: yours stays (you changed it since)"]
+
+
+async def test_an_arrow_key_right_after_the_agent_repaints_the_tree_is_not_undone() -> None:
+    """The agent's writes repaint the tree while the person moves through it: a key handled
+    before the repaint reached the screen moves from the kept cursor, and stays moved."""
+    state = AgentState({"a": 1, "b": 2, "c": 3, "d": 4})
+    panel = StatePanel(state)
+    app = _Host(panel)
+    async with app.run_test(size=(60, 40)) as pilot:
+        tree = panel.query_one(Tree)
+        tree.focus()
+        tree.move_cursor(tree.root.children[1])
+        await pilot.pause()
+        assert tree.cursor_node is not None and tree.cursor_node.data == "/b"
+        for value in range(5, 8):  # a write, its repaint, and a key the tree handles before the next frame
+            state.apply_snapshot({"a": value, "b": 2, "c": 3, "d": 4})
+            panel.refresh_state()
+            if value % 2:
+                tree.action_cursor_down()
+            else:
+                tree.action_cursor_up()
+            await pilot.pause()
+            assert tree.cursor_node is not None
+            assert tree.cursor_node.data == ("/c" if value % 2 else "/b"), value
