@@ -86,6 +86,27 @@ class Terminal:
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{plain(styled)}")
 
+    def settled_pane(self, without: str, seconds: float = 10.0) -> str:
+        """The styled capture once two in a row agree (the last frame has landed), less the lines
+        holding `without` (the composer's, where the cursor blinks).
+
+        Raises:
+            AssertionError: the pane kept changing for `seconds`.
+        """
+
+        def pane() -> str:
+            return "\n".join(line for line in self.styled_screen().splitlines() if without not in line)
+
+        previous = pane()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            current = pane()
+            if current == previous:
+                return current
+            previous = current
+        raise AssertionError("the pane kept changing")
+
     def wait_for_modal_keys(self, what: str = "the modal's keys (its guard over)") -> str:
         """Wait until the approval modal takes keys (its guard time over), as a person sees it does."""
         return self.wait_for(modal_keys_open, what)

@@ -42,20 +42,6 @@ def hostile_url() -> Iterator[str]:
         process.wait(10)
 
 
-def _pane(terminal: Terminal) -> str:
-    """The styled pane without the composer's line, where the cursor blinks."""
-    return "\n".join(line for line in terminal.styled_screen().splitlines() if "essage the agent" not in line)
-
-
-def _settled(terminal: Terminal) -> str:
-    previous = _pane(terminal)
-    for _ in range(50):
-        time.sleep(0.2)
-        current = _pane(terminal)
-        if current == previous:
-            return current
-        previous = current
-    raise AssertionError("the pane kept changing")
 
 
 def test_a_hostile_answer_leaves_the_pane_equal_to_a_full_repaint(tmp_path: Path, hostile_url: str) -> None:
@@ -67,10 +53,10 @@ def test_a_hostile_answer_leaves_the_pane_equal_to_a_full_repaint(tmp_path: Path
         terminal.keys("Enter")
         screen = terminal.wait_for(lambda s: "never closed" in s and "idle" in s, "the whole hostile answer")
         assert "[@click=app.quit]quit[/]" in screen or "never closed" in screen
-        streamed = _settled(terminal)
+        streamed = terminal.settled_pane(without="essage the agent")
         terminal.keys("C-l")
         time.sleep(0.5)
-        repainted = _settled(terminal)
+        repainted = terminal.settled_pane(without="essage the agent")
         assert streamed == repainted, "the pane after the hostile answer differs from the same screen written whole"
         # Nothing the agent sent drove the terminal: no clipboard write, still alive, still taking messages.
         buffers = subprocess.run(["tmux", "-L", terminal.name, "list-buffers"], capture_output=True, text=True).stdout

@@ -25,21 +25,6 @@ TYPED = "ЖЩЮ"
 """Typed one by one while the answer streams: none of them is in the demo's answer."""
 
 
-def _pane(terminal: Terminal) -> str:
-    """The styled pane without the composer's line, where the cursor blinks."""
-    return "\n".join(line for line in terminal.styled_screen().splitlines() if TYPED[0] not in line)
-
-
-def _settled(terminal: Terminal) -> str:
-    """The styled pane once two captures in a row agree (the last frame has landed)."""
-    previous = _pane(terminal)
-    for _ in range(50):
-        time.sleep(0.2)
-        current = _pane(terminal)
-        if current == previous:
-            return current
-        previous = current
-    raise AssertionError("the pane kept changing")
 
 
 def test_keys_typed_while_streaming_show_and_leave_the_pane_as_a_full_repaint(tmp_path: Path) -> None:
@@ -55,11 +40,11 @@ def test_keys_typed_while_streaming_show_and_leave_the_pane_as_a_full_repaint(tm
             terminal.wait_for(lambda s, typed=typed: typed in s and "streaming" in s, f"{typed!r} in the composer")
         terminal.keys("Escape")
         terminal.wait_for(lambda s: "stopped" in s and "idle" in s, "the stopped turn")
-        streamed = _settled(terminal)
+        streamed = terminal.settled_pane(without=TYPED[0])
         assert TYPED in terminal.screen()
         terminal.keys("C-l")
         time.sleep(0.5)
-        repainted = _settled(terminal)
+        repainted = terminal.settled_pane(without=TYPED[0])
         assert "stopped" in repainted
         assert streamed == repainted, "the pane after typing while streaming differs from the same screen written whole"
     finally:

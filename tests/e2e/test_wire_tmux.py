@@ -21,21 +21,6 @@ pytestmark = [
 ]
 
 
-def _pane(terminal: Terminal) -> str:
-    """The styled pane without the composer's line, where the cursor blinks."""
-    return "\n".join(line for line in terminal.styled_screen().splitlines() if "essage the agent" not in line)
-
-
-def _settled(terminal: Terminal) -> str:
-    """The styled pane once two captures in a row agree (the last frame has landed)."""
-    previous = _pane(terminal)
-    for _ in range(50):
-        time.sleep(0.2)
-        current = _pane(terminal)
-        if current == previous:
-            return current
-        previous = current
-    raise AssertionError("the pane kept changing")
 
 
 def test_after_a_streamed_answer_the_pane_equals_a_full_repaint(tmp_path: Path) -> None:
@@ -49,10 +34,10 @@ def test_after_a_streamed_answer_the_pane_equals_a_full_repaint(tmp_path: Path) 
         terminal.wait_for(lambda s: "/demo address" not in s and "streaming" in s, "a screen of the answer")
         terminal.keys("Escape")
         terminal.wait_for(lambda s: "stopped" in s and "idle" in s, "the stopped turn")
-        streamed = _settled(terminal)
+        streamed = terminal.settled_pane(without="essage the agent")
         terminal.keys("C-l")
         time.sleep(0.5)
-        repainted = _settled(terminal)
+        repainted = terminal.settled_pane(without="essage the agent")
         assert "stopped" in repainted
         assert streamed == repainted, "the pane after streaming differs from the same screen written whole"
     finally:
