@@ -64,6 +64,16 @@ def turn(app: PtyTandem, message: str, marker: str, seconds: float = 600) -> Non
         app.wait_for(b"idle", streaming, seconds)
 
 
+def short_tag(k: int) -> str:
+    """A tag for short turn `k` whose first and last characters differ from turn `k - 1`'s.
+
+    The row output writes a row from its first to its last changed cell: "Short answer 11." over
+    "Short answer 10." at the same place writes only "1", and a search for the whole answer never
+    finds it. With both ends changed, the tag goes out whole.
+    """
+    return f"{chr(65 + k % 26)}{k}{chr(90 - k % 26)}"
+
+
 def ready(app: PtyTandem) -> None:
     app.wait_for(b"idle", 0, 60)
     app.settle(1.0)
@@ -128,7 +138,7 @@ def per_turn(url: str, server_requests: list[tuple[int, int]], history: int, tur
             for k in range(turns):
                 for name, app in (("small", small), ("large", large)) if k % 2 == 0 else (("large", large), ("small", small)):
                     cpu, wall = app.cpu_seconds(), time.monotonic()
-                    turn(app, f"short {k}", f"Short answer {k}.")
+                    turn(app, f"short {short_tag(k)}", short_tag(k))
                     # The next turn follows at once, as a person's quick follow-up would: what the
                     # app does after a turn (painting, a collection) counts towards the next one.
                     results[name][0].append(time.monotonic() - wall)

@@ -40,7 +40,7 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _blocks_server import BlocksServer, build_app, last_marker  # noqa: E402
-from bench_memory_pty import PtyTandem, ready, turn  # noqa: E402
+from bench_memory_pty import PtyTandem, ready, short_tag, turn  # noqa: E402
 
 Asgi = Any
 
@@ -122,7 +122,7 @@ def main() -> None:
                     app = apps[name]
                     requests = len(spent)
                     cpu, wall = app.cpu_seconds(), time.monotonic()
-                    turn(app, f"short {k}", f"Short answer {k}.")
+                    turn(app, f"short {short_tag(k)}", short_tag(k))
                     # The next turn follows at once, as a person's quick follow-up would: what the
                     # app does after a turn counts towards the next one.
                     elapsed = time.monotonic() - wall
