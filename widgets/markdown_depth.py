@@ -45,18 +45,35 @@ class DepthLimiter:
     def feed(self, text: str) -> str:
         """The piece of text, rewritten; call with each piece in order."""
         out: list[str] = []
-        for char in text:
-            if char == "\n":
-                out.append(char)
-                self._end_line()
-                continue
-            if len(self._line) < 8:
-                self._line += char
-            if self._fence is not None or not self._in_prefix:
-                out.append(char)
-            else:
+        position, end = 0, len(text)
+        while position < end:
+            if self._fence is None and self._in_prefix:
+                # The line's leading part, a character at a time (a few characters a line).
+                char = text[position]
+                position += 1
+                if char == "\n":
+                    out.append(char)
+                    self._end_line()
+                    continue
+                self._note(char)
                 out.append(self._prefix_char(char))
+                continue
+            # Past the leading part, or in fenced code: copied up to the end of the line.
+            newline = text.find("\n", position)
+            stop = end if newline < 0 else newline
+            self._note(text[position:stop])
+            out.append(text[position:stop])
+            position = stop
+            if newline >= 0:
+                out.append("\n")
+                self._end_line()
+                position += 1
         return "".join(out)
+
+    def _note(self, piece: str) -> None:
+        """Keep the line's first characters, enough to recognise a fence."""
+        if len(self._line) < 8:
+            self._line += piece[: 8 - len(self._line)]
 
     def _prefix_char(self, char: str) -> str:
         """One character of the line's leading part: a marker, a space, or the end of the part."""
