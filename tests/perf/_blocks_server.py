@@ -19,9 +19,10 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import uvicorn
 from ag_ui.core import (
@@ -156,12 +157,16 @@ def build_app(server: BlocksServer) -> Starlette:
 
 
 @contextmanager
-def serve_blocks() -> Iterator[BlocksServer]:
-    """Serve on an ephemeral port of 127.0.0.1 from a daemon thread, for the `with` block."""
+def serve_blocks(wrap: Callable[[Any], Any] | None = None) -> Iterator[BlocksServer]:
+    """Serve on an ephemeral port of 127.0.0.1 from a daemon thread, for the `with` block.
+
+    `wrap`, if given, wraps the ASGI app (a bench's timing middleware).
+    """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     server = BlocksServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}/")
-    uv = uvicorn.Server(uvicorn.Config(build_app(server), log_level="warning", lifespan="off"))
+    app = build_app(server)
+    uv = uvicorn.Server(uvicorn.Config(app if wrap is None else wrap(app), log_level="warning", lifespan="off"))
     thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

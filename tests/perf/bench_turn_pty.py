@@ -25,21 +25,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _blocks_server import BlocksServer, build_app, last_marker  # noqa: E402
+from _blocks_server import last_marker, serve_blocks  # noqa: E402
 from bench_memory_pty import PtyTandem, ready, short_tag, turn  # noqa: E402
 
 Asgi = Any
@@ -70,28 +65,6 @@ def timed(app: Asgi, spent: list[float]) -> Asgi:
     return asgi
 
 
-@contextmanager
-def serve(spent: list[float]) -> Iterator[BlocksServer]:
-    """The blocks server (as `_blocks_server.serve_blocks`), timed, from a daemon thread."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = BlocksServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}/")
-    uv = uvicorn.Server(uvicorn.Config(timed(build_app(server), spent), log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the AG-UI bench server did not start")
-        time.sleep(0.01)
-    try:
-        yield server
-    finally:
-        uv.should_exit = True
-        thread.join(5)
-        sock.close()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--history", type=int, default=2_000)
@@ -106,7 +79,7 @@ def main() -> None:
     apps_own: dict[str, list[float]] = {name: [] for name in names}
     cpus: dict[str, list[float]] = {name: [] for name in names}
     served: dict[str, list[float]] = {name: [] for name in names}
-    with serve(spent) as server, tempfile.TemporaryDirectory() as small_data, \
+    with serve_blocks(lambda app: timed(app, spent)) as server, tempfile.TemporaryDirectory() as small_data, \
             tempfile.TemporaryDirectory() as large_data:
         apps = {"small": PtyTandem(["--url", server.url], small_data),
                 "large": PtyTandem(["--url", server.url], large_data)}
