@@ -11,10 +11,9 @@ screen and what reached the server.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,15 +21,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded, however pytest imports us
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
 from _recorded import ReplayServer, runs_of  # noqa: E402
-from _tui_harness import send, started, wait_for  # noqa: E402
+from _app_harness import blocks, framework_app, until  # noqa: E402
+from _tui_harness import send, started  # noqa: E402
 from scripts import PROMPTS  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 from textual.widgets import Button, Static  # noqa: E402
 
-from tandem.core import BlockEnv, Status  # noqa: E402
+from tandem.core import Status  # noqa: E402
 from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
 from tandem.tui.app import TandemApp  # noqa: E402
-from tandem.tui.backend import AppHooks, build_context  # noqa: E402
 from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView  # noqa: E402
 
 SIZE = (100, 40)
@@ -41,24 +40,6 @@ def replaying(framework: str, scenario: str) -> Iterator[ReplayServer]:
     """The scenario's recorded runs, served on 127.0.0.1 for the length of the block."""
     with ReplayServer(runs_of(framework, scenario)).running() as server:
         yield server
-
-
-def adk_app(url: str, themes: list[str] | None = None) -> TandemApp:
-    """A TandemApp on `url`; the person is "ada"; `change_theme` calls land in `themes`."""
-    hooks = AppHooks(set_theme=(themes.append if themes is not None else lambda name: None))
-
-    def factory(loop: asyncio.AbstractEventLoop) -> Any:
-        return build_context(url, hooks=hooks, env=BlockEnv(user="ada"))
-
-    return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
-
-
-async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str) -> None:
-    await wait_for(pilot, predicate, what, attempts=3000)
-
-
-def blocks(app: TandemApp, kind: type) -> list[Any]:
-    return [b for b in app.conversation.all_blocks if isinstance(b, kind)]
 
 
 def assistant_texts(app: TandemApp) -> list[str]:
@@ -86,7 +67,7 @@ async def test_one_user_message_one_answer_and_one_thought() -> None:
     # With messages snapshots on, ADK re-sends every message under a fresh id, and the thought a
     # second time inside the answer.
     with replaying("adk_snapshots", "reasoning") as server:
-        async with adk_app(server.url).run_test(size=SIZE) as pilot:
+        async with framework_app(server.url).run_test(size=SIZE) as pilot:
             app = await started(pilot)
             await send(pilot, PROMPTS["reasoning"])
             await until(pilot, lambda: "After thinking: the answer is 42." in assistant_texts(app), "the answer")
@@ -98,7 +79,7 @@ async def test_one_user_message_one_answer_and_one_thought() -> None:
 
 async def test_a_tool_confirmation_is_an_approval_and_approving_continues() -> None:
     with replaying("adk", "approval") as server:
-        async with adk_app(server.url).run_test(size=SIZE) as pilot:
+        async with framework_app(server.url).run_test(size=SIZE) as pilot:
             app = await started(pilot)
             await send(pilot, PROMPTS["approval"])
             await until(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
@@ -122,7 +103,7 @@ async def test_a_tool_confirmation_is_an_approval_and_approving_continues() -> N
 async def test_a_client_tool_runs_once() -> None:
     themes: list[str] = []
     with replaying("adk_snapshots", "client_tool") as server:
-        async with adk_app(server.url, themes).run_test(size=SIZE) as pilot:
+        async with framework_app(server.url, themes).run_test(size=SIZE) as pilot:
             app = await started(pilot)
             await send(pilot, PROMPTS["client_tool"])
             await until(pilot, lambda: bool(app.main.query(UIActionView)), "the action card")

@@ -9,10 +9,8 @@ reached the server.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,8 @@ if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, 
     pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _tui_harness import send, started, wait_for  # noqa: E402
+from _app_harness import blocks, framework_app, until  # noqa: E402
+from _tui_harness import send, started  # noqa: E402
 from langgraph_server import PLAIN_ANSWER, QUESTION, LangGraphServer  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 from textual.widgets import Button, Input, Static  # noqa: E402
@@ -30,31 +29,11 @@ from textual.widgets import Button, Input, Static  # noqa: E402
 from tandem.core import BlockEnv, Status  # noqa: E402
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock  # noqa: E402
 from tandem.tui.app import TandemApp  # noqa: E402
-from tandem.tui.backend import AppHooks, build_context  # noqa: E402
 from tandem.widgets import ApprovalModal, InterruptView, TextView, UIActionView, UnhandledView  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
 
 SIZE = (100, 40)
-
-
-def langgraph_app(url: str, themes: list[str] | None = None) -> TandemApp:
-    """A TandemApp on the live server; the person is "ada"; `change_theme` calls land in `themes`."""
-    hooks = AppHooks(set_theme=(themes.append if themes is not None else lambda name: None))
-
-    def factory(loop: asyncio.AbstractEventLoop) -> Any:
-        return build_context(url, hooks=hooks, env=BlockEnv(user="ada"))
-
-    return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
-
-
-async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str) -> None:
-    """`wait_for` with room for a real graph run on a loaded machine (still bounded)."""
-    await wait_for(pilot, predicate, what, attempts=3000)
-
-
-def blocks(app: TandemApp, kind: type) -> list[Any]:
-    return [b for b in app.conversation.all_blocks if isinstance(b, kind)]
 
 
 def assistant_texts(app: TandemApp) -> list[str]:
@@ -72,7 +51,7 @@ async def turn_over(pilot: Pilot[Any], app: TandemApp) -> None:
 
 
 async def test_one_user_message_and_one_answer_block(langgraph_server: LangGraphServer) -> None:
-    async with langgraph_app(langgraph_server.url).run_test(size=SIZE) as pilot:
+    async with framework_app(langgraph_server.url).run_test(size=SIZE) as pilot:
         app = await started(pilot)
         await send(pilot, "hello")
         await until(pilot, lambda: PLAIN_ANSWER in assistant_texts(app), "the answer, whole, in one block")
@@ -88,7 +67,7 @@ async def test_one_user_message_and_one_answer_block(langgraph_server: LangGraph
 
 
 async def test_an_approval_answered_by_keyboard(langgraph_server: LangGraphServer) -> None:
-    async with langgraph_app(langgraph_server.url).run_test(size=SIZE) as pilot:
+    async with framework_app(langgraph_server.url).run_test(size=SIZE) as pilot:
         app = await started(pilot)
         await send(pilot, "delete it")
         await until(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval modal")
@@ -105,7 +84,7 @@ async def test_an_approval_answered_by_keyboard(langgraph_server: LangGraphServe
 
 
 async def test_a_schema_less_question_answered_with_typed_text(langgraph_server: LangGraphServer) -> None:
-    async with langgraph_app(langgraph_server.url).run_test(size=SIZE) as pilot:
+    async with framework_app(langgraph_server.url).run_test(size=SIZE) as pilot:
         app = await started(pilot)
         await send(pilot, "pick a colour")
         await until(pilot, lambda: bool(app.main.query(InterruptView)), "the question's card")
@@ -131,7 +110,7 @@ async def test_a_schema_less_question_answered_with_typed_text(langgraph_server:
 
 async def test_a_client_tool_runs_once_and_its_result_stays_on_its_card(langgraph_server: LangGraphServer) -> None:
     themes: list[str] = []
-    async with langgraph_app(langgraph_server.url, themes).run_test(size=SIZE) as pilot:
+    async with framework_app(langgraph_server.url, themes).run_test(size=SIZE) as pilot:
         app = await started(pilot)
         await send(pilot, "light theme")
         await until(pilot, lambda: bool(app.main.query(UIActionView)), "the action card")

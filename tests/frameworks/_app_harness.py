@@ -1,0 +1,42 @@
+"""The app on a framework's AG-UI server, for the Pilot tests of `test_app_*.py`.
+
+The real engine and AG-UI client on `url`; the person is "ada"; no approval guard, fast frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
+from _tui_harness import wait_for  # noqa: E402
+from textual.pilot import Pilot  # noqa: E402
+
+from tandem.core import BlockEnv  # noqa: E402
+from tandem.tui.app import TandemApp  # noqa: E402
+from tandem.tui.backend import AppHooks, build_context  # noqa: E402
+
+__all__ = ["blocks", "framework_app", "until"]
+
+
+def framework_app(url: str, themes: list[str] | None = None) -> TandemApp:
+    """A TandemApp on `url`; `change_theme` calls land in `themes`."""
+    hooks = AppHooks(set_theme=(themes.append if themes is not None else lambda name: None))
+
+    def factory(loop: asyncio.AbstractEventLoop) -> Any:
+        return build_context(url, hooks=hooks, env=BlockEnv(user="ada"))
+
+    return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str) -> None:
+    """`wait_for` with room for a real graph run on a loaded machine (still bounded)."""
+    await wait_for(pilot, predicate, what, attempts=3000)
+
+
+def blocks(app: TandemApp, kind: type) -> list[Any]:
+    """The conversation's blocks of `kind`, in order."""
+    return [b for b in app.conversation.all_blocks if isinstance(b, kind)]
