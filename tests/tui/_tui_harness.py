@@ -7,7 +7,7 @@ The app runs its real engine thread; the chat client is a `ScriptedChatClient` w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -180,3 +180,18 @@ async def painted(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.1)
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+def streamed_segment(answer: str, *, token: int, pause: float = 0.001, gate: asyncio.Event | None = None,
+                     gate_at: int = 0) -> Any:
+    """A `Scripted` segment that streams `answer` in tokens of `token` characters, yielding to the
+    loop between them so that frames interleave; with `gate`, waits for it before token `gate_at`."""
+
+    async def segment(_messages: Any, _options: Any) -> AsyncIterator[ChatUpdate]:
+        for n, start in enumerate(range(0, len(answer), token)):
+            if gate is not None and n == gate_at:
+                await gate.wait()
+            yield ChatUpdate(message_id="m1", contents=[TextContent(text=answer[start : start + token])])
+            await asyncio.sleep(pause)
+
+    return segment

@@ -16,19 +16,17 @@ from __future__ import annotations
 import asyncio
 import random
 import unicodedata
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pyte
-from _tui_harness import Scripted, send, started, wait_for
+from _tui_harness import streamed_segment, Scripted, send, started, wait_for
 from _twin_terminal import Twin, differences, run_twin, twin_app
 from textual._compositor import LayoutUpdate
 from textual.geometry import Region
 from textual.pilot import Pilot
 from wcwidth import wcwidth
 
-from tandem.core import ChatUpdate, Status
-from tandem.core.content import TextContent
+from tandem.core import Status
 from tandem.core.sanitize import sanitize
 from tandem.widgets import TextView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
@@ -55,16 +53,6 @@ def hostile_text(seed: int, pool: list[str], pieces: int) -> str:
     return "".join(rng.choice(pool) for _ in range(pieces))
 
 
-def _streamed(answer: str, *, token: int = 9, pause: float = 0.001, gate: asyncio.Event | None = None,
-              gate_at: int = 0) -> Any:
-    async def segment(_messages: Any, _options: Any) -> AsyncIterator[ChatUpdate]:
-        for n, start in enumerate(range(0, len(answer), token)):
-            if gate is not None and n == gate_at:
-                await gate.wait()
-            yield ChatUpdate(message_id="m1", contents=[TextContent(text=answer[start : start + token])])
-            await asyncio.sleep(pause)
-
-    return segment
 
 
 class _Terminal(pyte.Screen):  # type: ignore[misc]
@@ -153,7 +141,7 @@ class TestAHostileStream:
     async def test_controls_escapes_wide_text_tables_and_nesting_frame_by_frame(self) -> None:
         twin = Twin(80, 24)
         answer = hostile_text(11, CERTAIN, 160) + FENCE
-        script = Scripted([_streamed(answer)])
+        script = Scripted([streamed_segment(answer, token=9)])
         app = twin_app(twin, script.factory)
 
         async def scenario(pilot: Pilot[Any]) -> None:
@@ -182,7 +170,7 @@ class TestAHostileStream:
     async def test_emoji_sequences_flags_skin_tones_and_zero_width_characters_frame_by_frame(self) -> None:
         twin = _realistic(Twin(60, 20))
         answer = hostile_text(5, UNCERTAIN, 260)
-        script = Scripted([_streamed(answer, token=5)])
+        script = Scripted([streamed_segment(answer, token=5)])
         app = twin_app(twin, script.factory)
         _each_frame_against_a_full_repaint(twin, app)
 
@@ -265,7 +253,7 @@ class TestFrozenChunksUnderHostileText:
         gate = asyncio.Event()
         answer = "".join(f"Paragraph {n}: 你好 שלום [x](https://example.com/{n}) **bold** `code` "
                          + hostile_text(n, CERTAIN[:28], 6) + "\n\n" for n in range(40))
-        script = Scripted([_streamed(answer, token=40, gate=gate, gate_at=50)])
+        script = Scripted([streamed_segment(answer, token=40, gate=gate, gate_at=50)])
         app = twin_app(twin, script.factory)
 
         async def scenario(pilot: Pilot[Any]) -> None:

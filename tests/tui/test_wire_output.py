@@ -14,12 +14,11 @@ import asyncio
 import inspect
 import random
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pyte
 import pytest
-from _tui_harness import Scripted, approval, send, started, text, wait_for
+from _tui_harness import streamed_segment, Scripted, approval, send, started, text, wait_for
 from _twin_terminal import Twin, cells, differences, run_twin, twin_app, twin_driver
 from rich.cells import cell_len
 from rich.color import ColorSystem
@@ -32,9 +31,8 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.pilot import Pilot
 from textual.strip import Strip
 
-from tandem.core import ChatUpdate, Status
+from tandem.core import Status
 from tandem.core.agui.demo.scenarios_chat import build_long_answer
-from tandem.core.content import TextContent
 from tandem.tui.app import TandemApp
 from tandem.tui.glyphs import fallback_driver, translator
 from tandem.tui.screen_rows import ScreenRows, render_row
@@ -45,18 +43,6 @@ SYNC_START = "\x1b[?2026h"
 SYNC_END = "\x1b[?2026l"
 
 
-def _streamed(answer: str, *, token: int = 12, pause: float = 0.001, gate: asyncio.Event | None = None,
-              gate_at: int = 0) -> Any:
-    """A segment that streams `answer` in small tokens, yielding to the loop so frames interleave."""
-
-    async def segment(_messages: Any, _options: Any) -> AsyncIterator[ChatUpdate]:
-        for n, start in enumerate(range(0, len(answer), token)):
-            if gate is not None and n == gate_at:
-                await gate.wait()
-            yield ChatUpdate(message_id="m1", contents=[TextContent(text=answer[start : start + token])])
-            await asyncio.sleep(pause)
-
-    return segment
 
 
 def _answer(chars: int) -> str:
@@ -83,7 +69,7 @@ async def _settled_against_a_fresh_paint(pilot: Pilot[Any], twin: Twin) -> None:
 class TestTheTerminalShowsWhatTextualMeant:
     async def test_streaming_with_the_view_following(self) -> None:
         twin = Twin(80, 24)
-        script = Scripted([_streamed(_answer(3000), pause=0.004)])
+        script = Scripted([streamed_segment(_answer(3000), pause=0.004, token=12)])
         app = twin_app(twin, script.factory)
 
         async def scenario(pilot: Pilot[Any]) -> None:
@@ -109,7 +95,7 @@ class TestTheTerminalShowsWhatTextualMeant:
     async def test_a_resize_mid_stream(self) -> None:
         twin = Twin(80, 24)
         gate = asyncio.Event()
-        script = Scripted([_streamed(_answer(2500), gate=gate, gate_at=60)])
+        script = Scripted([streamed_segment(_answer(2500), gate=gate, gate_at=60, token=12)])
         app = twin_app(twin, script.factory)
 
         async def scenario(pilot: Pilot[Any]) -> None:
@@ -153,7 +139,7 @@ class TestTheTerminalShowsWhatTextualMeant:
     async def test_scrolling_up_while_it_streams(self) -> None:
         twin = Twin(80, 24)
         gate = asyncio.Event()
-        script = Scripted([_streamed(_answer(4000), gate=gate, gate_at=150)])
+        script = Scripted([streamed_segment(_answer(4000), gate=gate, gate_at=150, token=12)])
         app = twin_app(twin, script.factory)
 
         async def scenario(pilot: Pilot[Any]) -> None:
@@ -180,7 +166,7 @@ class TestTheTerminalShowsWhatTextualMeant:
         translate = translator("ascii")
         assert translate is not None
         twin = Twin(80, 24, translate=translate)
-        script = Scripted([_streamed(_answer(1500))])
+        script = Scripted([streamed_segment(_answer(1500), token=12)])
         app = twin_app(twin, script.factory)
         app.driver_class = fallback_driver(twin_driver(twin), "ascii")
 
@@ -196,7 +182,7 @@ class TestTheTerminalShowsWhatTextualMeant:
 
     async def test_repaint_all_is_textuals_own_output(self) -> None:
         twin = Twin(80, 24)
-        script = Scripted([_streamed(_answer(1000))])
+        script = Scripted([streamed_segment(_answer(1000), token=12)])
         app = twin_app(twin, script.factory, repaint="all")
 
         async def scenario(pilot: Pilot[Any]) -> None:
@@ -231,7 +217,7 @@ class TestTheTerminalShowsWhatTextualMeant:
 
     async def test_a_failure_of_the_model_falls_back_to_textuals_output(self, monkeypatch: pytest.MonkeyPatch) -> None:
         twin = Twin(80, 24)
-        script = Scripted([_streamed(_answer(1500))])
+        script = Scripted([streamed_segment(_answer(1500), token=12)])
         app = twin_app(twin, script.factory)
         rendered = ScreenRows.render
 
@@ -258,7 +244,7 @@ class TestASlowLink:
     async def test_frames_wait_for_the_link_and_merge_and_the_last_state_goes_out(self) -> None:
         twin = Twin(80, 24)
         gate = asyncio.Event()
-        script = Scripted([_streamed(_answer(2500), pause=0.004, gate=gate, gate_at=20)])
+        script = Scripted([streamed_segment(_answer(2500), pause=0.004, gate=gate, gate_at=20, token=12)])
         app = twin_app(twin, script.factory)
         link = _Link()
         app.driver_class = _slow_link_driver(twin, link)
