@@ -2,7 +2,8 @@
 
 Plain command-line output: these print, nothing else in `tui/` does. Their arguments are declared
 in `tui.cli` (this module imports the store and core, which parsing must not). Errors go to stderr as one
-`tandem: …` line with exit status 1.
+`tandem: …` line with exit status 1. Listing, renaming and deleting never import the log's models
+(pydantic): only `export` reads a log.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tandem.core.errors import LogStoreError
-from tandem.core.export import ExportHeader, markdown_safe, to_jsonl, to_markdown
+from tandem.core.sanitize import sanitize as markdown_safe  # what `core.export.markdown_safe` is, without the models
 from tandem.core.store import ThreadInfo, ThreadStore
 
 __all__ = ["run_threads", "run_export"]
@@ -78,6 +79,8 @@ def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out:
     Returns:
         The exit status.
     """
+    from tandem.core.export import ExportHeader, to_jsonl, to_markdown
+
     out = out or sys.stdout
     err = err or sys.stderr
     try:

@@ -11,18 +11,22 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
 from tandem.core.errors import LogStoreError
-from tandem.core.log_entries import LogEntry
 from tandem.core.store.connection import connect, prepare_file, translated
 from tandem.core.store.lock import ThreadLock, check_thread_id
 from tandem.core.store.schema import migrate
-from tandem.core.store.thread import SqliteThread, decode_entries
 from tandem.core.store.titles import clean_title
+
+if TYPE_CHECKING:
+    # A thread's log is pydantic models: imported when a thread is opened or read, not to list,
+    # resolve or describe threads (`tandem threads`, `tandem --resume` before its first frame).
+    from tandem.core.log_entries import LogEntry
+    from tandem.core.store.thread import SqliteThread
 
 __all__ = ["ThreadInfo", "ThreadStore", "default_path", "strip_credentials"]
 
@@ -203,6 +207,8 @@ class ThreadStore:
         Raises:
             LogStoreError: no such thread, or (unless read-only) it is open elsewhere.
         """
+        from tandem.core.store.thread import SqliteThread
+
         lock = None if read_only else ThreadLock(self.locks, thread_id)
         if lock is not None:
             lock.acquire()
@@ -220,6 +226,8 @@ class ThreadStore:
         Raises:
             LogStoreError: no such thread, or an entry cannot be read.
         """
+        from tandem.core.store.entries_codec import decode_entries
+
         return decode_entries(self.read_json(thread_id), f"thread {thread_id} of {self.path}")
 
     def read_json(self, thread_id: str) -> list[tuple[int, str]]:

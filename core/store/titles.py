@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tandem.core.messages import ChatMessage
+if TYPE_CHECKING:
+    # Only named in a signature: listing and resolving threads must not import the models (pydantic).
+    from tandem.core.messages import ChatMessage
 
 __all__ = ["TITLE_LENGTH", "clean_title", "title_from_messages"]
 
