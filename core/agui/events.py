@@ -13,6 +13,7 @@ and any other event (except RAW and ACTIVITY_*) closes what the chunks opened.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -78,9 +79,20 @@ def _model_table() -> dict[str, type[BaseModel]]:
     return table
 
 
+class _Validators(dict[str, Callable[[Any], Any]]):
+    """`model_validate` of each event model without its Python wrapper (a tenth of a short event's
+    cost), by event type. Each is looked up when its type first arrives: reading a model's validator
+    builds it, and the SDK's models are built on first use (`sdk_models`), so a stream pays only
+    for the event types it sends."""
+
+    def __missing__(self, event_type: str) -> Callable[[Any], Any]:
+        validate: Callable[[Any], Any] = _MODELS[event_type].__pydantic_validator__.validate_python
+        self[event_type] = validate
+        return validate
+
+
 _MODELS = _model_table()
-_VALIDATORS = {event_type: model.__pydantic_validator__.validate_python for event_type, model in _MODELS.items()}
-"""`model_validate` of each model without its Python wrapper (a tenth of a short event's cost)."""
+_VALIDATORS = _Validators()
 _EVENT_ENVELOPE_DEPTH = 3
 """Levels an event may add around an agent value (the event object, `content`, a list)."""
 _CHUNK_PASSTHROUGH = frozenset({EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA})
