@@ -21,7 +21,7 @@ from tandem.core.state import AgentState
 from tandem.core.state_merge import pointer_of
 from tandem.widgets.sanitize import agent_text, sanitize
 from tandem.widgets.state_conflict import StateConflictList
-from tandem.widgets.state_tree import StateTree
+from tandem.widgets.state_tree import StateTree, StateTreeWidget
 from tandem.widgets.state_tree import short_value as _short
 
 __all__ = ["StatePanel", "diff_lines", "proposal_title"]
@@ -249,7 +249,7 @@ class StatePanel(Vertical, can_focus=False):
         yield Static(classes="state-panel--conflicts")
         with _StateScroll(classes="state-panel--scroll"):
             yield Static(Content("no shared state"), classes="state-panel--empty")
-            tree: Tree[str] = Tree(Text("state"), data="")
+            tree: Tree[str] = StateTreeWidget(Text("state"), data="")
             tree.show_root = False
             yield tree
             yield StateConflictList(classes="state-panel--field-conflicts")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import NodeID, TreeNode
@@ -11,7 +12,7 @@ from textual.widgets.tree import NodeID, TreeNode
 from tandem.core.agent_json import dumps_agent_json
 from tandem.widgets.sanitize import sanitize
 
-__all__ = ["StateTree", "short_value"]
+__all__ = ["StateTree", "StateTreeWidget", "short_value"]
 
 _NOTHING: Any = object()
 """What the tree showed before its first `show` (no value is identical to it)."""
@@ -43,6 +44,23 @@ def _label(key: str, value: Any, mark: str) -> str:
     if isinstance(value, list):
         return f"{mark}{sanitize(key)} [{len(value)}]"
     return f"{mark}{sanitize(key)}: {short_value(value)}"
+
+
+class StateTreeWidget(Tree[str]):
+    """The state panel's `Tree`, measuring a line's label without rendering it.
+
+    Textual's `Tree` measures every line's label each time it rebuilds its lines (after any
+    node changed) to find its width, by rendering the label (a copy, a style pass, the toggle
+    icon assembled in front): a state with a list of a thousand items that grows while a turn
+    streams paid that for every item on every frame. The width is the icon's plus the label's
+    (styles do not change widths), which is what `Tree.get_label_width` invites a subclass to
+    compute directly. Owns nothing more than `Tree`.
+    """
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
+        label = node._label  # (always a `Text`: `TreeNode` processes the label it is given)
+        return cell_len(icon) + label.cell_len
 
 
 class StateTree:

@@ -211,3 +211,54 @@ async def test_opening_a_field_in_the_panel_shows_its_fields() -> None:
         tree.focus()
         await pilot.press("space")  # opens the node under the cursor
         await wait_for(pilot, lambda: [c.label.plain for c in steps.children] == ["first: whisk", "second: bake"], "its fields")
+
+
+class TestLabelWidth:
+    """`StateTreeWidget` measures a label without rendering it, to the same width Textual renders."""
+
+    def test_the_width_is_the_rendered_width(self) -> None:
+        from textual.widgets._tree import NULL_STYLE
+
+        from tandem.widgets.state_tree import StateTreeWidget
+
+        widget = StateTreeWidget(Text("state"), data="")
+        labels = ["count: 3", "⚠ items [1000]", "名前 {2}", "👍🏽 thumbs", "e\u0301 combining", "", "x" * 80]
+        checked = 0
+        for label in labels:
+            for allow_expand in (True, False):
+                for expanded in (True, False):
+                    node = widget.root.add(label, allow_expand=allow_expand, expand=expanded)
+                    rendered = widget.render_label(node, NULL_STYLE, NULL_STYLE).cell_len
+                    assert widget.get_label_width(node) == rendered, (label, allow_expand, expanded)
+                    checked += 1
+        assert checked == len(labels) * 4
+
+    async def test_the_panel_uses_it_and_its_width_follows_the_longest_label(self) -> None:
+        from tandem.widgets.state_tree import StateTreeWidget
+
+        class _Host(App[None]):
+            def compose(self) -> ComposeResult:
+                yield StatePanel()
+
+        app = _Host()
+        async with app.run_test(size=(100, 30)) as pilot:
+            panel = app.query_one(StatePanel)
+            state = AgentState()
+            state.apply_snapshot({"items": [f"item {n}" for n in range(50)], "name": "x" * 40})
+            panel.set_state(state)
+            tree = app.query_one(Tree)
+            assert isinstance(tree, StateTreeWidget)
+
+            def built() -> bool:
+                return tree.virtual_size.height >= 52
+
+            for _ in range(200):
+                if built():
+                    break
+                await pilot.pause(0.02)
+            assert built()
+            # The widest line ("name: " and the 40 quoted x's, after the guides) sets the width.
+            widest = max(tree.get_label_width(line.node) + line._get_guide_width(tree.guide_depth, tree.show_root)
+                         for line in tree._tree_lines)
+            assert tree.virtual_size.width == widest
+            assert widest >= len("name: ") + 40
