@@ -7,7 +7,6 @@ counts every Markdown block whose lines are rebuilt. Counts, never times.
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 from textual.app import App, ComposeResult
@@ -210,75 +209,3 @@ class TestStreamingCost:
             await pilot.click(frozen, offset=(column + 2, row))
             await pilot.pause()
         assert clicked == ["https://example.com/docs/1"]
-
-
-class TestOneLayoutPerPass:
-    """The drain appends what is queued in one batch (one layout), and lets a frame out between passes."""
-
-    @staticmethod
-    def _record_layouts(app: App[None], log: list[str]) -> None:
-        screen = app.screen
-        refresh_layout = screen._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            log.append("layout")
-            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
-
-        screen._refresh_layout = counted  # type: ignore[method-assign]
-
-    async def test_text_queued_at_once_is_laid_out_once_across_chunks(self) -> None:
-        block = _block()
-        view = TextView(block, blocks_per_chunk=BLOCKS_PER_CHUNK)
-        app = _Host(view)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            log: list[str] = []
-            self._record_layouts(app, log)
-            drain = view._drain
-
-            async def drain_logged() -> None:
-                log.append("drain")
-                try:
-                    await drain()
-                finally:
-                    log.append("drained")
-
-            view._drain = drain_logged  # type: ignore[method-assign]
-            block.append(TEXT)  # several chunks' worth, queued before the drain starts
-            view.refresh_block()
-            await _settle(pilot, app)
-            assert view.statistics().chunks > 3
-            assert "".join(chunk.source for chunk in view.chunks) == TEXT
-            start, end = log.index("drain"), log.index("drained")
-            assert log[start:end].count("layout") == 0, log  # (before: a layout between chunks' appends)
-            assert "layout" in log[end:], "the pass was laid out once it ended"
-
-    async def test_a_stream_that_never_pauses_still_gets_a_frame_between_passes(self) -> None:
-        block = _block()
-        view = TextView(block, blocks_per_chunk=BLOCKS_PER_CHUNK)
-        app = _Host(view)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            log: list[str] = []
-            self._record_layouts(app, log)
-            append_pass = view._append_pass
-
-            async def slow_pass(outbox: list[list[str]]) -> None:
-                log.append("pass")
-                await append_pass(outbox)
-                await asyncio.sleep(0.03)  # a slow pass: more text is queued meanwhile
-
-            view._append_pass = slow_pass  # type: ignore[method-assign]
-            tokens = _tokens(TEXT)
-            for start in range(0, len(tokens), 15):
-                block.append("".join(tokens[start : start + 15]))
-                view.refresh_block()
-                await pilot.pause(0.005)
-            block.complete()
-            view.refresh_block()
-            await _settle(pilot, app)
-            assert "".join(chunk.source for chunk in view.chunks) == TEXT
-            passes = [index for index, entry in enumerate(log) if entry == "pass"]
-            assert len(passes) >= 2
-            for before, after in zip(passes, passes[1:]):
-                assert "layout" in log[before:after], log  # a frame between any two passes
