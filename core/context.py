@@ -169,10 +169,17 @@ class AgentContext:
 
         Unlike `cancel()`, nothing is logged: the app is closing, not the human deciding. A turn
         waiting for a decision stays waiting in the log (durable suspension: `restore()` brings
-        it back answerable); a segment cut mid-stream restores as a retryable error.
+        it back answerable); a segment cut mid-stream restores as a retryable error, after the
+        part of the answer that had arrived (the person read it: quitting must not unsay it).
         """
         self._disposing = True
         await self.cancel()
+        try:
+            # What streamed since the last commit (a segment commits when it ends, or every
+            # `checkpoint_entries` updates): without this, `close()` drops it.
+            self.thread.commit()
+        except TandemError as exc:
+            log.warning("could not save the end of the conversation: %s", exc)
         self.agent.state.rollback_proposals()
         await self.agent.client.aclose()
         self.thread.close()

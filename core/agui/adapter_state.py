@@ -17,12 +17,14 @@ use one of these names for application data keeps it:
 | adapter | recognised by | keys set aside |
 | --- | --- | --- |
 | ag-ui-langgraph, ag-ui-crewai (the CopilotKit state shape) | `messages` holds chat messages (LangChain `type` or AG-UI `role`, with `content`) | `messages`, `tools`, `context`, `copilotkit`, `ag-ui` |
+| ag-ui-crewai | the CopilotKit shape with `id` equal to the run's `threadId` | `id` (the flow's state id, which the adapter sets to the thread id on every run) |
 | ag-ui-adk | a key prefixed `_ag_ui_` | every `_ag_ui_…` key, `pending_tool_calls`, `lro_tool_call_id_remap` |
 
 Sources: ag-ui-langgraph 0.0.47 (`constant_schema_keys = ['messages', 'tools']`; `messages` is
 replaced from the checkpoint and `tools` merged from the request, `ag-ui` holds the request's
 context); ag-ui-crewai 1.0.0 (`messages`, `tools`, `context`, `copilotkit` are "reserved AG-UI
-keys (spread last, always win)", `ag-ui` is "an adapter-owned namespace"); ag-ui-adk 0.11.0
+keys (spread last, always win)", `ag-ui` is "an adapter-owned namespace", and `inputs["id"] =
+input_data.thread_id` is "the thread linkage": the flow state's `id`); ag-ui-adk 0.11.0
 (`_INTERNAL_STATE_KEYS`, stripped from client state "so stale frontend state cannot overwrite
 internal metadata", and `pending_tool_calls`, its HITL ledger, which it merges from client state
 unprotected). The reference client (`@ag-ui/client`) applies snapshots whole and sends them back;
@@ -63,13 +65,14 @@ def _copilotkit_shape(snapshot: Mapping[str, Any]) -> bool:
     return isinstance(messages, list) and bool(messages) and all(_chat_message(m) for m in messages)
 
 
-def adapter_keys(snapshot: Any, known: Iterable[str] = ()) -> frozenset[str]:
+def adapter_keys(snapshot: Any, known: Iterable[str] = (), *, thread_id: str | None = None) -> frozenset[str]:
     """The keys of a state snapshot that are an adapter's (see the module docstring).
 
     Args:
         snapshot: the `STATE_SNAPSHOT`'s value (anything; only an object has keys).
         known: keys already recognised as an adapter's on this thread (an adapter's shape may be
             missing from one snapshot, say before the first message, and its keys stay its own).
+        thread_id: the running run's `threadId`: ag-ui-crewai's flow state holds it as `id`.
     """
     if not isinstance(snapshot, Mapping):
         return frozenset()
@@ -80,6 +83,8 @@ def adapter_keys(snapshot: Any, known: Iterable[str] = ()) -> frozenset[str]:
         found.update(key for key in ADK_KEYS if key in snapshot)
     if _copilotkit_shape(snapshot):
         found.update(key for key in COPILOTKIT_KEYS if key in snapshot)
+        if thread_id and snapshot.get("id") == thread_id:
+            found.add("id")
     return frozenset(found)
 
 

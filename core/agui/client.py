@@ -47,7 +47,7 @@ from tandem.core.agui.calls import PredictStateMapping
 from tandem.core.agui.mapping import EventMapper
 from tandem.core.agui.request import build_run_input, known_calls
 from tandem.core.agui.request_cache import ConversionCache
-from tandem.core.agui.sse import SSEDecoder
+from tandem.core.agui.sse import OPENING_BYTES, SSEDecoder, preview
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
 from tandem.core.agui.verifier import EventVerifier
 from tandem.core.chat_client import ChatClient
@@ -165,6 +165,7 @@ class AGUIChatClient(ChatClient):
         self._adapter_keys: dict[str, set[str]] = {}  # thread → state keys recognised as the adapter's
         self._closed = False
         self._runs = self._bytes = self._events = self._updates = 0
+        self._opening = b""  # the last stream's first bytes (see `_payloads`)
         self.turn_timeout = None
         self.finish_grace = FINISH_GRACE
 
@@ -240,7 +241,7 @@ class AGUIChatClient(ChatClient):
                         raise
                     if updates:
                         yield updates
-                _check_ended(run.verifier, position)
+                _check_ended(run.verifier, position, self._opening)
         except TransportError as exc:
             exc.run_id = exc.run_id or run_id
             log.info("AG-UI run %s failed: %s", run_id, exc)
@@ -282,8 +283,11 @@ class AGUIChatClient(ChatClient):
             ProtocolError: the bytes are not valid SSE, or the stream ended mid-event.
         """
         decoder = SSEDecoder()
+        self._opening = b""
         async for chunk in body:
             self._bytes += len(chunk)
+            if not self._opening:
+                self._opening = chunk[:OPENING_BYTES]  # quoted if no event ever comes (`_check_ended`)
             yield decoder.feed(chunk)
         yield decoder.close()
 
@@ -422,8 +426,13 @@ class _RunPath:
         self.fast = self.expander.idle and verifier.phase == "running"
 
 
-def _check_ended(verifier: EventVerifier, position: int) -> None:
+def _check_ended(verifier: EventVerifier, position: int, opening: bytes = b"") -> None:
     """Raise if the stream ended while a run was still going (or before one started)."""
+    if position == 0 and opening.strip():
+        # Bytes came, but not one event: say what came instead of "0 events".
+        error = ProtocolError(f"the answer held no AG-UI event; it begins {preview(opening)}")
+        error.position = 0
+        raise error
     if verifier.phase in ("idle", "running"):
         open_items = verifier.open_items()
         detail = f" (still open: {', '.join(open_items)})" if open_items else ""

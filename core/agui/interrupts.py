@@ -213,12 +213,32 @@ def interrupt_part(
     return InputRequestContent(
         request_id=interrupt.id,
         reason=interrupt.reason,
-        message=interrupt.message,
+        message=interrupt.message or _metadata_question(interrupt.metadata),
         response_schema=interrupt.response_schema,
         call_id=interrupt.tool_call_id,
         expires_at=expires_at,
         protocol_data=protocol_data,
     )
+
+
+def _metadata_question(metadata: Any) -> str | None:
+    """The question an interrupt without a `message` carries in its metadata, or None.
+
+    ag-ui-strands (1.0.2) maps `tool_context.interrupt("colour", reason="Which colour?")` to
+    `reason: "colour"`, no `message`, and `metadata: {"reason": "Which colour?"}` — the
+    question the person must answer. A Strands reason may be any JSON: shown compact.
+    """
+    if not isinstance(metadata, dict):
+        return None
+    value = metadata.get("reason")
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        return None
 
 
 def restored_interrupts(protocol_data: Sequence[Mapping[str, Any] | None]) -> list[Interrupt] | None:

@@ -106,6 +106,7 @@ class EventMapper:
         """The interrupts the last RUN_FINISHED left open."""
         self._announced: list[Interrupt] = []  # `CUSTOM on_interrupt` events of the running run
         self._run_id = "run"
+        self._thread_id: str | None = None  # the running run's threadId (ag-ui-crewai copies it into the state)
         self.run_error: Any = None
         """The RUN_ERROR event that ended the stream, if one did."""
         self._handlers: dict[EventType, Callable[[Any, Any], list[ChatUpdate]]] = {
@@ -407,7 +408,7 @@ class EventMapper:
         snapshot = event.snapshot
         if isinstance(snapshot, dict):
             # The adapter's own keys are not shared state (see adapter_state.py); the raw event keeps them.
-            aside = adapter_keys(snapshot, self.adapter_state_keys)
+            aside = adapter_keys(snapshot, self.adapter_state_keys, thread_id=self._thread_id)
             if aside:
                 self.adapter_state_keys.update(aside)
                 snapshot = {key: value for key, value in snapshot.items() if key not in aside}
@@ -516,6 +517,7 @@ class EventMapper:
         self._announced = []
         self._thoughts = []
         self._run_id = event.run_id
+        self._thread_id = event.thread_id
         value = {"threadId": event.thread_id, "runId": event.run_id}
         return [_update([DebugContent(label="run started", value=value)], raw)]
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from tandem.core.errors import ProtocolError
 
-__all__ = ["SSEDecoder"]
+__all__ = ["OPENING_BYTES", "SSEDecoder", "preview"]
+
+OPENING_BYTES = 64
+"""How much of a stream's start `opening` keeps."""
 
 _BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark: ignored once at the start of a stream."""
@@ -43,6 +46,9 @@ class SSEDecoder:
         """The `event:` field of the event being assembled (AG-UI ignores it)."""
         self.last_event_id = ""
         """The last `id:` field seen (kept for reconnection, which AG-UI does not use)."""
+        self.opening = b""
+        """The stream's first bytes (up to `OPENING_BYTES`), to quote when it is no event stream at all."""
+        self._events = 0  # payloads completed so far
 
     def feed(self, chunk: bytes) -> list[str | bytes]:
         """Decode one chunk.
@@ -60,6 +66,13 @@ class SSEDecoder:
             chunk = self._strip_bom(chunk)
         if not chunk:
             return []
+        if len(self.opening) < OPENING_BYTES:
+            self.opening += chunk[: OPENING_BYTES - len(self.opening)]
+        out = self._feed(chunk)
+        self._events += len(out)
+        return out
+
+    def _feed(self, chunk: bytes) -> list[str | bytes]:
         if (self._tail or self._waiting) and b"\n" not in chunk and b"\r" not in chunk:
             self._waiting.append(chunk)  # the line goes on: join it once it ends
             return []
@@ -157,6 +170,10 @@ class SSEDecoder:
                 rest, self._tail = self._tail, b""
                 self._line(rest.rstrip(b"\r"), out)
         if self._in_event:
+            if not self._events and not out and not self._data:
+                # Not one field of an event in the whole answer: an HTML page or a JSON body
+                # sent as text/event-stream (a proxy's login page, a misrouted URL).
+                raise ProtocolError(f"the answer is not an event stream; it begins {preview(self.opening)}")
             raise ProtocolError("the event stream was cut in the middle of an event")
         return out
 
@@ -183,3 +200,11 @@ class SSEDecoder:
             if "\0" not in value:
                 self.last_event_id = value
         # "retry" and unknown fields are ignored, as the specification says.
+
+
+def preview(opening: bytes) -> str:
+    """A stream's first bytes, quoted for an error message: one line, printable characters only."""
+    text = opening.decode("utf-8", "replace")
+    shown = "".join(c if c.isprintable() else " " for c in text).strip()
+    more = "…" if len(opening) >= OPENING_BYTES else ""
+    return f"'{shown}{more}'" if shown else "(nothing printable)"
