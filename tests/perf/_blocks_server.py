@@ -8,7 +8,7 @@ What a run streams depends on the last user message:
 | --- | --- |
 | `blocks N` | N assistant messages (each its own message id, in 3 deltas) of realistic Markdown: headings, lists, code fences, tables, in turn; the last one ends with `last-block-N` |
 | `long N` | one assistant message of about N tokens (paragraphs, lists, a fence every so often), ending with `long-done-N` |
-| `short K` | one short message, `Short answer K.` |
+| `short K` | one short message, `Short answer k.`, K with its letters' case swapped (`short_marker`) |
 
 Every request's size in bytes and its number of messages are kept in `BlocksServer.requests`.
 """
@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-__all__ = ["BlocksServer", "markdown_block", "serve_blocks", "last_marker", "long_marker"]
+__all__ = ["BlocksServer", "markdown_block", "serve_blocks", "last_marker", "long_marker", "short_marker"]
 
 
 def markdown_block(n: int) -> str:
@@ -76,6 +76,12 @@ def last_marker(n: int) -> str:
 def long_marker(n: int) -> str:
     """The text that ends the answer of `long N`."""
     return f"long-done-{n}"
+
+
+def short_marker(tag: str) -> str:
+    """The tag as the answer of `short TAG` writes it: its letters' case swapped, so that a bench
+    waiting for the answer is not satisfied by the keys it typed, echoed in the composer."""
+    return tag.swapcase()
 
 
 def long_answer(tokens: int) -> Iterator[str]:
@@ -127,7 +133,7 @@ def _events(text: str) -> Iterator[BaseEvent]:
         message_id = f"s{time.monotonic_ns()}"
         tag = words[1] if len(words) > 1 else "0"
         yield TextMessageStartEvent(message_id=message_id, role="assistant")
-        yield TextMessageContentEvent(message_id=message_id, delta=f"Short answer {tag}.")
+        yield TextMessageContentEvent(message_id=message_id, delta=f"Short answer {short_marker(tag)}.")
         yield TextMessageEndEvent(message_id=message_id)
 
 

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _blocks_server import last_marker, long_marker, serve_blocks  # noqa: E402
+from _blocks_server import last_marker, long_marker, serve_blocks, short_marker  # noqa: E402
 from _pty_app import PtyApp  # noqa: E402
 
 TANDEM = Path(sys.executable).with_name("tandem")
@@ -41,11 +41,14 @@ TANDEM = Path(sys.executable).with_name("tandem")
 class PtyTandem(PtyApp):
     """`tandem ARGS` in a pseudo-terminal, with its data and config in `data_dir`."""
 
-    def __init__(self, args: list[str], data_dir: str, *, columns: int = 120, rows: int = 40) -> None:
+    def __init__(self, args: list[str], data_dir: str, *, columns: int = 120, rows: int = 40,
+                 runner: list[str] | None = None) -> None:
         env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
         env.update({"TERM": "xterm-256color", "XDG_DATA_HOME": data_dir, "XDG_CONFIG_HOME": data_dir,
                     "TANDEM_BELL": "0"})
-        super().__init__([str(TANDEM), *args], env, columns=columns, rows=rows)
+        # `runner`: a command the interpreter runs under (valgrind, for counted instructions).
+        command = [*runner, sys.executable, str(TANDEM)] if runner else [str(TANDEM)]
+        super().__init__([*command, *args], env, columns=columns, rows=rows)
 
     def settle(self, seconds: float = 1.5) -> None:
         """Let the app finish what follows a turn (painting, the collection after it)."""
@@ -69,7 +72,9 @@ def short_tag(k: int) -> str:
 
     The row output writes a row from its first to its last changed cell: "Short answer 11." over
     "Short answer 10." at the same place writes only "1", and a search for the whole answer never
-    finds it. With both ends changed, the tag goes out whole.
+    finds it. With both ends changed, the tag goes out whole. The answer holds it as
+    `short_marker` writes it: the tag itself is also on the wire as the keys typed are echoed, and
+    a wait for it was met before the answer came (turns of a few milliseconds, overlapping the next).
     """
     return f"{chr(65 + k % 26)}{k}{chr(90 - k % 26)}"
 
@@ -138,7 +143,7 @@ def per_turn(url: str, server_requests: list[tuple[int, int]], history: int, tur
             for k in range(turns):
                 for name, app in (("small", small), ("large", large)) if k % 2 == 0 else (("large", large), ("small", small)):
                     cpu, wall = app.cpu_seconds(), time.monotonic()
-                    turn(app, f"short {short_tag(k)}", short_tag(k))
+                    turn(app, f"short {short_tag(k)}", short_marker(short_tag(k)))
                     # The next turn follows at once, as a person's quick follow-up would: what the
                     # app does after a turn (painting, a collection) counts towards the next one.
                     results[name][0].append(time.monotonic() - wall)

@@ -5,7 +5,8 @@ Two apps run side by side in 120×40 pseudo-terminals against one real AG-UI ser
 with `--small` (10; messages of the same shapes end both threads, so both screens show alike).
 Each is sent the same short turns back to back, interleaved; per turn: wall time from the keys
 typed until the answer is on the terminal and the status line is idle again, and the app's CPU
-(utime + stime, all threads). `--small 1000` compares two long histories: the conversation's
+(the kernel's scheduler clock of the process, all threads, in nanoseconds; and of its main thread,
+Textual's UI loop, apart from the rest: the engine thread, the store's writer). `--small 1000` compares two long histories: the conversation's
 window of views fills up with the first messages, so 10 prior messages also mean fewer views on
 screen; what grows with the history shows between 1,000 and 2,000.
 
@@ -18,14 +19,23 @@ turns without that split.)
 Prints the figures of this one run; asserts nothing. The machine may be loaded: absolute times are
 noisy, the ratios are measured side by side.
 
-    python tests/perf/bench_turn_pty.py [--history 2000] [--turns 16]
+With `--instructions`, each app runs under valgrind's callgrind instead, its counting switched
+on only for the short turns (`callgrind_control`): the instructions executed per turn, all threads,
+a count that the machine's other load does not change (CPU time on a loaded 2-core machine moved
+between 1.05× and 1.4× from run to run). It counts work, not time: a cost that is all cache misses
+would not show (the CPU time above would). About 50× slower: a few turns are enough.
+
+    python tests/perf/bench_turn_pty.py [--history 2000] [--turns 16] [--each]
+    python tests/perf/bench_turn_pty.py --instructions [--turns 4]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +44,7 @@ from typing import Any
 
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _blocks_server import last_marker, serve_blocks  # noqa: E402
+from _blocks_server import last_marker, serve_blocks, short_marker  # noqa: E402
 from bench_memory_pty import PtyTandem, ready, short_tag, turn  # noqa: E402
 
 Asgi = Any
@@ -65,12 +75,57 @@ def timed(app: Asgi, spent: list[float]) -> Asgi:
     return asgi
 
 
+def instructions(history: int, small: int, turns: int) -> None:
+    """Instructions per short turn of each app, counted by callgrind (see the module docstring)."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        raise SystemExit("--instructions needs valgrind (Debian's package valgrind)")
+    counts: dict[int, float] = {}
+    with serve_blocks() as server, tempfile.TemporaryDirectory() as work:
+        for prior in (small, history):
+            out = Path(work) / f"callgrind.{prior}"
+            runner = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
+            data = Path(work) / f"data{prior}"
+            data.mkdir()
+            app = PtyTandem(["--url", server.url], str(data), runner=runner)
+
+            def control(*options: str, pid: int = app.process.pid) -> None:
+                subprocess.run(["callgrind_control", *options, str(pid)], check=True, capture_output=True)
+            try:
+                ready(app)
+                turn(app, f"blocks {prior - 1}", last_marker(prior - 1))
+                # Two turns first: what the first short turn builds once is not a per-turn cost.
+                for k in range(2):
+                    turn(app, f"short {short_tag(k)}", short_marker(short_tag(k)))
+                app.settle(3.0)
+                control("--zero")
+                control("--instr=on")
+                for k in range(2, 2 + turns):
+                    turn(app, f"short {short_tag(k)}", short_marker(short_tag(k)))
+                app.settle(3.0)  # what follows the last turn (as the next turn would have paid it)
+                control("--instr=off")
+                control("--dump=turns")
+            finally:
+                app.close(120)
+            dumps = [path for path in Path(work).glob(f"callgrind.{prior}*") if path.read_text().find("dump turns") >= 0]
+            totals = [line for line in dumps[0].read_text().splitlines() if line.startswith("totals:")]
+            counts[prior] = int(totals[0].split()[1]) / turns
+    print(f"instructions per short turn, {turns} turns each (callgrind, all threads):")
+    for prior, count in counts.items():
+        print(f"  {prior:>6,} prior messages: {count / 1e6:8.1f} M")
+    print(f"  ratio {history:,} vs {small:,}: {counts[history] / counts[small]:.3f}× (target ≤ 1.1×)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--history", type=int, default=2_000)
     parser.add_argument("--small", type=int, default=10, help="prior messages of the other app (default 10)")
     parser.add_argument("--turns", type=int, default=16)
+    parser.add_argument("--each", action="store_true", help="also print every turn's figures")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with callgrind instead")
     args = parser.parse_args()
+    if args.instructions:
+        instructions(args.history, args.small, args.turns)
+        return
     print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
     spent: list[float] = []
@@ -78,6 +133,7 @@ def main() -> None:
     walls: dict[str, list[float]] = {name: [] for name in names}
     apps_own: dict[str, list[float]] = {name: [] for name in names}
     cpus: dict[str, list[float]] = {name: [] for name in names}
+    ui_cpus: dict[str, list[float]] = {name: [] for name in names}
     served: dict[str, list[float]] = {name: [] for name in names}
     with serve_blocks(lambda app: timed(app, spent)) as server, tempfile.TemporaryDirectory() as small_data, \
             tempfile.TemporaryDirectory() as large_data:
@@ -94,8 +150,8 @@ def main() -> None:
                 for name in names if k % 2 == 0 else names[::-1]:
                     app = apps[name]
                     requests = len(spent)
-                    cpu, wall = app.cpu_seconds(), time.monotonic()
-                    turn(app, f"short {short_tag(k)}", short_tag(k))
+                    cpu, ui_cpu, wall = app.cpu_seconds(), app.main_thread_cpu_seconds(), time.monotonic()
+                    turn(app, f"short {short_tag(k)}", short_marker(short_tag(k)))
                     # The next turn follows at once, as a person's quick follow-up would: what the
                     # app does after a turn counts towards the next one.
                     elapsed = time.monotonic() - wall
@@ -104,6 +160,7 @@ def main() -> None:
                     served[name].append(server_time)
                     apps_own[name].append(elapsed - server_time)
                     cpus[name].append(app.cpu_seconds() - cpu)
+                    ui_cpus[name].append(app.main_thread_cpu_seconds() - ui_cpu)
             sizes = {"small": [size for size, count in server.requests if args.small <= count < args.history][-1],
                      "large": [size for size, count in server.requests if count >= args.history][-1]}
         finally:
@@ -113,18 +170,32 @@ def main() -> None:
     def ms(values: list[float]) -> str:
         return f"{statistics.median(values) * 1000:6.1f}"
 
-    print(f"per short turn, {args.turns} turns each, interleaved (medians; CPU: mean, /proc ticks of 10 ms):")
-    print("  prior messages    wall ms   server ms   wall − server ms   app CPU ms   request")
+    others = {name: [cpu - ui for cpu, ui in zip(cpus[name], ui_cpus[name])] for name in names}
+    print(f"per short turn, {args.turns} turns each, interleaved (medians; CPU from the kernel's "
+          f"per-process and per-thread clocks, in ns):")
+    print("  prior messages    wall ms   server ms   wall − server ms   app CPU ms   UI thread   "
+          "other threads   request")
     for name, label in (("small", f"{args.small:,}"), ("large", f"{args.history:,}")):
         print(f"  {label:>14}    {ms(walls[name])}      {ms(served[name])}             {ms(apps_own[name])}"
-              f"       {statistics.fmean(cpus[name]) * 1000:6.1f}   {sizes[name] / 1e3:.1f} kB")
+              f"       {ms(cpus[name])}      {ms(ui_cpus[name])}          {ms(others[name])}   "
+              f"{sizes[name] / 1e3:.1f} kB")
 
-    def ratio(values: dict[str, list[float]], mean: bool = False) -> float:
-        pick = statistics.fmean if mean else statistics.median
-        return pick(values["large"]) / max(pick(values["small"]), 1e-9)
+    if args.each:
+        for name in names:
+            print(f"  {name}: wall ms", " ".join(f"{v * 1000:.0f}" for v in walls[name]))
+            print(f"  {name}: CPU ms ", " ".join(f"{v * 1000:.0f}" for v in cpus[name]))
+
+    def ratio(values: dict[str, list[float]]) -> float:
+        return statistics.median(values["large"]) / max(statistics.median(values["small"]), 1e-9)
 
     print(f"  ratio {args.history:,} vs {args.small:,}: wall {ratio(walls):.2f}×, wall without the server "
-          f"{ratio(apps_own):.2f}×, app CPU {ratio(cpus, mean=True):.2f}× (target ≤ 1.1×)")
+          f"{ratio(apps_own):.2f}×, app CPU {ratio(cpus):.2f}× (UI thread {ratio(ui_cpus):.2f}×, "
+          f"other threads {ratio(others):.2f}×) (target ≤ 1.1×)")
+    # The CPU ratio of each interleaved pair (turn k of both apps, a few seconds apart): what the
+    # machine's other load did to one app it did to the other at about the same time.
+    pairs = sorted(large / max(small, 1e-9) for small, large in zip(cpus["small"], cpus["large"]))
+    print(f"  app CPU ratio per interleaved pair: median {statistics.median(pairs):.2f}×, "
+          f"quartiles {pairs[len(pairs) // 4]:.2f}–{pairs[3 * len(pairs) // 4]:.2f}×")
 
 
 if __name__ == "__main__":
