@@ -12,7 +12,14 @@ key was consumed on the way up), and they are then delivered to whatever has foc
 A binding may also move focus later, through messages (Enter on a form's Book button: the press
 travels up to the app, which then focuses the composer). A held key that nothing would take where
 focus is right after the binding (no binding names it, the focused widget does not type it) waits a
-little longer, until focus moves or `HOLD_LIMIT` passed: `Enter` then `thanks` lands in the composer.
+little longer, until focus moves or the hold ran out: `Enter` then `thanks` lands in the composer.
+
+A hold runs out after `HOLD_LIMIT` seconds *and* `HOLD_CHECKS` of its checks (one per pass of the
+UI loop at most, `_CHECK_SECONDS` apart). Wall time alone was not enough: on a starved machine
+(CI, two cores, a dozen processes) one pass of the loop took longer than the whole limit, so the
+held keys went to the old focus before the messages that move it had been handled at all (the tmux
+type-ahead test failed 3 runs in 6 at load 11). What the hold waits for is work of this loop, so its
+bound is counted in this loop's own passes; the wall time keeps it from ending early on a fast one.
 
 After a decision the composer is promised the focus but stays disabled until the engine has the
 decision (a moment; longer on a loaded machine): keys nothing takes meanwhile are held for it too
@@ -38,23 +45,33 @@ class KeyOrder(App[None]):
     waits on its predecessor only when that one may run a binding: one the focused widget does
     not take as text (`Widget.check_consume_key`) and that some binding in the focus chain names.
     Typing into an input never waits. A key consumed on its way up releases the others at the
-    next check; if it never arrives (its widget was removed meanwhile) they go after `HOLD_LIMIT`.
+    next check; if it never arrives (its widget was removed meanwhile) they go when the hold runs
+    out (`HOLD_LIMIT` seconds and `HOLD_CHECKS` checks, see the module).
     After a binding ran, a held key nothing would take waits for focus to move (see the module).
     """
 
     HOLD_LIMIT: ClassVar[float] = 0.5
-    """At most this many seconds of holding, whatever happened to the key waited on."""
+    """A hold runs out once this many seconds passed, whatever happened to the key waited on ..."""
+
+    HOLD_CHECKS: ClassVar[int] = 40
+    """... and the held keys were checked this many times since it began (passes of the UI loop)."""
 
     _CHECK_SECONDS: ClassVar[float] = 0.01
 
+    _checks = 0
+    """Checks of the held keys so far (`_check`): the UI loop's progress while keys are held."""
+
     _awaited: events.Key | None = None
     _awaited_since = 0.0
+    _awaited_checks = 0
     _held: deque[events.Key] | None = None
     _check_pending = False
     _bound_focus: object | None = None
     """What had focus right after the awaited key's binding ran (None as well when nothing had)."""
     _orphans_until = 0.0
     """Until when held keys nothing takes may wait for focus to move (0: no such wait)."""
+    _orphans_checks = 0
+    """... and until which check (both must have passed)."""
 
     async def on_event(self, event: events.Event) -> None:
         if not isinstance(event, events.Key) or event.is_forwarded:
@@ -80,6 +97,7 @@ class KeyOrder(App[None]):
         if may_bind and event.is_forwarded:  # not taken by a priority binding: on its way up
             self._awaited = event
             self._awaited_since = time.monotonic()
+            self._awaited_checks = self._checks
 
     def _may_run_a_binding(self, event: events.Key) -> bool:
         focused = self.focused
@@ -110,7 +128,8 @@ class KeyOrder(App[None]):
         """A held key nothing takes, right after a binding ran, while focus has not moved yet."""
         if not self._orphans_until:
             return False
-        if self.focused is self._bound_focus and time.monotonic() < self._orphans_until and self._taken_nowhere(event):
+        waiting = time.monotonic() < self._orphans_until or self._checks < self._orphans_checks
+        if self.focused is self._bound_focus and waiting and self._taken_nowhere(event):
             return True
         self._orphans_until = 0.0  # focus moved, time is up, or the key is taken: the wait is over
         return False
@@ -134,7 +153,9 @@ class KeyOrder(App[None]):
         awaited = self._awaited
         if awaited is None:
             return True
-        if awaited._stop_propagation or time.monotonic() - self._awaited_since > self.HOLD_LIMIT:
+        ran_out = (time.monotonic() - self._awaited_since > self.HOLD_LIMIT
+                   and self._checks - self._awaited_checks >= self.HOLD_CHECKS)
+        if awaited._stop_propagation or ran_out:
             self._awaited = None  # consumed on its way up (or lost): nothing more will come of it
             return True
         return False
@@ -145,6 +166,7 @@ class KeyOrder(App[None]):
         if self._held:
             self._bound_focus = self.focused
             self._orphans_until = time.monotonic() + self.HOLD_LIMIT
+            self._orphans_checks = self._checks + self.HOLD_CHECKS
         await self._deliver_held()
 
     async def _deliver_held(self) -> None:
@@ -161,4 +183,5 @@ class KeyOrder(App[None]):
 
     async def _check(self) -> None:
         self._check_pending = False
+        self._checks += 1
         await self._deliver_held()
