@@ -13,6 +13,10 @@ from pathlib import Path
 
 TANDEM = Path(sys.executable).with_name("tandem")
 
+STILL = 1.0
+"""Seconds a pane must stay the same before a test compares it with a redraw: on a loaded machine
+the app paints the end of a stream in frames that can come more than 0.2 s apart."""
+
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
@@ -86,9 +90,10 @@ class Terminal:
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{plain(styled)}")
 
-    def settled_pane(self, without: str, seconds: float = 10.0) -> str:
-        """The styled capture once two in a row agree (the last frame has landed), less the lines
-        holding `without` (the composer's, where the cursor blinks).
+    def settled_pane(self, without: str, seconds: float = 10.0, still: float = 0.2) -> str:
+        """The styled capture once it stayed the same for `still` seconds (captures 0.2 s apart:
+        the last frame has landed), less the lines holding `without` (the composer's, where the
+        cursor blinks).
 
         Raises:
             AssertionError: the pane kept changing for `seconds`.
@@ -98,14 +103,32 @@ class Terminal:
             return "\n".join(line for line in self.styled_screen().splitlines() if without not in line)
 
         previous = pane()
-        deadline = time.monotonic() + seconds
+        same_since = time.monotonic()
+        deadline = same_since + seconds
         while time.monotonic() < deadline:
             time.sleep(0.2)
             current = pane()
-            if current == previous:
+            if current != previous:
+                previous, same_since = current, time.monotonic()
+            elif time.monotonic() - same_since >= still:
                 return current
-            previous = current
         raise AssertionError("the pane kept changing")
+
+    def redrawn_pane(self, without: str, showing: str = "idle") -> str:
+        """The pane written whole by the app's Ctrl+L redraw: `settled_pane(without)` after it.
+
+        tmux blanks the pane first (`send-keys -R` resets the pane's terminal: its screen cleared,
+        the app not told), so what is then captured can only be what the redraw wrote, and once
+        `showing` (a text of the last row, the status line's "idle" unless told) is there, the
+        redraw has reached the bottom. A fixed sleep instead compared the old pane with itself
+        whenever the app was slower than the sleep.
+        """
+        # The reset is done once tmux answers; a wait for a blank pane could miss it for good, as
+        # the app may write a row (the cursor's blink) at any time.
+        self._tmux("send-keys", "-R", "-t", self.name)
+        self.keys("C-l")
+        self.wait_for(lambda screen: showing in screen, f"{showing!r} written again by the redraw")
+        return self.settled_pane(without, still=STILL)
 
     def wait_for_modal_keys(self, what: str = "the modal's keys (its guard over)") -> str:
         """Wait until the approval modal takes keys (its guard time over), as a person sees it does."""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from _terminal import STILL, TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,
@@ -53,10 +53,8 @@ def test_a_hostile_answer_leaves_the_pane_equal_to_a_full_repaint(tmp_path: Path
         terminal.keys("Enter")
         screen = terminal.wait_for(lambda s: "never closed" in s and "idle" in s, "the whole hostile answer")
         assert "[@click=app.quit]quit[/]" in screen or "never closed" in screen
-        streamed = terminal.settled_pane(without="essage the agent")
-        terminal.keys("C-l")
-        time.sleep(0.5)
-        repainted = terminal.settled_pane(without="essage the agent")
+        streamed = terminal.settled_pane(without="essage the agent", still=STILL)
+        repainted = terminal.redrawn_pane(without="essage the agent")
         assert streamed == repainted, "the pane after the hostile answer differs from the same screen written whole"
         # Nothing the agent sent drove the terminal: no clipboard write, still alive, still taking messages.
         buffers = subprocess.run(["tmux", "-L", terminal.name, "list-buffers"], capture_output=True, text=True).stdout

@@ -10,11 +10,10 @@ attributes) must be equal, but for the composer's line, where the cursor blinks.
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from _terminal import STILL, TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,
@@ -40,11 +39,9 @@ def test_keys_typed_while_streaming_show_and_leave_the_pane_as_a_full_repaint(tm
             terminal.wait_for(lambda s, typed=typed: typed in s and "streaming" in s, f"{typed!r} in the composer")
         terminal.keys("Escape")
         terminal.wait_for(lambda s: "stopped" in s and "idle" in s, "the stopped turn")
-        streamed = terminal.settled_pane(without=TYPED[0])
+        streamed = terminal.settled_pane(without=TYPED[0], still=STILL)
         assert TYPED in terminal.screen()
-        terminal.keys("C-l")
-        time.sleep(0.5)
-        repainted = terminal.settled_pane(without=TYPED[0])
+        repainted = terminal.redrawn_pane(without=TYPED[0])
         assert "stopped" in repainted
         assert streamed == repainted, "the pane after typing while streaming differs from the same screen written whole"
     finally:

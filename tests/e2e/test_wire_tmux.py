@@ -9,11 +9,10 @@ colours and attributes) must be equal (but for the composer's line, where the cu
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from _terminal import STILL, TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,
@@ -34,10 +33,8 @@ def test_after_a_streamed_answer_the_pane_equals_a_full_repaint(tmp_path: Path) 
         terminal.wait_for(lambda s: "/demo address" not in s and "streaming" in s, "a screen of the answer")
         terminal.keys("Escape")
         terminal.wait_for(lambda s: "stopped" in s and "idle" in s, "the stopped turn")
-        streamed = terminal.settled_pane(without="essage the agent")
-        terminal.keys("C-l")
-        time.sleep(0.5)
-        repainted = terminal.settled_pane(without="essage the agent")
+        streamed = terminal.settled_pane(without="essage the agent", still=STILL)
+        repainted = terminal.redrawn_pane(without="essage the agent")
         assert "stopped" in repainted
         assert streamed == repainted, "the pane after streaming differs from the same screen written whole"
     finally:
