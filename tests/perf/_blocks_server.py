@@ -15,16 +15,14 @@ Every request's size in bytes and its number of messages are kept in `BlocksServ
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import uvicorn
 from ag_ui.core import (
     BaseEvent,
     RunAgentInput,
@@ -39,6 +37,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _served (run as a script too)
+from _served import served_in_thread  # noqa: E402
 
 __all__ = ["BlocksServer", "markdown_block", "serve_blocks", "last_marker", "long_marker", "short_marker"]
 
@@ -168,24 +169,11 @@ def serve_blocks(wrap: Callable[[Any], Any] | None = None) -> Iterator[BlocksSer
 
     `wrap`, if given, wraps the ASGI app (a bench's timing middleware).
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = BlocksServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}/")
+    server = BlocksServer(url="")
     app = build_app(server)
-    uv = uvicorn.Server(uvicorn.Config(app if wrap is None else wrap(app), log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the AG-UI bench server did not start")
-        time.sleep(0.01)
-    try:
+    with served_in_thread(app if wrap is None else wrap(app), "the AG-UI bench server") as (host, port):
+        server.url = f"http://{host}:{port}/"
         yield server
-    finally:
-        uv.should_exit = True
-        thread.join(5)
-        sock.close()
 
 
 if __name__ == "__main__":

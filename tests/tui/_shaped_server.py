@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import uvicorn
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
@@ -57,6 +55,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _served (run as a script too)
+from _served import served_in_thread  # noqa: E402
 
 __all__ = ["QUESTION", "ShapedServer", "serve_shaped", "resume_answer"]
 
@@ -187,24 +188,10 @@ def build_app(server: ShapedServer) -> Starlette:
 @contextmanager
 def serve_shaped() -> Iterator[ShapedServer]:
     """Serve the scenarios on 127.0.0.1 (a free port) from a daemon thread, for a `with` block."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = ShapedServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}")
-    config = uvicorn.Config(build_app(server), log_level="warning", lifespan="off")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the shaped AG-UI server did not start")
-        time.sleep(0.01)
-    try:
+    server = ShapedServer(url="")
+    with served_in_thread(build_app(server), "the shaped AG-UI server") as (host, port):
+        server.url = f"http://{host}:{port}"
         yield server
-    finally:
-        uv.should_exit = True
-        thread.join(5)
-        sock.close()
 
 
 if __name__ == "__main__":
