@@ -91,7 +91,7 @@ def instructions(history: int, small: int, turns: int) -> None:
             def control(*options: str, pid: int = app.process.pid) -> None:
                 subprocess.run(["callgrind_control", *options, str(pid)], check=True, capture_output=True)
             try:
-                ready(app)
+                app.wait_for(b"idle", 0, 600)  # a start-up under valgrind, on a loaded machine
                 turn(app, f"blocks {prior - 1}", last_marker(prior - 1))
                 # Two turns first: what the first short turn builds once is not a per-turn cost.
                 for k in range(2):
