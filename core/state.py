@@ -626,12 +626,16 @@ class AgentState:
         with self._lock:
             self._owned.clear()
 
-    def _write_in_place(self, patch: Patch) -> None:
+    def _write_in_place(self, patch: Patch) -> bool:
         """Commit a one-operation agent delta, changing the containers it owns in place (O(change)).
 
         Only when the agent's frame is the committed value, no proposal shares it and no model
         validates it (a failed validation must leave the value as it was). One operation: a
         failing one raises before changing anything (see `_set_pointer`).
+
+        Returns:
+            False, having changed nothing, when its diff is wanted and only a whole diff would
+            say it (a move or a copy): then the value before must stay, so the write copies.
 
         Raises:
             MergeError: the operation does not apply; nothing changed.
@@ -639,23 +643,26 @@ class AgentState:
         with self._lock:
             before = _as_document(self._committed)
             diff = patch_diff(before, patch) if self._keep_diffs else None
+            if diff is None and self._keep_diffs:
+                return False
             value, _touched = apply_patch(before, patch, self._owned)
             self._committed = self._base = value
             self._view_valid = False
             self._revision += 1
             self._last_patch = (self._revision, patch)
             self._last_change = (self._revision, None, patch, diff)
+        return True
 
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
         guards = self._guards(since=self._base_seq)
         if not guards and len(patch) == 1 and self.model is None and not self._proposals and self._base is self._committed:
             try:
-                self._write_in_place(patch)
+                if self._write_in_place(patch):
+                    return
             except MergeError as exc:
                 self._diverge(f"state patch failed: {exc}")
                 raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-            return
         self._show()
         base = _as_document(self._base)
         # The commonest write (top-level members, nothing of the person's pending) needs no

@@ -40,6 +40,7 @@ rest of Tandem.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Union
@@ -644,6 +645,10 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
             if kind == "move" and tokens[: len(from_tokens)] == from_tokens and tokens != from_tokens:
                 raise MergeError("cannot move a value into itself")
             value = _get_pointer(document, from_tokens)
+            if kind == "copy" and owned is not None and type(value) in (dict, list):
+                # An owned container must appear once in the document (a write changes it in
+                # place): the copy is a copy, as jsonpatch makes it.
+                value = copy.deepcopy(value)
             if kind == "move":
                 touched.append(_touched(document, from_tokens))
                 document = _set_pointer(document, from_tokens, "remove", None, owned)
