@@ -23,7 +23,7 @@ from tandem.core.errors import PatchError
 from tandem.core.state import AgentState
 from tandem.core.state_merge import Owned, apply_patch
 
-EXAMPLES = int(os.environ.get("TANDEM_IN_PLACE_EXAMPLES", "80"))
+EXAMPLES = int(os.environ.get("TANDEM_IN_PLACE_EXAMPLES", "40"))
 """Random sequences per property: search harder with e.g. `TANDEM_IN_PLACE_EXAMPLES=3000`."""
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(2, 60), st.text("xy", max_size=2))
