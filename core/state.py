@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,11 +19,13 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
+from tandem.core.state_diff import patch_diff
 from tandem.core.state_merge import (
     MISSING,
     ById,
     FieldPath,
     MergeError,
+    Owned,
     apply_patch,
     assign,
     insert_element,
@@ -139,8 +142,15 @@ class AgentState:
 
     Owns the committed value, the proposals (in arrival order), the divergence flag and the
     detected conflicts. Agent writes commit unless they carry a proposal id; proposals commit
-    only when accepted; a human edit commits at once. Engine thread only; notifies via
-    on_changed().
+    only when accepted; a human edit commits at once. Writes on the engine thread; notifies via
+    on_changed(). The readers (`committed`, `value`, `base`, …) may be called from any thread.
+
+    A value a reader got is never changed afterwards. Writes are copy-on-write, with one
+    exception that keeps a run of agent deltas at O(size of the change): the containers an
+    agent delta copied are *owned* by the state until a reader next gets a reference to the
+    value (`_owned`), and the next delta changes those in place instead of copying them
+    again. Every reader, and every write other than that plain agent delta, first ends the
+    ownership (`_show`), under a lock the in-place write holds.
     """
 
     def __init__(self, value: JsonValue = None, *, model: type[BaseModel] | None = None) -> None:
@@ -170,6 +180,16 @@ class AgentState:
         self._guard_cache: tuple[tuple[int, ...], Guards] | None = None
         self._marks: dict[FieldPath, Mark] = {}
         """Fields the person wrote, with the latest write's sequence number, author and time."""
+        self._owned = Owned()
+        """Containers of the committed value that agent deltas copied since a reader last got a
+        reference to it: the next delta may change them in place."""
+        self._lock = threading.Lock()
+        """Held while a delta changes owned containers in place and while a reader takes the value."""
+        self._keep_diffs = False
+        self._last_change: tuple[int, Any, Patch | None, Patch | None] | None = None
+        """(revision, the value before, the operations applied as sent, their diff): the last
+        commit, for `diff_since`. An in-place write keeps its diff (when asked to) and no value
+        before; any other keeps the value before (never changed, as nothing of it is owned)."""
         self._changed: Notifier[AgentState] = Notifier()
         self._merged: Notifier[MergeRecord] = Notifier()
         self._resolved: Notifier[FieldConflict] = Notifier()
@@ -178,8 +198,10 @@ class AgentState:
 
     @property
     def committed(self) -> Any:
-        """The committed value (treat as read-only)."""
-        return self._committed
+        """The committed value (treat as read-only; it never changes after you got it)."""
+        with self._lock:
+            self._owned.clear()
+            return self._committed
 
     @property
     def revision(self) -> int:
@@ -198,12 +220,49 @@ class AgentState:
             return self._last_patch[1]
         return None
 
+    def keep_diffs(self) -> None:
+        """Keep each commit's diff for `diff_since` (a reader that describes every change calls this once).
+
+        Without it a delta applied in place keeps no diff (nobody asked) and `diff_since` says None.
+        """
+        self._keep_diffs = True
+
+    def diff_since(self, revision: int) -> Patch | None:
+        """What the commit after `revision` changed, as `jsonpatch.make_patch(before, after)` would list it.
+
+        Costs O(size of the change) for a write that applied RFC 6902 operations as sent (see
+        `patch_diff`); a merge or a snapshot is diffed whole (once, when asked). Needs no
+        reference to the value before, so a reader that describes each change lets the next
+        delta write in place.
+
+        Returns:
+            [] when nothing was committed since; None when more than one commit was, or the
+            last one was applied in place before `keep_diffs` was called.
+        """
+        if revision == self._revision:
+            return []
+        change = self._last_change
+        if change is None or change[0] != revision + 1 or self._revision != revision + 1:
+            return None
+        at, before, patch, diff = change
+        if diff is None and before is not None:
+            diff = None if patch is None else patch_diff(before, patch)
+            if diff is None:
+                after = _as_document(self._committed)
+                try:
+                    diff = list(jsonpatch.make_patch(before, after))
+                except (TypeError, ValueError):  # not a JSON document: say it was replaced
+                    diff = [{"op": "replace", "path": "", "value": after}]
+            self._last_change = (at, before, patch, diff)
+        return diff
+
     @property
     def value(self) -> Any:
         """The committed value with every pending proposal merged onto it: what accepting all gives.
 
         Treat as read-only (it shares what the proposals do not change with `committed`).
         """
+        self._show()
         if not self._view_valid:
             view = self._committed
             if self._proposals:
@@ -228,17 +287,20 @@ class AgentState:
         The proposal is merged as `accept` merges it: a field the person changed since the
         agent's base keeps the person's value (see `proposal_conflicts`).
         """
+        self._show()
         committed = _as_document(self._committed)
         merged = self._merged_proposal(self._proposals[proposal_id], committed).value
         return list(jsonpatch.make_patch(committed, merged))
 
     def proposal_conflicts(self, proposal_id: str) -> list[str]:
         """The fields where accepting the proposal would conflict with the person's writes (readable names)."""
+        self._show()
         outcome = self._merged_proposal(self._proposals[proposal_id], _as_document(self._committed))
         return [path_label(path) for path, _mine, _agent in outcome.conflicts]
 
     def typed(self) -> BaseModel | None:
         """The committed value as the state model, when one is configured."""
+        self._show()
         return self.model.model_validate(self._committed) if self.model else None
 
     def on_changed(self, callback: Callable[[AgentState], None]) -> Subscription:
@@ -256,6 +318,7 @@ class AgentState:
     @property
     def base(self) -> Any:
         """The agent's frame: the state sent with the run's request plus its own writes since."""
+        self._show()
         return self._base
 
     @property
@@ -293,6 +356,7 @@ class AgentState:
         Returns:
             The base (the state the request carries).
         """
+        self._show()
         self._base = self._committed if base is None else base
         self._base_seq = self._seq
         self._reported.update(c.id for c in self.field_conflicts if c.resolved)
@@ -345,6 +409,7 @@ class AgentState:
             self._end_proposals_over(patch)
             self._changed_now()
             return
+        self._show()  # the proposal's frame shares the agent's frame
         proposal = self._proposals.get(proposal_id)
         if proposal is None:
             frame = self._agent_view()
@@ -374,6 +439,7 @@ class AgentState:
             KeyError: no such proposal is pending.
             PatchError: the merged value does not satisfy the state model; nothing changed.
         """
+        self._show()
         proposal = self._proposals[proposal_id]
         who, at = self._who(who), self._now()
         guards = self._guards(since=proposal.seq)
@@ -409,6 +475,7 @@ class AgentState:
         Raises:
             PatchError: the patch does not apply; nothing changed.
         """
+        self._show()
         try:
             new_value, touched = apply_patch(_as_document(self._committed), patch)
         except MergeError as exc:
@@ -464,6 +531,7 @@ class AgentState:
         conflict = self.conflict(conflict_id)
         if conflict is None or conflict.resolved:
             raise KeyError(f"no open conflict {conflict_id!r}")
+        self._show()
         who = self._who(who)
         at = self._now() if at is None else at
         if resolution != "mine":
@@ -553,10 +621,50 @@ class AgentState:
         changes = patch_changes(base, proposal.frame, proposal.touched)
         return merge_onto(onto, proposal.frame, changes, self._guards(since=proposal.seq))
 
+    def _show(self) -> None:
+        """A reference to the value is about to leave (or be kept): nothing of it changes in place any more."""
+        with self._lock:
+            self._owned.clear()
+
+    def _write_in_place(self, patch: Patch) -> bool:
+        """Commit a one-operation agent delta, changing the containers it owns in place (O(change)).
+
+        Only when the agent's frame is the committed value, no proposal shares it and no model
+        validates it (a failed validation must leave the value as it was). One operation: a
+        failing one raises before changing anything (see `_set_pointer`).
+
+        Returns:
+            False, having changed nothing, when its diff is wanted and only a whole diff would
+            say it (a move or a copy): then the value before must stay, so the write copies.
+
+        Raises:
+            MergeError: the operation does not apply; nothing changed.
+        """
+        with self._lock:
+            before = _as_document(self._committed)
+            diff = patch_diff(before, patch) if self._keep_diffs else None
+            if diff is None and self._keep_diffs:
+                return False
+            value, _touched = apply_patch(before, patch, self._owned)
+            self._committed = self._base = value
+            self._view_valid = False
+            self._revision += 1
+            self._last_patch = (self._revision, patch)
+            self._last_change = (self._revision, None, patch, diff)
+        return True
+
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
-        base = _as_document(self._base)
         guards = self._guards(since=self._base_seq)
+        if not guards and len(patch) == 1 and self.model is None and not self._proposals and self._base is self._committed:
+            try:
+                if self._write_in_place(patch):
+                    return
+            except MergeError as exc:
+                self._diverge(f"state patch failed: {exc}")
+                raise PatchError(f"state patch failed and was not applied: {exc}") from exc
+        self._show()
+        base = _as_document(self._base)
         # The commonest write (top-level members, nothing of the person's pending) needs no
         # field changes: the shallow fast path is enough.
         fast = None if guards else _patched_members(base, patch)
@@ -634,10 +742,14 @@ class AgentState:
                 if not human:
                     self._diverge(f"{note} rejected: {exc.error_count()} validation error(s)")
                 raise PatchError(f"{note} does not match the state model: {exc}") from exc
-        self._committed = value
-        self._view_valid = False
-        self._revision += 1
-        self._last_patch = None if patch is None else (self._revision, patch)
+        with self._lock:
+            # The value before stays as it is (kept for `diff_since`): nothing of it is owned.
+            self._owned.clear()
+            self._last_change = (self._revision + 1, _as_document(self._committed), patch, None)
+            self._committed = value
+            self._view_valid = False
+            self._revision += 1
+            self._last_patch = None if patch is None else (self._revision, patch)
 
     def _diverge(self, message: str) -> None:
         self.diverged, self.divergence = True, message

@@ -19,6 +19,7 @@ from tandem.core.state_merge import (
     FieldChange,
     FieldPath,
     MergeError,
+    Owned,
     assign,
     insert_element,
     path_from_json,
@@ -205,7 +206,7 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
     outcome = MergeOutcome(ours)
     seen: set[FieldPath] = set()
     # Containers copied by this merge are changed in place by its later writes (see `assign`).
-    owned: set[int] = set()
+    owned = Owned()
     for path, value in changes:
         overlapping = guards.overlapping(path)
         if overlapping:

@@ -32,11 +32,15 @@ Which writes merge and which conflict (the rules AgentState applies):
 
 Every function here is pure and never changes its arguments: writes copy the containers along
 the written path and share everything else (copy-on-write), so a patch costs O(depth × width of
-the containers on its path), not O(state). Imports nothing from the rest of Tandem.
+the containers on its path), not O(state). The one exception is explicit: containers a caller
+lists in an `Owned` (copies it made and has shown no one) are changed in place, so a writer's
+run of appends to a long array copies it once, not once per append. Imports nothing from the
+rest of Tandem.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Union
@@ -48,6 +52,7 @@ __all__ = [
     "FieldPath",
     "FieldChange",
     "MergeError",
+    "Owned",
     "is_identity_array",
     "canonical_path",
     "resolve",
@@ -114,6 +119,34 @@ FieldChange = tuple[FieldPath, Any]
 
 class MergeError(Exception):
     """A write cannot be applied: its path does not exist or a patch operation is malformed."""
+
+
+class Owned:
+    """Containers one writer copied itself and has not shown anyone: it may change them in place.
+
+    Owns the containers it lists (so an id is never reused while listed: membership is by
+    identity). A writer lists the copies it makes and clears the list when a reader gets a
+    reference to its value; until then N writes through one container copy it once, not N times.
+    """
+
+    __slots__ = ("_containers",)
+
+    def __init__(self) -> None:
+        self._containers: dict[int, Any] = {}
+
+    def __contains__(self, container: object) -> bool:
+        return self._containers.get(id(container)) is container
+
+    def __len__(self) -> int:
+        return len(self._containers)
+
+    def add(self, container: Any) -> None:
+        """List a container this writer just made."""
+        self._containers[id(container)] = container
+
+    def clear(self) -> None:
+        """Forget every container: a reader may hold them now, so they are copied before a write."""
+        self._containers.clear()
 
 
 # -- identity arrays -----------------------------------------------------------------------
@@ -382,16 +415,16 @@ def _reordered(array: list[Any], order: Any) -> list[Any]:
     return result
 
 
-def assign(document: Any, path: FieldPath, value: Any, owned: set[int] | None = None) -> Any:
+def assign(document: Any, path: FieldPath, value: Any, owned: Owned | None = None) -> Any:
     """`document` with the field at `path` set to `value` (MISSING removes it), copy-on-write.
 
     Only the containers along `path` are copied. An element added to an identity array goes at
     the end (an `ORDER` change places it); removing a field that is already gone is a no-op.
 
     Args:
-        owned: Ids of containers this caller copied itself during a batch of writes: those
-            are changed in place, and new copies are added, so N writes through one big
-            container copy it once, not N times.
+        owned: Containers this caller copied itself (during a batch of writes, or since it
+            last showed its value to anyone): those are changed in place, and new copies are
+            added, so N writes through one big container copy it once, not N times.
 
     Raises:
         MergeError: a container on the path is missing or of the wrong type.
@@ -445,15 +478,15 @@ def assign(document: Any, path: FieldPath, value: Any, owned: set[int] | None = 
     return copied_dict
 
 
-def _own(container: Any, owned: set[int] | None) -> Any:
+def _own(container: Any, owned: Owned | None) -> Any:
     if owned is not None:
-        owned.add(id(container))
+        owned.add(container)
     return container
 
 
-def _writable(container: Any, owned: set[int] | None, *, structural: bool = False) -> Any:
-    """`container` itself if this batch copied it, else a fresh copy the batch now owns."""
-    if owned is not None and id(container) in owned:
+def _writable(container: Any, owned: Owned | None, *, structural: bool = False) -> Any:
+    """`container` itself if this writer copied it, else a fresh copy the writer now owns."""
+    if owned is not None and container in owned:
         if structural:
             _INDEXES.pop(id(container), None)  # its id index no longer holds
         return container
@@ -498,8 +531,12 @@ def _keep_index(old: list[Any], new: list[Any], position: int) -> None:
             _remember(new, entry[1])
 
 
-def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
-    """RFC 6902 add / replace / remove at `tokens`, copy-on-write (MISSING value: remove)."""
+def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Owned | None = None) -> Any:
+    """RFC 6902 add / replace / remove at `tokens`, copy-on-write (MISSING value: remove).
+
+    Raises before changing anything (so an owned container changed in place is never left
+    half-written by a failed operation).
+    """
     if not tokens:
         if op == "remove":
             raise MergeError("the whole state cannot be removed")
@@ -509,7 +546,7 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
         if not rest:
             if op != "add" and token not in document:
                 raise MergeError(f"member {token!r} does not exist")
-            copied = dict(document)
+            copied = _writable(document, owned)
             if op == "remove":
                 del copied[token]
             else:
@@ -517,16 +554,22 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any) -> Any:
             return copied
         if token not in document:
             raise MergeError(f"member {token!r} does not exist")
-        copied = dict(document)
-        copied[token] = _set_pointer(document[token], rest, op, value)
+        child = _set_pointer(document[token], rest, op, value, owned)
+        copied = _writable(document, owned)
+        copied[token] = child
         return copied
     if type(document) is list:
         index = _array_index(token, len(document), allow_end=(op == "add" and not rest))
-        copied_list = list(document)
         if rest:
-            copied_list[index] = _set_pointer(document[index], rest, op, value)
-            _keep_index(document, copied_list, index)
-        elif op == "add":
+            child = _set_pointer(document[index], rest, op, value, owned)
+            # Changed in place, an element may have changed its id: the id index is dropped.
+            copied_list = _writable(document, owned, structural=True)
+            copied_list[index] = child
+            if copied_list is not document:
+                _keep_index(document, copied_list, index)
+            return copied_list
+        copied_list = _writable(document, owned, structural=True)
+        if op == "add":
             copied_list.insert(index, value)
         elif op == "remove":
             del copied_list[index]
@@ -559,11 +602,17 @@ def _touched(document: Any, tokens: list[str]) -> FieldPath:
     return canonical_path(document, tokens)
 
 
-def apply_patch(document: Any, patch: Iterable[Any]) -> tuple[Any, list[FieldPath]]:
+def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None) -> tuple[Any, list[FieldPath]]:
     """Apply RFC 6902 operations copy-on-write; return the result and the fields written.
 
     The fields are named in the frame of the document each operation applied to (identity
     elements by id), so they can be located in another copy of the state.
+
+    Args:
+        owned: Containers the caller may change in place (see `assign`); copies are added.
+            An operation that fails changes nothing, but the operations before it in the same
+            patch stay applied to owned containers: pass `owned` with a one-operation patch,
+            or a fresh `Owned` per patch, when the document must stay as it was on failure.
 
     Raises:
         MergeError: an operation is malformed, its path does not exist, or a test fails.
@@ -581,13 +630,13 @@ def apply_patch(document: Any, patch: Iterable[Any]) -> tuple[Any, list[FieldPat
                 raise MergeError(f"{kind} needs a value")
             if kind == "replace":
                 touched.append(_touched(document, tokens))
-                document = _set_pointer(document, tokens, kind, op["value"])
+                document = _set_pointer(document, tokens, kind, op["value"], owned)
             else:
-                document = _set_pointer(document, tokens, kind, op["value"])
+                document = _set_pointer(document, tokens, kind, op["value"], owned)
                 touched.append(_touched(document, tokens))
         elif kind == "remove":
             touched.append(_touched(document, tokens))
-            document = _set_pointer(document, tokens, kind, None)
+            document = _set_pointer(document, tokens, kind, None, owned)
         elif kind in ("move", "copy"):
             source = op.get("from")
             if type(source) is not str:
@@ -596,10 +645,14 @@ def apply_patch(document: Any, patch: Iterable[Any]) -> tuple[Any, list[FieldPat
             if kind == "move" and tokens[: len(from_tokens)] == from_tokens and tokens != from_tokens:
                 raise MergeError("cannot move a value into itself")
             value = _get_pointer(document, from_tokens)
+            if kind == "copy" and owned is not None and type(value) in (dict, list):
+                # An owned container must appear once in the document (a write changes it in
+                # place): the copy is a copy, as jsonpatch makes it.
+                value = copy.deepcopy(value)
             if kind == "move":
                 touched.append(_touched(document, from_tokens))
-                document = _set_pointer(document, from_tokens, "remove", None)
-            document = _set_pointer(document, tokens, "add", value)
+                document = _set_pointer(document, from_tokens, "remove", None, owned)
+            document = _set_pointer(document, tokens, "add", value, owned)
             touched.append(_touched(document, tokens))
         elif kind == "test":
             if "value" not in op or not same_value(_get_pointer(document, tokens), op["value"]):

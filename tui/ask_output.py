@@ -34,7 +34,6 @@ from tandem.core.handlers import DebugBlock
 from tandem.core.notify import Coalescer, Subscription
 from tandem.core.state import AgentState
 from tandem.core.state_conflicts import FieldConflict, MergeRecord
-from tandem.core.state_diff import patch_diff
 from tandem.core.state_merge import MISSING
 from tandem.core.turns import Turn
 
@@ -180,9 +179,8 @@ class PlainPrinter(Printer):
         self._seen: dict[str, _Seen] = {}
         self._mid_line: str | None = None
         """The block whose text left the cursor mid-line, if any."""
-        self._state: Any = None
-        """The committed value last described (a reference: committed values are never changed in place)."""
         self._revision = 0
+        """The state's revision last described."""
         self._proposals: set[str] = set()
         self._diverged = False
         self._texts: Coalescer[TextBlock] = Coalescer(self._text_changed, _soon)
@@ -191,7 +189,10 @@ class PlainPrinter(Printer):
 
     def attach(self, context: AgentContext) -> None:
         state = context.agent.state
-        self._state, self._revision = state.committed, state.revision
+        # Each change is described from the state's own diff: no reference to the value is kept,
+        # so the agent's next delta can write in place (O(change), see AgentState).
+        state.keep_diffs()
+        self._revision = state.revision
         self._proposals = set(state.proposals)
         super().attach(context)
 
@@ -335,21 +336,14 @@ class PlainPrinter(Printer):
     # -- state -------------------------------------------------------------------------------
 
     def _state_changed(self, state: AgentState) -> None:
-        committed = state.committed
-        if committed is not self._state:
-            before = self._state if self._state is not None else {}
+        if state.revision != self._revision:
             # The write's own operations say where it changed the state: diff only there.
-            patch = state.patch_since(self._revision)
-            operations = None if patch is None else patch_diff(before, patch)
-            if operations is None:
-                after = committed if committed is not None else {}
-                try:
-                    operations = list(jsonpatch.make_patch(before, after))
-                except (TypeError, ValueError):  # not a JSON document: say it was replaced
-                    operations = [{"op": "replace", "path": "", "value": after}]
+            operations = state.diff_since(self._revision)
+            if operations is None:  # several commits since this printer last looked: say it was replaced
+                committed = state.committed
+                operations = [{"op": "replace", "path": "", "value": committed if committed is not None else {}}]
             for operation in operations:
                 self._line(f"[state] {_operation_label(operation)}")
-            self._state = committed
         self._revision = state.revision
         proposals = set(state.proposals)
         if proposals - self._proposals:

@@ -19,9 +19,9 @@ One untimed warm-up of each, then `--pairs` rounds of floor / ask --json / ask (
 the ratio of each ask run to the floor run of its round, medians printed. The machine this runs
 on is shared: absolute times are noisy, the ratios measured side by side are what to read.
 
-`--state-cost`: the cost per STATE_DELTA, first thousand against last thousand, through `tandem ask`
+`--state-cost [--rounds R]`: the cost per STATE_DELTA, first thousand against last thousand, through `tandem ask`
 in a child process that reads its main thread's CPU clock around every applied delta: (1) the mix
-of `--events` events (use 200,000: 2,000 deltas) with elements sized so the state grows to ~1 MB,
+of `--events` events (at least 200,000: 2,000 deltas) with elements sized so the state grows to ~1 MB,
 timing the application of each delta with its notifications (the printer's output); (2) a stream
 of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one array of 10,000
 elements), timing also the interval from one delta to the next (its whole path).
@@ -289,6 +289,7 @@ def state_child(url: str, as_json: bool) -> None:
     intervals = [b - a for a, b in zip(stamps, stamps[1:])]
     print(json.dumps({"status": status, "deltas": len(applied),
                       "apply": [sum(applied[1:1001]), sum(applied[-1000:])],
+                      "apply_median": [statistics.median(applied[1:1001]), statistics.median(applied[-1000:])],
                       "interval": [sum(intervals[:1000]), sum(intervals[-1000:])]}))
 
 
@@ -299,10 +300,16 @@ def state_cost(url: str, env: dict[str, str], rounds: int, *, intervals: bool) -
         for _ in range(rounds):
             _, out = cpu_of([sys.executable, __file__, "--state-child", url] + (["--json"] if as_json else []), env)
             results.append(json.loads(out))
-        for clock in ("apply", "interval") if intervals else ("apply",):
+        for clock in ("apply", "apply_median", "interval") if intervals else ("apply", "apply_median"):
             firsts = [r[clock][0] for r in results]
             lasts = [r[clock][1] for r in results]
             ratios = [b / a for a, b in zip(firsts, lasts)]
+            if clock == "apply_median":
+                # The median delta of each thousand: a preempted or collected delta does not move it.
+                print(f"  {label:10} {'':>{len(str(results[0]['deltas'])) + 8}} median delta: first 1,000 "
+                      f"{statistics.median(firsts) * 1e6:6.1f} µs, last 1,000 {statistics.median(lasts) * 1e6:6.1f} µs; "
+                      f"last/first {statistics.median(ratios):.2f}x [{', '.join(f'{r:.2f}' for r in ratios)}]")
+                continue
             what = "applying a delta (state + its output)" if clock == "apply" else "delta to delta (the whole path)"
             print(f"  {label:10} {results[0]['deltas']:,} deltas, {what}: first 1,000 {statistics.median(firsts) * 1000:6.1f} ms, "
                   f"last 1,000 {statistics.median(lasts) * 1000:6.1f} ms; last/first {statistics.median(ratios):.2f}x "
@@ -319,6 +326,7 @@ def main() -> None:
     parser.add_argument("--state-mb", action="store_true", help="state elements of ~1 KB (~1 MB at 100k events)")
     parser.add_argument("--state-cost", action="store_true", help="cost per STATE_DELTA, first vs last thousand")
     parser.add_argument("--deltas", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5, help="--state-cost: runs of each side (medians over them)")
     parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
     parser.add_argument("--app", action="store_true", help="the Textual app (headless) beside ask --json")
@@ -335,9 +343,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         env = child_env(Path(home))
         if args.state_cost:
-            rounds = max(1, args.pairs // 2)
-            deltas = args.events // STATE_EVERY
-            body, count = encode(build_events(args.events, item_size=1_000_000 // deltas))
+            rounds = args.rounds
+            # At least 2,000 deltas: the first and the last thousand must not overlap.
+            events = max(args.events, 2_000 * STATE_EVERY)
+            deltas = events // STATE_EVERY
+            body, count = encode(build_events(events, item_size=1_000_000 // deltas))
             print(f"state cost, the mix: {count:,} events, {deltas:,} STATE_DELTAs of ~{1_000_000 // deltas:,} B "
                   f"(the state grows to ~1 MB); CPU, medians of {rounds}")
             with Firehose(body) as server:
