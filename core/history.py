@@ -37,38 +37,52 @@ def messages_from_updates(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
 class HistoryFolder:
     """Folds a segment's updates into messages as they stream (see `messages_from_updates`).
 
-    Owns the messages being built: the text of each run of deltas (the strings, not the updates
-    that carried them, with their raw protocol events) and the parts of the others. A live
-    segment therefore keeps what its history will hold, not every update it received: a
-    10,000-message answer would otherwise hold some 50,000 updates until its end.
+    Owns the complete messages and the one being built: the text of its run of deltas (the
+    strings, not the updates that carried them, with their raw protocol events) and its other
+    parts. A live segment therefore keeps what its history will hold, not every update it
+    received: a 10,000-message answer would otherwise hold some 50,000 updates until its end.
+    A message is complete once the next one starts (only the last one receives parts), and is
+    built then: its builder and delta strings are freed while the segment streams, rather than
+    all at its end, where they left holes among what the app keeps (memory it never gave back).
     """
 
     def __init__(self) -> None:
-        self._builders: list[_MessageBuilder] = []
+        self._done: list[ChatMessage] = []
+        self._current: _MessageBuilder | None = None
 
     def add(self, update: ChatUpdate) -> None:
         """Fold one more update in."""
-        builders = self._builders
         contents = update.contents
-        if len(contents) == 1 and builders and builders[-1].extend_run(update, contents[0]):
+        current = self._current
+        if len(contents) == 1 and current is not None and current.extend_run(update, contents[0]):
             return  # the usual: one more delta of the text being streamed
         for part in contents:
             if part.kind not in _HISTORY_KINDS:
                 continue
             if isinstance(part, ToolResultContent):
-                builders.append(_MessageBuilder("tool", None, update.author))
-                builders[-1].add(part)
+                current = self._start(_MessageBuilder("tool", None, update.author))
+                current.add(part)
                 continue
             role: Role = update.role if update.role != "tool" else "assistant"
-            current = builders[-1] if builders else None
             if current is None or current.role != role or not current.accepts(update.message_id):
-                current = _MessageBuilder(role, update.message_id, update.author)
-                builders.append(current)
+                current = self._start(_MessageBuilder(role, update.message_id, update.author))
             current.add(part)
+
+    def _start(self, builder: _MessageBuilder) -> _MessageBuilder:
+        """Make `builder` the message being built; the one before it is complete."""
+        self._finish()
+        self._current = builder
+        return builder
+
+    def _finish(self) -> None:
+        if self._current is not None and (message := self._current.build()) is not None:
+            self._done.append(message)
+        self._current = None
 
     def messages(self) -> list[ChatMessage]:
         """The complete messages of what was added so far (call once, at the segment's end)."""
-        return [message for builder in self._builders if (message := builder.build()) is not None]
+        self._finish()
+        return list(self._done)
 
 
 class _MessageBuilder:

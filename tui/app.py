@@ -142,6 +142,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         """The terminal's title and the bell, saying when a turn waits on the person."""
         self._main: MainScreen | None = None
         self._full_collections = FullCollectionPause()
+        self._turn_streamed = False
         self._unshown_state: AgentState | None = None
         self._startup_failed = False
         self._quitting_on_signal = False
@@ -414,6 +415,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         # conversation is on screen: while a turn streams, the collector sees only what it made.
         if streaming:
             self._full_collections.hold()
+            self._turn_streamed = True
         elif self._full_collections.held:
             self.call_after_refresh(self._release_when_painted)
 
@@ -432,7 +434,10 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.workers):
             self.set_timer(FRAME_SECONDS, self._release_when_painted)
             return
-        self._full_collections.release()
+        # After a turn, its garbage is collected before the heap is unfrozen (the walk covers
+        # what the turn made); not after start-up's hold, which covers a restored thread.
+        self._full_collections.release(collect=self._turn_streamed)
+        self._turn_streamed = False
 
     def _painting(self) -> bool:
         # A frame may still be due while the app shuts down and its screens are gone.

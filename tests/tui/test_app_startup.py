@@ -74,10 +74,22 @@ class TestFullCollections:
             del node
             gc.collect()
             assert probe() is None
-            app.engine.loop.call_soon_threadsafe(gate.set)
-            await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the end of the turn")
-            # Unfrozen once the answer is painted, without a forced collection of the whole heap.
-            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+            full_collections: list[bool] = []  # per full collection from here: was the older heap frozen?
+
+            def watch(phase: str, info: dict[str, int]) -> None:
+                if phase == "start" and info["generation"] == 2:
+                    full_collections.append(gc.get_freeze_count() > 0)
+
+            gc.callbacks.append(watch)
+            try:
+                app.engine.loop.call_soon_threadsafe(gate.set)
+                await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the end of the turn")
+                # Unfrozen once the answer is painted, without a forced collection of the whole heap.
+                await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+            finally:
+                gc.callbacks.remove(watch)
+            # The turn's garbage was collected before unfreezing: a walk of what the turn made only.
+            assert full_collections and full_collections[-1] is True
 
     async def test_a_short_turn_runs_no_full_collection_of_the_heap(self) -> None:
         script = Scripted([[text("one")], [text("two")]])
@@ -88,12 +100,22 @@ class TestFullCollections:
             await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
             ballast = [[n] for n in range(200_000)]  # an old generation far larger than a turn makes
             gc.collect()
-            full = gc.get_stats()[2]["collections"]
-            await send(pilot, "second")
-            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 2, "turn 2")
-            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
-            await pilot.pause(0.1)
-            assert gc.get_stats()[2]["collections"] == full
+            unfrozen: list[bool] = []  # per full collection: did it walk the unfrozen heap (the ballast)?
+
+            def watch(phase: str, info: dict[str, int]) -> None:
+                if phase == "start" and info["generation"] == 2:
+                    unfrozen.append(gc.get_freeze_count() == 0)
+
+            gc.callbacks.append(watch)
+            try:
+                await send(pilot, "second")
+                await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 2, "turn 2")
+                await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+                await pilot.pause(0.1)
+            finally:
+                gc.callbacks.remove(watch)
+            # The turn's own collection (before unfreezing) walks what the turn made, never the ballast.
+            assert not any(unfrozen)
             del ballast
 
     async def test_unfrozen_when_the_app_exits_mid_stream(self) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tandem.tui.garbage import YOUNG_THRESHOLD, FullCollectionPause
+from tandem.tui.garbage import YOUNG_THRESHOLD, FullCollectionPause, trim_heap
 
 
 class _Node:
@@ -76,3 +76,47 @@ def test_a_cycle_made_while_held_is_freed_by_the_collector_on_its_own() -> None:
     assert probe() is None  # no gc.collect(): the raised threshold still collects as the turn goes
     del kept
     pause.release()
+
+
+def test_releasing_after_a_turn_collects_its_cycles_while_the_older_heap_stays_frozen() -> None:
+    gc.set_threshold(700, 10, 10)
+    pause = FullCollectionPause()
+    pause.hold()
+    gc.disable()  # no collection of its own in between: only the release's may free the cycle
+    try:
+        node = _Node()
+        node.self = node
+        probe = weakref.ref(node)
+        del node
+        assert probe() is not None
+        assert pause.release(collect=True) is True
+        assert probe() is None
+    finally:
+        gc.enable()
+    assert gc.get_threshold() == (700, 10, 10)
+    assert gc.get_freeze_count() == 0
+
+
+def test_releasing_without_collect_leaves_cycles_to_the_collector() -> None:
+    pause = FullCollectionPause()
+    pause.hold()
+    gc.disable()
+    try:
+        node = _Node()
+        node.self = node
+        probe = weakref.ref(node)
+        del node
+        pause.release()
+        assert probe() is not None  # nothing forced: CPython's own rule decides
+    finally:
+        gc.enable()
+        gc.collect()
+
+
+def test_trimming_the_heap_is_harmless_where_it_exists_and_a_no_op_elsewhere() -> None:
+    import platform
+    import sys
+
+    trimmed = trim_heap()
+    assert trimmed == (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc")
+    assert trim_heap() == trimmed  # looked up once

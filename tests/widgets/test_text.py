@@ -166,7 +166,14 @@ class TestHidingFarChunks:
         block.complete()
         view.refresh_block()
         await app.workers.wait_for_complete()
-        await pilot.pause()  # type: ignore[attr-defined]
+        # `hide_above` measures the chunks: wait until every one is laid out (on a loaded machine
+        # one pause may come before the layout, and nothing would be hidden).
+        for _ in range(500):
+            await pilot.pause()  # type: ignore[attr-defined]
+            if view.chunks and all(chunk.outer_size.height for chunk in view.chunks):
+                break
+        else:
+            raise AssertionError("the chunks were never laid out")
         return view  # type: ignore[no-any-return]
 
     async def test_far_chunks_hide_and_come_back_without_moving_what_follows(self) -> None:
