@@ -1,7 +1,7 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
 Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost]
-[--app] [--profile FILE [--json | --app]]`.
+[--app] [--save] [--profile FILE [--json | --app]]`.
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
 answers every POST with one pre-encoded SSE stream of `--events` events (default 100,000):
@@ -27,10 +27,13 @@ of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one arra
 elements), timing also the interval from one delta to the next (its whole path).
 
 `--app`: the same stream through the Tandem Textual app, headless, as a whole process
-(`app_turn_child.py`: the app built as `tandem --url` builds it, without the thread store like
+(`app_turn_child.py`: the app built as `tandem --url` builds it, keeping no log like
 `ask --no-save`; one message sent, run until the turn is idle and its text written), side by
-side with `ask --json` in the same rounds (floor / ask --json / app); prints CPU per event and
-the app's ratio to `ask --json`, round by round.
+side with `ask --json` in the same rounds (floor / ask --json / app); prints CPU per event, the
+app's ratio to `ask --json`, round by round, and the app's CPU split by phase and thread.
+
+`--save`: `tandem ask` without `--no-save`, and with `--app` the app with its thread store, as a
+person runs them: both save the turn (100,000 logged updates), each run into a fresh store.
 
 `--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE;
 with `--app`, the app child instead, both of its threads profiled and merged.
@@ -212,32 +215,45 @@ def child_env(home: Path) -> dict[str, str]:
     return env
 
 
-def ask_argv(url: str, *, as_json: bool) -> list[str]:
-    argv = [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", url, "--no-save", "--approve", "all"]
+def ask_argv(url: str, *, as_json: bool, save: bool = False) -> list[str]:
+    argv = [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", url] + ([] if save else ["--no-save"]) + ["--approve", "all"]
     return argv + (["--json"] if as_json else []) + ["go"]
 
 
 APP_CHILD = Path(__file__).with_name("app_turn_child.py")
 
 
-def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False) -> None:
+def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False, save: bool = False) -> None:
     floor_argv = [sys.executable, __file__, "--floor", url]
-    sides = {"floor": floor_argv, "ask --json": ask_argv(url, as_json=True)}
+    sides = {"floor": floor_argv, "ask --json": ask_argv(url, as_json=True, save=save)}
     if app:
-        sides["app"] = [sys.executable, str(APP_CHILD), url]
+        sides["app"] = [sys.executable, str(APP_CHILD), url] + (["--save"] if save else [])
     else:
-        sides["ask"] = ask_argv(url, as_json=False)
+        sides["ask"] = ask_argv(url, as_json=False, save=save)
+
+    def run(argv: list[str]) -> tuple[float, bytes]:
+        if not save:
+            return cpu_of(argv, env)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as home:  # each saving run starts from an empty store
+            return cpu_of(argv, child_env(Path(home)))
+
     for argv in sides.values():  # warm-up (and a check that each side reads the whole stream)
-        cpu, out = cpu_of(argv, env)
+        cpu, out = run(argv)
     times: dict[str, list[float]] = {name: [] for name in sides}
-    ui_thread: list[float] = []  # the app's UI thread (it prints its CPU last on its line)
+    ui_thread: list[float] = []  # the app's UI thread (it prints its CPU last on its first line)
+    splits: list[dict[str, float]] = []  # the app's CPU by thread and phase (its second line, JSON)
     for _ in range(pairs):
         for name, argv in sides.items():
-            cpu, out = cpu_of(argv, env)
+            cpu, out = run(argv)
             times[name].append(cpu)
             if name == "app":
-                ui_thread.append(float(out.split()[-1]))
-    print(f"events: {count:,}; {pairs} rounds of {' / '.join(sides)}; CPU s (user+sys) per run")
+                first, second = out.decode().strip().splitlines()[-2:]
+                ui_thread.append(float(first.split()[-1]))
+                splits.append(dict(json.loads(second), total=cpu))
+    saved = "; ask and the app save the turn in a thread store (fresh per run)" if save else ""
+    print(f"events: {count:,}; {pairs} rounds of {' / '.join(sides)}; CPU s (user+sys) per run{saved}")
     for name, values in times.items():
         line = f"  {name:12} median {statistics.median(values):6.2f} s  [{', '.join(f'{v:.2f}' for v in values)}]"
         if name != "floor":
@@ -249,6 +265,13 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
         print("  CPU per event (median): " + ", ".join(f"{name} {us:.1f} µs" for name, us in per_event.items()))
         print(f"  app's UI thread: median {statistics.median(ui_thread):.2f} s [{', '.join(f'{v:.2f}' for v in ui_thread)}]; "
               f"the rest (engine thread, start-up): median {statistics.median(a - u for a, u in zip(times['app'], ui_thread)):.2f} s")
+        for split in splits:
+            split["quit"] = split["total"] - split["startup"] - split["ui"] - split["engine"] - split["other"]
+        print("  the app's CPU by phase and thread, medians (s): " + ", ".join(
+            f"{key} {statistics.median(s[key] for s in splits):.2f}"
+            for key in ("startup", "engine", "ui", "other", "quit", "total")
+        ) + " (startup: the process until the message is sent; engine / ui / other: each thread's "
+            "CPU during the turn; quit: after it)")
         ratios = [a / j for a, j in zip(times["app"], times["ask --json"])]
         print(f"  app / ask --json, per round: median {statistics.median(ratios):.2f}x "
               f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
@@ -330,6 +353,7 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
     parser.add_argument("--app", action="store_true", help="the Textual app (headless) beside ask --json")
+    parser.add_argument("--save", action="store_true", help="ask and the app save the turn (a thread store), as they do by default")
     parser.add_argument("--floor", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--state-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -362,16 +386,17 @@ def main() -> None:
         print(f"stream: {count:,} events, {len(body) / 1e6:.1f} MB of SSE" + (" (state grows to ~1 MB)" if args.state_mb else ""))
         with Firehose(body) as server:
             if args.profile and args.app:
-                cpu, out = cpu_of([sys.executable, str(APP_CHILD), server.url, "--profile", args.profile], env)
+                cpu, out = cpu_of([sys.executable, str(APP_CHILD), server.url, "--profile", args.profile]
+                                  + (["--save"] if args.save else []), env)
                 print(f"profiled the app ({out.decode().strip()}): {cpu:.2f} s CPU → {args.profile}")
                 return
             if args.profile:
                 argv = [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "tandem.tui.cli"] + ask_argv(
-                    server.url, as_json=args.json)[3:]
+                    server.url, as_json=args.json, save=args.save)[3:]
                 cpu, _ = cpu_of(argv, env)
                 print(f"profiled ask{' --json' if args.json else ''}: {cpu:.2f} s CPU → {args.profile}")
                 return
-            compare(server.url, env, args.pairs, count, app=args.app)
+            compare(server.url, env, args.pairs, count, app=args.app, save=args.save)
 
 
 if __name__ == "__main__":
