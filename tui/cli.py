@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ask":
         from tandem.tui.ask import run_ask
 
-        return run_ask(args, parse_headers(args.header))
+        return _ending(argv, run_ask(args, parse_headers(args.header)))
     if args.command == "agents":
         from tandem.tui.agents_cli import run_agents
 
@@ -272,7 +272,16 @@ def main(argv: list[str] | None = None) -> int:
     from tandem.tui.connection import settle_app_connection
 
     headers = settle_app_connection(args, parse_headers(args.header))
-    return run_app(args, headers)
+    return _ending(argv, run_app(args, headers))
+
+
+def _ending(argv: list[str] | None, code: int) -> int:
+    """`code`, once the process's own command (`argv` None) has spared its exit a full collection."""
+    if argv is None:  # (a test's `main([...])` goes on running: its heap must stay collectable)
+        from tandem.tui.garbage import skip_collection_at_exit
+
+        skip_collection_at_exit()
+    return code
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ import gc
 import sys
 from typing import Any
 
-__all__ = ["FullCollectionPause", "YOUNG_THRESHOLD", "trim_heap"]
+__all__ = ["FullCollectionPause", "YOUNG_THRESHOLD", "skip_collection_at_exit", "trim_heap"]
 
 YOUNG_THRESHOLD = 10_000
 """Allocations between young collections while held (CPython's default is 700)."""
@@ -124,3 +124,18 @@ class FullCollectionPause:
     def close(self) -> None:
         """Release. Idempotent."""
         self.release()
+
+
+def skip_collection_at_exit() -> None:
+    """Spare the interpreter's exit a collection of the whole heap: call it only when the process ends next.
+
+    On its way out, CPython collects every generation, which walks (and then frees, one by one)
+    every object a cycle holds: all the widgets, blocks and messages of the conversation. The
+    process is ending, so the operating system takes the memory back in one go anyway. Measured
+    on `bench_client_path.py --app` (100,000 events through the app): 0.53 s of CPU after the app
+    had quit, 0.02 s with the heap frozen; `tandem ask`: 0.09 -> 0.015 s. Frozen objects are never
+    collected, so finalizers of objects in cycles do not run: everything that must be closed (the
+    thread store, the engine's loop, the terminal) is closed explicitly before this is called, and
+    Python does not promise to run those finalizers at exit anyway.
+    """
+    gc.freeze()

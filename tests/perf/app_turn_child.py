@@ -184,6 +184,9 @@ def main() -> None:
         print(f"{blocks} {status}")
     else:
         blocks, status, ui_cpu, split = run_turn_timed(args.url, save=args.save)
+        from tandem.tui.garbage import skip_collection_at_exit
+
+        skip_collection_at_exit()  # what the `tandem` command does once its app has quit (`tui.cli.main`)
         print(f"{blocks} {status} {ui_cpu:.3f}")
         print(json.dumps(split))
     sys.exit(0 if status == "idle" else 1)
