@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from tandem.core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
@@ -300,3 +302,63 @@ class TestCheckpoints:
         from_copy = await restore(UIAgent(backend.build_chat_client(None)), FullReplay("x", replayed), resume=False)
         assert picture(from_copy) == picture(from_log)
         assert "11.4 " in from_log.blocks[12].snapshot()["content"]["text"]
+
+
+class TestIncrementalStaging:
+    """Each commit stages only its own batch (the tail holds at most the open run), and the copy plus
+    the tail still stand for the whole log: the same as compacting every logged entry at once,
+    however the log is cut into commits, and whether or not the thread was closed and reopened
+    between commits (a reopened tail is read back from the log; after the copy was lost, with
+    entries that close in the middle of it)."""
+
+    @staticmethod
+    def entry(kind: int, n: int) -> LogEntry:
+        if kind == 0:
+            return SegmentEnded(turn_id="t1", index=n, outcome="completed")
+        if kind == 1:
+            return UpdateLogged(turn_id="t1", update=ChatUpdate(message_id=f"m{n % 2}", contents=[ToolCallContent(
+                call_id="c", arguments_delta=str(n))], raw={"n": n}))
+        if kind == 2:
+            return UpdateLogged(turn_id="t1", update=ChatUpdate(message_id=f"m{n % 2}", contents=[ReasoningContent(text=f"r{n} ")],
+                                                                raw={"n": n}))
+        # Mostly text deltas, in two messages, so runs are long and cut by checkpoints and commits.
+        return UpdateLogged(turn_id="t1", update=ChatUpdate(message_id=f"m{n // 7 % 2}", contents=[TextContent(text=f"{n} ")],
+                                                            raw={"n": n}))
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["append", "append", "commit", "reopen", "lose the copy"])), min_size=1, max_size=40),
+           st.integers(1, 9))
+    def test_the_copy_and_the_tail_equal_the_whole_log_compacted(self, steps: list[tuple[int, str]], checkpoint: int) -> None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp, ThreadStore(Path(tmp) / "threads.sqlite3") as store:
+            thread = store.create()
+            thread.checkpoint_entries = checkpoint
+            thread_id = thread.thread_id
+            try:
+                for n, (kind, action) in enumerate(steps):
+                    thread.append(self.entry(kind, n))
+                    if action == "commit":
+                        thread.commit()
+                    elif action in ("reopen", "lose the copy"):
+                        thread.commit()
+                        thread._release()  # closed without the compaction `close()` does: the next commit reads the tail
+                        if action == "lose the copy":  # (as a thread from before the copy): the tail read back holds closing entries
+                            with sqlite3.connect(Path(tmp) / "threads.sqlite3") as raw:
+                                raw.execute("DELETE FROM replay WHERE thread_id = ?", (thread_id,))
+                        thread = store.open(thread_id)
+                        thread.checkpoint_entries = checkpoint
+                thread.commit()
+                held = [entry for _first, _last, entry in thread._replay._tail or []]
+                replayed = thread.replay_entries()
+            finally:
+                thread.close()
+            with store.open(thread_id, read_only=True) as reader:
+                logged = reader.entries()
+                assert replay_json(reader.replay_entries()) == replay_json(logged)
+            assert replay_json(replayed) == replay_json(logged)
+            # Every commit copied what it closed: the copy reaches at least the last entry that is not an update.
+            closing = max((seq for seq, entry in enumerate(logged) if not isinstance(entry, UpdateLogged)), default=-1)
+            rows = copy_rows(Path(tmp) / "threads.sqlite3", thread_id)
+            assert (rows[-1][1] if rows else -1) >= closing
+            assert len(held) <= 1  # at most the run still open, joined
