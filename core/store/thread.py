@@ -10,7 +10,8 @@ from pathlib import Path
 from types import TracebackType
 
 from tandem.core.errors import LogStoreError
-from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged
+from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged, logged_update
+from tandem.core.messages import ChatUpdate
 from tandem.core.store.connection import connect, translated, write_transaction
 from tandem.core.store.entries_codec import decode_entries, paused_gc
 from tandem.core.store.lock import ThreadLock
@@ -91,7 +92,18 @@ class SqliteThread(ConversationThread):
         checkpoint = isinstance(entry, SegmentStarted) or (
             isinstance(entry, UpdateLogged) and len(self._pending) % self.checkpoint_entries == 0
         )
-        if checkpoint and not self.read_only and not self.closed:
+        if checkpoint:
+            self._checkpoint()
+
+    def append_update(self, turn_id: str, update: ChatUpdate) -> None:
+        """`append` of one streamed update's entry, without asking what kind of entry it is (the hot path)."""
+        pending = self._pending
+        pending.append(logged_update(turn_id, update))
+        if len(pending) % self.checkpoint_entries == 0:
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        if not self.read_only and not self.closed:
             try:
                 self.commit()
             except LogStoreError as exc:

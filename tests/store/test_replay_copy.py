@@ -283,6 +283,23 @@ class TestCheckpoints:
             tail = [e for e in reader.entries() if isinstance(e, UpdateLogged)]
             assert tail[-1].update.raw == {"m": 39, "d": 4}
 
+    def test_streamed_updates_checkpoint_as_appended_entries_do(self, store: ThreadStore) -> None:
+        # `append_update` is what the runtime calls per streamed event (its own fast path).
+        with store.create() as thread:
+            thread.checkpoint_entries = 50
+            for entry in self.long_segment("t1", messages=40, deltas=5):
+                if isinstance(entry, UpdateLogged):
+                    thread.append_update(entry.turn_id, entry.update)
+                else:
+                    thread.append(entry)
+                assert len(thread.pending) < 50
+            assert thread._replay.tail_entries <= 40 + 1
+            thread_id = thread.thread_id
+        with store.open(thread_id, read_only=True) as reader:
+            logged = reader.entries()
+        assert len(logged) == 202  # every update committed by its checkpoints, none left pending at close
+        assert [e.update.raw for e in logged if isinstance(e, UpdateLogged)][-1] == {"m": 39, "d": 4}
+
     async def test_a_checkpointed_segment_restores_the_same_from_the_copy_as_from_the_log(
             self, store: ThreadStore, db_path: Path) -> None:
         with store.create() as thread:
