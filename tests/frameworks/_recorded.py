@@ -398,3 +398,10 @@ def prefetch(cases: object = None, workers: int = 4) -> None:
     wanted = list(cases) if cases is not None else recorded()  # type: ignore[call-overload]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         list(pool.map(lambda case: verdict(*case), wanted))
+
+
+@contextmanager
+def replaying(framework: str, scenario: str) -> Iterator[ReplayServer]:
+    """The scenario's recorded runs, served on 127.0.0.1 for the length of the block."""
+    with ReplayServer(runs_of(framework, scenario)).running() as server:
+        yield server

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded, however pytest imports us
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _recorded import ReplayServer, runs_of  # noqa: E402
+from _recorded import replaying  # noqa: E402
 from _app_harness import blocks, framework_app, until  # noqa: E402
 from _tui_harness import send, started  # noqa: E402
 from scripts import PROMPTS  # noqa: E402
@@ -33,13 +31,6 @@ from tandem.tui.app import TandemApp  # noqa: E402
 from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView  # noqa: E402
 
 SIZE = (100, 40)
-
-
-@contextmanager
-def replaying(framework: str, scenario: str) -> Iterator[ReplayServer]:
-    """The scenario's recorded runs, served on 127.0.0.1 for the length of the block."""
-    with ReplayServer(runs_of(framework, scenario)).running() as server:
-        yield server
 
 
 def assistant_texts(app: TandemApp) -> list[str]:

@@ -16,15 +16,13 @@ swapped in), through the app (Pilot) with its real engine and AG-UI client:
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded, however pytest imports us
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
 from _app_harness import blocks, framework_app, until  # noqa: E402
-from _recorded import ReplayServer, runs_of  # noqa: E402
+from _recorded import replaying, runs_of  # noqa: E402
 from _tui_harness import send, started  # noqa: E402
 from scripts import PROMPTS  # noqa: E402
 from textual.widgets import Static  # noqa: E402
@@ -35,12 +33,6 @@ from tandem.core.blocks import InterruptBlock, TextBlock  # noqa: E402
 from tandem.widgets import InterruptView  # noqa: E402
 
 SIZE = (100, 40)
-
-
-@contextmanager
-def replaying(framework: str, scenario: str) -> Iterator[ReplayServer]:
-    with ReplayServer(runs_of(framework, scenario)).running() as server:
-        yield server
 
 
 async def test_a_strands_question_shows_the_question_it_asks() -> None:

@@ -13,24 +13,17 @@ The first frame is checked twice: headless, in process (the app's own modules), 
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import pty
-import re
-import select
-import signal
-import struct
 import subprocess
 import sys
-import termios
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from _import_probe import imported, imported_before_first_frame, isolated_environment, offenders
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,25 +38,6 @@ NOT_BEFORE_THE_FIRST_FRAME = ("pydantic", "httpx", "ag_ui", "a2ui", "jsonschema"
                               "tandem.core.agui", "tandem.core.context", "tandem.core.store", "tandem.core.blocks")
 """The runtime the engine thread imports after the app painted its first frame."""
 
-PLACEHOLDER = "the agent — Enter sends".encode()
-"""Part of the composer's placeholder, on the app's first frame."""
-
-
-def _environment(tmp_path: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("TANDEM_", "TEXTUAL"))}
-    env.update({"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-                "TERM": "xterm-256color"})
-    return env
-
-
-def _imported(importtime_output: str) -> set[str]:
-    return set(re.findall(r"import time:\s+\d+ \|\s+\d+ \| *(\S+)", importtime_output))
-
-
-def _offenders(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden))
-
-
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", *args], env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
@@ -71,12 +45,12 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 @pytest.mark.parametrize("args", [["--help"], ["ask", "--help"], ["threads", "--help"], ["--version"]])
 def test_help_imports_no_runtime_and_no_ui(tmp_path: Path, args: list[str]) -> None:
-    result = _run(args, _environment(tmp_path))
+    result = _run(args, isolated_environment(tmp_path))
     assert result.returncode == 0, result.stderr[-2000:]
     assert "tandem" in result.stdout
-    modules = _imported(result.stderr)
+    modules = imported(result.stderr)
     assert "tandem.tui.cli" in modules or "argparse" in modules  # the parse really ran under -X importtime
-    assert _offenders(modules, PARSING_ONLY) == []
+    assert offenders(modules, PARSING_ONLY) == []
 
 
 class _PlainText(BaseHTTPRequestHandler):
@@ -115,38 +89,19 @@ def plain_text_server() -> Iterator[str]:
 
 
 def test_ask_imports_no_terminal_ui(tmp_path: Path, plain_text_server: str) -> None:
-    result = _run(["ask", "--url", plain_text_server, "hi"], _environment(tmp_path))
+    result = _run(["ask", "--url", plain_text_server, "hi"], isolated_environment(tmp_path))
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "plain words"
-    modules = _imported(result.stderr)
+    modules = imported(result.stderr)
     assert "tandem.core.agui.client" in modules  # the turn really went through the AG-UI client
-    assert _offenders(modules, NO_TERMINAL_UI) == []
+    assert offenders(modules, NO_TERMINAL_UI) == []
 
 
 def test_the_first_frame_is_painted_before_the_runtime_is_imported(tmp_path: Path) -> None:
     """The app in a pty until its first frame is on the wire (-X importtime's lines share the pty)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", "--speed", "0"],
-                               stdin=slave, stdout=slave, stderr=slave, env=_environment(tmp_path), start_new_session=True)
-    os.close(slave)
-    output = bytearray()
-    deadline = time.monotonic() + 60
-    try:
-        while PLACEHOLDER not in output and time.monotonic() < deadline:
-            if select.select([master], [], [], 0.5)[0]:
-                try:
-                    output += os.read(master, 65536)
-                except OSError:  # the app exited
-                    break
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        os.close(master)
-    assert PLACEHOLDER in output, bytes(output[-2000:])
-    before_frame = _imported(output[: output.index(PLACEHOLDER)].decode(errors="replace"))
+    before_frame = imported_before_first_frame(["--speed", "0"], isolated_environment(tmp_path))
     assert "textual.app" in before_frame and "tandem.tui.app" in before_frame
-    assert _offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []
+    assert offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []
 
 
 PROBE = """

@@ -10,19 +10,12 @@ frame, like a new conversation does (`tests/tui/test_startup_imports.py`).
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import re
-import select
-import signal
-import struct
 import subprocess
 import sys
-import termios
 import textwrap
-import time
 from pathlib import Path
+
+from _import_probe import imported, imported_before_first_frame, isolated_environment, offenders
 
 from tandem.core.store import ThreadStore
 
@@ -37,31 +30,12 @@ NOT_BEFORE_THE_FIRST_FRAME = (*LOG_MODELS, "httpx", "ag_ui", "a2ui", "jsonschema
 """The runtime, which `tandem --resume` imports on its engine thread after the first frame (the store's
 thread list, read before it to find the thread's server, is plain SQLite)."""
 
-PLACEHOLDER = "the agent — Enter sends".encode()
-"""Part of the composer's placeholder, on the app's first frame."""
-
-
-def _environment(tmp_path: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("TANDEM_", "TEXTUAL"))}
-    env.update({"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-                "TERM": "xterm-256color"})
-    return env
-
-
 def _store_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "tandem" / "threads.sqlite3"
 
 
-def _imported(importtime_output: str) -> set[str]:
-    return set(re.findall(r"import time:\s+\d+ \|\s+\d+ \| *(\S+)", importtime_output))
-
-
-def _offenders(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(name for name in modules if any(name == bad or name.startswith(bad + ".") for bad in forbidden))
-
-
 def _saved_thread(tmp_path: Path, title: str, server_url: str | None = None) -> str:
-    """A thread in the store `tandem` uses under `_environment(tmp_path)`; returns its id."""
+    """A thread in the store `tandem` uses under `isolated_environment(tmp_path)`; returns its id."""
     path = _store_path(tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with ThreadStore(path) as store:
@@ -101,39 +75,19 @@ def test_listing_and_resolving_threads_imports_no_log_models(tmp_path: Path) -> 
 def test_tandem_threads_lists_without_the_log_models(tmp_path: Path) -> None:
     thread_id = _saved_thread(tmp_path, "a listed thread")
     result = subprocess.run([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", "threads"],
-                            env=_environment(tmp_path), capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                            env=isolated_environment(tmp_path), capture_output=True, text=True, stdin=subprocess.DEVNULL,
                             timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]
     assert thread_id in result.stdout and "a listed thread" in result.stdout
-    modules = _imported(result.stderr)
+    modules = imported(result.stderr)
     assert "tandem.core.store.store" in modules  # the store really was read under -X importtime
-    assert _offenders(modules, LOG_MODELS) == []
+    assert offenders(modules, LOG_MODELS) == []
 
 
 def test_resume_paints_its_first_frame_before_the_runtime_is_imported(tmp_path: Path) -> None:
     """`tandem --resume ID` in a pty until its first frame is on the wire (-X importtime's lines share the pty)."""
     thread_id = _saved_thread(tmp_path, "a resumed thread")
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", "--speed", "0", "--resume",
-                                thread_id], stdin=slave, stdout=slave, stderr=slave, env=_environment(tmp_path),
-                               start_new_session=True)
-    os.close(slave)
-    output = bytearray()
-    deadline = time.monotonic() + 60
-    try:
-        while PLACEHOLDER not in output and time.monotonic() < deadline:
-            if select.select([master], [], [], 0.5)[0]:
-                try:
-                    output += os.read(master, 65536)
-                except OSError:  # the app exited
-                    break
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        os.close(master)
-    assert PLACEHOLDER in output, bytes(output[-2000:])
-    before_frame = _imported(output[: output.index(PLACEHOLDER)].decode(errors="replace"))
+    before_frame = imported_before_first_frame(["--speed", "0", "--resume", thread_id], isolated_environment(tmp_path))
     # The thread's server was looked up in the store before the app started, and the app drew its frame.
     assert "tandem.core.store.store" in before_frame and "tandem.tui.app" in before_frame
-    assert _offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []
+    assert offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []
