@@ -139,5 +139,13 @@ class Terminal:
         command = ["tmux", "-L", self.name, "has-session", "-t", self.name]
         return subprocess.run(command, capture_output=True).returncode == 0
 
+    def quit(self, seconds: float = 10.0) -> None:
+        """Press Ctrl+Q and wait, bounded, for the process itself to end (not for the pane to change)."""
+        self.keys("C-q")
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self.alive():
+            time.sleep(0.1)
+        assert not self.alive(), "Ctrl+Q did not quit"
+
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.name, "kill-server"], capture_output=True)

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -40,19 +39,7 @@ def test_type_a_message_read_the_answer_and_approve_with_the_keyboard(terminal: 
     screen = terminal.wait_for(lambda s: "approved by" in s and "idle" in s, "the approval decided inline")
     assert "Run tool delete_file?" not in screen
 
-    terminal.keys("C-q")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and terminal.alive():
-        time.sleep(0.1)
-    assert not terminal.alive(), "Ctrl+Q did not quit"
-
-
-def _quit(terminal: Terminal) -> None:
-    terminal.keys("C-q")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and terminal.alive():
-        time.sleep(0.1)
-    assert not terminal.alive(), "Ctrl+Q did not quit"
+    terminal.quit()
 
 
 def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -> None:
@@ -65,7 +52,7 @@ def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -
         first.wait_for_modal_keys()  # the modal ignores keys for a short guard time after it opens
         first.keys("Escape")  # decide later
         first.wait_for(lambda s: "Run tool delete_file?" not in s and "awaiting your input" in s, "the modal closed")
-        _quit(first)
+        first.quit()
     finally:
         first.close()
 
@@ -81,7 +68,7 @@ def test_quit_with_an_approval_pending_then_resume_and_approve(tmp_path: Path) -
         assert "approved by" in screen and "/demo delete" in screen
         second.type("thanks")  # focus is back in the composer
         second.wait_for(lambda s: "thanks" in s, "the typed text in the composer")
-        _quit(second)
+        second.quit()
     finally:
         second.close()
 
