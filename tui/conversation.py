@@ -155,6 +155,8 @@ class Conversation(Vertical):
     """Views mounted when more than `window` blocks arrive at once (a restored thread) before the
     view has a size: enough to fill a tall terminal; scrolling up mounts the rest. With a size,
     only the views that fill it are mounted (see `_fill_count`)."""
+    REVEAL_ATTEMPTS: ClassVar[int] = 3
+    """How many times `reveal` scrolls again when a layout moved the view before it was drawn."""
     follow_minimum: ClassVar[int] = 10
     """Views kept mounted while following however tall the last ones are (scrolling back a little
     needs no mount)."""
@@ -371,11 +373,23 @@ class Conversation(Vertical):
             self.following = False
         self._update_hint()
 
-        def scroll() -> None:
-            if view.is_attached:
-                self.scroller.scroll_to_widget(view, animate=False, immediate=True, top=True, force=True)
-                if then is not None:
-                    then(view)
+        def scroll(attempt: int = 0) -> None:
+            if not view.is_attached:
+                return
+            self.scroller.scroll_to_widget(view, animate=False, immediate=True, top=True, force=True)
+            if then is not None:
+                self.scroller.call_after_refresh(hand_over, attempt)
+
+        def hand_over(attempt: int) -> None:
+            # The screen's map of regions changes only when it is next drawn: hand the view over
+            # once the scroll is on screen. A layout that moved it meanwhile (a Markdown block
+            # finished building above it) gets the scroll again, a bounded number of times.
+            if not view.is_attached or then is None:
+                return
+            if view.region.overlaps(self.scroller.content_region) or attempt >= self.REVEAL_ATTEMPTS:
+                then(view)
+            else:
+                scroll(attempt + 1)
 
         async def place() -> None:
             for awaitable in pending:
