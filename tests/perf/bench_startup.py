@@ -45,9 +45,12 @@ import termios
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _pty_app import PtyApp  # noqa: E402
 
 PYTHON = sys.executable
 TANDEM = str(Path(sys.executable).with_name("tandem"))
@@ -318,21 +321,14 @@ def importtime(command: list[str], env: dict[str, str], top: int = 12) -> None:
 def importtime_to_frame(env: dict[str, str], top: int = 12) -> None:
     """The imports `tandem` makes until its first frame: the app runs in a pty, where -X importtime's
     lines (on stderr) arrive mixed with the frame; everything imported later is not listed."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    process = subprocess.Popen([PYTHON, "-X", "importtime", "-m", "tandem.tui.cli"], stdin=slave, stdout=slave,
-                               stderr=slave, env=env, start_new_session=True)
-    os.close(slave)
-    output = bytearray()
-    deadline = time.monotonic() + 60
+    app = PtyApp([PYTHON, "-X", "importtime", "-m", "tandem.tui.cli"], env, columns=80, rows=24)
     try:
-        while TANDEM_FRAME not in output and time.monotonic() < deadline:
-            if select.select([master], [], [], 0.5)[0]:
-                output += os.read(master, 65536)
+        app.wait_for(TANDEM_FRAME, seconds=60)
+        output = app.since(0)
     finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        os.close(master)
+        with suppress(ProcessLookupError):  # killed at the frame: what it imports later is not listed
+            os.killpg(app.process.pid, signal.SIGKILL)
+        app.close(seconds=5)
     text = output.decode(errors="replace").replace("\r\n", "\n")
     _heaviest(text[: text.find("the agent — Enter sends")], "tandem to its first frame", top)
 
