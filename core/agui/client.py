@@ -46,7 +46,7 @@ from tandem.core.agui.events import (
 from tandem.core.agui.calls import PredictStateMapping
 from tandem.core.agui.mapping import EventMapper
 from tandem.core.agui.request import build_run_input, known_calls
-from tandem.core.agui.request_cache import ConversionCache
+from tandem.core.agui.request_cache import CallsCache, ConversionCache
 from tandem.core.agui.sse import OPENING_BYTES, SSEDecoder, preview
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
 from tandem.core.agui.verifier import EventVerifier
@@ -162,6 +162,7 @@ class AGUIChatClient(ChatClient):
         self._thread_id = f"thread-{uuid.uuid4().hex[:12]}"
         self._open_interrupts: dict[str, list[Interrupt]] = {}
         self._conversions = ConversionCache()  # the history's AG-UI form, kept between turns
+        self._history_calls = CallsCache()  # the history's tool calls, kept between turns
         self._adapter_keys: dict[str, set[str]] = {}  # thread → state keys recognised as the adapter's
         self._closed = False
         self._runs = self._bytes = self._events = self._updates = 0
@@ -210,7 +211,7 @@ class AGUIChatClient(ChatClient):
         run_input = build_run_input(messages, options, thread_id=thread_id, run_id=run_id,
                                     open_interrupts=self._open_interrupts.get(thread_id),
                                     cache=self._conversions)
-        history_calls = known_calls(messages, declared)
+        history_calls = known_calls(messages, declared, self._history_calls)
         mapper = EventMapper(
             declared_tools=declared,
             predict_state=self._predict,

@@ -1,80 +1,174 @@
-"""Per-message caches that keep a turn's request cost independent of how long the history is.
+"""What the previous request was built from, kept so the next one costs only what was added.
 
-Every run sends the full history, so without them each turn converts all N `ChatMessage`s to
-AG-UI messages and JSON-encodes them again (tens of milliseconds at 2,000 messages). A history
-message is immutable once built (`ChatMessage` is frozen) and the AG-UI messages built from it
-are never changed after the request is built, so both steps can be kept per message object.
+Every run sends the full history, so building each request from scratch makes a turn's cost grow
+with the conversation: at 2,000 messages, converting them to AG-UI messages, validating those in
+a `RunAgentInput`, JSON-encoding them and collecting the history's tool calls cost 7–10 ms of the
+engine's CPU per short turn (measured in the app, `tests/perf/bench_turn_pty.py`). A conversation
+mostly grows at its end, so each step keeps its result for the history it was made from and the
+next request redoes only what follows the part they share:
 
-Entries are keyed by `id()` (pydantic models take no weak references) and each holds the object
-it was made from, so the id cannot be reused while the entry lives. Each call keeps only the
-entries it used: the caches hold one history's worth and let go of messages that left it.
+- `ConversionCache`: the AG-UI messages of the previous history, and where each tool call's
+  result sits among them (a later result replaces an earlier one in place);
+- `CallsCache`: the tool calls the previous history holds (`request.known_calls`);
+- `BodyEncoder`: the JSON of the AG-UI messages the previous request sent.
+
+"Shared" means the same objects, position by position (`shared_prefix`): a history message is
+immutable once built (`ChatMessage` is frozen) and so are the AG-UI messages built from it, so a
+message that is the same object converts and encodes the same way at the same position. The
+check is one pass in C over the two lists (tens of microseconds at 2,000 messages). A history
+that changed in the middle (an edit, a retry, a compaction) shares only what comes before the
+change, and everything after it is built again; what is sent never depends on what was kept.
+Each cache holds references to what it was made from, so an object's identity cannot be reused
+while it is kept.
 """
 
 from __future__ import annotations
 
+import operator
 import uuid
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Message, RunAgentInput, UserMessage
 
 from tandem.core.messages import ChatMessage
 
-__all__ = ["ConversionCache", "BodyEncoder"]
+if TYPE_CHECKING:
+    from tandem.core.agui.calls import KnownCall
 
-Converted = tuple[tuple[Message, ...], tuple[tuple[str, Message], ...]]
-"""One history message's AG-UI messages, and its tool results as (call id, message)."""
+__all__ = ["ConversionCache", "CallsCache", "BodyEncoder", "shared_prefix"]
+
+
+def shared_prefix(kept: Sequence[Any], current: Sequence[Any]) -> int:
+    """How many leading items `current` shares with `kept`: the same objects, position by position."""
+    if all(map(operator.is_, kept, current)):  # the usual case, in C: the history only grew
+        return min(len(kept), len(current))
+    for index, (old, new) in enumerate(zip(kept, current)):
+        if old is not new:
+            return index
+    raise AssertionError("unreachable: a difference was found above")  # pragma: no cover
 
 
 class ConversionCache:
-    """Owns each history message's AG-UI form from the previous request, keyed by the message
-    object and its position (a message without id is named after its index)."""
+    """Owns the conversion of the previous history to AG-UI messages: the messages it was made
+    from, the AG-UI messages it gave, where each call's result sits among them, and the ids of
+    Google ADK confirmation calls in it (answers to them are sent as tool results).
+
+    `request.to_agui_messages` resumes from it when the new history starts with the whole kept
+    one, and starts over otherwise. Not thread-safe (one client, one engine thread).
+    """
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[int, int], tuple[ChatMessage, Converted]] = {}
-        self._next: dict[tuple[int, int], tuple[ChatMessage, Converted]] = {}
+        self._history: tuple[ChatMessage, ...] = ()
+        self._out: tuple[Message, ...] = ()
+        self._results: dict[str, int] = {}
+        self._confirmation_calls: frozenset[str] = frozenset()
+        self._answered = False  # whether a kept message held answers (converted with `_confirmation_calls`)
 
-    def get(self, message: ChatMessage, index: int) -> Converted | None:
-        """The conversion kept for `message` at `index`, or None."""
-        key = (id(message), index)
-        entry = self._entries.get(key)
-        if entry is None or entry[0] is not message:
+    def resume(self, messages: Sequence[ChatMessage], suffix_confirmations: Callable[[int], set[str]]
+               ) -> tuple[int, list[Message], dict[str, int], set[str]] | None:
+        """Where to resume converting `messages`: the count already converted, a copy of the AG-UI
+        messages and result positions after them, and the ADK confirmation calls of all of
+        `messages`; None to start over.
+
+        `suffix_confirmations(start)` gives the ADK confirmation call ids in `messages[start:]`.
+        Answers already converted were converted knowing only the kept history's confirmation
+        calls: if the new messages add one, they may have to be converted differently, so the
+        conversion starts over.
+        """
+        kept = len(self._history)
+        if not kept or len(messages) < kept or shared_prefix(self._history, messages) < kept:
             return None
-        self._next[key] = entry
-        return entry[1]
+        added: set[str] = suffix_confirmations(kept)
+        if self._answered and not added <= self._confirmation_calls:
+            return None
+        return kept, list(self._out), dict(self._results), added | self._confirmation_calls
 
-    def put(self, message: ChatMessage, index: int, converted: Converted) -> None:
-        """Keep the conversion of `message` at `index` for the next request."""
-        self._next[(id(message), index)] = (message, converted)
+    @property
+    def answered(self) -> bool:
+        """Whether a kept message held answers (they were converted knowing the kept confirmation calls)."""
+        return self._answered
 
-    def finish(self) -> None:
-        """End of one conversion: keep only what it used."""
-        self._entries, self._next = self._next, {}
+    def keep(self, messages: Sequence[ChatMessage], out: Sequence[Message], results: dict[str, int],
+             confirmation_calls: set[str], answered: bool) -> None:
+        """Keep the conversion of `messages` (copied: the caller may go on changing its lists)."""
+        self._history = tuple(messages)
+        self._out = tuple(out)
+        self._results = dict(results)
+        self._confirmation_calls = frozenset(confirmation_calls)
+        self._answered = answered
+
+    def clear(self) -> None:
+        """Forget what was kept (the next conversion starts over)."""
+        self.keep((), (), {}, set(), False)
+
+
+class CallsCache:
+    """Owns the tool calls of the previous history, by id, as `request.known_calls` folded them,
+    and the tools that were declared then (a call to another tool is informational).
+
+    The calls kept are never handed out: the client's event mapper changes the calls it is given
+    (a result resolves one), so each request gets copies.
+    """
+
+    def __init__(self) -> None:
+        self._history: tuple[ChatMessage, ...] = ()
+        self._declared: frozenset[str] = frozenset()
+        self._calls: dict[str, KnownCall] = {}
+
+    def resume(self, messages: Sequence[ChatMessage], declared: frozenset[str]) -> tuple[int, dict[str, KnownCall]]:
+        """The count of `messages` already folded and the calls after them, to fold the rest into
+        (then `keep`); (0, {}) to start over. The calls returned are the cache's own: it holds
+        nothing until `keep`, so a fold that fails halfway leaves nothing half-done."""
+        history, calls = self._history, self._calls
+        self._history, self._calls = (), {}
+        kept = len(history)
+        if not kept or declared != self._declared or len(messages) < kept or shared_prefix(history, messages) < kept:
+            return 0, {}
+        return kept, calls
+
+    def keep(self, messages: Sequence[ChatMessage], declared: frozenset[str], calls: dict[str, KnownCall]) -> None:
+        """Keep the calls folded from `messages` (the cache owns `calls` from now on)."""
+        self._history = tuple(messages)
+        self._declared = declared
+        self._calls = calls
 
 
 class BodyEncoder:
-    """Owns the JSON of each AG-UI message already sent, and encodes a `RunAgentInput` to the
-    bytes `model_dump_json(by_alias=True, exclude_none=True)` gives, encoding only the messages
-    it has not seen (the rest of the input is encoded whole, around a placeholder message)."""
+    """Owns the JSON of the AG-UI messages the previous request sent, and encodes a
+    `RunAgentInput` to the bytes `model_dump_json(by_alias=True, exclude_none=True)` gives,
+    encoding only the messages after those it shares with the previous request (the rest of the
+    input is encoded whole, around a placeholder message)."""
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[Message, bytes]] = {}
+        self._sent: tuple[Message, ...] = ()
+        self._json = b""  # the JSON of `_sent`, comma-separated
+        self._ends: list[int] = []  # where each message's JSON ends in `_json`
 
     def encode(self, run_input: RunAgentInput) -> bytes:
         """The request body for `run_input`."""
-        entries: dict[int, tuple[Message, bytes]] = {}
-        parts: list[bytes] = []
-        for message in run_input.messages:
-            entry = self._entries.get(id(message))
-            if entry is None or entry[0] is not message:
-                entry = (message, _dump(message))
-            entries[id(message)] = entry
-            parts.append(entry[1])
-        self._entries = entries
+        messages = run_input.messages
+        shared = shared_prefix(self._sent, messages)
+        if shared == len(self._sent):
+            json, ends = self._json, self._ends
+        else:
+            json, ends = self._json[: self._ends[shared - 1] if shared else 0], self._ends[:shared]
+        added = [_dump(message) for message in messages[shared:]]
+        if added:
+            ends = list(ends)
+            end = ends[-1] + 1 if ends else 0  # after the comma that follows the kept JSON
+            for part in added:
+                end += len(part)
+                ends.append(end)
+                end += 1
+            json = b",".join([json, *added] if json else added)
+        self._sent, self._json, self._ends = tuple(messages), json, ends
+        # The rest of the input is encoded around a placeholder message whose random id appears
+        # once, in the messages array (not in the state, the tools or the forwarded properties).
         placeholder = UserMessage(id=f"tandem-placeholder-{uuid.uuid4().hex}", content="")
         frame = _dump(run_input.model_copy(update={"messages": [placeholder]}))
-        marker = _dump(placeholder)
-        # The placeholder's random id appears once, in the messages array.
-        return frame.replace(marker, b",".join(parts), 1)
+        head, tail = frame.split(_dump(placeholder), 1)
+        return b"".join((head, json, tail))
 
 
 def _dump(model: Any) -> bytes:
