@@ -142,33 +142,29 @@ class BodyEncoder:
 
     def __init__(self) -> None:
         self._sent: tuple[Message, ...] = ()
-        self._json = b""  # the JSON of `_sent`, comma-separated
+        self._json = bytearray()  # the JSON of `_sent`, comma-separated (grown in place: no copy per turn)
         self._ends: list[int] = []  # where each message's JSON ends in `_json`
 
     def encode(self, run_input: RunAgentInput) -> bytes:
         """The request body for `run_input`."""
         messages = run_input.messages
         shared = shared_prefix(self._sent, messages)
-        if shared == len(self._sent):
-            json, ends = self._json, self._ends
-        else:
-            json, ends = self._json[: self._ends[shared - 1] if shared else 0], self._ends[:shared]
-        added = [_dump(message) for message in messages[shared:]]
-        if added:
-            ends = list(ends)
-            end = ends[-1] + 1 if ends else 0  # after the comma that follows the kept JSON
-            for part in added:
-                end += len(part)
-                ends.append(end)
-                end += 1
-            json = b",".join([json, *added] if json else added)
-        self._sent, self._json, self._ends = tuple(messages), json, ends
+        added = [_dump(message) for message in messages[shared:]]  # first: if one fails, nothing changed
+        if shared < len(self._sent):
+            del self._json[self._ends[shared - 1] if shared else 0 :]
+            del self._ends[shared:]
+        for part in added:
+            if self._json:
+                self._json += b","
+            self._json += part
+            self._ends.append(len(self._json))
+        self._sent = tuple(messages)
         # The rest of the input is encoded around a placeholder message whose random id appears
         # once, in the messages array (not in the state, the tools or the forwarded properties).
         placeholder = UserMessage(id=f"tandem-placeholder-{uuid.uuid4().hex}", content="")
         frame = _dump(run_input.model_copy(update={"messages": [placeholder]}))
         head, tail = frame.split(_dump(placeholder), 1)
-        return b"".join((head, json, tail))
+        return b"".join((head, self._json, tail))
 
 
 def _dump(model: Any) -> bytes:

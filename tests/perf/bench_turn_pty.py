@@ -25,7 +25,7 @@ a count that the machine's other load does not change (CPU time on a loaded 2-co
 between 1.05× and 1.4× from run to run). It counts work, not time: a cost that is all cache misses
 would not show (the CPU time above would). About 50× slower: a few turns are enough.
 
-    python tests/perf/bench_turn_pty.py [--history 2000] [--turns 16] [--each]
+    python tests/perf/bench_turn_pty.py [--history 2000] [--turns 16] [--each] [--against TREE]
     python tests/perf/bench_turn_pty.py --instructions [--turns 4]
 """
 
@@ -115,6 +115,31 @@ def instructions(history: int, small: int, turns: int) -> None:
     print(f"  ratio {history:,} vs {small:,}: {counts[history] / counts[small]:.3f}× (target ≤ 1.1×)")
 
 
+class SourceTandem(PtyTandem):
+    """`tandem ARGS` whose `tandem` packages are imported from another source tree (`--against`)."""
+
+    def __init__(self, args: list[str], data_dir: str, packages: str) -> None:
+        before = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = packages  # PtyTandem passes this process's environment on
+        try:
+            super().__init__(args, data_dir)
+        finally:
+            if before is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = before
+
+
+def packages_of(source: Path, into: Path) -> str:
+    """A directory to put on PYTHONPATH so that `tandem.*` is imported from `source` (a tree of
+    this repository: `git worktree add` or `git archive` of another commit)."""
+    package = into / "tandem"
+    package.mkdir(parents=True)
+    for name in ("core", "tui", "widgets", "themes"):
+        (package / name).symlink_to((source / name).resolve())
+    return str(into)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--history", type=int, default=2_000)
@@ -122,6 +147,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=16)
     parser.add_argument("--each", action="store_true", help="also print every turn's figures")
     parser.add_argument("--instructions", action="store_true", help="count instructions with callgrind instead")
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="another source tree of Tandem (e.g. `git archive` of an older commit): its two "
+                             "apps run interleaved with this tree's, and the ratios of both are printed")
     args = parser.parse_args()
     if args.instructions:
         instructions(args.history, args.small, args.turns)
@@ -129,24 +157,34 @@ def main() -> None:
     print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
     spent: list[float] = []
-    names = ("small", "large")
+    versions = ["", "before "] if args.against else [""]
+    names = [f"{version}{size}" for version in versions for size in ("small", "large")]
     walls: dict[str, list[float]] = {name: [] for name in names}
     apps_own: dict[str, list[float]] = {name: [] for name in names}
     cpus: dict[str, list[float]] = {name: [] for name in names}
     ui_cpus: dict[str, list[float]] = {name: [] for name in names}
     served: dict[str, list[float]] = {name: [] for name in names}
-    with serve_blocks(lambda app: timed(app, spent)) as server, tempfile.TemporaryDirectory() as small_data, \
-            tempfile.TemporaryDirectory() as large_data:
-        apps = {"small": PtyTandem(["--url", server.url], small_data),
-                "large": PtyTandem(["--url", server.url], large_data)}
+    with serve_blocks(lambda app: timed(app, spent)) as server, tempfile.TemporaryDirectory() as work:
+        apps: dict[str, PtyTandem] = {}
+        before = packages_of(args.against, Path(work) / "before-packages") if args.against else ""
         try:
+            for name in names:
+                data = Path(work) / name.replace(" ", "-")
+                data.mkdir()
+                if name.startswith("before"):
+                    apps[name] = SourceTandem(["--url", server.url], str(data), before)
+                else:
+                    apps[name] = PtyTandem(["--url", server.url], str(data))
             for app in apps.values():
                 ready(app)
-            turn(apps["small"], f"blocks {args.small - 1}", last_marker(args.small - 1))
-            turn(apps["large"], f"blocks {args.history - 1}", last_marker(args.history - 1))
+            for name, app in apps.items():
+                prior = args.small if name.endswith("small") else args.history
+                turn(app, f"blocks {prior - 1}", last_marker(prior - 1))
             for app in apps.values():
                 app.settle()
             for k in range(args.turns):
+                # Each app in turn, the order reversed every other round: what the machine's load does
+                # to one app it does about as much to the others.
                 for name in names if k % 2 == 0 else names[::-1]:
                     app = apps[name]
                     requests = len(spent)
@@ -175,27 +213,39 @@ def main() -> None:
           f"per-process and per-thread clocks, in ns):")
     print("  prior messages    wall ms   server ms   wall − server ms   app CPU ms   UI thread   "
           "other threads   request")
-    for name, label in (("small", f"{args.small:,}"), ("large", f"{args.history:,}")):
+    for name in names:
+        size = name.split()[-1]
+        label = ("before " if name.startswith("before") else "") + f"{args.small if size == 'small' else args.history:,}"
         print(f"  {label:>14}    {ms(walls[name])}      {ms(served[name])}             {ms(apps_own[name])}"
               f"       {ms(cpus[name])}      {ms(ui_cpus[name])}          {ms(others[name])}   "
-              f"{sizes[name] / 1e3:.1f} kB")
+              f"{sizes[size] / 1e3:.1f} kB")
 
     if args.each:
         for name in names:
             print(f"  {name}: wall ms", " ".join(f"{v * 1000:.0f}" for v in walls[name]))
             print(f"  {name}: CPU ms ", " ".join(f"{v * 1000:.0f}" for v in cpus[name]))
 
-    def ratio(values: dict[str, list[float]]) -> float:
-        return statistics.median(values["large"]) / max(statistics.median(values["small"]), 1e-9)
+    def ratio(values: dict[str, list[float]], large: str, small: str) -> float:
+        return statistics.median(values[large]) / max(statistics.median(values[small]), 1e-9)
 
-    print(f"  ratio {args.history:,} vs {args.small:,}: wall {ratio(walls):.2f}×, wall without the server "
-          f"{ratio(apps_own):.2f}×, app CPU {ratio(cpus):.2f}× (UI thread {ratio(ui_cpus):.2f}×, "
-          f"other threads {ratio(others):.2f}×) (target ≤ 1.1×)")
-    # The CPU ratio of each interleaved pair (turn k of both apps, a few seconds apart): what the
-    # machine's other load did to one app it did to the other at about the same time.
-    pairs = sorted(large / max(small, 1e-9) for small, large in zip(cpus["small"], cpus["large"]))
-    print(f"  app CPU ratio per interleaved pair: median {statistics.median(pairs):.2f}×, "
-          f"quartiles {pairs[len(pairs) // 4]:.2f}–{pairs[3 * len(pairs) // 4]:.2f}×")
+    def pair_ratios(large: str, small: str) -> str:
+        # The CPU ratio of each interleaved pair (turn k of both apps, a few seconds apart): what the
+        # machine's other load did to one app it did to the other at about the same time.
+        pairs = sorted(b / max(a, 1e-9) for a, b in zip(cpus[small], cpus[large]))
+        return (f"median {statistics.median(pairs):.2f}×, "
+                f"quartiles {pairs[len(pairs) // 4]:.2f}–{pairs[3 * len(pairs) // 4]:.2f}×")
+
+    for version in versions:
+        small, large = f"{version}small", f"{version}large"
+        print(f"  {version}ratio {args.history:,} vs {args.small:,}: wall {ratio(walls, large, small):.2f}×, wall without "
+              f"the server {ratio(apps_own, large, small):.2f}×, app CPU {ratio(cpus, large, small):.2f}× (UI thread "
+              f"{ratio(ui_cpus, large, small):.2f}×, other threads {ratio(others, large, small):.2f}×) (target ≤ 1.1×)")
+        print(f"  {version}app CPU ratio per interleaved pair: {pair_ratios(large, small)}")
+    if args.against:
+        for size in ("small", "large"):
+            print(f"  this tree vs {args.against}, {size}: app CPU {ratio(cpus, size, 'before ' + size):.2f}× "
+                  f"(UI thread {ratio(ui_cpus, size, 'before ' + size):.2f}×, other threads "
+                  f"{ratio(others, size, 'before ' + size):.2f}×); per pair {pair_ratios(size, 'before ' + size)}")
 
 
 if __name__ == "__main__":
