@@ -19,6 +19,11 @@ turns without that split.)
 Prints the figures of this one run; asserts nothing. The machine may be loaded: absolute times are
 noisy, the ratios are measured side by side.
 
+With `--against TREE` (another source tree of Tandem: `git archive COMMIT | tar -x -C TREE`),
+that tree's two apps (imported from it through PYTHONPATH, run by this interpreter) take their
+turns interleaved with this tree's: both ratios, and this tree's CPU over that one's per size,
+come from one run on the same load.
+
 With `--instructions`, each app runs under valgrind's callgrind instead, its counting switched
 on only for the short turns (`callgrind_control`): the instructions executed per turn, all threads,
 a count that the machine's other load does not change (CPU time on a loaded 2-core machine moved
