@@ -6,8 +6,10 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
 1. live: a fresh app is sent `blocks N` (N messages of realistic Markdown: headings, lists, code
    fences, tables); once the last message's text is on the terminal and the status is idle again,
    the process's resident memory (VmRSS in /proc/PID/status) is read;
-2. resume: `tandem --resume` of that thread: wall time from starting the process until the last
-   message's text is on the terminal, then its VmRSS;
+2. resume: `tandem --resume` of that thread: wall time and CPU from starting the process until
+   the last message's text is on the terminal, then its VmRSS; beside it, in the same 120×40 pty
+   and interleaved round by round, a bare Textual app (`bench_startup.BARE_APP`) until its first
+   frame is on the terminal: the floor any Textual app pays before it shows anything;
 3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer);
 4. per short turn: two apps side by side, one whose thread holds 2,000 prior messages and one
    with 10 (the same Markdown messages end both, so both screens show the same), each sent the
@@ -17,7 +19,7 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
 Prints the figures of this one run; asserts nothing. The machine may be loaded (other processes
 share its cores): absolute times are noisy, the ratios of (4) are measured side by side.
 
-    python tests/perf/bench_memory_pty.py [--blocks 10000] [--long 20000] [--history 2000] [--turns 12]
+    python tests/perf/bench_memory_pty.py [--blocks 10000] [--long 20000] [--history 2000] [--turns 12] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _blocks_server import last_marker, long_marker, serve_blocks, short_marker  # noqa: E402
 from _pty_app import PtyApp  # noqa: E402
+from bench_startup import BARE_APP, BARE_FRAME  # noqa: E402
 
 TANDEM = Path(sys.executable).with_name("tandem")
 
@@ -84,7 +87,49 @@ def ready(app: PtyTandem) -> None:
     app.settle(1.0)
 
 
-def live_and_resume(url: str, blocks: int) -> dict[str, float]:
+def bare_first_frame(script: Path, home: str) -> tuple[float, float]:
+    """A bare Textual app in the same 120×40 pty: (wall, CPU) seconds until its first frame is on the terminal."""
+    env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
+    env.update({"TERM": "xterm-256color", "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home})
+    app = PtyApp([sys.executable, str(script)], env, columns=120, rows=40)
+    try:
+        seen = app.wait_for(BARE_FRAME, 0, 120)
+        return seen - app.started, app.cpu_seconds()
+    finally:
+        app.close()
+
+
+def resume_rounds(url: str, data: str, blocks: int, rounds: int) -> dict[str, float]:
+    """Interleaved rounds of (bare Textual app to its first frame, `tandem --resume` to its last
+    block painted), the order alternating; medians of each and of the per-round ratios."""
+    script = Path(data) / "bare_app.py"
+    script.write_text(BARE_APP)
+    bare_first_frame(script, data)  # warm-up: the same files read from the page cache for both
+    runs: dict[str, list[tuple[float, float]]] = {"bare": [], "resume": []}
+    for index in range(rounds):
+        for which in ("bare", "resume") if index % 2 == 0 else ("resume", "bare"):
+            if which == "bare":
+                runs["bare"].append(bare_first_frame(script, data))
+                continue
+            resumed = PtyTandem(["--url", url, "--resume"], data)
+            try:
+                seen = resumed.wait_for(last_marker(blocks).encode(), 0, 120)
+                # CPU is less noisy than wall time on a loaded machine (what the process did, not
+                # how long it waited for a core).
+                runs["resume"].append((seen - resumed.started, resumed.cpu_seconds()))
+            finally:
+                resumed.close()
+    figures: dict[str, float] = {}
+    for which, values in runs.items():
+        figures[f"{which} wall"] = statistics.median(wall for wall, _cpu in values)
+        figures[f"{which} cpu"] = statistics.median(cpu for _wall, cpu in values)
+    pairs = list(zip(runs["resume"], runs["bare"]))
+    figures["wall ratio"] = statistics.median(r[0] / b[0] for r, b in pairs)
+    figures["cpu ratio"] = statistics.median(r[1] / b[1] for r, b in pairs)
+    return figures
+
+
+def live_and_resume(url: str, blocks: int, rounds: int) -> dict[str, float]:
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as data:
         app = PtyTandem(["--url", url], data)
@@ -98,13 +143,10 @@ def live_and_resume(url: str, blocks: int) -> dict[str, float]:
             figures["live"] = app.rss_mb()
         finally:
             app.close()
+        figures.update(resume_rounds(url, data, blocks, rounds))
         resumed = PtyTandem(["--url", url, "--resume"], data)
         try:
             resumed.wait_for(last_marker(blocks).encode(), 0, 120)
-            figures["resume seconds"] = time.monotonic() - resumed.started
-            # CPU is less noisy than wall time on a loaded machine (what the process did, not
-            # how long it waited for a core).
-            figures["resume cpu"] = resumed.cpu_seconds()
             resumed.wait_for(b"idle", 0, 60)
             resumed.settle()
             figures["resumed"] = resumed.rss_mb()
@@ -181,6 +223,7 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=20_000)
     parser.add_argument("--history", type=int, default=2_000)
     parser.add_argument("--turns", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved (bare app, resume) rounds")
     parser.add_argument("--only", choices=("live", "long", "turns"), default=None)
     args = parser.parse_args()
     compile_sources()
@@ -188,12 +231,15 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
     with serve_blocks() as server:
         if args.only in (None, "live"):
-            f = live_and_resume(server.url, args.blocks)
+            f = live_and_resume(server.url, args.blocks, args.rounds)
             print(f"fresh app: {f['fresh']:.0f} MB")
             print(f"{args.blocks:,} messages received live ({f['live seconds']:.1f} s): {f['live']:.0f} MB VmRSS "
                   f"(target ≤ 150 MB)")
-            print(f"tandem --resume of that thread → its last message painted: {f['resume seconds']:.2f} s wall, "
-                  f"{f['resume cpu']:.2f} s CPU (target ≤ 0.5 s); {f['resumed']:.0f} MB VmRSS")
+            print(f"tandem --resume of that thread → its last message painted: {f['resume wall']:.3f} s wall, "
+                  f"{f['resume cpu']:.3f} s CPU (target ≤ 0.5 s), median of {args.rounds}; {f['resumed']:.0f} MB VmRSS")
+            print(f"  beside a bare Textual app → its first frame, same pty, interleaved: {f['bare wall']:.3f} s wall, "
+                  f"{f['bare cpu']:.3f} s CPU; resume / bare, median per round: wall {f['wall ratio']:.2f}×, "
+                  f"CPU {f['cpu ratio']:.2f}×")
         if args.only in (None, "long"):
             before, after = long_answer(server.url, args.long)
             print(f"one {args.long:,}-token answer: a fresh app from {before:.0f} MB to {after:.0f} MB")
