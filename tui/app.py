@@ -187,6 +187,10 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         # pushed screens, so the main screen's stylesheet is the app's `CSS_PATH`.)
         welcome = welcome_content(demo=self.demo, endpoint=self.endpoint, connecting=not self.demo)
         self._main = MainScreen(welcome=welcome, timestamps=self._timestamp)
+        if self.threads is not None:
+            # A resumed thread's stored last screenful (`core.store.tail`), painted in the first
+            # frame while the engine replays the log; replaced by the replayed blocks.
+            self._main.preview = self.threads.preview
         return self._main
 
     def on_mount(self) -> None:
@@ -205,6 +209,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
     @work(exit_on_error=False, group="engine")
     async def _start_engine(self) -> None:
         try:
+            await self.main.show_preview()
             # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
             await self._show_context(context)
@@ -225,6 +230,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             from tandem.widgets.sanitize import sanitize
 
             self._startup_failed = True
+            self.main.drop_preview()
 
             if isinstance(exc, LogStoreError):
                 # The store is unreadable, or the thread is open elsewhere: nothing to show, and

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import var
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
@@ -194,6 +194,8 @@ class Conversation(Vertical):
         self._unseen = False
         self._adjusting = False
         self._serial = 0
+        self._preview: list[BlockView] = []
+        """Views of a resumed thread's stored last blocks, until the replayed blocks come."""
 
     def compose(self) -> ComposeResult:
         with ConversationScroll(self._scrolled, on_laid_out=self._window_messages, id="conversation-scroll"):
@@ -210,6 +212,11 @@ class Conversation(Vertical):
     def mounted_views(self) -> list[BlockView]:
         """The views currently mounted, top to bottom."""
         return [self._views[block.id] for block in self._shown[self._lo : self._hi] if block.id in self._views]
+
+    @property
+    def preview_views(self) -> list[BlockView]:
+        """The views of a resumed thread's stored last blocks, while they stand in (`show_preview`)."""
+        return list(self._preview)
 
     @property
     def shown_blocks(self) -> list[Block]:
@@ -250,8 +257,46 @@ class Conversation(Vertical):
 
     # -- the bridge's entry points -------------------------------------------------------------
 
+    def show_preview(self, blocks: Sequence[Block]) -> AwaitMount | None:
+        """Show a resumed thread's stored last blocks (`core.store.tail`) at the end, as their views
+        will show them, until the replayed blocks come: the first `add_blocks` replaces them.
+
+        They are not the conversation's blocks (`all_blocks` stays empty): nothing is windowed,
+        decided on or kept from them.
+        """
+        if self._preview or self._shown or not blocks:
+            return None
+        # Only what fills the terminal (the view has no size yet in the first frame): each view
+        # costs its Markdown, and the replayed blocks replace them all a moment later.
+        size = self.app.size
+        width, need, rows = max(10, size.width - 4), size.height, 0
+        start = len(blocks)
+        while start > 0 and rows < need:
+            start -= 1
+            rows += self._estimated_height(blocks[start], width)
+        self._hide_welcome()
+        views = []
+        for block in blocks[start:]:
+            view = self._make_view(block)
+            del self._views[block.id]  # the replayed block's view takes the id's place
+            views.append(view)
+        self._preview = views
+        mounted = self.scroller.mount_all(views)
+        self._scroll_to_end()
+        return mounted
+
+    def drop_preview(self) -> None:
+        """Remove the stored last blocks' views (the replayed blocks came, or the restore failed)."""
+        views, self._preview = self._preview, []
+        if views:
+            self.scroller.remove_children(views)
+            if not self._shown:
+                self.scroller.query_children("#welcome").set(display=True)
+
     def add_blocks(self, blocks: Iterable[Block]) -> None:
         """Append blocks; mounted at once while following, else announced by the hint."""
+        # The replayed thread: its views replace the stored last screenful's, in this frame.
+        self.drop_preview()
         batch = list(blocks)
         self.all_blocks.extend(batch)
         new = self._shown_of(batch)  # once per batch: a resumed thread adds thousands at once
@@ -294,6 +339,7 @@ class Conversation(Vertical):
 
     def clear(self) -> None:
         """Forget every block and view (a new conversation)."""
+        self.drop_preview()
         self.scroller.remove_children(list(self._views.values()))
         self._views.clear()
         self.all_blocks.clear()

@@ -8,11 +8,13 @@ engine thread, after that frame.
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tandem.core.blocks.text import TextBlock
     from tandem.core.context import AgentContext
     from tandem.core.store import ThreadInfo, ThreadStore
     from tandem.tui.engine import ContextFactory
@@ -43,6 +45,8 @@ class ThreadLibrary:
         self._build = build
         self._path = path
         self._store = store
+        self.resuming: str | None = None
+        """What the last `factory` was asked to resume (None: a new thread; "": the latest)."""
 
     @property
     def store(self) -> ThreadStore:
@@ -64,6 +68,7 @@ class ThreadLibrary:
 
     def factory(self, resume: str | None) -> ContextFactory:
         """A `ContextFactory` for the engine: a new thread (None) or a restored one."""
+        self.resuming = resume
 
         def build(loop: asyncio.AbstractEventLoop) -> Awaitable[AgentContext]:
             return self.open(resume)
@@ -99,16 +104,49 @@ class ThreadLibrary:
         """
         self.store.rename(thread_id, title)
 
+    def preview(self) -> builtins.list[TextBlock] | None:
+        """The stored last screenful of the thread being resumed (`core.store.tail`), to paint
+        while the engine replays its log; None for a new thread, or when there is no tail to trust.
+
+        UI thread, before the engine opens the store: its own read-only connection, nothing locked.
+        """
+        if self.resuming is None:
+            return None
+        from tandem.core.store.store import default_path
+        from tandem.core.store.tail import read_tail
+
+        path = self._store.path if self._store is not None else self._path or default_path()
+        tail = read_tail(path, self.resuming)
+        return tail.blocks() if tail is not None else None
+
     async def retire(self, context: AgentContext) -> None:
         """Dispose of a conversation built here, then forget its thread if nothing was said.
 
         Disposing logs nothing, so a turn waiting for an approval stays answerable after a restore.
+        A thread left idle keeps its last screenful first (`core.store.tail`): the next resume
+        paints it before its log is replayed.
         """
         from tandem.tui.backend import forget_if_empty
 
+        self._keep_tail(context)
         await context.dispose()
         if self._store is not None:
             forget_if_empty(context, self._store)
+
+    def _keep_tail(self, context: AgentContext) -> None:
+        from tandem.core.handlers import DebugBlock
+        from tandem.core.store.tail import tail_of
+        from tandem.core.store.thread import SqliteThread
+
+        thread = context.thread
+        if not isinstance(thread, SqliteThread) or thread.closed or context.status.value == "streaming":
+            return
+        try:
+            thread.commit()  # what is pending is what the tail shows the end of
+        except Exception:  # noqa: BLE001 - dispose retries the commit and reports a failure
+            return
+        shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
+        thread.save_tail(tail_of(shown), len(shown))
 
     def close(self) -> None:
         """Close the store (idempotent)."""

@@ -76,6 +76,22 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        4,
+        "the last screenful of each thread, painted while a resume replays the log (core.store.tail)",
+        (
+            # One row per thread: its last text blocks as the views show them, taken when the log
+            # ended at `last_seq`. Derived data: ignored once stale, replaced at the next close.
+            """
+            CREATE TABLE tails (
+                thread_id TEXT PRIMARY KEY REFERENCES threads(id) ON DELETE CASCADE,
+                version INTEGER NOT NULL,
+                last_seq INTEGER NOT NULL,
+                json TEXT NOT NULL
+            )
+            """,
+        ),
+    ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
 

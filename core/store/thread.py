@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged, logged_update
@@ -179,6 +180,27 @@ class SqliteThread(ConversationThread):
             with write_transaction(connection):
                 staged = self._replay.stage(connection, [])
         self._replay.accept(staged)
+
+    def save_tail(self, snapshots: list[dict[str, Any]], shown: int) -> bool:
+        """Keep `snapshots` (`core.store.tail.tail_of` of the `shown` blocks the conversation shows)
+        as this thread's tail, taken at its last committed entry; returns whether it was written.
+
+        Not written (False) while entries are pending: the tail would describe a log that does not
+        exist yet. An empty `snapshots` removes the thread's tail. Derived data, so a failure is
+        logged, not raised: the next resume replays the log without a preview.
+        """
+        if self.read_only or self._connection is None or self._pending:
+            return False
+        from tandem.core.store.tail import write_tail
+
+        connection = self._connection
+        try:
+            with translated(self.path), write_transaction(connection):
+                write_tail(connection, self.thread_id, self._next_seq - 1, shown, snapshots)
+        except LogStoreError as exc:
+            log.warning("could not keep the tail of %s: %s", self._where, exc)
+            return False
+        return True
 
     @property
     def _where(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
@@ -20,6 +21,8 @@ from tandem.tui.conversation import Conversation
 from tandem.tui.input_paint import InputFirstPaint
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
     from tandem.core.blocks.base import Block
     from tandem.core.turns import Status
@@ -38,6 +41,8 @@ reads without colour). Keyed by value so the screen paints before core is import
 
 STARTING_LABEL = "◌ starting…"
 """The status line until the engine built the conversation."""
+RESTORING_LABEL = "◌ restoring the thread… (its last messages are shown meanwhile)"
+"""The status line while a resumed thread's stored last screenful stands in for the replayed log."""
 
 NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
@@ -91,6 +96,10 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self._welcome = welcome
         self._timestamps = timestamps
         self._title: str | None = None
+        self._restoring = False
+        self.preview: Callable[[], Sequence[Block] | None] | None = None
+        """Reads the blocks shown until the conversation's own come (a resumed thread's stored
+        last screenful, `ThreadLibrary.preview`): see `show_preview`."""
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
@@ -145,8 +154,33 @@ class MainScreen(InputFirstPaint, Screen[None]):
             panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
             await self.mount(panel, before=self.conversation)
 
+    async def show_preview(self) -> None:
+        """Show what `preview` reads (a resumed thread's stored last blocks, see
+        `Conversation.show_preview`) until the conversation's own blocks come, and return once it
+        is drawn. Call once, after the first frame (which stays as light as a new thread's): the
+        engine's start (imports, the log's replay) would otherwise share the interpreter with it.
+        """
+        preview, self.preview = self.preview, None
+        blocks = preview() if preview is not None else None
+        mounted = self.conversation.show_preview(blocks) if blocks else None
+        if mounted is None:
+            return
+        self._restoring = True
+        self._paint_status_line()
+        await mounted
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
+
+    def drop_preview(self) -> None:
+        """Remove the stored last blocks (the restore failed)."""
+        self.conversation.drop_preview()
+        self._restoring = False
+        self._paint_status_line()
+
     def set_status(self, status: Status) -> None:
         """Show the conversation's status (also the first time, when it replaces "starting")."""
+        self._restoring = False
         self.status = status
         self._paint_status_line()
 
@@ -161,7 +195,10 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.app.refresh_bindings()
 
     def _paint_status_line(self) -> None:
-        line = Content(STATUS_LABELS[self.status.value] if self.status is not None else STARTING_LABEL)
+        if self.status is not None:
+            line = Content(STATUS_LABELS[self.status.value])
+        else:
+            line = Content(RESTORING_LABEL if self._restoring else STARTING_LABEL)
         if self._title:
             from tandem.widgets.sanitize import sanitize
 

@@ -1,0 +1,125 @@
+"""`tandem --resume` paints the thread's stored last screenful while the log is replayed, says so,
+and replaces it with the replayed blocks; without a tail to trust it restores as before."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from _thread_harness import SavedScript
+from _tui_harness import send, started, text, wait_for
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from tandem.core import Status
+from tandem.core.store import ThreadStore
+from tandem.core.store.tail import read_tail
+from tandem.tui.app import TandemApp
+from tandem.widgets import TextView
+
+SIZE = (100, 30)
+ANSWERS = ["### First\n\nThe loader found **3 files**.\n", "```python\nprint('second')\n```\n", "Third answer, the last."]
+
+
+def _status_line(app: TandemApp) -> str:
+    return str(app.main.query_one("#status-line", Static).render())
+
+
+async def _saved_thread(saved: SavedScript) -> list[tuple[str, str]]:
+    """Three turns, then quit idle (the tail is kept); returns the (id, text) of every block shown."""
+    app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(ANSWERS)])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        for n in range(len(ANSWERS)):
+            await send(pilot, f"question {n}")
+            await wait_for(pilot, lambda n=n: sum(b.role == "assistant" for b in app.conversation.all_blocks) == n + 1
+                           and app.main.status is Status.IDLE, f"answer {n}")
+        shown = [(block.id, block.text) for block in app.conversation.all_blocks]  # type: ignore[attr-defined]
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    return shown
+
+
+def _gated(app: TandemApp, gate: threading.Event, *, fail: bool = False, entered: threading.Event | None = None) -> TandemApp:
+    """`app` whose conversation is built only once `gate` is set (a slow replay), or fails then;
+    `entered` is set when the engine starts building it (after the preview, if any, was shown)."""
+    assert app.threads is not None
+    build = app.threads._build
+
+    async def slow(store: ThreadStore, resume: str | None) -> Any:
+        if entered is not None:
+            entered.set()
+        await asyncio.to_thread(gate.wait, 30)
+        if fail:
+            raise RuntimeError("the replay failed")
+        return await build(store, resume)
+
+    app.threads._build = slow
+    return app
+
+
+def _texts(views: list[Any]) -> list[str]:
+    return [view.block.text for view in views]
+
+
+async def _preview_painted(pilot: Pilot[Any], app: TandemApp) -> None:
+    await wait_for(pilot, lambda: app.conversation.preview_views and all(v.is_mounted for v in app.conversation.preview_views),
+                   "the stored last blocks shown")
+
+
+async def test_the_last_screenful_shows_first_then_the_replayed_blocks_replace_it(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    shown = await _saved_thread(saved)
+    assert read_tail(saved.path, "") is not None
+    gate = threading.Event()
+    app = _gated(saved.app(resume=""), gate)
+    async with app.run_test(size=SIZE) as pilot:
+        await _preview_painted(pilot, app)
+        preview = app.conversation.preview_views
+        # The end of the thread, as it will be shown, and the person is told the rest is coming.
+        assert _texts(preview) == [t for _id, t in shown[-len(preview):]]
+        assert _texts(preview)[-1] == ANSWERS[-1]
+        assert "restoring the thread" in _status_line(app)
+        assert app.conversation.all_blocks == []  # nothing is kept from it
+        gate.set()
+        await started(pilot)
+        await wait_for(pilot, lambda: not app.conversation.preview_views and app.conversation.mounted_views,
+                       "the replayed blocks shown")
+        assert [(b.id, b.text) for b in app.conversation.all_blocks] == shown  # type: ignore[attr-defined]
+        assert "restoring" not in _status_line(app)
+        # Only the replayed blocks' views are left (the stored ones were removed).
+        await wait_for(pilot, lambda: all(v.block in app.conversation.all_blocks for v in app.query(TextView)),
+                       "the stored blocks' views removed")
+
+
+async def test_a_failed_replay_removes_the_stored_blocks(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    gate = threading.Event()
+    app = _gated(saved.app(resume=""), gate, fail=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await _preview_painted(pilot, app)
+        gate.set()
+        await wait_for(pilot, lambda: not app.conversation.preview_views and not app.query(TextView),
+                       "the stored blocks removed")
+        assert "restoring" not in _status_line(app)
+
+
+async def test_a_thread_whose_log_moved_on_restores_without_a_preview(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    with sqlite3.connect(saved.path) as connection:  # as after a crash that never closed the thread
+        connection.execute("UPDATE tails SET last_seq = last_seq - 1")
+    gate, entered = threading.Event(), threading.Event()
+    app = _gated(saved.app(resume=""), gate, entered=entered)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, entered.is_set, "the engine building the conversation")
+        assert app.conversation.preview_views == []
+        assert "restoring" not in _status_line(app)
+        gate.set()
+        await started(pilot)
+        await wait_for(pilot, lambda: app.conversation.mounted_views, "the replayed blocks shown")
+        assert app.conversation.all_blocks[-1].text == ANSWERS[-1]  # type: ignore[attr-defined]
