@@ -9,7 +9,10 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
 2. resume: `tandem --resume` of that thread: wall time and CPU from starting the process until
    the last message's text is on the terminal, then its VmRSS; beside it, in the same 120×40 pty
    and interleaved round by round, a bare Textual app (`bench_startup.BARE_APP`) until its first
-   frame is on the terminal: the floor any Textual app pays before it shows anything;
+   frame is on the terminal (the floor any Textual app pays before it shows anything), and the
+   same resume with the thread's stored tail removed (`core.store.tail`: the log is replayed
+   before anything of the thread is painted); each resume also until its status says idle
+   (the replayed thread ready);
 3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer);
 4. per short turn: two apps side by side, one whose thread holds 2,000 prior messages and one
    with 10 (the same Markdown messages end both, so both screens show the same), each sent the
@@ -27,6 +30,8 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -99,33 +104,55 @@ def bare_first_frame(script: Path, home: str) -> tuple[float, float]:
         app.close()
 
 
+def _without_tail(data: str, copy: str) -> None:
+    """`copy`: the store of `data` without its stored tails (a resume then replays the log before
+    it paints anything, as before tails existed)."""
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("bare_app.py"))
+    for store in Path(copy).rglob("threads.sqlite3"):
+        with sqlite3.connect(store) as connection:
+            connection.execute("DELETE FROM tails")
+
+
 def resume_rounds(url: str, data: str, blocks: int, rounds: int) -> dict[str, float]:
-    """Interleaved rounds of (bare Textual app to its first frame, `tandem --resume` to its last
-    block painted), the order alternating; medians of each and of the per-round ratios."""
+    """Interleaved rounds of a bare Textual app to its first frame, `tandem --resume` to its last
+    block painted (the stored tail painted first), and the same without the stored tail (the whole
+    log replayed first), the order rotating; medians of each and of the per-round ratios to bare.
+    Each resume is also timed until its status says idle: the replayed thread is ready."""
     script = Path(data) / "bare_app.py"
     script.write_text(BARE_APP)
+    replay = data + "-replay"
     bare_first_frame(script, data)  # warm-up: the same files read from the page cache for both
-    runs: dict[str, list[tuple[float, float]]] = {"bare": [], "resume": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {"bare": [], "resume": [], "replay": []}
+    kinds = ("bare", "resume", "replay")
     for index in range(rounds):
-        for which in ("bare", "resume") if index % 2 == 0 else ("resume", "bare"):
+        for which in kinds[index % 3:] + kinds[: index % 3]:
             if which == "bare":
-                runs["bare"].append(bare_first_frame(script, data))
+                wall, cpu = bare_first_frame(script, data)
+                runs["bare"].append((wall, cpu, wall))
                 continue
-            resumed = PtyTandem(["--url", url, "--resume"], data)
+            if which == "replay":
+                _without_tail(data, replay)  # every resume quits idle, which keeps a tail again
+            resumed = PtyTandem(["--url", url, "--resume"], data if which == "resume" else replay)
             try:
                 seen = resumed.wait_for(last_marker(blocks).encode(), 0, 120)
                 # CPU is less noisy than wall time on a loaded machine (what the process did, not
                 # how long it waited for a core).
-                runs["resume"].append((seen - resumed.started, resumed.cpu_seconds()))
+                cpu = resumed.cpu_seconds()
+                ready = resumed.wait_for(b"idle", 0, 120)
+                runs[which].append((seen - resumed.started, cpu, ready - resumed.started))
             finally:
                 resumed.close()
+    shutil.rmtree(replay, ignore_errors=True)
     figures: dict[str, float] = {}
     for which, values in runs.items():
-        figures[f"{which} wall"] = statistics.median(wall for wall, _cpu in values)
-        figures[f"{which} cpu"] = statistics.median(cpu for _wall, cpu in values)
-    pairs = list(zip(runs["resume"], runs["bare"]))
-    figures["wall ratio"] = statistics.median(r[0] / b[0] for r, b in pairs)
-    figures["cpu ratio"] = statistics.median(r[1] / b[1] for r, b in pairs)
+        figures[f"{which} wall"] = statistics.median(wall for wall, _cpu, _ready in values)
+        figures[f"{which} cpu"] = statistics.median(cpu for _wall, cpu, _ready in values)
+        figures[f"{which} ready"] = statistics.median(ready for _wall, _cpu, ready in values)
+        if which != "bare":
+            pairs = list(zip(values, runs["bare"]))
+            figures[f"{which} wall ratio"] = statistics.median(r[0] / b[0] for r, b in pairs)
+            figures[f"{which} cpu ratio"] = statistics.median(r[1] / b[1] for r, b in pairs)
     return figures
 
 
@@ -235,11 +262,14 @@ def main() -> None:
             print(f"fresh app: {f['fresh']:.0f} MB")
             print(f"{args.blocks:,} messages received live ({f['live seconds']:.1f} s): {f['live']:.0f} MB VmRSS "
                   f"(target ≤ 150 MB)")
-            print(f"tandem --resume of that thread → its last message painted: {f['resume wall']:.3f} s wall, "
-                  f"{f['resume cpu']:.3f} s CPU (target ≤ 0.5 s), median of {args.rounds}; {f['resumed']:.0f} MB VmRSS")
-            print(f"  beside a bare Textual app → its first frame, same pty, interleaved: {f['bare wall']:.3f} s wall, "
-                  f"{f['bare cpu']:.3f} s CPU; resume / bare, median per round: wall {f['wall ratio']:.2f}×, "
-                  f"CPU {f['cpu ratio']:.2f}×")
+            print(f"tandem --resume of that thread → its last message painted (medians of {args.rounds} interleaved "
+                  f"rounds, same 120×40 pty; target ≤ 0.5 s):")
+            print(f"  bare Textual app → its first frame:         {f['bare wall']:.3f} s wall, {f['bare cpu']:.3f} s CPU")
+            for which, label in (("resume", "stored tail painted first"), ("replay", "without the tail (log replayed first)")):
+                print(f"  resume, {label:38} {f[which + ' wall']:.3f} s wall, {f[which + ' cpu']:.3f} s CPU; "
+                      f"/ bare per round: wall {f[which + ' wall ratio']:.2f}×, CPU {f[which + ' cpu ratio']:.2f}×; "
+                      f"replayed thread ready (idle) at {f[which + ' ready']:.3f} s wall")
+            print(f"  VmRSS once resumed: {f['resumed']:.0f} MB")
         if args.only in (None, "long"):
             before, after = long_answer(server.url, args.long)
             print(f"one {args.long:,}-token answer: a fresh app from {before:.0f} MB to {after:.0f} MB")
