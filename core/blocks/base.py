@@ -10,11 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from tandem.core.log_entries import HumanWrite
-from tandem.core.messages import Role
 from tandem.core.notify import Notifier, Subscription
 
 if TYPE_CHECKING:
+    # Not at run time: the log's and messages' pydantic models are not needed to build a block,
+    # and a resume paints its stored text blocks (`core.store.tail`) before they are imported.
+    from tandem.core.log_entries import HumanWrite
+    from tandem.core.messages import Role
     from tandem.core.state import AgentState
 
 __all__ = ["Lifecycle", "Block", "BlockEnv"]
@@ -52,6 +54,8 @@ class BlockEnv:
 
     def write(self, kind: Any, target: str, payload: dict[str, Any], who: str | None = None) -> HumanWrite:
         """Build a human write and log it (unless replaying)."""
+        from tandem.core.log_entries import HumanWrite
+
         human_write = HumanWrite(kind=kind, target=target, who=who or self.user, at=self.clock(), payload=payload)
         if not self.replaying:
             self.record(human_write)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, ClassVar
-
-from pydantic import JsonValue
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tandem.core.blocks.base import Block
 from tandem.core.tool_arguments import parse_arguments
 from tandem.core.agent_json import loads_agent_json
+
+if TYPE_CHECKING:
+    # Annotations only: the block views' module imports this kind before a resume paints its
+    # stored text blocks (`core.store.tail`), and pydantic is not needed for that.
+    from pydantic import JsonValue
 
 __all__ = ["ToolStatus", "ToolCallBlock"]
 

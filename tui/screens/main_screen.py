@@ -171,6 +171,9 @@ class MainScreen(InputFirstPaint, Screen[None]):
         painted = asyncio.Event()
         self.call_after_refresh(painted.set)
         await painted.wait()
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
 
     def drop_preview(self) -> None:
         """Remove the stored last blocks (the restore failed)."""
