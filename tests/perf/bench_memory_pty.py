@@ -264,9 +264,9 @@ def main() -> None:
                   f"(target ≤ 150 MB)")
             print(f"tandem --resume of that thread → its last message painted (medians of {args.rounds} interleaved "
                   f"rounds, same 120×40 pty; target ≤ 0.5 s):")
-            print(f"  bare Textual app → its first frame:         {f['bare wall']:.3f} s wall, {f['bare cpu']:.3f} s CPU")
+            print(f"  {'bare Textual app → its first frame':46} {f['bare wall']:.3f} s wall, {f['bare cpu']:.3f} s CPU")
             for which, label in (("resume", "stored tail painted first"), ("replay", "without the tail (log replayed first)")):
-                print(f"  resume, {label:38} {f[which + ' wall']:.3f} s wall, {f[which + ' cpu']:.3f} s CPU; "
+                print(f"  {'resume, ' + label:46} {f[which + ' wall']:.3f} s wall, {f[which + ' cpu']:.3f} s CPU; "
                       f"/ bare per round: wall {f[which + ' wall ratio']:.2f}×, CPU {f[which + ' cpu ratio']:.2f}×; "
                       f"replayed thread ready (idle) at {f[which + ' ready']:.3f} s wall")
             print(f"  VmRSS once resumed: {f['resumed']:.0f} MB")
