@@ -1,6 +1,6 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
-Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost]
+Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost] [--growth [--baseline DIR]]
 [--app] [--save] [--profile FILE [--json | --app]]`.
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
@@ -34,6 +34,16 @@ app's ratio to `ask --json`, round by round, and the app's CPU split by phase an
 
 `--save`: `tandem ask` without `--no-save`, and with `--app` the app with its thread store, as a
 person runs them: both save the turn (100,000 logged updates), each run into a fresh store.
+
+`--growth`: the same comparison at `--events` N and 4N events in the same rounds (two servers),
+floor / ask --json / ask at each size per round; prints each size's ratios, the growth (the ratio at
+4N over the ratio at N, per round; target ≤ 1.1) and the CPU per event beyond start-up (the
+difference of the two sizes' CPU over the 3N events between them).
+
+`--baseline DIR`: also run `tandem ask` (both outputs) from another source tree (a checkout of
+the repository, for example `git archive <commit> | tar -x -C DIR`) in the same rounds, imported
+through a `tandem` package of links to its folders ahead of the installed one: before and after a
+change, side by side.
 
 `--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE;
 with `--app`, the app child instead, both of its threads profiled and merged.
@@ -215,6 +225,16 @@ def child_env(home: Path) -> dict[str, str]:
     return env
 
 
+def baseline_env(tree: Path, env: dict[str, str], links: Path) -> dict[str, str]:
+    """`env` importing `tandem` from the source tree `tree` (links to its folders under `links`)."""
+    package = links / "tandem"
+    package.mkdir(parents=True, exist_ok=True)
+    for folder in ("core", "tui", "widgets", "themes"):
+        (package / folder).symlink_to(tree.resolve() / folder)
+    # The installed (editable) finder comes after the path finder: the links win.
+    return dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(links), env.get("PYTHONPATH", "")])))
+
+
 def ask_argv(url: str, *, as_json: bool, save: bool = False) -> list[str]:
     argv = [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", url] + ([] if save else ["--no-save"]) + ["--approve", "all"]
     return argv + (["--json"] if as_json else []) + ["go"]
@@ -275,6 +295,50 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
         ratios = [a / j for a, j in zip(times["app"], times["ask --json"])]
         print(f"  app / ask --json, per round: median {statistics.median(ratios):.2f}x "
               f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
+
+
+def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict[str, str] | None) -> None:
+    """Floor / ask --json / ask (and the baseline's) at each size, interleaved; see `--growth`."""
+    sides: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for size, url in urls.items():
+        sides[f"floor {size}"] = ([sys.executable, __file__, "--floor", url], env)
+        for as_json in (True, False):
+            label = "ask --json" if as_json else "ask"
+            sides[f"{label} {size}"] = (ask_argv(url, as_json=as_json), env)
+            if base_env is not None:
+                sides[f"{label} (base) {size}"] = (ask_argv(url, as_json=as_json), base_env)
+    for argv, side_env in sides.values():  # warm-up, and a check that each side runs
+        cpu_of(argv, side_env)
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(pairs):
+        for name, (argv, side_env) in sides.items():
+            times[name].append(cpu_of(argv, side_env)[0])
+    small, large = sorted(urls)
+    print(f"{pairs} rounds of {', '.join(sides)}; CPU s (user+sys) per run, medians [per round]")
+    labels = ["ask --json", "ask"] + (["ask --json (base)", "ask (base)"] if base_env is not None else [])
+    for size in (small, large):
+        floor_times = times[f"floor {size}"]
+        print(f"  {size:,} events: floor {statistics.median(floor_times):.2f} s")
+        for label in labels:
+            values = times[f"{label} {size}"]
+            ratios = [v / f for v, f in zip(values, floor_times)]
+            print(f"    {label:18} {statistics.median(values):6.2f} s  ratio to floor: median {statistics.median(ratios):.2f}x "
+                  f"[{', '.join(f'{r:.2f}' for r in ratios)}]")
+    span = large - small
+
+    def per_event(name: str) -> list[float]:
+        return [(b - a) / span * 1e6 for a, b in zip(times[f"{name} {small}"], times[f"{name} {large}"])]
+
+    floor_us = per_event("floor")
+    print(f"  CPU per event beyond start-up ((CPU at {large:,} - CPU at {small:,}) / {span:,}), medians: "
+          f"floor {statistics.median(floor_us):.2f} µs")
+    for label in labels:
+        us = per_event(label)
+        growths = [(times[f"{label} {large}"][n] / times[f"floor {large}"][n])
+                   / (times[f"{label} {small}"][n] / times[f"floor {small}"][n]) for n in range(pairs)]
+        print(f"    {label:18} {statistics.median(us):5.2f} µs/event ({statistics.median(u / f for u, f in zip(us, floor_us)):.2f}x the floor's); "
+              f"growth, ratio at {large:,} / ratio at {small:,}: median {statistics.median(growths):.2f} "
+              f"[{', '.join(f'{g:.2f}' for g in growths)}] (target ≤ 1.10)")
 
 
 # -- state cost (a child process) -----------------------------------------------------------
@@ -354,6 +418,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
     parser.add_argument("--app", action="store_true", help="the Textual app (headless) beside ask --json")
     parser.add_argument("--save", action="store_true", help="ask and the app save the turn (a thread store), as they do by default")
+    parser.add_argument("--growth", action="store_true", help="at --events N and 4N in the same rounds: the growth of the ratio")
+    parser.add_argument("--baseline", metavar="DIR", type=Path, help="also run ask from this source tree (before / after)")
     parser.add_argument("--floor", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--state-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -381,6 +447,13 @@ def main() -> None:
                   f"~{args.deltas * 100 / 1e6:.1f} MB, an array of {args.deltas:,} elements)")
             with Firehose(body) as server:
                 state_cost(server.url, env, rounds, intervals=True)
+            return
+        if args.growth:
+            item_size = 1_000 if args.state_mb else 40
+            bodies = {size: encode(build_events(size, item_size=item_size))[0] for size in (args.events, 4 * args.events)}
+            base_env = None if args.baseline is None else baseline_env(args.baseline, env, Path(home) / "baseline")
+            with Firehose(bodies[args.events]) as small, Firehose(bodies[4 * args.events]) as large:
+                growth({args.events: small.url, 4 * args.events: large.url}, env, args.pairs, base_env)
             return
         body, count = encode(build_events(args.events, item_size=1_000 if args.state_mb else 40))
         print(f"stream: {count:,} events, {len(body) / 1e6:.1f} MB of SSE" + (" (state grows to ~1 MB)" if args.state_mb else ""))
