@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from tandem.core.content import ToolCallContent, ToolResultContent
+from tandem.core.content import TextContent, ToolCallContent, ToolResultContent
 from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
@@ -47,6 +47,17 @@ class ChatClient(abc.ABC):
             async for update in updates:
                 yield [update]
 
+    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
+        """`stream_batches`, for a caller that folds every batch into `folder` before it asks for
+        the next one (the conversation does: it keeps the history of what streams).
+
+        A client that needs the history of what it streamed (`FunctionInvokingChatClient`, to
+        continue after running tools) reads it from `folder` instead of folding every update a
+        second time. By default `folder` is not read.
+        """
+        return self.stream_batches(messages, options)
+
     async def aclose(self) -> None:
         """Release resources. Idempotent."""
 
@@ -71,6 +82,14 @@ class DelegatingChatClient(ChatClient):
             # A subclass that changes `stream` (its updates or its request) is read through it.
             return super().stream_batches(messages, options)
         return self.inner.stream_batches(messages, options)
+
+    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
+        cls = type(self)
+        if cls.stream is not DelegatingChatClient.stream or cls.stream_batches is not DelegatingChatClient.stream_batches:
+            # A subclass that changes the stream or the request is read through it.
+            return self.stream_batches(messages, options)
+        return self.inner.stream_batches_folded(messages, options, folder)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -99,6 +118,10 @@ class LazyChatClient(ChatClient):
 
     def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
         return self.client.stream_batches(messages, options)
+
+    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
+        return self.client.stream_batches_folded(messages, options, folder)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -129,18 +152,31 @@ class FunctionInvokingChatClient(DelegatingChatClient):
                     yield update
 
     async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+        # Nobody folds for this caller: fold here what passes (the messages, not every update
+        # with its raw event: keeping a long stream's updates would make the garbage collector
+        # walk them again and again).
+        folder = HistoryFolder()
+        async with aclosing(self._rounds(messages, options, folder)) as batches:  # type: ignore[type-var]
+            async for batch in batches:
+                for update in batch:
+                    folder.add(update)
+                yield batch
+
+    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
+        return self._rounds(messages, options, folder)
+
+    async def _rounds(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                      folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
+        """The rounds of one segment; `folder` holds every batch yielded before the next is asked for."""
         history = list(messages)
         for _round in range(self.max_rounds + 1):
             calls: dict[str, _PendingCall] = {}
             answered: set[str] = set()
-            # Folded as they pass (the messages, not every update with its raw event): keeping a
-            # long stream's updates would make the garbage collector walk them again and again.
-            produced = HistoryFolder()
-            async with aclosing(self.inner.stream_batches(history, options)) as batches:  # type: ignore[type-var]
+            start = folder.mark()
+            async with aclosing(self.inner.stream_batches_folded(history, options, folder)) as batches:  # type: ignore[type-var]
                 async for batch in batches:
-                    for update in batch:
-                        produced.add(update)
-                        _watch_calls(update, calls, answered)
+                    _watch_calls(batch, calls, answered)
                     yield batch
             runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
             if runnable:
@@ -151,11 +187,12 @@ class FunctionInvokingChatClient(DelegatingChatClient):
                 runnable = [c for c in runnable if c.call_id not in answered]
             if not runnable or _round == self.max_rounds:
                 return
+            produced = folder.messages_since(start)  # this round's, before its results are folded
             results: list[ToolResultContent] = []
             for call in runnable:
                 results.append(await self._invoke(call))
             yield [ChatUpdate(role="tool", contents=list(results))]
-            history.extend(produced.messages())
+            history.extend(produced)
             history.extend(ChatMessage(role="tool", contents=[r]) for r in results)
 
     async def _invoke(self, call: _PendingCall) -> ToolResultContent:
@@ -171,16 +208,19 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             return ToolResultContent(call_id=call.call_id, error=f"{type(exc).__name__}: {exc}")
 
 
-def _watch_calls(update: ChatUpdate, calls: dict[str, _PendingCall], answered: set[str]) -> None:
-    """Note the tool calls `update` streams (into `calls`) and the results it holds (`answered`)."""
-    for part in update.contents:
-        if isinstance(part, ToolCallContent) and not part.informational_only:
-            call = calls.get(part.call_id)
-            if call is None:
-                call = calls[part.call_id] = _PendingCall(part.call_id)
-            call.absorb(part)
-        elif isinstance(part, ToolResultContent):
-            answered.add(part.call_id)
+def _watch_calls(batch: list[ChatUpdate], calls: dict[str, _PendingCall], answered: set[str]) -> None:
+    """Note the tool calls `batch` streams (into `calls`) and the results it holds (`answered`)."""
+    for update in batch:
+        for part in update.contents:
+            if part.__class__ is TextContent:
+                continue  # most of a stream
+            if isinstance(part, ToolCallContent) and not part.informational_only:
+                call = calls.get(part.call_id)
+                if call is None:
+                    call = calls[part.call_id] = _PendingCall(part.call_id)
+                call.absorb(part)
+            elif isinstance(part, ToolResultContent):
+                answered.add(part.call_id)
 
 
 class _PendingCall:

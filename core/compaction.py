@@ -103,21 +103,38 @@ def text_run_key(update: ChatUpdate) -> tuple[object, ...] | None:
     return None
 
 
-def text_runs(updates: Sequence[ChatUpdate]) -> Iterator[list[ChatUpdate]]:
+def text_runs(updates: Sequence[ChatUpdate]) -> Iterator[tuple[list[ChatUpdate], list[str] | None]]:
     """`updates` in order, cut into lists: each a run of updates that join (`text_run_key`,
-    all of one turn), or one update alone."""
+    all of one turn) with their texts, or an update that never joins alone, with None.
+
+    The live path's loop over every streamed update: the run's key is compared field by field
+    (what `text_run_key` builds, without building it), and the texts are taken as the run is
+    cut, so the run is joined (`joined_update`) and folded without reading its updates again.
+    """
     run: list[ChatUpdate] = []
-    run_key: tuple[object, ...] | None = None
+    texts: list[str] | None = None
+    kind: type | None = None
+    role = message_id = author = None
     for update in updates:
-        key = text_run_key(update)
-        if key is not None and key == run_key:
-            run.append(update)
-            continue
+        contents = update.contents
+        if texts is not None and len(contents) == 1:
+            part = contents[0]
+            if (part.__class__ is kind and update.message_id == message_id and update.role == role
+                    and update.author == author and (kind is TextContent or part.encrypted_value is None)):  # type: ignore[attr-defined]
+                run.append(update)
+                texts.append(part.text)  # type: ignore[attr-defined]
+                continue
         if run:
-            yield run
-        run, run_key = [update], key
+            yield run, texts
+        run, texts = [update], None
+        if len(contents) == 1 and update.message_id is not None:
+            part = contents[0]
+            kind = part.__class__
+            if kind is TextContent or (kind is ReasoningContent and part.encrypted_value is None):  # type: ignore[attr-defined]
+                texts = [part.text]  # type: ignore[attr-defined]
+                role, message_id, author = update.role, update.message_id, update.author
     if run:
-        yield run
+        yield run, texts
 
 
 def joined_run(run: Sequence[ChatUpdate]) -> ChatUpdate:

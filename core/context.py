@@ -12,7 +12,7 @@ from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.misc import ErrorBlock
 from tandem.core.blocks.text import TextBlock
-from tandem.core.compaction import joined_run, text_runs
+from tandem.core.compaction import joined_update, text_runs
 from tandem.core.errors import ConversationBusy, TandemError
 from tandem.core.history import HistoryFolder
 from tandem.core.log_entries import (
@@ -255,17 +255,24 @@ class AgentContext:
         # What the request carries is the agent's frame: its writes are merged against it.
         base = self.agent.state.begin_run()
         self.thread.append(StateBaseSet(turn_id=turn.id, index=index, base=base))
-        batches = self.agent.client.stream_batches(list(self.agent.history), options)
+        # The client may read the history of what it streamed from `folded` (a client-tool
+        # middleware continuing after its tools ran): one fold of every update, not two.
+        batches = self.agent.client.stream_batches_folded(list(self.agent.history), options, folded)
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
-        log, fold = self.thread.append_update, folded.add
+        log, fold, fold_run, process, turn_id = self.thread.append_updates, folded.add, folded.add_run, pipeline.process, turn.id
         async with contextlib.aclosing(batches):  # type: ignore[type-var]
             async for batch in batches:
-                for run in text_runs(batch):
-                    for update in run:
-                        log(turn.id, update)
-                        fold(update)
-                    # A run of text deltas goes to the blocks as one, as a restore replays it.
-                    pipeline.process(run[0] if len(run) == 1 else joined_run(run))
+                for run, texts in text_runs(batch):
+                    # Logged and folded before the blocks see it (a state write the run makes logs
+                    # its merge after it); the log gets every update.
+                    log(turn_id, run)
+                    if texts is None or len(run) == 1:
+                        fold(run[0])
+                        process(run[0])
+                    else:
+                        # A run of text deltas goes to the blocks as one, as a restore replays it.
+                        fold_run(run[0], texts)
+                        process(joined_update(run[0], texts))
         return folded
 
     async def _await_decisions(self, interactive: list[InteractiveBlock]) -> list[ChatMessage]:

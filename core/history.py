@@ -68,6 +68,28 @@ class HistoryFolder:
                 current = self._start(_MessageBuilder(role, update.message_id, update.author))
             current.add(part)
 
+    def add_run(self, first: ChatUpdate, texts: Sequence[str]) -> None:
+        """Fold in a run of text (or plain reasoning) deltas that join (`compaction.text_runs`):
+        `first`, then the texts of the updates after it (`texts[0]` is `first`'s own).
+
+        What `add` does with each update of the run: they share `first`'s role, message id and
+        kind of part, so each would join the run `first` leaves open; only their texts are kept.
+        """
+        self.add(first)
+        if len(texts) > 1:
+            self._current._run.extend(texts[1:])  # type: ignore[union-attr]
+
+    def mark(self) -> int:
+        """Where the messages folded from now on begin, for `messages_since` (the message being
+        built is complete now: what comes next starts a new one)."""
+        self._finish()
+        return len(self._done)
+
+    def messages_since(self, mark: int) -> list[ChatMessage]:
+        """The complete messages folded since `mark` (the one being built is complete now)."""
+        self._finish()
+        return self._done[mark:]
+
     def _start(self, builder: _MessageBuilder) -> _MessageBuilder:
         """Make `builder` the message being built; the one before it is complete."""
         self._finish()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import uuid
+from collections.abc import Sequence
 
 from tandem.core.compaction import compact_entries
 from tandem.core.log_entries import LogEntry, logged_update
@@ -29,6 +30,12 @@ class ConversationThread(abc.ABC):
     def append_update(self, turn_id: str, update: ChatUpdate) -> None:
         """Append the `UpdateLogged` entry of one streamed update (one per event: the hot path)."""
         self.append(logged_update(turn_id, update))
+
+    def append_updates(self, turn_id: str, updates: Sequence[ChatUpdate]) -> None:
+        """`append_update` of each of `updates`, in order (a run of deltas at once)."""
+        append = self.append_update
+        for update in updates:
+            append(turn_id, update)
 
     @abc.abstractmethod
     def commit(self) -> None:
@@ -99,6 +106,9 @@ class UnkeptThread(ConversationThread):
 
     def append_update(self, turn_id: str, update: ChatUpdate) -> None:
         self.appended += 1  # no entry is even built
+
+    def append_updates(self, turn_id: str, updates: Sequence[ChatUpdate]) -> None:
+        self.appended += len(updates)
 
     def commit(self) -> None:
         self.commits += 1

@@ -23,6 +23,7 @@ from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 if TYPE_CHECKING:
     from tandem.core.a2ui.handler import A2UIHandler
+    from tandem.core.history import HistoryFolder
     from tandem.core.a2ui.surface import SurfaceBlock
 
 __all__ = ["DeliveryMode", "a2ui_forwarded_props", "action_message", "A2UIOutbox", "A2UIChatClient"]
@@ -144,6 +145,10 @@ class A2UIChatClient(DelegatingChatClient):
 
     def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
         return self.inner.stream_batches(messages, self._with_a2ui(options))
+
+    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
+        return self.inner.stream_batches_folded(messages, self._with_a2ui(options), folder)
 
     def _with_a2ui(self, options: ChatOptions) -> ChatOptions:
         """`options` with the outbox's forwarded props and the capabilities context entry."""
