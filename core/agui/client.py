@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import functools
 import logging
 import time
 import uuid
@@ -346,10 +347,12 @@ class _RunPath:
         self.verifier = EventVerifier()
         self.checks = _StreamChecks(history_calls)
         self.fast = False
-        # content-delta type → (its id field, the ids now open for it: the verifier's own sets)
-        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type])
+        # content-delta type → (its id field, the ids now open for it (the verifier's own sets),
+        # what maps it: `EventMapper.delta_update`, or for text, the most of a stream, its own)
+        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type],
+                                     mapper.text_delta if event_type == "TEXT_MESSAGE_CONTENT"
+                                     else functools.partial(mapper.delta_update, event_type))
                         for event_type, field in DELTA_ID_FIELDS.items()}
-        self._delta_update = mapper.delta_update
 
     def extend(self, updates: list[ChatUpdate], payloads: list[str | bytes], position: int) -> int:
         """Append the updates of `payloads` (the events after the `position`th) to `updates`;
@@ -359,20 +362,22 @@ class _RunPath:
             ProtocolError: an event is invalid or out of order.
             AgentRunError: an event is the run's RUN_ERROR (raised after its updates).
         """
-        client = self.client
-        for payload in payloads:
-            position += 1
-            data, event_type = _parse(payload, position)
-            client._events += 1
-            if self.fast:
-                update = self.plain_delta(data, event_type)
-                if update is not _NOT_PLAIN:
-                    if update is not None:
-                        client._updates += 1
-                        updates.append(update)  # type: ignore[arg-type]
-                    continue
-            for update in self.general(data, event_type, position):
-                updates.append(update)
+        plain_delta, start, fast = self.plain_delta, position, 0
+        try:
+            for payload in payloads:
+                data, event_type = _parse(payload, position + 1)
+                position += 1  # once parsed: `position - start` events were read
+                if self.fast:
+                    update = plain_delta(data, event_type)
+                    if update is not _NOT_PLAIN:
+                        if update is not None:
+                            updates.append(update)  # type: ignore[arg-type]
+                            fast += 1
+                        continue
+                updates.extend(self.general(data, event_type, position))  # appended as they come
+        finally:
+            self.client._events += position - start
+            self.client._updates += fast  # the general path counts its own
         return position
 
     def plain_delta(self, data: dict[str, Any], event_type: str) -> ChatUpdate | None | object:
@@ -381,7 +386,7 @@ class _RunPath:
         rule = self._deltas.get(event_type)
         if rule is None:
             return _NOT_PLAIN
-        id_field, open_ids = rule
+        id_field, open_ids, build = rule
         key, delta = data.get(id_field), data.get("delta")
         if key.__class__ is not str or delta.__class__ is not str or key not in open_ids:
             return _NOT_PLAIN
@@ -402,7 +407,7 @@ class _RunPath:
         if (timestamp.__class__ is not int or not _MIN_SAFE <= timestamp <= _MAX_SAFE  # type: ignore[operator]
                 or (subagent is not None and subagent.__class__ is not str)):
             return _NOT_PLAIN
-        return self._delta_update(event_type, key, delta, subagent, data)  # type: ignore[arg-type]
+        return build(key, delta, subagent, data)  # type: ignore[operator]
 
     def general(self, data: dict[str, Any], event_type: str, position: int) -> Iterator[ChatUpdate]:
         """The updates of any other event: validated, expanded, verified and mapped.

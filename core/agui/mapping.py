@@ -37,14 +37,9 @@ from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
 from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
 from tandem.core.agui.snapshot_messages import SnapshotReconciler
-from tandem.core.agui.unvalidated import UPDATE_FIELDS as _UPDATE_FIELDS
 from tandem.core.agui.unvalidated import envelope as _envelope
-from tandem.core.agui.unvalidated import new as _new
 from tandem.core.agui.unvalidated import part as _part
-from tandem.core.agui.unvalidated import set_dict as _set_dict
-from tandem.core.agui.unvalidated import set_extra as _set_extra
-from tandem.core.agui.unvalidated import set_fields_set as _set_fields_set
-from tandem.core.agui.unvalidated import set_private as _set_private
+from tandem.core.agui.unvalidated import text_update as _text_update
 from tandem.core.agui.unvalidated import update as _update
 from tandem.core.content import (
     ActivityContent,
@@ -175,19 +170,7 @@ class EventMapper:
             if texts is not None:
                 texts.append(delta)
         if event_type == "TEXT_MESSAGE_CONTENT":
-            # `_part` and `_envelope`, inlined.
-            part = _new(TextContent)
-            _set_dict(part, {"kind": "text", "text": delta})
-            _set_fields_set(part, {"text"})
-            _set_extra(part, None)
-            _set_private(part, None)
-            update = _new(ChatUpdate)
-            _set_dict(update, {"role": self._roles.get(key, "assistant"), "contents": [part], "message_id": key,
-                                   "author": author, "raw": raw})
-            _set_fields_set(update, set(_UPDATE_FIELDS))
-            _set_extra(update, None)
-            _set_private(update, None)
-            return update
+            return _text_update(delta, self._roles.get(key, "assistant"), key, author, raw)
         if event_type == "REASONING_MESSAGE_CONTENT":
             if key in self._held:
                 return self._hold(key, delta, raw, author)
@@ -197,22 +180,21 @@ class EventMapper:
             return None
         call = self.calls[key]
         call.chunks.append(delta)
-        # `_part` and `_envelope`, inlined.
-        arguments_part = _new(ToolCallContent)
-        _set_dict(arguments_part, {
+        arguments_part = _part(ToolCallContent, {
             "kind": "tool_call", "call_id": key, "name": call.name, "arguments_delta": delta, "arguments": None,
             "done": False, "informational_only": call.informational_only, "encrypted_value": None,
-        })
-        _set_fields_set(arguments_part, {"call_id", "name", "arguments_delta", "informational_only"})
-        _set_extra(arguments_part, None)
-        _set_private(arguments_part, None)
-        update = _new(ChatUpdate)
-        _set_dict(update, {"role": "assistant", "contents": [arguments_part], "message_id": call.parent_message_id,
-                           "author": author, "raw": raw})
-        _set_fields_set(update, set(_UPDATE_FIELDS))
-        _set_extra(update, None)
-        _set_private(update, None)
-        return update
+        }, {"call_id", "name", "arguments_delta", "informational_only"})
+        return _envelope([arguments_part], raw, "assistant", call.parent_message_id, author)
+
+    def text_delta(self, key: str, delta: str, subagent_run_id: str | None, raw: Any) -> ChatUpdate | None:
+        """`delta_update` of a TEXT_MESSAGE_CONTENT (most of a stream), with the same checks vouched for."""
+        if not delta:
+            return None
+        texts = self._texts.get(key)
+        if texts is not None:
+            texts.append(delta)
+        author = None if subagent_run_id is None else self._subagents.get(subagent_run_id, subagent_run_id)
+        return _text_update(delta, self._roles.get(key, "assistant"), key, author, raw)
 
     # -- attribution -------------------------------------------------------------------------
 
