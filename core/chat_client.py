@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from tandem.core.content import TextContent, ToolCallContent, ToolResultContent
+from tandem.core.content import ToolCallContent, ToolResultContent
 from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
@@ -174,10 +174,19 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             calls: dict[str, _PendingCall] = {}
             answered: set[str] = set()
             start = folder.mark()
-            async with aclosing(self.inner.stream_batches_folded(history, options, folder)) as batches:  # type: ignore[type-var]
-                async for batch in batches:
-                    _watch_calls(batch, calls, answered)
-                    yield batch
+
+            def watch(update: ChatUpdate) -> None:
+                _watch_calls(update, calls, answered)
+
+            # The calls and results are noted as the batches are folded: the text deltas that
+            # make most of a stream are never looked at here.
+            folder.watchers.append(watch)
+            try:
+                async with aclosing(self.inner.stream_batches_folded(history, options, folder)) as batches:  # type: ignore[type-var]
+                    async for batch in batches:
+                        yield batch
+            finally:
+                folder.watchers.remove(watch)
             runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
             if runnable:
                 # The history is read only when a local tool was called: a turn without one costs
@@ -208,19 +217,16 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             return ToolResultContent(call_id=call.call_id, error=f"{type(exc).__name__}: {exc}")
 
 
-def _watch_calls(batch: list[ChatUpdate], calls: dict[str, _PendingCall], answered: set[str]) -> None:
-    """Note the tool calls `batch` streams (into `calls`) and the results it holds (`answered`)."""
-    for update in batch:
-        for part in update.contents:
-            if part.__class__ is TextContent:
-                continue  # most of a stream
-            if isinstance(part, ToolCallContent) and not part.informational_only:
-                call = calls.get(part.call_id)
-                if call is None:
-                    call = calls[part.call_id] = _PendingCall(part.call_id)
-                call.absorb(part)
-            elif isinstance(part, ToolResultContent):
-                answered.add(part.call_id)
+def _watch_calls(update: ChatUpdate, calls: dict[str, _PendingCall], answered: set[str]) -> None:
+    """Note the tool calls `update` streams (into `calls`) and the results it holds (`answered`)."""
+    for part in update.contents:
+        if isinstance(part, ToolCallContent) and not part.informational_only:
+            call = calls.get(part.call_id)
+            if call is None:
+                call = calls[part.call_id] = _PendingCall(part.call_id)
+            call.absorb(part)
+        elif isinstance(part, ToolResultContent):
+            answered.add(part.call_id)
 
 
 class _PendingCall:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tandem.core.content import (
     Content,
@@ -49,6 +49,10 @@ class HistoryFolder:
     def __init__(self) -> None:
         self._done: list[ChatMessage] = []
         self._current: _MessageBuilder | None = None
+        self.watchers: list[Callable[[ChatUpdate], None]] = []
+        """Called with every update folded in except the deltas that join a run of text (each
+        tool call and result among them), for a reader of the fold that must see those as they
+        pass (`FunctionInvokingChatClient`) without a loop of its own over every update."""
 
     def add(self, update: ChatUpdate) -> None:
         """Fold one more update in."""
@@ -56,6 +60,8 @@ class HistoryFolder:
         current = self._current
         if len(contents) == 1 and current is not None and current.extend_run(update, contents[0]):
             return  # the usual: one more delta of the text being streamed
+        for watcher in self.watchers:
+            watcher(update)
         for part in contents:
             if part.kind not in _HISTORY_KINDS:
                 continue
