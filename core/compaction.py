@@ -110,29 +110,32 @@ def text_runs(updates: Sequence[ChatUpdate]) -> Iterator[tuple[list[ChatUpdate],
     The live path's loop over every streamed update: the run's key is compared field by field
     (what `text_run_key` builds, without building it), and the texts are taken as the run is
     cut, so the run is joined (`joined_update`) and folded without reading its updates again.
+    The fields are read from the update's `__dict__`: an attribute of a pydantic model is read
+    through its `__getattr__` hook, which keeps the interpreter off its fast path (~3x slower).
     """
     run: list[ChatUpdate] = []
     texts: list[str] | None = None
     kind: type | None = None
     role = message_id = author = None
     for update in updates:
-        contents = update.contents
+        fields = update.__dict__
+        contents = fields["contents"]
         if texts is not None and len(contents) == 1:
             part = contents[0]
-            if (part.__class__ is kind and update.message_id == message_id and update.role == role
-                    and update.author == author and (kind is TextContent or part.encrypted_value is None)):  # type: ignore[attr-defined]
+            if (type(part) is kind and fields["message_id"] == message_id and fields["role"] == role
+                    and fields["author"] == author and (kind is TextContent or part.encrypted_value is None)):
                 run.append(update)
-                texts.append(part.text)  # type: ignore[attr-defined]
+                texts.append(part.text)
                 continue
         if run:
             yield run, texts
         run, texts = [update], None
-        if len(contents) == 1 and update.message_id is not None:
+        if len(contents) == 1 and fields["message_id"] is not None:
             part = contents[0]
-            kind = part.__class__
-            if kind is TextContent or (kind is ReasoningContent and part.encrypted_value is None):  # type: ignore[attr-defined]
-                texts = [part.text]  # type: ignore[attr-defined]
-                role, message_id, author = update.role, update.message_id, update.author
+            kind = type(part)
+            if kind is TextContent or (kind is ReasoningContent and part.encrypted_value is None):
+                texts = [part.text]
+                role, message_id, author = fields["role"], fields["message_id"], fields["author"]
     if run:
         yield run, texts
 
