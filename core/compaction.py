@@ -21,6 +21,9 @@ restored; the log still gets every update.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from tandem.core.content import ReasoningContent, TextContent
 from tandem.core.log_entries import LogEntry, UpdateLogged
@@ -28,6 +31,8 @@ from tandem.core.messages import ChatUpdate
 
 __all__ = ["COMPACTION_VERSION", "compact_entries", "join_text_runs", "joined_run", "joined_update", "replay_json",
            "text_run_key", "text_runs"]
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 COMPACTION_VERSION = 1
 """Bumped whenever `compact_entries` changes what it produces: stored copies of another version
@@ -152,8 +157,25 @@ def joined_update(first: ChatUpdate, texts: Sequence[str]) -> ChatUpdate:
     single one, and no handler reads `raw`.
     """
     [part] = first.contents
-    joined = part.model_copy(update={"text": "".join(texts)})
-    return first.model_copy(update={"contents": [joined], "raw": None})
+    joined = _replaced(part, {"text": "".join(texts)})
+    return _replaced(first, {"contents": [joined], "raw": None})
+
+
+_set = object.__setattr__
+
+
+def _replaced(model: _Model, changes: dict[str, Any]) -> _Model:
+    """`model.model_copy(update=changes)`, without pydantic's copy machinery for a model that holds
+    no extra or private values (parts and updates): the same class, fields and fields set. Once
+    per run of a live stream, which cuts a run at every chunk and every other event."""
+    if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
+        return model.model_copy(update=changes)
+    copied = object.__new__(type(model))
+    _set(copied, "__dict__", {**model.__dict__, **changes})
+    _set(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
+    _set(copied, "__pydantic_extra__", None)
+    _set(copied, "__pydantic_private__", None)
+    return copied
 
 
 _NO_RAW = {"update": {"raw"}}

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tandem.core.compaction import text_run_key, text_runs
+from tandem.core.compaction import joined_update, text_run_key, text_runs
 from tandem.core.content import ReasoningContent, TextContent, ToolCallContent
 from tandem.core.messages import ChatUpdate
 
@@ -45,7 +45,7 @@ _UPDATES = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(_UPDATES, max_size=30))
 def test_the_runs_are_those_text_run_key_defines(updates: list[ChatUpdate]) -> None:
     cut = list(text_runs(updates))
@@ -63,3 +63,17 @@ def test_a_long_run_of_one_message_is_one_run_with_every_text() -> None:
     [(run, texts), (last, last_texts)] = list(text_runs(updates))
     assert len(run) == 500 and "".join(texts or []) == "".join(f"w{n} " for n in range(500))
     assert last_texts == ["x"] and last[0].author == "critic"
+
+
+@settings(max_examples=100, deadline=None)
+@given(_UPDATES.filter(lambda update: text_run_key(update) is not None), st.lists(st.sampled_from(["x", "y "]), max_size=3))
+def test_a_joined_run_is_what_model_copy_makes_of_its_first_update(first: ChatUpdate, more: list[str]) -> None:
+    [part] = first.contents
+    texts = [part.text, *more]  # type: ignore[attr-defined]
+    expected = first.model_copy(update={"contents": [part.model_copy(update={"text": "".join(texts)})], "raw": None})
+    joined = joined_update(first, texts)
+    assert joined == expected and type(joined.contents[0]) is type(part)
+    assert joined.model_fields_set == expected.model_fields_set
+    assert joined.contents[0].model_fields_set == expected.contents[0].model_fields_set
+    assert joined.model_dump_json() == expected.model_dump_json()
+    assert first.contents == [part]  # the first is left as it was
