@@ -365,7 +365,13 @@ class _RunPath:
         plain_delta, start, fast = self.plain_delta, position, 0
         try:
             for payload in payloads:
-                data, event_type = _parse(payload, position + 1)
+                # `_parse`, inlined for the usual event: a JSON object with a string type.
+                try:
+                    data = from_json(payload, allow_inf_nan=False)
+                except ValueError:
+                    data = None
+                if data.__class__ is not dict or (event_type := data.get("type")).__class__ is not str:
+                    data, event_type = _parse(payload, position + 1)  # raises what is wrong with it
                 position += 1  # once parsed: `position - start` events were read
                 if self.fast:
                     update = plain_delta(data, event_type)
