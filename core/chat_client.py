@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import functools
 import logging
 from contextlib import aclosing
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -174,10 +175,7 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             calls: dict[str, _PendingCall] = {}
             answered: set[str] = set()
             start = folder.mark()
-
-            def watch(update: ChatUpdate) -> None:
-                _watch_calls(update, calls, answered)
-
+            watch = functools.partial(_watch_calls, calls=calls, answered=answered)
             # The calls and results are noted as the batches are folded: the text deltas that
             # make most of a stream are never looked at here.
             folder.watchers.append(watch)

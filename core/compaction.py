@@ -128,9 +128,9 @@ def text_runs(updates: Sequence[ChatUpdate]) -> Iterator[tuple[list[ChatUpdate],
         if texts is not None and len(contents) == 1:
             part = contents[0]
             if (type(part) is kind and fields["message_id"] == message_id and fields["role"] == role
-                    and fields["author"] == author and (kind is TextContent or part.encrypted_value is None)):
+                    and fields["author"] == author and (kind is TextContent or part.encrypted_value is None)):  # type: ignore[attr-defined]
                 run.append(update)
-                texts.append(part.text)
+                texts.append(part.text)  # type: ignore[attr-defined]
                 continue
         if run:
             yield run, texts
@@ -138,8 +138,8 @@ def text_runs(updates: Sequence[ChatUpdate]) -> Iterator[tuple[list[ChatUpdate],
         if len(contents) == 1 and fields["message_id"] is not None:
             part = contents[0]
             kind = type(part)
-            if kind is TextContent or (kind is ReasoningContent and part.encrypted_value is None):
-                texts = [part.text]
+            if kind is TextContent or (kind is ReasoningContent and part.encrypted_value is None):  # type: ignore[attr-defined]
+                texts = [part.text]  # type: ignore[attr-defined]
                 role, message_id, author = fields["role"], fields["message_id"], fields["author"]
     if run:
         yield run, texts
