@@ -209,3 +209,72 @@ class TestStreamingCost:
             await pilot.click(frozen, offset=(column + 2, row))
             await pilot.pause()
         assert clicked == ["https://example.com/docs/1"]
+
+
+class TestOneLayoutPerPass:
+    """The drain appends what is queued in one batch (one layout), and lets a frame out between passes."""
+
+    @staticmethod
+    def _record_layouts(app: App[None], log: list[str]) -> None:
+        screen = app.screen
+        refresh_layout = screen._refresh_layout
+
+        def counted(*args: object, **kwargs: object) -> None:
+            log.append("layout")
+            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
+
+        screen._refresh_layout = counted  # type: ignore[method-assign]
+
+    async def test_text_queued_at_once_is_laid_out_once_across_chunks(self) -> None:
+        block = _block()
+        view = TextView(block, blocks_per_chunk=BLOCKS_PER_CHUNK)
+        app = _Host(view)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            log: list[str] = []
+            self._record_layouts(app, log)
+            drain = view._drain
+
+            async def drain_logged() -> None:
+                log.append("drain")
+                try:
+                    await drain()
+                finally:
+                    log.append("drained")
+
+            view._drain = drain_logged  # type: ignore[method-assign]
+            block.append(TEXT)  # several chunks' worth, queued before the drain starts
+            view.refresh_block()
+            await _settle(pilot, app)
+            assert view.statistics().chunks > 3
+            assert "".join(chunk.source for chunk in view.chunks) == TEXT
+            start, end = log.index("drain"), log.index("drained")
+            assert log[start:end].count("layout") == 0, log  # (before: a layout between chunks' appends)
+            assert "layout" in log[end:], "the pass was laid out once it ended"
+
+    async def test_text_queued_during_a_pass_gets_a_frame_before_the_next_pass(self) -> None:
+        block = _block()
+        view = TextView(block, blocks_per_chunk=BLOCKS_PER_CHUNK)
+        app = _Host(view)
+        half = len(TEXT) // 2
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            log: list[str] = []
+            self._record_layouts(app, log)
+            append_pass = view._append_pass
+
+            async def pass_that_receives_more(outbox: list[list[str]]) -> None:
+                log.append("pass")
+                await append_pass(outbox)
+                if len(block.text) < len(TEXT):  # more text arrives while the first pass runs
+                    block.append(TEXT[half:])
+                    view.refresh_block()
+
+            view._append_pass = pass_that_receives_more  # type: ignore[method-assign]
+            block.append(TEXT[:half])
+            view.refresh_block()
+            await _settle(pilot, app)
+            assert "".join(chunk.source for chunk in view.chunks) == TEXT
+            passes = [index for index, entry in enumerate(log) if entry == "pass"]
+            assert len(passes) == 2, log
+            assert "layout" in log[passes[0] : passes[1]], log  # a frame between the two passes
