@@ -221,8 +221,6 @@ class TextView(BlockView):
     live chunk's widgets are laid out on every frame while it grows, a frozen one is one widget."""
     FREEZE_ATTEMPTS: ClassVar[int] = 20
     """Frames a finished chunk may wait to be painted (laid out, not busy) before freezing is given up."""
-    BATCH_RETRY_SECONDS: ClassVar[float] = 1 / 60
-    """How soon a freeze pass that met another widget's batch update looks again."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
@@ -244,8 +242,6 @@ class TextView(BlockView):
         self._depth = DepthLimiter()  # nested quotes and lists bounded (each level is a widget)
         self._outbox: list[list[str]] = []
         self._draining = False
-        self._in_pass = False
-        self._freeze_after_pass = False
         self._chunks: list[Markdown | FrozenMarkdown] = []
         self._freeze_scheduled = False
         self._freeze_attempts = 0
@@ -416,54 +412,24 @@ class TextView(BlockView):
         """Append queued text to the chunk widgets until the queue is empty.
 
         Runs as a worker (cancelled with the view). Text that arrives while an append is in
-        progress is appended in one go by the next pass: like `MarkdownStream`, this coalesces
-        when Markdown falls behind, without a bare task. Each pass is one batch update, so the
-        screen lays the pass out and paints it once (not between one append's parse and its
-        mount, between two chunks' appends, and again at the end); a frame is painted between
-        two passes, so a stream that never pauses still gets its frames.
+        progress is appended in one go by the next iteration: like `MarkdownStream`, this
+        coalesces when Markdown falls behind (about 20 appends a second), without a bare task.
         """
         try:
             while self._outbox:
                 outbox, self._outbox = self._outbox, []
-                self._in_pass = True
-                try:
-                    with self.app.batch_update():
-                        await self._append_pass(outbox)
-                finally:
-                    self._in_pass = False
-                if self._freeze_after_pass:
-                    # Asked for while the batch held the frame back: the pass is painted next.
-                    self._freeze_after_pass = False
-                    self._schedule_freeze()
-                if self._outbox:
-                    await self._next_frame()
+                for index, pieces in enumerate(outbox):
+                    if index > 0 or not self._chunks:
+                        await self._new_chunk()
+                    fragment = "".join(pieces)
+                    if fragment:
+                        self._chars_written += len(fragment)
+                        live = self._chunks[-1]
+                        assert isinstance(live, Markdown)  # only finished chunks freeze
+                        await live.append(fragment)
+                        self._appended_at = time.perf_counter()
         finally:
             self._draining = False
-
-    async def _append_pass(self, outbox: list[list[str]]) -> None:
-        """Append one snapshot of the queue: the first entry to the last chunk, each further one to a new chunk."""
-        for index, pieces in enumerate(outbox):
-            if index > 0 or not self._chunks:
-                await self._new_chunk()
-            fragment = "".join(pieces)
-            if fragment:
-                self._chars_written += len(fragment)
-                live = self._chunks[-1]
-                assert isinstance(live, Markdown)  # only finished chunks freeze
-                await live.append(fragment)
-                self._appended_at = time.perf_counter()
-
-    async def _next_frame(self) -> None:
-        """Wait until the screen has refreshed (what the last pass changed is laid out and painted)."""
-        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def resolve() -> None:
-            if not painted.done():
-                painted.set_result(None)
-
-        if not self.call_after_refresh(resolve):
-            return  # closing: no frame will come
-        await painted
 
     async def _new_chunk(self) -> None:
         # Links are never opened by the widget: the app checks the scheme and asks first.
@@ -479,11 +445,6 @@ class TextView(BlockView):
         # A new reason to freeze (a chunk finished, was thawed or shown): a whole budget of
         # attempts, also when a pass that is waiting for a chunk to be painted is already due.
         self._freeze_attempts = 0
-        if self._in_pass:
-            # While a batch holds the frame back Textual runs after-refresh callbacks at once:
-            # the freeze pass would find nothing painted and spend its attempts inside the batch.
-            self._freeze_after_pass = True
-            return
         if not self._freeze_scheduled and self.is_mounted:
             self._freeze_scheduled = True
             self.call_after_refresh(self._freeze_finished)
@@ -492,15 +453,6 @@ class TextView(BlockView):
         """Freeze every finished, shown, idle chunk that has been painted; try again after the next frame if one is not."""
         self._freeze_scheduled = False
         if not self.is_attached:
-            return
-        if self._in_pass:
-            self._freeze_after_pass = True  # (due before the pass began: it runs after it instead)
-            return
-        if self.app._batch_count:
-            # Another batch (a swap, another view's pass) holds the frame back: nothing gets
-            # painted until it ends, so look again shortly, without spending an attempt.
-            self._freeze_scheduled = True
-            self.set_timer(self.BATCH_RETRY_SECONDS, self._freeze_finished)
             return
         waiting = False
         for index, chunk in enumerate(self._chunks[:-1]):
