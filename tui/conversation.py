@@ -311,6 +311,12 @@ class Conversation(Vertical):
             # (a resumed thread) what fills one, the last block first.
             if len(new) <= self.window:
                 keep = max(self.follow_minimum, self._fill_count(len(self._shown), screens=2.0))
+                if len(self._shown) - keep >= self._hi:
+                    # The new blocks alone fill the window (a fast stream: several messages and
+                    # tool calls per frame), so every view they would mount replaces all the
+                    # others: as for a burst, build only what fills the screen, not views that
+                    # scroll away before they are seen (scrolling up mounts them when reached).
+                    keep = self._fill_count(len(self._shown), screens=1.0 + self.margin / 2)
             else:
                 keep = self._fill_count(len(self._shown), screens=1.0 + self.margin / 2)
             new_lo = max(self._lo, len(self._shown) - keep)

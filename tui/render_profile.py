@@ -6,8 +6,10 @@ something to write) records its time and how many Markdown blocks were rendered 
 rebuilt: `Widget._render_content`) and measured (a `get_content_height` that missed its cache)
 since the previous frame; at exit the file receives one JSON object:
 `{"frames": [[monotonic, renders, measures], ...], "renders": {class: n}, "measures": {class: n},
-"rerenders": n, "input_frames": [monotonic, ...]}` (a re-render: a block rebuilt with the same content
-at the same size, i.e. waste). A frame that only paints typed input ahead of the stream
+"rerenders": n, "input_frames": [monotonic, ...], "layouts": [monotonic, ...], "flushes": [monotonic, ...]}`
+(a re-render: a block rebuilt with the same content at the same size, i.e. waste; a layout: the
+screen arranged its widgets again, `Compositor.reflow`; a flush: the bridge handed engine changes
+to the UI, `Bridge.flush`). A frame that only paints typed input ahead of the stream
 (`tui.input_paint`) renders no Markdown: it is listed in `input_frames`, not in `frames`.
 `time.monotonic()` is system-wide on Linux, so a benchmark can cut the frames to its own window.
 """
@@ -41,6 +43,10 @@ class RenderProfile:
         self.input_frames: list[float] = []
         """When a frame painted only typed input (`tui.input_paint`)."""
         self.painting_input = False
+        self.layouts: list[float] = []
+        """When the screen laid its widgets out (`Compositor.reflow`, the whole tree arranged)."""
+        self.flushes: list[float] = []
+        """When the bridge flushed engine changes to the UI."""
         self.per_widget: Counter[int] = Counter()
         """Renders per widget (by `id`)."""
         self._last: dict[int, tuple[int, Any]] = {}
@@ -75,7 +81,8 @@ class RenderProfile:
         if self.path is None:
             return
         data = {"frames": self.frames, "renders": dict(self.renders), "measures": dict(self.measures),
-                "rerenders": self.rerenders, "input_frames": self.input_frames}
+                "rerenders": self.rerenders, "input_frames": self.input_frames, "layouts": self.layouts,
+                "flushes": self.flushes}
         self.path.write_text(json.dumps(data))
 
 
@@ -86,10 +93,12 @@ def install(path: str | None) -> RenderProfile:
         path: The file the counters are written to at exit; None writes nothing (a test reads
             the profile and calls `RenderProfile.uninstall`).
     """
+    from textual._compositor import Compositor
     from textual.app import App
     from textual.widget import Widget
     from textual.widgets._markdown import MarkdownBlock
 
+    from tandem.tui.bridge import Bridge
     from tandem.tui.input_paint import InputFirstPaint
 
     profile = RenderProfile(Path(path) if path else None)
@@ -97,6 +106,8 @@ def install(path: str | None) -> RenderProfile:
     get_content_height = Widget.get_content_height
     display = App._display
     paint_alone = InputFirstPaint._paint_alone
+    reflow = Compositor.reflow
+    flush = Bridge.flush
 
     def counted_render_content(self: Widget) -> None:
         if isinstance(self, MarkdownBlock):
@@ -120,16 +131,29 @@ def install(path: str | None) -> RenderProfile:
         finally:
             profile.painting_input = False
 
+    def counted_reflow(self: Compositor, parent: Widget, size: Any) -> Any:
+        if parent is parent.screen:  # (not a frozen chunk's own compositor, `frozen_markdown.paint`)
+            profile.layouts.append(time.monotonic())
+        return reflow(self, parent, size)
+
+    def counted_flush(self: Bridge) -> None:
+        profile.flushes.append(time.monotonic())
+        flush(self)
+
     def uninstall() -> None:
         Widget._render_content = render_content  # type: ignore[method-assign]
         Widget.get_content_height = get_content_height  # type: ignore[method-assign]
         App._display = display  # type: ignore[method-assign]
         InputFirstPaint._paint_alone = paint_alone  # type: ignore[method-assign]
+        Compositor.reflow = reflow  # type: ignore[method-assign]
+        Bridge.flush = flush  # type: ignore[method-assign]
 
     Widget._render_content = counted_render_content  # type: ignore[method-assign]
     Widget.get_content_height = counted_get_content_height  # type: ignore[method-assign]
     App._display = counted_display  # type: ignore[method-assign]
     InputFirstPaint._paint_alone = counted_paint_alone  # type: ignore[method-assign]
+    Compositor.reflow = counted_reflow  # type: ignore[method-assign]
+    Bridge.flush = counted_flush  # type: ignore[method-assign]
     profile.uninstall = uninstall  # type: ignore[method-assign]
     if path:
         atexit.register(profile.write)

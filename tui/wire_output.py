@@ -297,8 +297,10 @@ class WireOutput(App[Any]):
         if not self._wire_waiting or self._closed or not self._running:
             return
         if self._batch_count:
-            # Textual writes nothing during a batch update: after the next refresh, then.
-            self.call_after_refresh(self._wire_drained)
+            # Textual writes nothing during a batch update, and while one holds the frame back it
+            # runs after-refresh callbacks at once (this would loop until the batch ends): a
+            # frame later, then.
+            self.set_timer(1 / 60, self._wire_drained)
             return
         self._wire_waiting = False
         if self.wire_model.valid and self.repaint == "changes":

@@ -13,6 +13,8 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
 - frames painted per second while streaming (synchronized-update pairs in the output); the frames
   that painted only a typed key ahead of the stream (`tui.input_paint`) are counted apart and are
   not in the per-frame figures;
+- the UI thread's share of that CPU (its own clock), bridge flushes per second and screen layouts
+  per flush (`Compositor.reflow` of the screen: one per flush is the least a frame can cost);
 - Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.render_profile` counts
   Markdown blocks whose lines were rebuilt, and those re-measured, in each frame), per 1,000
   tokens (independent of the frame rate, which a loaded machine lowers), and the wasted ones
@@ -239,7 +241,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
                     raise TimeoutError("the server was never asked")
                 time.sleep(0.001)
             started = server.starts[-1]
-            cpu_started = app.cpu_seconds()
+            cpu_started, ui_started = app.cpu_seconds(), app.main_thread_cpu_seconds()
             if spy:  # a sampling profile of the app while it streams (py-spy must be installed)
                 subprocess.Popen(["py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o", spy,
                                   "-d", str(int(seconds + 1)), "-p", str(app.process.pid)],
@@ -252,7 +254,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
                 streaming.append(app.key_latency(character, seconds=10.0))
                 time.sleep(max(0.0, 0.15 - streaming[-1]))
             painted = app.wait_for(SENTINEL.encode(), mark, 120)
-            cpu = app.cpu_seconds() - cpu_started
+            cpu, ui_cpu = app.cpu_seconds() - cpu_started, app.main_thread_cpu_seconds() - ui_started
             while len(server.ends) < len(server.starts):
                 time.sleep(0.01)
             sent = server.ends[-1] - started
@@ -266,9 +268,15 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
         frames = [frame for frame in data["frames"] if started <= frame[0] <= painted]
         input_frames = [when for when in data.get("input_frames", []) if started <= when <= painted]
         renders = sum(frame[1] for frame in frames)
+        layouts = [when for when in data.get("layouts", []) if started <= when <= painted]
+        flushes = [when for when in data.get("flushes", []) if started <= when <= painted]
         measures = sum(frame[2] for frame in frames)
         return {
             "cpu_share": cpu / wall,
+            "ui_share": ui_cpu / wall,
+            "ui_per_k_tokens": ui_cpu / (tokens / 1000),
+            "flushes_per_second": len(flushes) / wall,
+            "layouts_per_flush": len(layouts) / max(1, len(flushes)),
             "cpu_per_k_tokens": cpu / (tokens / 1000),
             "cpu_ms_per_frame": cpu * 1000 / max(1, len(frames)),
             "stretch": wall / sent,
@@ -321,11 +329,12 @@ def main() -> None:
                     r = one_run(server, columns, rows, args.seconds, count, args.py_spy, Path(tandem))
                     print(
                         f"run {run + 1} {size:>7} {label}\n"
-                        f"    CPU {r['cpu_share']:.2f} of a core · stream {r['sent']:.1f} s painted in {r['wall']:.1f} s "
+                        f"    CPU {r['cpu_share']:.2f} of a core (UI thread {r['ui_share']:.2f}) · stream {r['sent']:.1f} s painted in {r['wall']:.1f} s "
                         f"(×{r['stretch']:.2f}) · {r['frames_per_second']:.0f} frames/s ({r['frames_on_wire']} on the wire, "
                         f"{r['input_frames']} of them typed input painted alone)\n"
-                        f"    work: {r['cpu_per_k_tokens'] * 1000:.0f} CPU ms per 1,000 tokens, "
-                        f"{r['cpu_ms_per_frame']:.1f} CPU ms per painted frame\n"
+                        f"    work: {r['cpu_per_k_tokens'] * 1000:.0f} CPU ms per 1,000 tokens (UI thread "
+                        f"{r['ui_per_k_tokens'] * 1000:.0f}), {r['cpu_ms_per_frame']:.1f} CPU ms per painted frame; "
+                        f"{r['flushes_per_second']:.1f} bridge flushes/s, {r['layouts_per_flush']:.2f} layouts per flush\n"
                         f"    Markdown renders/frame {r['renders_per_frame']:.2f} (max {r['max_renders_in_frame']}), "
                         f"{r['renders_per_k_tokens']:.1f} per 1,000 tokens, of which wasted (same content and size "
                         f"as before) {r['rerenders']}; re-measures/frame {r['measures_per_frame']:.2f}\n"
