@@ -21,6 +21,7 @@ import httpx
 from ag_ui.core import RunAgentInput
 
 from tandem.core.agui.request_cache import BodyEncoder
+from tandem.core.agui.tls_on_demand import TlsOnDemandTransport
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
 from tandem.core.agent_json import loads_agent_json
 
@@ -89,7 +90,9 @@ class HttpTransport(AGUITransport):
         self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout,
                                       pool=connect_timeout)
         self._owns_client = http_client is None
-        self._client = http_client if http_client is not None else httpx.AsyncClient(timeout=self._timeout)
+        # Certificates are loaded only if an https:// request is made (see tls_on_demand).
+        self._client = http_client if http_client is not None else httpx.AsyncClient(
+            timeout=self._timeout, transport=TlsOnDemandTransport())
         self._encoder = BodyEncoder()  # each history message is encoded once, not every turn
         self._reached = False
         """Whether the server ever answered: after that, a failed connection is not retried."""
