@@ -258,9 +258,11 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         # Read on the UI thread like any block: the engine is idle between a restore and the
         # first human action (a restored question waits for the human).
         restored = list(context.blocks)
-        # Restored blocks carry no time of their own: show none rather than the time of the restore.
+        # Restored blocks show the time the log kept for them, as they did live (none, not the
+        # time of the restore, where it kept none).
+        logged = context.block_times if self.clock is not None else {}
         for block in restored:
-            self._times[block.id] = None
+            self._times[block.id] = logged.get(block.id)
         self.context = context  # before the first flush: it reads the context's pending blocks
         state = context.agent.state
         if self.main.panel_visible or state.committed not in (None, {}) or state.proposals:
