@@ -496,8 +496,10 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             self.main.composer.take_focus_when_ready()
         else:
             # At once, on the main screen under the closing modal: keys typed right after Esc must
-            # find the button already focused (a refresh later, they went nowhere).
+            # find the button already focused (a refresh later, they went nowhere). Text typed on
+            # goes to the composer, which takes a draft while the decision waits.
             self.focus_review_button(block)
+            self.main.composer.drafting = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":

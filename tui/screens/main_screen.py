@@ -224,6 +224,16 @@ class MainScreen(InputFirstPaint, Screen[None]):
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
 
+    def on_key(self, event: events.Key) -> None:
+        from textual.widgets import Button
+
+        # A printable key bubbled up unused from a button (Review… after "Decide later"), or with
+        # nothing focused: the composer takes it as a draft when it can (`Composer.take_typed`).
+        focused = self.focused
+        if (focused is None or isinstance(focused, Button)) and self.composer.take_typed(event):
+            event.stop()
+            event.prevent_default()
+
     def on_composer_input_scroll_requested(self, message: ComposerInput.ScrollRequested) -> None:
         message.stop()
         scroller = self.conversation.scroller
