@@ -23,7 +23,7 @@ import os
 import select
 import signal
 import threading
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["hangup_safe_driver"]
 
@@ -71,7 +71,7 @@ def hangup_safe_driver(driver_class: type[Any]) -> type[Any]:
             self.terminal_gone = threading.Event()
             """Set once the terminal hung up (or a write to it failed)."""
             # Wrapped before the writer thread starts (it captures the file's methods then).
-            self._file = _DroppingFile(self._file, self._gone)
+            self._file = _DroppingFile(cast(Any, self)._file, self._gone)
             self._watcher: threading.Thread | None = None
 
         def _sigcont_application(self, *args: Any) -> None:
