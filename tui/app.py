@@ -456,6 +456,16 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     # -- engine thread entry point -------------------------------------------------------------
 
+    def connecting_from_engine(self, retrying: bool) -> None:
+        """Say on the status line that the agent refused the connection and it is tried again
+        (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
+
+        def show() -> None:
+            if self._painting():
+                self.main.set_connecting(retrying)
+
+        self.bridge.to_ui(show)
+
     def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
         """Switch the theme from the engine thread (the `change_theme` UI action). Thread-safe.
 

@@ -67,6 +67,7 @@ def build_library(
     headers: dict[str, str],
     *,
     set_theme: Callable[[str], None] | None = None,
+    connecting: Callable[[bool], None] | None = None,
     store_path: Path | None = None,
 ) -> ThreadLibrary:
     """The saved threads for these CLI arguments: conversations built by `tui.backend.open_context`.
@@ -77,6 +78,7 @@ def build_library(
         args: The parsed CLI arguments (`url`, `speed`).
         headers: HTTP headers for the agent (never stored).
         set_theme: The thread-safe theme switch the conversation's hooks get.
+        connecting: Told (thread-safe) while a refused connection to the agent is tried again.
         store_path: The store file (default: `threads.sqlite3` in the user data directory).
     """
     from tandem.tui.thread_library import ThreadLibrary
@@ -87,6 +89,8 @@ def build_library(
         hooks = backend.AppHooks()
         if set_theme is not None:
             hooks.set_theme = set_theme
+        if connecting is not None:
+            hooks.connecting = connecting
         return await backend.open_context(args.url, headers, speed=args.speed, hooks=hooks, store=store, resume=resume,
                                           client_options=getattr(args, "client_options", None))
 
@@ -164,7 +168,10 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         from tandem.tui.render_profile import install
 
         install(profile_path)
-    library = build_library(args, headers, set_theme=set_theme)
+    def connecting(retrying: bool) -> None:
+        app.connecting_from_engine(retrying)  # thread-safe; the status line says it on the UI's turn
+
+    library = build_library(args, headers, set_theme=set_theme, connecting=connecting)
     app = TandemApp(
         library.factory(args.resume),
         threads=library,
