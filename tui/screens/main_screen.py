@@ -189,6 +189,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
         """Show the conversation's status (also the first time, when it replaces "starting")."""
         self._restoring = False
         self.status = status
+        if status.value != "streaming":
+            self._connecting = False  # a turn that ended is no longer connecting, whatever comes late
         self._paint_status_line()
 
     def set_connecting(self, retrying: bool) -> None:
