@@ -19,6 +19,7 @@ way SIGHUP does.
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import signal
@@ -28,9 +29,17 @@ from typing import Any, cast
 __all__ = ["hangup_safe_driver"]
 
 
+_GONE_ERRNOS = frozenset({errno.EIO, errno.EPIPE, errno.EBADF, errno.ENXIO, errno.ENODEV})
+"""What a write to a terminal that went away fails with (any other failure is raised as before)."""
+
+
+def _terminal_gone(error: Exception) -> bool:
+    return isinstance(error, ValueError) or getattr(error, "errno", None) in _GONE_ERRNOS  # ValueError: closed
+
+
 class _DroppingFile:
-    """The driver's output file, as its writer thread uses it: a write or flush that fails (the
-    terminal is gone) is dropped and reported once to `gone`, instead of killing the thread."""
+    """The driver's output file, as its writer thread uses it: a write or flush that fails because
+    the terminal is gone is dropped and reported to `gone`, instead of killing the thread."""
 
     def __init__(self, file: Any, gone: Any) -> None:
         self._file = file
@@ -39,14 +48,18 @@ class _DroppingFile:
     def write(self, text: str) -> int:
         try:
             return int(self._file.write(text) or 0)
-        except (OSError, ValueError):  # EIO, EPIPE; ValueError: the file was closed
+        except (OSError, ValueError) as error:
+            if not _terminal_gone(error):
+                raise
             self._gone()
             return len(text)
 
     def flush(self) -> None:
         try:
             self._file.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError) as error:
+            if not _terminal_gone(error):
+                raise
             self._gone()
 
     def __getattr__(self, name: str) -> Any:

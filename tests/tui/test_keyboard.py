@@ -204,7 +204,9 @@ class TestTheApprovalModal:
         async with app.run_test(size=(100, 30)) as pilot:
             await _approval_asked(pilot)
             modal = app.screen
-            assert modal.has_class("-guarded") and modal.query_one(".approval-modal--guard").display
+            # The guard starts when the modal is mounted, which may be a moment after it is pushed.
+            await wait_for(pilot, lambda: modal.has_class("-guarded"), "the modal's guard")
+            assert modal.query_one(".approval-modal--guard").display
             await pilot.press("a")
             assert bells and _pending(app, ApprovalBlock).decision is None
 
