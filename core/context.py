@@ -32,9 +32,17 @@ from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
 
-__all__ = ["AgentContext"]
+__all__ = ["AgentContext", "mark_stopped_answers"]
 
 log = logging.getLogger(__name__)
+
+
+def mark_stopped_answers(segment_blocks: Sequence[Block]) -> None:
+    """Mark the assistant's answers still streaming in a cancelled segment as stopped (live,
+    and again when a restore replays the cancel)."""
+    for block in segment_blocks:
+        if isinstance(block, TextBlock) and block.role == "assistant" and block.lifecycle.value == "active":
+            block.mark_stopped()
 
 
 class AgentContext:
@@ -68,8 +76,15 @@ class AgentContext:
         self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
+        self.block_times: dict[str, float] = {}
+        """When each block appeared (block id → epoch seconds, the env's clock): stamped as blocks
+        are emitted, restored from the log (`SegmentEnded.block_times`, a turn's own time for its
+        request). A block of an older log may have none."""
+        self._segment_times: dict[str, float] = {}
+        self._request_at: float | None = None
         agent.env.record = self._record_human_write
         self._merges = agent.state.on_merged(self._record_merge)
+        self._stamps = agent.pipeline.on_block_added(self._stamp)
 
     # -- notifications -----------------------------------------------------------------------
 
@@ -186,15 +201,31 @@ class AgentContext:
 
     # -- the loop ----------------------------------------------------------------------------
 
+    def _stamp(self, block: Block) -> None:
+        # Once per block, not per update: the time goes to the log with the segment's end.
+        if self._request_at is not None:
+            self.block_times[block.id] = self._request_at  # the request's blocks: the turn's time
+        elif not self.agent.env.replaying:
+            self.block_times[block.id] = self._segment_times[block.id] = self.agent.env.clock()
+
+    def _segment_ended(self, turn: Turn, index: int, outcome: str, error: str | None = None) -> SegmentEnded:
+        """The `SegmentEnded` entry of a segment, with the times of the blocks it emitted."""
+        times, self._segment_times = self._segment_times, {}
+        return SegmentEnded(turn_id=turn.id, index=index, outcome=outcome, error=error, block_times=times)  # type: ignore[arg-type]
+
     def _start_turn(self, messages: list[ChatMessage]) -> Turn:
         if self._failed is not None:
             self._retire_error_blocks(self._failed[0])
             self._failed = None
         turn = Turn(self._new_id(), messages)
         self.turns.append(turn)
-        self.thread.append(TurnStarted(turn_id=turn.id, messages=messages, at=self.agent.env.clock()))
-        for ordinal, message in enumerate(messages):
-            self.agent.pipeline.add_user_message(message, turn.id, ordinal)
+        self._request_at = self.agent.env.clock()
+        self.thread.append(TurnStarted(turn_id=turn.id, messages=messages, at=self._request_at))
+        try:
+            for ordinal, message in enumerate(messages):
+                self.agent.pipeline.add_user_message(message, turn.id, ordinal)
+        finally:
+            self._request_at = None
         self._turn_added.notify(turn)
         self._set_status(Status.STREAMING)
         self._task = asyncio.create_task(self._run(turn, messages), name=f"turn-{turn.id}")
@@ -209,6 +240,7 @@ class AgentContext:
                 index = turn.segments
                 turn.segments += 1
                 self.thread.append(SegmentStarted(turn_id=turn.id, index=index, retry=retry, continuation=continuation))
+                self._segment_times = {}
                 # The request (and the decisions it carries) is durable before anything streams:
                 # a crash mid-segment then restores as a retryable error, not a lost question.
                 self._commit()
@@ -227,7 +259,7 @@ class AgentContext:
                     return
                 interactive = self.agent.pipeline.end_segment()
                 self.agent.history.extend(folded.messages())
-                self.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="completed"))
+                self.thread.append(self._segment_ended(turn, index, "completed"))
                 self._commit()
                 if not interactive:
                     break
@@ -287,7 +319,7 @@ class AgentContext:
     def _fail(self, turn: Turn, index: int, message: str) -> None:
         pipeline = self.agent.pipeline
         pipeline.end_segment()
-        self.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="error", error=message))
+        self.thread.append(self._segment_ended(turn, index, "error", message))
         self._commit()
         existing = [b for b in pipeline.segment_blocks if isinstance(b, ErrorBlock)]
         if existing:
@@ -303,14 +335,12 @@ class AgentContext:
 
     def _cancelled(self, turn: Turn) -> None:
         pipeline = self.agent.pipeline
-        for block in pipeline.segment_blocks:
-            if isinstance(block, TextBlock) and block.role == "assistant" and block.lifecycle.value == "active":
-                block.mark_stopped()
+        mark_stopped_answers(pipeline.segment_blocks)
         pipeline.end_segment()
         for block in pipeline.interactive_blocks:
             if block.turn_id == turn.id and not block.decided:
                 block.cancel()
-        self.thread.append(SegmentEnded(turn_id=turn.id, index=max(0, turn.segments - 1), outcome="cancelled"))
+        self.thread.append(self._segment_ended(turn, max(0, turn.segments - 1), "cancelled"))
         self._record_human_write(
             HumanWrite(kind="cancel", target=turn.id, who=self.agent.env.user, at=self.agent.env.clock())
         )

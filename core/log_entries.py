@@ -107,6 +107,9 @@ class SegmentEnded(BaseModel):
     index: int
     outcome: Literal["completed", "error", "cancelled"]
     error: str | None = None
+    block_times: dict[str, float] = Field(default_factory=dict)
+    """When each block the segment emitted appeared (block id → epoch seconds): what a message's
+    header shows, restored as it was shown live. Empty in logs written before it existed."""
 
 
 class HumanWriteLogged(BaseModel):

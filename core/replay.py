@@ -9,7 +9,7 @@ from collections.abc import Callable
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.misc import ErrorBlock
-from tandem.core.context import AgentContext
+from tandem.core.context import AgentContext, mark_stopped_answers
 from tandem.core.errors import PatchError
 from tandem.core.history import messages_from_updates
 from tandem.core.log_entries import (
@@ -81,14 +81,17 @@ class _Replayer:
         self.updates: list[ChatUpdate] = []
         self.open_segment: SegmentStarted | None = None
         self.last_interactive: list[InteractiveBlock] = []
+        self.turn_times: dict[str, float] = {}
 
     def apply(self, entry: LogEntry) -> None:
         if isinstance(entry, TurnStarted):
             turn = Turn(entry.turn_id, list(entry.messages))
             self.turns[turn.id] = turn
             self.context.turns.append(turn)
+            times = self.context.block_times
             for ordinal, message in enumerate(entry.messages):
-                self.pipeline.add_user_message(message, turn.id, ordinal)
+                times[self.pipeline.add_user_message(message, turn.id, ordinal).id] = entry.at
+            self.turn_times[turn.id] = entry.at
             self.last_interactive = []
         elif isinstance(entry, SegmentStarted):
             turn = self.turns[entry.turn_id]
@@ -127,6 +130,7 @@ class _Replayer:
     def _segment_ended(self, entry: SegmentEnded) -> None:
         turn = self.turns[entry.turn_id]
         self.open_segment = None
+        self._stamp_segment(entry.block_times, turn.id)
         if entry.outcome == "completed":
             self.last_interactive = self.pipeline.end_segment()
             updates = self.updates
@@ -135,8 +139,20 @@ class _Replayer:
             self.pipeline.end_segment()
             self._error_block(turn, entry.index, entry.error or "the segment failed")
         else:
+            # Cancelled: the answer cut short is marked stopped, as it was live.
+            mark_stopped_answers(self.pipeline.segment_blocks)
             self.pipeline.end_segment()
             self.last_interactive = []
+
+    def _stamp_segment(self, logged: dict[str, float], turn_id: str, *, replace: bool = False) -> None:
+        """The times of the segment's blocks: as logged, else (a log from before block times,
+        or a segment cut off by a crash) the time its turn started; `replace` also overrides
+        the time of a block the restore itself just made."""
+        times, fallback = self.context.block_times, self.turn_times.get(turn_id)
+        for block in self.pipeline.segment_blocks:
+            at = logged.get(block.id, fallback)
+            if at is not None and (replace or block.id not in times):
+                times[block.id] = at
 
     def unreplayable(self, position: int, entry: LogEntry, exc: Exception) -> None:
         """Show an entry that could not be replayed as an error block, so the thread still opens."""
@@ -201,6 +217,8 @@ class _Replayer:
             context.thread.append(SegmentEnded(turn_id=turn.id, index=index, outcome="error", error="the app stopped while the agent was answering"))
             context.thread.commit()
             self._error_block(turn, index, "the app stopped while the agent was answering")
+            # The segment logged no times (it never ended): its blocks, the error too, show the turn's.
+            self._stamp_segment({}, turn.id, replace=True)
             context.status = Status.ERROR
             return
         interactive = self.last_interactive

@@ -258,9 +258,11 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         # Read on the UI thread like any block: the engine is idle between a restore and the
         # first human action (a restored question waits for the human).
         restored = list(context.blocks)
-        # Restored blocks carry no time of their own: show none rather than the time of the restore.
+        # Restored blocks show the time the log kept for them, as they did live (none, not the
+        # time of the restore, where it kept none).
+        logged = context.block_times if self.clock is not None else {}
         for block in restored:
-            self._times[block.id] = None
+            self._times[block.id] = logged.get(block.id)
         self.context = context  # before the first flush: it reads the context's pending blocks
         state = context.agent.state
         if self.main.panel_visible or state.committed not in (None, {}) or state.proposals:
@@ -454,6 +456,16 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     # -- engine thread entry point -------------------------------------------------------------
 
+    def connecting_from_engine(self, retrying: bool) -> None:
+        """Say on the status line that the agent refused the connection and it is tried again
+        (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
+
+        def show() -> None:
+            if self._painting():
+                self.main.set_connecting(retrying)
+
+        self.bridge.to_ui(show)
+
     def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
         """Switch the theme from the engine thread (the `change_theme` UI action). Thread-safe.
 
@@ -494,8 +506,10 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             self.main.composer.take_focus_when_ready()
         else:
             # At once, on the main screen under the closing modal: keys typed right after Esc must
-            # find the button already focused (a refresh later, they went nowhere).
+            # find the button already focused (a refresh later, they went nowhere). Text typed on
+            # goes to the composer, which takes a draft while the decision waits.
             self.focus_review_button(block)
+            self.main.composer.drafting = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":

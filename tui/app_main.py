@@ -67,6 +67,7 @@ def build_library(
     headers: dict[str, str],
     *,
     set_theme: Callable[[str], None] | None = None,
+    connecting: Callable[[bool], None] | None = None,
     store_path: Path | None = None,
 ) -> ThreadLibrary:
     """The saved threads for these CLI arguments: conversations built by `tui.backend.open_context`.
@@ -77,6 +78,7 @@ def build_library(
         args: The parsed CLI arguments (`url`, `speed`).
         headers: HTTP headers for the agent (never stored).
         set_theme: The thread-safe theme switch the conversation's hooks get.
+        connecting: Told (thread-safe) while a refused connection to the agent is tried again.
         store_path: The store file (default: `threads.sqlite3` in the user data directory).
     """
     from tandem.tui.thread_library import ThreadLibrary
@@ -87,6 +89,8 @@ def build_library(
         hooks = backend.AppHooks()
         if set_theme is not None:
             hooks.set_theme = set_theme
+        if connecting is not None:
+            hooks.connecting = connecting
         return await backend.open_context(args.url, headers, speed=args.speed, hooks=hooks, store=store, resume=resume,
                                           client_options=getattr(args, "client_options", None))
 
@@ -123,19 +127,21 @@ def frame_seconds(frame_ms: float | None, configured: float | None = None) -> fl
 
 def _use_driver(app: TandemApp, glyphs: str) -> None:
     """The terminal driver: mouse motion reported only with a button held (`tui.mouse`), Alt+Enter
-    parsed as a key (`tui.terminal_keys`), and output translated for a terminal whose font lacks
-    Tandem's glyphs (not headless, not web)."""
+    parsed as a key and Esc + a key not merged into Alt+key (`tui.terminal_keys`), the app ended when the terminal goes away
+    (`tui.hangup`), and output translated for a terminal whose font lacks Tandem's glyphs (not
+    headless, not web)."""
     from textual.drivers.linux_driver import LinuxDriver
 
     from tandem.tui.glyphs import fallback_driver
+    from tandem.tui.hangup import hangup_safe_driver
     from tandem.tui.mouse import button_mouse_driver
-    from tandem.tui.terminal_keys import teach_textual_keys
+    from tandem.tui.terminal_keys import esc_prefix_driver, teach_textual_keys
 
     if app.driver_class.__name__ == "HeadlessDriver":
         return
     teach_textual_keys()  # Alt+Enter as a key of its own, for the driver's parser
     plain = app.driver_class
-    app.driver_class = button_mouse_driver(plain)
+    app.driver_class = button_mouse_driver(esc_prefix_driver(hangup_safe_driver(plain)))
     if glyphs != "unicode" and issubclass(plain, LinuxDriver):
         app.driver_class = fallback_driver(app.driver_class, glyphs)
 
@@ -162,7 +168,10 @@ def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
         from tandem.tui.render_profile import install
 
         install(profile_path)
-    library = build_library(args, headers, set_theme=set_theme)
+    def connecting(retrying: bool) -> None:
+        app.connecting_from_engine(retrying)  # thread-safe; the status line says it on the UI's turn
+
+    library = build_library(args, headers, set_theme=set_theme, connecting=connecting)
     app = TandemApp(
         library.factory(args.resume),
         threads=library,

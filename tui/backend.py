@@ -90,6 +90,9 @@ class AppHooks:
 
     set_theme: Callable[[str], None] = lambda name: None
     """Switch the app theme; called on the engine thread, so it must be thread-safe."""
+    connecting: Callable[[bool], None] = lambda retrying: None
+    """Say that a refused connection to the agent is being tried again (True) or no longer (False);
+    called on the engine thread, so it must be thread-safe."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -100,12 +103,14 @@ def build_chat_client(
     speed: float = 1.0,
     connect_timeout: float | None = None,
     read_timeout: float | None = None,
+    on_connecting: Callable[[bool], None] | None = None,
 ) -> ChatClient:
     """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
     The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
     logic as a remote server's; no port is opened. Timeouts left None are the client's
-    defaults (10 s to connect, 120 s between bytes).
+    defaults (10 s to connect, 120 s between bytes). `on_connecting` is told while a refused
+    connection to `url` is being tried again (`AGUIChatClient`).
     """
 
     def build() -> ChatClient:
@@ -123,6 +128,7 @@ def build_chat_client(
                 connect_timeout=timeouts.connect if connect_timeout is None else connect_timeout,
                 read_timeout=timeouts.read if read_timeout is None else read_timeout,
                 turn_timeout=timeouts.turn,
+                on_connecting=on_connecting,
             )
         from tandem.core.agui.demo import DemoAgent, encode_sse
 
@@ -192,7 +198,8 @@ def build_context(
 
     `client_options` are `build_chat_client`'s keyword arguments (timeouts).
     """
-    client = build_chat_client(url, headers, speed=speed, **(client_options or {}))
+    on_connecting = hooks.connecting if hooks is not None else None
+    client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
     agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
     return AgentContext(agent, thread=thread)
 
@@ -220,7 +227,8 @@ async def open_context(
         LogStoreError: the store cannot be read, the thread does not exist, or another
             process has it open.
     """
-    client = build_chat_client(url, headers, speed=speed, **(client_options or {}))
+    on_connecting = hooks.connecting if hooks is not None else None
+    client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
     agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
     if store is None:
         return AgentContext(agent)

@@ -134,6 +134,9 @@ class Composer(Vertical):
     """Why the composer cannot send now (None: it can)."""
     queued: reactive[int] = reactive(0)
     """Follow-ups queued while the agent answers."""
+    drafting: reactive[bool] = reactive(False)
+    """The person put the decision off ("Decide later"): while the agent waits, the input takes
+    a draft (Enter is still refused). Over once the agent no longer waits."""
 
     class Sent(Message):
         """The human sent text; handled by the screen as `on_composer_sent`."""
@@ -164,6 +167,21 @@ class Composer(Vertical):
 
     def watch_queued(self) -> None:
         self._update()
+
+    def watch_drafting(self) -> None:
+        self._update()
+
+    def take_typed(self, event: events.Key) -> bool:
+        """Put a printable key that nothing else took into the input as a draft, and focus it.
+
+        For the keys typed on after "Decide later" (the cursor on the card's Review… button,
+        which takes Enter only): they were lost. Returns whether the key was taken.
+        """
+        if not self.drafting or self.input.disabled or not event.is_printable or not event.character:
+            return False
+        self.input.focus()
+        self.input.insert(event.character)
+        return True
 
     def on_composer_input_submitted(self, message: ComposerInput.Submitted) -> None:
         message.stop()
@@ -210,10 +228,13 @@ class Composer(Vertical):
         if not self.is_mounted:
             return
         waiting = self.reason is not None
+        if not waiting and self.drafting:
+            self.drafting = False  # the wait is over (its watcher runs this again)
         self.set_class(waiting, "-waiting")
         self.set_class(not waiting and self.queued > 0, "-queued")
-        if waiting != self.input.disabled:
-            self._disable_input() if waiting else self._enable_input()
+        blocked = waiting and not self.drafting
+        if blocked != self.input.disabled:
+            self._disable_input() if blocked else self._enable_input()
         label = self.query_one(".composer--reason", Static)
         if waiting:
             label.update(Content(f"‖ {self.reason}"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -40,6 +40,7 @@ class ThreadCommands(App[None]):
     approvals: ApprovalQueue
     _factory: ContextFactory
     _times: dict[str, float | None]
+    clock: Callable[[], float] | None
 
     if TYPE_CHECKING:
 
@@ -84,13 +85,15 @@ class ThreadCommands(App[None]):
             self.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10, markup=False)
             return
 
-        async def retire_old() -> list[str]:
+        async def retire_old() -> dict[str, float | None]:
             self.bridge.detach()
             if old is not None:
                 await (threads.retire(old) if threads is not None else old.dispose())
             self.bridge.reset()
             self.engine.context = context
-            return [block.id for block in context.blocks]
+            # The times the log kept (none where it kept none, or where the app shows no clock).
+            logged = context.block_times if self.clock is not None else {}
+            return {block.id: logged.get(block.id) for block in context.blocks}
 
         self.ready.clear()
         self.context = None
@@ -98,7 +101,7 @@ class ThreadCommands(App[None]):
         # The old conversation's view, approvals and times go before the new blocks arrive.
         self.approvals.clear()
         self.main.conversation.clear()
-        self._times = dict.fromkeys(restored)
+        self._times = restored
         self.thread_title = None
         self.main.set_title(None)
         self.context = context  # before the first flush: it reads the context's pending blocks

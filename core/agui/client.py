@@ -28,7 +28,7 @@ import logging
 import time
 import uuid
 from contextlib import aclosing
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import httpx
@@ -102,6 +102,8 @@ class AGUIChatClient(ChatClient):
         predict_state: `{state_key, tool, tool_argument}` mappings (dicts or
             `PredictStateMapping`): state writes to `state_key` while a `tool` call is
             unresolved are proposals.
+        on_connecting: told True while a refused connection is being tried again (the server
+            may be starting), False once that is over (`HttpTransport.on_connecting`).
     """
 
     turn_timeout: float | None
@@ -119,9 +121,11 @@ class AGUIChatClient(ChatClient):
         turn_timeout: float | None = None,
         http_client: httpx.AsyncClient | None = None,
         predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,
+        on_connecting: Callable[[bool], None] | None = None,
     ) -> None:
         transport = HttpTransport(url, headers=headers, connect_timeout=connect_timeout, read_timeout=read_timeout,
                                   http_client=http_client)
+        transport.on_connecting = on_connecting
         self._setup(transport, predict_state)
         self.turn_timeout = turn_timeout  # after _setup, which sets the default
 

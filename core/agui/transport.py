@@ -98,6 +98,9 @@ class HttpTransport(AGUITransport):
         """Whether the server ever answered: after that, a failed connection is not retried."""
         self.backoff_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         """How to wait between connection attempts (tests replace it to act between attempts)."""
+        self.on_connecting: Callable[[bool], None] | None = None
+        """Told True when a refused connection is to be tried again (the caller may say it is
+        still connecting) and False once that is over: connected, given up or cancelled."""
 
     @asynccontextmanager
     async def open(self, run_input: RunAgentInput) -> AsyncIterator[AsyncIterator[bytes]]:
@@ -106,26 +109,45 @@ class HttpTransport(AGUITransport):
         where = safe_url(self.url)
         log.debug("POST %s run %s (%d bytes)", where, run_input.run_id, len(body))
         delays = iter(CONNECT_RETRY_DELAYS)
-        while True:
-            try:
-                async with self._client.stream("POST", self.url, content=body, headers=headers,
-                                               timeout=self._timeout) as response:
-                    self._reached = True
-                    await _check_response(response, where)
-                    yield _body(response, where)
-                return
-            except httpx.ConnectError as exc:
-                # Retried only while the server has never answered (it may be starting up), and
-                # only for a connection that was never made (refused, DNS failure): the request
-                # was not sent, so sending it again cannot repeat anything the server did. A
-                # connect timeout is not retried: the caller already waited its whole limit.
-                delay = None if self._reached else next(delays, None)
-                if delay is None:
+        retrying = False
+        try:
+            while True:
+                try:
+                    async with self._client.stream("POST", self.url, content=body, headers=headers,
+                                                   timeout=self._timeout) as response:
+                        self._reached = True
+                        if retrying:
+                            retrying = self._tell_connecting(False)
+                        await _check_response(response, where)
+                        yield _body(response, where)
+                    return
+                except httpx.ConnectError as exc:
+                    # Retried only while the server has never answered (it may be starting up), and
+                    # only for a connection that was never made (refused, DNS failure): the request
+                    # was not sent, so sending it again cannot repeat anything the server did. A
+                    # connect timeout is not retried: the caller already waited its whole limit.
+                    delay = None if self._reached else next(delays, None)
+                    if delay is None:
+                        raise translate(exc, where, self._timeout) from exc
+                    log.debug("cannot connect to %s yet; trying again in %.2f s", where, delay)
+                    if not retrying:
+                        retrying = self._tell_connecting(True)
+                    await self.backoff_sleep(delay)
+                except httpx.HTTPError as exc:
                     raise translate(exc, where, self._timeout) from exc
-                log.debug("cannot connect to %s yet; trying again in %.2f s", where, delay)
-                await self.backoff_sleep(delay)
-            except httpx.HTTPError as exc:
-                raise translate(exc, where, self._timeout) from exc
+        finally:
+            if retrying:
+                self._tell_connecting(False)
+
+    def _tell_connecting(self, retrying: bool) -> bool:
+        """Call `on_connecting(retrying)` (a failing callback is logged, never raised); returns `retrying`."""
+        callback = self.on_connecting
+        if callback is not None:
+            try:
+                callback(retrying)
+            except Exception:  # noqa: BLE001 - the status shown must not break the request
+                log.exception("on_connecting failed")
+        return retrying
 
     async def aclose(self) -> None:
         if self._owns_client:

@@ -61,12 +61,14 @@ async def test_a_server_still_starting_is_waited_for() -> None:
             servers.append(await asyncio.start_server(_handle, sock=sock))
 
     delays: list[float] = []
+    told: list[bool] = []
     try:
-        async with AGUIChatClient(f"http://127.0.0.1:{port}/") as client:
+        async with AGUIChatClient(f"http://127.0.0.1:{port}/", on_connecting=told.append) as client:
             transport_of(client).backoff_sleep = recording(delays, start_listening)
             updates = await collect(client)
         assert text(updates) == "héllo world"
         assert delays == [CONNECT_RETRY_DELAYS[0]]  # refused once, then connected
+        assert told == [True, False]  # "still connecting" once, then over
     finally:
         for server in servers:
             server.close()
@@ -78,11 +80,13 @@ async def test_refused_for_good_gives_up_after_the_backoff() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     delays: list[float] = []
-    async with AGUIChatClient(f"http://127.0.0.1:{port}/") as client:
+    told: list[bool] = []
+    async with AGUIChatClient(f"http://127.0.0.1:{port}/", on_connecting=told.append) as client:
         transport_of(client).backoff_sleep = recording(delays)
         with pytest.raises(ConnectError, match="cannot connect"):
             await collect(client)
     assert delays == list(CONNECT_RETRY_DELAYS)
+    assert told == [True, False]  # said once for all the attempts, and over when it gave up
     assert all(later > earlier for earlier, later in zip(delays, delays[1:]))  # backing off
 
 
@@ -107,12 +111,13 @@ async def test_an_error_answer_is_never_retried() -> None:
         writer.write(head("500 Internal Server Error", "text/plain") + b"boom")
 
     delays: list[float] = []
+    told: list[bool] = []
     async with serve(fail) as server:
-        async with AGUIChatClient(server.url) as client:
+        async with AGUIChatClient(server.url, on_connecting=told.append) as client:
             transport_of(client).backoff_sleep = recording(delays)
             with pytest.raises(ServerStatusError):
                 await collect(client)
-    assert len(server.requests) == 1 and delays == []
+    assert len(server.requests) == 1 and delays == [] and told == []
 
 
 async def test_once_the_server_answered_a_refused_connection_is_not_retried() -> None:

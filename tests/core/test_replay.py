@@ -34,7 +34,7 @@ from tandem.core import (
     restore,
 )
 from tandem.core.content import ApprovalResponseContent
-from tandem.core.log_entries import HumanWriteLogged, SegmentStarted
+from tandem.core.log_entries import HumanWriteLogged, SegmentEnded, SegmentStarted
 from tandem.core.scripted import ScriptedChatClient
 
 
@@ -258,3 +258,57 @@ class TestDurableSuspension:
         assert turn.status is TurnStatus.COMPLETED
         assert [m.text for m in sent_messages(client, 0) if m.role == "user"] == ["question"]
 
+
+
+class TestWhatTheHeaderShows:
+    """A restored message shows what it showed live: the time it appeared, and a "stopped" mark
+    when the person cancelled it mid-answer."""
+
+    async def test_each_block_comes_back_with_the_time_it_appeared_at(self) -> None:
+        clock = Clock(1_000.0)
+        conversation = Conversation(
+            [
+                [text("First."), lambda: clock.advance(600), text("Second.", message_id="m2"), finish()],
+                [text("Later.", message_id="m3"), finish()],
+            ],
+            clock=clock,
+        )
+        context = conversation.context
+        await (await context.send("one")).wait()
+        clock.advance(3_600)
+        await (await context.send("two")).wait()
+        live = dict(context.block_times)
+        by_text = {getattr(block, "text", ""): live.get(block.id) for block in context.blocks}
+        assert by_text["one"] == 1_000.0 and by_text["two"] == 5_200.0  # the requests: their turns' times
+        assert by_text["Second."] == 1_600.0 and by_text["Later."] == 5_200.0  # each answer: when it appeared
+
+        again = await restored(conversation, clock=Clock(9_999.0))
+        assert [b.id for b in again.blocks] == [b.id for b in context.blocks]
+        assert {block.id: again.block_times.get(block.id) for block in again.blocks} == {
+            block.id: live.get(block.id) for block in context.blocks
+        }
+
+    async def test_a_log_without_block_times_shows_each_turns_time(self) -> None:
+        conversation = Conversation([[text("Answer."), finish()]], clock=Clock(2_000.0))
+        await (await conversation.context.send("question")).wait()
+        # As a log written before block times existed: no times on its segment ends.
+        entries = [
+            entry.model_copy(update={"block_times": {}}) if isinstance(entry, SegmentEnded) else entry
+            for entry in conversation.thread.entries()
+        ]
+        context = await restore(make_agent(ScriptedChatClient([]), clock=Clock(9_999.0)), InMemoryThread(entries=entries))
+        assert [context.block_times.get(block.id) for block in context.blocks] == [2_000.0, 2_000.0]
+
+    async def test_a_cancelled_answer_comes_back_marked_stopped(self) -> None:
+        streaming, hold = asyncio.Event(), asyncio.Event()
+        conversation = Conversation([[text("Half an ans"), reached(streaming), hold]])
+        await conversation.context.send("question")
+        await streaming.wait()
+        await conversation.context.cancel()
+        answer = conversation.context.blocks[1]
+        assert answer.stopped  # type: ignore[attr-defined]
+        context = await restored(conversation)
+        assert [b.snapshot() for b in context.blocks] == [b.snapshot() for b in conversation.context.blocks]
+        assert context.blocks[1].stopped and context.blocks[1].text == "Half an ans"  # type: ignore[attr-defined]
+        assert not context.blocks[0].stopped  # type: ignore[attr-defined]
+        assert context.status is Status.IDLE

@@ -43,6 +43,7 @@ def picture(context: AgentContext) -> dict[str, Any]:
         "history": [message.model_dump(mode="json") for message in context.agent.history],
         "status": context.status,
         "turns": [(turn.id, turn.status, turn.segments) for turn in context.turns],
+        "times": {block.id: context.block_times.get(block.id) for block in context.blocks},
     }
 
 

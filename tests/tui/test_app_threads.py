@@ -3,13 +3,15 @@ rename threads from the palette, and a store that cannot be used."""
 
 from __future__ import annotations
 
+import asyncio
+import datetime
 import html
 import re
 from pathlib import Path
 from typing import Any
 
 from _thread_harness import SavedScript
-from _tui_harness import approval, painted, send, shown_text, started, text, wait_for
+from _tui_harness import CLOCK, approval, painted, send, shown_text, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
@@ -18,7 +20,7 @@ from tandem.core.store import ThreadStore
 from tandem.tui.app import TandemApp
 from tandem.tui.screens.rename_thread import RenameThread
 from tandem.tui.screens.thread_picker import ThreadPicker
-from tandem.widgets import ApprovalModal
+from tandem.widgets import ApprovalModal, TextView
 
 SIZE = (100, 30)
 
@@ -43,6 +45,12 @@ def _screen(app: TandemApp) -> tuple[str, str]:
 
 def _status_line(app: TandemApp) -> str:
     return str(app.main.query_one("#status-line", Static).render())
+
+
+def _headers(app: TandemApp) -> list[tuple[str, bool]]:
+    """Each shown message's header (author and time) and whether it bears the "stopped" mark."""
+    return [(str(view.query_one(".text-view--header", Static).render()), view.has_class("-stopped"))
+            for view in app.conversation.mounted_views if isinstance(view, TextView)]
 
 
 async def _quit(pilot: Pilot[Any]) -> None:
@@ -117,6 +125,35 @@ class TestResume:
             assert block.decision is not None and not block.actionable
             assert not isinstance(app.screen, ApprovalModal)
             assert "Deleted." in shown_text(app) and app.main.status is Status.IDLE
+
+    async def test_resumed_messages_show_the_time_and_stopped_mark_they_showed_live(self, tmp_path: Path) -> None:
+        saved = SavedScript(tmp_path / "threads.sqlite3")
+        gate = asyncio.Event()  # never set: the second answer streams until Esc stops it
+        first = saved.app([[text("All done.")], [text("Half an ans", message_id="m2"), gate, text("never")]],
+                          clock=lambda: CLOCK)
+        async with first.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await send(pilot, "one")
+            await wait_for(pilot, lambda: "All done." in shown_text(first) and first.main.status is Status.IDLE, "the answer")
+            await send(pilot, "two")
+            await wait_for(pilot, lambda: "Half an ans" in shown_text(first), "the second answer streaming")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: first.main.status is Status.IDLE, "idle after Esc")
+            await painted(pilot)
+            await wait_for(pilot, lambda: _headers(first)[-1][1], "the stopped mark")
+            before = _headers(first)
+            await _quit(pilot)
+
+        second = saved.app(resume="", clock=lambda: CLOCK)
+        async with second.run_test(size=SIZE) as pilot:
+            await started(pilot)
+            await painted(pilot)
+            await wait_for(pilot, lambda: len(_headers(second)) == len(before), "every restored message")
+            after = _headers(second)
+        when = datetime.datetime.fromtimestamp(CLOCK).strftime("%H:%M")
+        assert [header for header, _stopped in before] == [f"ada · {when}", f"assistant · {when}"] * 2
+        assert [stopped for _header, stopped in before] == [False, False, False, True]
+        assert after == before
 
     async def test_an_empty_conversation_is_not_kept(self, tmp_path: Path) -> None:
         saved = SavedScript(tmp_path / "threads.sqlite3")

@@ -9,6 +9,7 @@ import pytest
 
 from _tui_harness import Scripted, approval, interrupt, send, started, text, wait_for
 
+from tandem.core import Status
 from tandem.core.blocks import ApprovalBlock, InterruptBlock
 from tandem.tui.composer import ComposerInput
 from tandem.tui.conversation import ConversationScroll
@@ -111,6 +112,26 @@ class TestThePendingDecision:
             await pilot.press("o", "k")
             assert app.main.composer.input.text == "ok"
 
+    async def test_typing_right_after_decide_later_reaches_the_composer(self) -> None:
+        """After "Decide later" the cursor is on Review… (Enter reopens), and the text typed next
+        goes to the composer as a draft: it was lost on the button, the composer disabled."""
+        app = _approval_script().app(approval_guard_seconds=0)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _approval_asked(pilot)
+            await pilot.press("escape", *"why?")  # at once, as a person types on
+            await wait_for(pilot, lambda: app.main.composer.input.text == "why?", "the keys in the composer")
+            assert isinstance(app.focused, ComposerInput) and not isinstance(app.screen, ApprovalModal)
+            assert app.main.status is Status.AWAITING_INPUT
+            await pilot.press("enter")  # refused while the agent waits: the draft stays
+            assert app.main.composer.input.text == "why?" and app.main.status is Status.AWAITING_INPUT
+            await pilot.press("f4")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the modal again (F4)")
+            await pilot.press("a")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the continued turn")
+            await wait_for(pilot, lambda: isinstance(app.focused, ComposerInput), "the cursor back in the composer")
+            await pilot.press("!")
+            assert app.main.composer.input.text == "why?!"
+
     async def test_typing_right_after_approving_reaches_the_composer_while_the_engine_catches_up(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -183,7 +204,9 @@ class TestTheApprovalModal:
         async with app.run_test(size=(100, 30)) as pilot:
             await _approval_asked(pilot)
             modal = app.screen
-            assert modal.has_class("-guarded") and modal.query_one(".approval-modal--guard").display
+            # The guard starts when the modal is mounted, which may be a moment after it is pushed.
+            await wait_for(pilot, lambda: modal.has_class("-guarded"), "the modal's guard")
+            assert modal.query_one(".approval-modal--guard").display
             await pilot.press("a")
             assert bells and _pending(app, ApprovalBlock).decision is None
 

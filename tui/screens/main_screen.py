@@ -44,6 +44,9 @@ STARTING_LABEL = "◌ starting…"
 RESTORING_LABEL = "◌ restoring the thread… (its last messages are shown meanwhile)"
 """The status line while a resumed thread's stored last screenful stands in for the replayed log."""
 
+CONNECTING_LABEL = "◌ connecting to the agent… (retrying; Esc cancels)"
+"""The status line while a turn streams but the client is still trying to reach the agent."""
+
 NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
 
@@ -100,6 +103,7 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.preview: Callable[[], Sequence[Block] | None] | None = None
         """Reads the blocks shown until the conversation's own come (a resumed thread's stored
         last screenful, `ThreadLibrary.preview`): see `show_preview`."""
+        self._connecting = False
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
@@ -185,6 +189,13 @@ class MainScreen(InputFirstPaint, Screen[None]):
         """Show the conversation's status (also the first time, when it replaces "starting")."""
         self._restoring = False
         self.status = status
+        if status.value != "streaming":
+            self._connecting = False  # a turn that ended is no longer connecting, whatever comes late
+        self._paint_status_line()
+
+    def set_connecting(self, retrying: bool) -> None:
+        """Say (while a turn streams) that the agent refused the connection and it is tried again."""
+        self._connecting = retrying
         self._paint_status_line()
 
     def set_title(self, title: str | None) -> None:
@@ -198,10 +209,13 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.app.refresh_bindings()
 
     def _paint_status_line(self) -> None:
-        if self.status is not None:
-            line = Content(STATUS_LABELS[self.status.value])
+        if self.status is None:
+            label = RESTORING_LABEL if self._restoring else STARTING_LABEL
+        elif self._connecting and self.status.value == "streaming":
+            label = CONNECTING_LABEL
         else:
-            line = Content(RESTORING_LABEL if self._restoring else STARTING_LABEL)
+            label = STATUS_LABELS[self.status.value]
+        line = Content(label)
         if self._title:
             from tandem.widgets.sanitize import sanitize
 
@@ -223,6 +237,16 @@ class MainScreen(InputFirstPaint, Screen[None]):
 
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        from textual.widgets import Button
+
+        # A printable key bubbled up unused from a button (Review… after "Decide later"), or with
+        # nothing focused: the composer takes it as a draft when it can (`Composer.take_typed`).
+        focused = self.focused
+        if (focused is None or isinstance(focused, Button)) and self.composer.take_typed(event):
+            event.stop()
+            event.prevent_default()
 
     def on_composer_input_scroll_requested(self, message: ComposerInput.ScrollRequested) -> None:
         message.stop()
