@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from pathlib import Path
@@ -13,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
+from _turns import converse
+
 from tandem.core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
 from tandem.core.agui.demo import SCENARIOS
 from tandem.core.compaction import COMPACTION_VERSION, compact_entries, replay_json
@@ -22,7 +23,6 @@ from tandem.core.store import ThreadStore
 from tandem.tui import backend
 
 FIXTURES = Path(__file__).parent / "fixtures"
-HANG = 60.0
 """Seconds after which a recording that never stops streaming is a failure (a hang guard, not a timing)."""
 
 
@@ -54,14 +54,7 @@ def demo_agent() -> UIAgent:
 async def record(store: ThreadStore, message: str) -> str:
     """Run the demo agent on `message` in a new saved thread until it stops; returns the thread id."""
     context = await backend.open_context(None, speed=0.0, store=store, env=BlockEnv(user="ann", clock=lambda: 1_000.0))
-    stopped = asyncio.Event()
-    # Wait on the status itself (done, failed, or waiting for a decision), not on a polling clock;
-    # the bound only turns a hang into a failure instead of a test that carries on half-recorded.
-    subscription = context.on_status_changed(lambda status: stopped.set() if status is not Status.STREAMING else None)
-    await context.send(message)
-    if context.status is Status.STREAMING:
-        await asyncio.wait_for(stopped.wait(), HANG)
-    subscription.close()
+    await converse(context, message)
     assert context.status is not Status.STREAMING
     thread_id = context.thread.thread_id
     await context.dispose()

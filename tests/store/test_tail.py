@@ -7,7 +7,6 @@ the replayed log shows.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -15,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from tandem.core import AgentContext, BlockEnv, ChatUpdate, Status, UIAgent, restore
+from _turns import converse
+
+from tandem.core import AgentContext, BlockEnv, ChatUpdate, UIAgent, restore
 from tandem.core.content import TextContent, ToolCallContent
 from tandem.core.log_entries import TurnStarted
 from tandem.core.messages import ChatMessage
@@ -24,7 +25,6 @@ from tandem.core.store import ThreadStore
 from tandem.core.store import tail as tail_module
 from tandem.core.store.tail import TAIL_BLOCKS, TAIL_VERSION, read_tail, tail_of
 
-HANG = 60.0
 """Seconds after which a turn that never ends is a failure (a hang guard, not a timing)."""
 
 ANSWERS = [
@@ -43,15 +43,6 @@ def answer(text: str, message_id: str) -> list[ChatUpdate]:
 
 def agent(segments: list[Any]) -> UIAgent:
     return UIAgent(ScriptedChatClient(segments), env=BlockEnv(user="ann", clock=lambda: 1_000.0))
-
-
-async def converse(context: AgentContext, message: str) -> None:
-    stopped = asyncio.Event()
-    subscription = context.on_status_changed(lambda status: stopped.set() if status is not Status.STREAMING else None)
-    await context.send(message)
-    if context.status is Status.STREAMING:
-        await asyncio.wait_for(stopped.wait(), HANG)
-    subscription.close()
 
 
 async def saved_thread(store: ThreadStore, turns: int = 3, *, keep_tail: bool = True) -> tuple[str, list[dict[str, Any]]]:
