@@ -299,8 +299,12 @@ class WireOutput(App[Any]):
         if self._batch_count:
             # Textual writes nothing during a batch update, and while one holds the frame back it
             # runs after-refresh callbacks at once (this would loop until the batch ends): a
-            # frame later, then.
-            self.set_timer(1 / 60, self._wire_drained)
+            # frame later, then. (A plain loop timer: this runs from the driver's thread through
+            # call_soon_threadsafe, outside the app's context, where a Textual Timer fails at its
+            # first tick and again when the app stops its timers on quit.)
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                loop.call_later(1 / 60, self._wire_drained)
             return
         self._wire_waiting = False
         if self.wire_model.valid and self.repaint == "changes":
