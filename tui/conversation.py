@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import AwaitMount, Widget
@@ -65,6 +66,18 @@ class ConversationScroll(VerticalScroll, can_focus=True):
     def watch_virtual_size(self) -> None:
         if self._on_laid_out is not None:
             self._on_laid_out()
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # As `tandem.widgets.laid_out_once.LaidOutOnce` (not imported here: the view paints before
+        # the widgets package loads): on Textual 8.2.8 assigning the `virtual_size` reactive during a
+        # layout asks for a second screen layout after every flush that grew the content, which moves
+        # nothing (a scrollbar that must appear asks for its own). Stored without a refresh instead,
+        # so the watcher, which the reactive no longer runs, is called here.
+        grown = virtual_size != self.virtual_size
+        resized = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if grown:
+            self.watch_virtual_size()
+        return resized
 
     def release_anchor(self) -> None:
         # Textual releases the anchor on any user scroll and, on 8.2.8, does not re-engage it

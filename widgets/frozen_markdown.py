@@ -12,6 +12,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tandem.widgets.laid_out_once import LaidOutOnce
+
 __all__ = ["FrozenMarkdown", "paint"]
 
 
@@ -43,7 +45,7 @@ def paint(widget: Widget) -> list[Strip] | None:
     return compositor.render_strips(size)
 
 
-class FrozenMarkdown(Widget):
+class FrozenMarkdown(LaidOutOnce, Widget):
     """Stands in for a `Markdown` widget that will not change: one widget, its painted lines.
 
     Owns the lines (`Strip`s, links' click actions included) and the Markdown source, and keeps

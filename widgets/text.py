@@ -20,6 +20,7 @@ from tandem.core.blocks.base import Lifecycle
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
+from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.sanitize import sanitize
 
@@ -111,7 +112,7 @@ def shared_parser() -> MarkdownIt:
     return _parser
 
 
-class BuiltMarkdown(Markdown):
+class BuiltMarkdown(StreamMarkdown):
     """A `Markdown` whose blocks are built when it is made, and mounted with it in one pass.
 
     Owns nothing beyond `Markdown`: it only skips the empty document `Markdown` loads when it is
@@ -164,7 +165,11 @@ def _wholly_shown(chunk: Widget) -> bool:
     return bool(clip.contains_region(region))
 
 
-class TextView(BlockView):
+class _Spacer(LaidOutOnce, Widget):
+    """Stands in for the hidden chunks of a `TextView` (their total height); owns nothing."""
+
+
+class TextView(LaidOutOnce, BlockView):
     """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
 
     Owns one or more Markdown chunk widgets, the spacer standing in for hidden ones, and a drain
@@ -249,7 +254,7 @@ class TextView(BlockView):
         self._swap_lock: asyncio.Lock | None = None
         self._frozen_width = 0
         self._hidden_heights: list[int] = []
-        self._spacer = Widget(classes="text-view--spacer")
+        self._spacer = _Spacer(classes="text-view--spacer")
         self._hidden_width = 0
         self._paints = 0
         self._chars_written = 0
@@ -433,7 +438,7 @@ class TextView(BlockView):
 
     async def _new_chunk(self) -> None:
         # Links are never opened by the widget: the app checks the scheme and asks first.
-        chunk = Markdown(open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
+        chunk = StreamMarkdown(open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
         self._chunks.append(chunk)
         await self.mount(chunk, before=self.query_one(".text-view--stopped"))
         if len(self._chunks) > 1:
@@ -507,7 +512,7 @@ class TextView(BlockView):
         self._schedule_freeze()
 
     def _thaw(self, index: int, frozen: FrozenMarkdown) -> None:
-        live = Markdown(frozen.source, open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
+        live = StreamMarkdown(frozen.source, open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
         live.display = frozen.display
         self._chunks[index] = live
         self.run_worker(self._swap(frozen, live), group=self.DRAIN_GROUP, exit_on_error=False)
