@@ -1,0 +1,81 @@
+"""A paragraph growing under streamed text costs one screen layout, not two (`LaidOutOnce`).
+
+A `TextView` streams into the conversation's scroll container; after each append that makes the
+last paragraph taller, the screen is laid out (`Compositor.reflow`, counted by
+`tui.render_profile`) exactly once, the new text is painted, and the container still tells its
+owner that its content grew (the `virtual_size` watcher `LaidOutOnce` no longer gets from the
+reactive). Counts, never times.
+"""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from tandem.core.blocks import TextBlock
+from tandem.tui.conversation import ConversationScroll
+from tandem.tui.render_profile import install
+from tandem.widgets import TextView
+from tandem.widgets.frozen_markdown import paint
+
+WORDS = "streamed words keep arriving and the paragraph keeps growing taller"
+
+
+class _Host(App[None]):
+    def __init__(self, view: TextView) -> None:
+        super().__init__()
+        self.view = view
+        self.laid_out = 0
+
+    def compose(self) -> ComposeResult:
+        with ConversationScroll(lambda _old, _new: None, on_laid_out=self._grown) as scroll:
+            scroll.anchor()  # follows the end, as while streaming
+            yield self.view
+
+    def _grown(self) -> None:
+        self.laid_out += 1
+
+
+async def _settled(pilot: object, app: _Host, text: str) -> list[str]:
+    """Wait (bounded, on the condition) until `text` ends the painted view and no work is pending; its lines."""
+    lines: list[str] = []
+    for _ in range(200):
+        await app.workers.wait_for_complete()
+        await pilot.pause()  # type: ignore[attr-defined]
+        strips = paint(app.view)
+        lines = [strip.text.strip().lstrip("▌").strip() for strip in strips or []]  # (the view's left border)
+        painted = " ".join(" ".join(line.split()) for line in lines)
+        if text in painted and not app.screen._layout_required and not app.view._draining:
+            return lines
+    raise AssertionError(f"not painted: {text[-40:]!r} in {lines}")
+
+
+async def test_a_growing_paragraph_is_laid_out_once_per_append() -> None:
+    block = TextBlock("msg-1:0", role="assistant")
+    block.activate()
+    view = TextView(block)
+    app = _Host(view)
+    profile = install(None)
+    try:
+        async with app.run_test(size=(40, 5)) as pilot:  # shorter than the answer: it scrolls
+            text = f"A first paragraph: {WORDS}, {WORDS}."  # taller than the screen: the scrollbar is there
+            block.append(text)
+            view.refresh_block()
+            await _settled(pilot, app, text)
+            grown_at_start = app.laid_out
+            per_append: list[int] = []
+            heights: list[int] = []
+            for n in range(4):
+                layouts_before = len(profile.layouts)
+                addition = f" {WORDS} {n}."  # ~70 characters: the paragraph wraps onto new lines
+                text += addition
+                block.append(addition)
+                view.refresh_block()
+                await _settled(pilot, app, " ".join(text.split()[-6:]))
+                per_append.append(len(profile.layouts) - layouts_before)
+                heights.append(view.size.height)
+            # Every append made the content taller than the viewport: the owner heard of each.
+            assert app.laid_out - grown_at_start >= 4, "the container no longer reports that its content grew"
+    finally:
+        profile.uninstall()
+    assert heights == sorted(heights) and heights[-1] > heights[0], heights  # it did grow
+    assert per_append == [1, 1, 1, 1], per_append
