@@ -291,7 +291,7 @@ class AgentContext:
         # middleware continuing after its tools ran): one fold of every update, not two.
         batches = self.agent.client.stream_batches_folded(list(self.agent.history), options, folded)
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
-        log, fold, fold_run, process, turn_id = self.thread.append_updates, folded.add, folded.add_run, pipeline.process, turn.id
+        log, fold, process, turn_id = self.thread.append_updates, folded.add, pipeline.process, turn.id
         async with contextlib.aclosing(batches):  # type: ignore[type-var]
             async for batch in batches:
                 for run, texts in text_runs(batch):
@@ -302,9 +302,12 @@ class AgentContext:
                         fold(run[0])
                         process(run[0])
                     else:
-                        # A run of text deltas goes to the blocks as one, as a restore replays it.
-                        fold_run(run[0], texts)
-                        process(joined_update(run[0], texts))
+                        # A run of text deltas goes to the blocks as one, as a restore replays it,
+                        # and to the history as one: the text is joined once, and the message's
+                        # text in the history is the string the block holds, not a copy of it.
+                        joined = joined_update(run[0], texts)
+                        fold(joined)
+                        process(joined)
         return folded
 
     async def _await_decisions(self, interactive: list[InteractiveBlock]) -> list[ChatMessage]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from tandem.core.content import (
     Content,
@@ -15,6 +18,8 @@ from tandem.core.messages import ChatMessage, ChatUpdate, Role
 from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["HistoryFolder", "messages_from_updates"]
+
+_M = TypeVar("_M", bound=BaseModel)
 
 # Only conversation content goes back to the model; state, activity, errors and protocol
 # debris are projections or events, not history.
@@ -73,17 +78,6 @@ class HistoryFolder:
             if current is None or current.role != role or not current.accepts(update.message_id):
                 current = self._start(_MessageBuilder(role, update.message_id, update.author))
             current.add(part)
-
-    def add_run(self, first: ChatUpdate, texts: Sequence[str]) -> None:
-        """Fold in a run of text (or plain reasoning) deltas that join (`compaction.text_runs`):
-        `first`, then the texts of the updates after it (`texts[0]` is `first`'s own).
-
-        What `add` does with each update of the run: they share `first`'s role, message id and
-        kind of part, so each would join the run `first` leaves open; only their texts are kept.
-        """
-        self.add(first)
-        if len(texts) > 1:
-            self._current._run.extend(texts[1:])  # type: ignore[union-attr]
 
     def mark(self) -> int:
         """Where the messages folded from now on begin, for `messages_since` (the message being
@@ -160,7 +154,10 @@ class _MessageBuilder:
 
     def _flush_run(self) -> None:
         if self._run_kind is not None:
-            self.parts.append(self._run_kind(text="".join(self._run)))
+            # A run of one string (a message whose deltas came in one batch, joined once for
+            # its block) is kept as that very string: "".join of one str returns it, so the
+            # history and the block share the text instead of holding it twice.
+            self.parts.append(_run_part(self._run_kind, "".join(self._run)))
             self._run_kind, self._run = None, []
 
     def build(self) -> ChatMessage | None:
@@ -169,7 +166,45 @@ class _MessageBuilder:
             self.parts[call.position] = call.build()
         if not self.parts:
             return None
-        return ChatMessage(role=self.role, contents=self.parts, message_id=self.message_id, author=self.author)
+        return _message(self.role, self.parts, self.message_id, self.author)
+
+
+# The history keeps one message per streamed message for the rest of the session: built from
+# values already validated (the updates' role, ids and parts), without validating them again
+# and with the fields set every such model records shared. Both models are frozen: pydantic
+# never adds to a fields set in place (assignment is refused; `model_copy` copies the set).
+# Measured after 10,000 messages received live: a set of its own per message and per part was
+# ~4 MB of the history's ~12 MB. What is built equals what validation builds, fields set included.
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_MESSAGE_FIELDS_SET = {"role", "contents", "message_id", "author"}
+_TEXT_FIELDS_SET = {"text"}
+
+
+def _built(model: type[_M], values: dict[str, object], fields_set: set[str]) -> _M:
+    instance = _new(model)
+    _set_dict(instance, values)
+    _set_fields_set(instance, fields_set)
+    _set_extra(instance, None)
+    _set_private(instance, None)
+    return instance
+
+
+def _run_part(kind: type[TextContent] | type[ReasoningContent], text: str) -> TextContent | ReasoningContent:
+    """`kind(text=text)`: the part of a joined run of text or plain reasoning."""
+    if kind is TextContent:
+        return _built(TextContent, {"kind": "text", "text": text}, _TEXT_FIELDS_SET)
+    return _built(ReasoningContent, {"kind": "reasoning", "text": text, "encrypted_value": None}, _TEXT_FIELDS_SET)
+
+
+def _message(role: Role, parts: list[Content], message_id: str | None, author: str | None) -> ChatMessage:
+    """`ChatMessage(role=role, contents=parts, message_id=message_id, author=author)` (`parts`:
+    validated parts, a list of the caller's own)."""
+    values: dict[str, object] = {"role": role, "contents": parts, "message_id": message_id, "author": author}
+    return _built(ChatMessage, values, _MESSAGE_FIELDS_SET)
 
 
 class _CallBuilder:
