@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
-
-from pydantic import BaseModel
 
 from tandem.core.content import (
     Content,
@@ -16,10 +13,10 @@ from tandem.core.content import (
 )
 from tandem.core.messages import ChatMessage, ChatUpdate, Role
 from tandem.core.tool_arguments import parse_arguments
+from tandem.core.unvalidated import part as _part
 
 __all__ = ["HistoryFolder", "messages_from_updates"]
 
-_M = TypeVar("_M", bound=BaseModel)
 
 # Only conversation content goes back to the model; state, activity, errors and protocol
 # debris are projections or events, not history.
@@ -175,36 +172,22 @@ class _MessageBuilder:
 # never adds to a fields set in place (assignment is refused; `model_copy` copies the set).
 # Measured after 10,000 messages received live: a set of its own per message and per part was
 # ~4 MB of the history's ~12 MB. What is built equals what validation builds, fields set included.
-_new = object.__new__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _MESSAGE_FIELDS_SET = {"role", "contents", "message_id", "author"}
 _TEXT_FIELDS_SET = {"text"}
-
-
-def _built(model: type[_M], values: dict[str, object], fields_set: set[str]) -> _M:
-    instance = _new(model)
-    _set_dict(instance, values)
-    _set_fields_set(instance, fields_set)
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
 
 
 def _run_part(kind: type[TextContent] | type[ReasoningContent], text: str) -> TextContent | ReasoningContent:
     """`kind(text=text)`: the part of a joined run of text or plain reasoning."""
     if kind is TextContent:
-        return _built(TextContent, {"kind": "text", "text": text}, _TEXT_FIELDS_SET)
-    return _built(ReasoningContent, {"kind": "reasoning", "text": text, "encrypted_value": None}, _TEXT_FIELDS_SET)
+        return _part(TextContent, {"kind": "text", "text": text}, _TEXT_FIELDS_SET)
+    return _part(ReasoningContent, {"kind": "reasoning", "text": text, "encrypted_value": None}, _TEXT_FIELDS_SET)
 
 
 def _message(role: Role, parts: list[Content], message_id: str | None, author: str | None) -> ChatMessage:
     """`ChatMessage(role=role, contents=parts, message_id=message_id, author=author)` (`parts`:
     validated parts, a list of the caller's own)."""
     values: dict[str, object] = {"role": role, "contents": parts, "message_id": message_id, "author": author}
-    return _built(ChatMessage, values, _MESSAGE_FIELDS_SET)
+    return _part(ChatMessage, values, _MESSAGE_FIELDS_SET)
 
 
 class _CallBuilder:

@@ -37,10 +37,10 @@ from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
 from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
 from tandem.core.agui.snapshot_messages import SnapshotReconciler
-from tandem.core.agui.unvalidated import envelope as _envelope
-from tandem.core.agui.unvalidated import part as _part
-from tandem.core.agui.unvalidated import text_update as _text_update
-from tandem.core.agui.unvalidated import update as _update
+from tandem.core.unvalidated import envelope as _envelope
+from tandem.core.unvalidated import part as _part
+from tandem.core.unvalidated import text_update as _text_update
+from tandem.core.unvalidated import update as _update
 from tandem.core.content import (
     ActivityContent,
     DebugContent,

@@ -49,7 +49,7 @@ from ag_ui.core import (
 
 from tandem.core.agui.calls import KnownCall
 from tandem.core.agui.events import TANDEM_ROLES
-from tandem.core.agui.unvalidated import update
+from tandem.core.unvalidated import update
 from tandem.core.content import ActivityContent, ReasoningContent, TextContent, ToolCallContent, ToolResultContent
 from tandem.core.messages import ChatUpdate
 from tandem.core.tool_arguments import parse_arguments

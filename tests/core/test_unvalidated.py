@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from tandem.core.agui import unvalidated
+from tandem.core import unvalidated
 from tandem.core.content import ApprovalRequestContent, TextContent, ToolCallContent, ToolResultContent
 from tandem.core.messages import ChatUpdate
 

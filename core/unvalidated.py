@@ -1,4 +1,5 @@
-"""Models built from values already known to be valid, without validating them again.
+"""Models built from values already known to be valid, without validating them again (core/: the
+AG-UI mapping and the history both build with it).
 
 The client's hot path: text deltas are most of a stream, and validating each part and its
 envelope would double their cost. What is built here equals what validation builds, down to the
