@@ -3,10 +3,10 @@ streamed, freezes like streamed chunks."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 from textual.strip import Strip
 from textual.widgets import Markdown
+
+from _text_host import TextHost, wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView
@@ -18,16 +18,6 @@ from test_text_streaming import BLOCKS_PER_CHUNK, TEXT, _cells
 SHORT = "### Step 4\n\nThe loader found **6 files**.\n\n- `timeout` is 9 seconds\n- `mode` is *strict*\n"
 
 
-class _Host(App[None]):
-    def __init__(self, view: TextView) -> None:
-        super().__init__()
-        self._views = [view]  # (handed over at compose: a test may free the view later)
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="scroll"):
-            yield self._views.pop()
-
-
 def _block(text: str, *, finished: bool) -> TextBlock:
     block = TextBlock("msg-1:0", role="assistant")
     block.activate()
@@ -35,14 +25,6 @@ def _block(text: str, *, finished: bool) -> TextBlock:
     if finished:
         block.complete()
     return block
-
-
-async def _wait(pilot: object, predicate: object, what: str) -> None:
-    for _ in range(1500):
-        if predicate():  # type: ignore[operator]
-            return
-        await pilot.pause(0.01)  # type: ignore[attr-defined]
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def _painted(pilot: object, view: TextView) -> list[Strip]:
@@ -54,7 +36,7 @@ async def _painted(pilot: object, view: TextView) -> list[Strip]:
         strips = paint(view) if all(chunk.children for chunk in live) else None
         return strips is not None
 
-    await _wait(pilot, ready, "the view painted")
+    await wait_until(pilot, ready, "the view painted")
     assert strips is not None
     return strips
 
@@ -64,9 +46,9 @@ class TestFinishedMessage:
         async def painted(finished: bool) -> tuple[list[Strip], TextView]:
             view = TextView(_block(TEXT, finished=finished), blocks_per_chunk=BLOCKS_PER_CHUNK)
             view._schedule_freeze = lambda: None  # type: ignore[method-assign]  # compare live Markdown
-            async with _Host(view).run_test(size=(80, 24)) as pilot:
+            async with TextHost(view).run_test(size=(80, 24)) as pilot:
                 if not finished:
-                    await _wait(pilot, lambda: view.statistics().chars_written == len(TEXT) and not view._draining,
+                    await wait_until(pilot, lambda: view.statistics().chars_written == len(TEXT) and not view._draining,
                                 "the drain wrote the text")
                 strips = await _painted(pilot, view)
                 assert "".join(chunk.source for chunk in view.chunks) == TEXT
@@ -84,15 +66,15 @@ class TestFinishedMessage:
     async def test_built_chunks_freeze_once_painted_and_thaw_to_their_source(self) -> None:
         view = TextView(_block(TEXT, finished=True), blocks_per_chunk=BLOCKS_PER_CHUNK)
         # Tall enough to show the whole answer: a chunk that was never on screen is not frozen.
-        async with _Host(view).run_test(size=(80, 250)) as pilot:
-            await _wait(pilot, lambda: view.statistics().frozen_chunks == view.statistics().chunks - 1 > 3,
+        async with TextHost(view).run_test(size=(80, 250)) as pilot:
+            await wait_until(pilot, lambda: view.statistics().frozen_chunks == view.statistics().chunks - 1 > 3,
                         "every chunk but the last frozen")
             frozen = view.chunks[0]
             assert isinstance(frozen, FrozenMarkdown)
             source = frozen.source
             view.post_message(FrozenMarkdown.Thaw(frozen))
             # Thawed to live Markdown (which freezes again once painted: a new frozen chunk).
-            await _wait(pilot, lambda: view.chunks[0] is not frozen and view.chunks[0].is_mounted,
+            await wait_until(pilot, lambda: view.chunks[0] is not frozen and view.chunks[0].is_mounted,
                         "the first chunk replaced")
             assert not frozen.is_attached
             assert view.chunks[0].source == source
@@ -101,12 +83,12 @@ class TestFinishedMessage:
     async def test_a_message_still_streaming_is_fed_through_the_drain(self) -> None:
         block = _block(SHORT[:20], finished=False)
         view = TextView(block)
-        async with _Host(view).run_test(size=(80, 24)) as pilot:
-            await _wait(pilot, lambda: view.statistics().chars_written == 20, "the first text written")
+        async with TextHost(view).run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: view.statistics().chars_written == 20, "the first text written")
             block.append(SHORT[20:])
             block.complete()
             view.refresh_block()
-            await _wait(pilot, lambda: view.statistics().chars_written == len(SHORT), "the rest appended")
+            await wait_until(pilot, lambda: view.statistics().chars_written == len(SHORT), "the rest appended")
             assert not any(isinstance(chunk, BuiltMarkdown) for chunk in view.chunks)
             assert "".join(chunk.source for chunk in view.chunks) == SHORT
 

@@ -5,33 +5,15 @@ from __future__ import annotations
 import gc
 import weakref
 
-from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
+
+from _text_host import TextHost, wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView
 from tandem.widgets.frozen_markdown import paint
 
 TEXT = "### Step 4\n\nThe loader found **6 files**.\n\n- `timeout` is 9 seconds\n- `mode` is *strict*\n"
-
-
-class _Host(App[None]):
-    def __init__(self, view: TextView) -> None:
-        super().__init__()
-        self._views = [view]  # (handed over at compose: the test frees the view later)
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="scroll"):
-            yield self._views.pop()
-
-
-async def _wait(pilot: object, predicate: object, what: str) -> None:
-    for _ in range(1500):
-        if predicate():  # type: ignore[operator]
-            return
-        await pilot.pause(0.01)  # type: ignore[attr-defined]
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _painted(view: TextView) -> bool:
@@ -49,9 +31,9 @@ class TestMemory:
         block.append(TEXT)
         block.complete()
         held = [TextView(block)]  # the test's only reference, dropped once the view is removed
-        app = _Host(held[0])
+        app = TextHost(held[0])
         async with app.run_test(size=(80, 24)) as pilot:
-            await _wait(pilot, lambda: _painted(held[0]), "the view painted")
+            await wait_until(pilot, lambda: _painted(held[0]), "the view painted")
             gone = weakref.ref(held[0])
             chunk = weakref.ref(held[0].chunks[0])
             await held.pop().remove()
