@@ -459,6 +459,12 @@ class TextView(LaidOutOnce, BlockView):
         self._freeze_scheduled = False
         if not self.is_attached:
             return
+        if self._frozen_width and self._frozen_width != self.size.width:
+            # The width changed since the last freeze and this pass runs before the view's Resize
+            # is handled: freezing now would record the new width, the handler would see nothing
+            # to thaw, and the chunks frozen at the old width would keep their old lines for good.
+            self._thaw_all()
+            return
         waiting = False
         for index, chunk in enumerate(self._chunks[:-1]):
             if not isinstance(chunk, Markdown) or not chunk.display:
