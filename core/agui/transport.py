@@ -119,7 +119,7 @@ class HttpTransport(AGUITransport):
                         if retrying:
                             retrying = self._tell_connecting(False)
                         await _check_response(response, where)
-                        yield _body(response, where)
+                        yield _body(response, where, self._timeout)
                     return
                 except httpx.ConnectError as exc:
                     # Retried only while the server has never answered (it may be starting up), and
@@ -154,12 +154,20 @@ class HttpTransport(AGUITransport):
             await self._client.aclose()
 
 
-async def _body(response: httpx.Response, where: str) -> AsyncIterator[bytes]:
+async def _body(response: httpx.Response, where: str, timeout: httpx.Timeout) -> AsyncIterator[bytes]:
+    received = False
     try:
         async for chunk in response.aiter_raw():
+            received = received or bool(chunk)
             yield chunk
+    except httpx.ReadTimeout as exc:
+        if not received:
+            raise translate(exc, where, timeout) from exc
+        # The stream had started: "sent nothing" would contradict what the person just saw.
+        limit = f" for {timeout.read:g} s" if timeout.read else ""
+        raise TransportTimeout(f"{where} went silent mid-stream: nothing more{limit}") from exc
     except httpx.HTTPError as exc:
-        raise translate(exc, where, None) from exc
+        raise translate(exc, where, timeout) from exc
 
 
 async def _check_response(response: httpx.Response, where: str) -> None:

@@ -234,7 +234,18 @@ class TestFailures:
             await writer.drain()
             await asyncio.sleep(5)
 
-        await expect_error(script, TransportTimeout, read_timeout=0.2)
+        error = await expect_error(script, TransportTimeout, read_timeout=0.2)
+        # Events came before the silence: the error says so instead of "sent nothing".
+        assert "went silent mid-stream: nothing more for 0.2 s" in str(error)
+
+    async def test_headers_then_silence_says_nothing_was_sent(self) -> None:
+        async def script(writer: asyncio.StreamWriter) -> None:
+            writer.write(head())
+            await writer.drain()
+            await asyncio.sleep(5)
+
+        error = await expect_error(script, TransportTimeout, read_timeout=0.2)
+        assert "sent nothing for 0.2 s" in str(error)
 
     async def test_422_is_summarised(self) -> None:
         captured = (CAPTURES / "pai_bad_request.headers.txt").read_text().splitlines()[-1].encode()
