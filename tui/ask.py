@@ -167,7 +167,8 @@ async def ask_turn(
 
     thread = thread if thread is not None else AskThread(save=False)
     try:
-        context = await thread.open(url, headers, speed=speed, client_options=client_options or {})
+        context = await thread.open(url, headers, speed=speed, client_options=client_options or {},
+                                    connecting=_connecting_notice(stderr, url))
     except LogStoreError as exc:
         _say(stderr, str(exc))
         return EXIT_FAILED
@@ -227,6 +228,26 @@ async def ask_turn(
         return EXIT_INTERRUPTED
     _say(stderr, turn.error or "the turn failed")
     return EXIT_FAILED
+
+
+def _connecting_notice(stderr: TextIO, url: str | None) -> Callable[[bool], None]:
+    """What `ask` says while a refused connection is tried again: one line, on a terminal only.
+
+    The retries take about 4 s in all; silence meanwhile looks like a hang. A script reading
+    stderr gets only the one failure line it is promised (the exit status table).
+    """
+    from tandem.core.agui.transport import safe_url
+
+    said = False
+
+    def notice(retrying: bool) -> None:
+        nonlocal said
+        if retrying and not said and _is_tty(stderr):
+            said = True
+            stderr.write(f"connecting to {safe_url(url or '')}: refused, trying again for a few seconds…\n")
+            stderr.flush()
+
+    return notice
 
 
 def _say(stderr: TextIO, reason: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tandem.core.errors import LogStoreError
@@ -70,8 +71,12 @@ class AskThread:
                 thread_id = latest.id
             return ThreadEndpoint(thread_id, store.info(thread_id).server_url)
 
-    async def open(self, url: str | None, headers: dict[str, str], *, speed: float, client_options: dict[str, Any]) -> AgentContext:
+    async def open(self, url: str | None, headers: dict[str, str], *, speed: float, client_options: dict[str, Any],
+                   connecting: Callable[[bool], None] | None = None) -> AgentContext:
         """The conversation to send in (call on the engine loop).
+
+        `connecting` is told while a refused connection to the agent is tried again
+        (`AppHooks.connecting`).
 
         Raises:
             LogStoreError: the store cannot be read, the thread does not exist, or another
@@ -81,13 +86,16 @@ class AskThread:
         from tandem.core.thread import InMemoryThread
         from tandem.tui import backend
 
+        hooks = backend.AppHooks()
+        if connecting is not None:
+            hooks.connecting = connecting
         if not self.save:
             if self.resume is None:
                 from tandem.core.thread import UnkeptThread
 
                 # Nothing reads the log of an unsaved one-shot turn: keeping it only costs.
                 return backend.build_context(url, headers, speed=speed, client_options=client_options,
-                                             thread=UnkeptThread())
+                                             thread=UnkeptThread(), hooks=hooks)
             # Continue without writing: replay a copy of the saved log in memory.
             endpoint = self.endpoint()
             assert endpoint is not None
@@ -95,15 +103,16 @@ class AskThread:
                 entries = store.read(endpoint.thread_id)
             from tandem.core.replay import restore
 
-            agent = backend.build_agent(backend.build_chat_client(url, headers, speed=speed, **client_options),
-                                        agent_id=url or "demo")
+            client = backend.build_chat_client(url, headers, speed=speed, on_connecting=hooks.connecting,
+                                               **client_options)
+            agent = backend.build_agent(client, hooks=hooks, agent_id=url or "demo")
             return await restore(agent, InMemoryThread(entries=entries))
         self.store = ThreadStore(self.store_path)
         resume = self.resume
         if resume:
             resume = self.store.resolve(resume)
         context = await backend.open_context(
-            url, headers, speed=speed, store=self.store, resume=resume, client_options=client_options
+            url, headers, speed=speed, store=self.store, resume=resume, client_options=client_options, hooks=hooks
         )
         self.thread_id = context.thread.thread_id
         return context
