@@ -162,4 +162,6 @@ class TestTypingBeforeTheEngineIsUp:
             await send(pilot, "typed at once")
             gate.set()
             await wait_for(pilot, lambda: app.main.composer.input.text == "typed at once", "the message back")
-            assert any("not sent" in str(n.message) for n in app._notifications)
+            # `App.notify` posts a message: the notification is listed once the app has handled it,
+            # a moment after the text is back (read at once, it failed on a loaded machine).
+            await wait_for(pilot, lambda: any("not sent" in str(n.message) for n in app._notifications), "the warning")
