@@ -99,16 +99,19 @@ _parser: MarkdownIt | None = None
 
 
 def shared_parser() -> MarkdownIt:
-    """The one "gfm-like" parser every streamed chunk uses (what Textual's Markdown builds by default).
+    """The one "gfm-like" parser every streamed chunk uses, with raw HTML read as text.
 
     Textual's `Markdown.append` builds a new `MarkdownIt("gfm-like")` for every append (its
     rules compiled again: ~1 ms each, 20 appends a second while a turn streams); a parser keeps
     no state between `parse` calls (each gets its own environment), so one serves them all.
-    UI thread only, like the widgets that call it.
+    Textual's Markdown draws no HTML token: with markdown-it's `html` option on, a person's
+    `<b>x</b>` showed as "x" and an agent's `<div>…</div>` line vanished whole. A terminal cannot
+    render HTML, so it is shown as the characters that were written. UI thread only, like the
+    widgets that call it.
     """
     global _parser
     if _parser is None:
-        _parser = MarkdownIt("gfm-like")
+        _parser = MarkdownIt("gfm-like", {"html": False})
     return _parser
 
 

@@ -15,6 +15,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.sanitize import sanitize
+from tandem.widgets.text import shared_parser
 
 __all__ = ["ValueViewer", "looks_like_markdown", "value_text"]
 
@@ -106,7 +107,7 @@ class ValueViewer(ModalScreen[None]):
         with dialog:
             if self.markdown:
                 with VerticalScroll(classes="value-viewer--rendered"):
-                    yield Markdown(DepthLimiter().feed(self.text), open_links=False)
+                    yield Markdown(DepthLimiter().feed(self.text), open_links=False, parser_factory=shared_parser)
             yield TextArea(self.text, read_only=True, soft_wrap=True, show_line_numbers=False, classes="value-viewer--raw")
             keys = "c copy · r raw/rendered · Esc close" if self.markdown else "c copy · Esc close"
             yield Static(Content(keys), classes="value-viewer--keys")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+from textual.widgets._markdown import MarkdownParagraph
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView, view_for
@@ -77,6 +78,33 @@ class TestStreaming:
             await pilot.app.workers.wait_for_complete()
             assert _source(view) == "a]52;c;ZXZpbA==b 2J [@click=app.quit]x[/]"
             assert pilot.app.is_running
+
+
+class TestWhatWasWritten:
+    async def test_raw_html_is_shown_as_written_not_dropped(self) -> None:
+        # Textual's Markdown draws no HTML token: with HTML parsing on, a person's <b>x</b> showed
+        # as "x" and an agent's <div> line vanished whole.
+        block = _block(role="user")
+        block.append("see <b>bold</b> and <kbd>Ctrl</kbd>\n\n<div onclick=x>a block</div>\n\n**still** `markdown`\n")
+        block.complete()
+        view = TextView(block)
+        async with _Host(view).run_test() as pilot:
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            shown = [block_view._content.plain for block_view in view.query(MarkdownParagraph)]
+        assert shown == ["see <b>bold</b> and <kbd>Ctrl</kbd>", "<div onclick=x>a block</div>", "still markdown"]
+
+    async def test_streamed_html_is_shown_as_written(self) -> None:
+        block = _block()
+        view = TextView(block)
+        async with _Host(view).run_test() as pilot:
+            for piece in ("Use <scr", "ipt> and <br> ", "here.\n"):
+                block.append(piece)
+                view.refresh_block()
+                await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            shown = [block_view._content.plain for block_view in view.query(MarkdownParagraph)]
+        assert shown == ["Use <script> and <br> here."]
 
 
 class TestSplitting:
