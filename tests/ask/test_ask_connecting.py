@@ -8,7 +8,6 @@ that refuses (bound, not listening) until the test has seen the notice, then ans
 
 from __future__ import annotations
 
-import json
 import os
 import pty
 import select
@@ -18,18 +17,12 @@ import threading
 import time
 
 from _ask_harness import REPO, TIMEOUT, ask, ask_command, clean_env
+from _short_run import SHORT_RUN_TEXT, short_run_response
 
-EVENTS = [
-    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Up at last."},
-    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
-    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-]
 
 
 def _serve_once(sock: socket.socket) -> None:
-    """Listen on `sock` and answer one AG-UI request with `EVENTS` (its own thread)."""
+    """Listen on `sock` and answer one AG-UI request with the short run (its own thread)."""
     sock.listen(8)
     connection, _ = sock.accept()
     with connection:
@@ -40,8 +33,7 @@ def _serve_once(sock: socket.socket) -> None:
         length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
         while len(body) < length:
             body += connection.recv(65536)
-        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                           + b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in EVENTS))
+        connection.sendall(short_run_response())
 
 
 def _read_until(fd: int, needle: bytes, deadline: float) -> bytes:
@@ -72,7 +64,7 @@ class TestConnecting:
             server.start()  # the next attempt connects
             stdout, _ = process.communicate(timeout=TIMEOUT)
             assert process.returncode == 0
-            assert "Up at last." in stdout.decode()
+            assert SHORT_RUN_TEXT in stdout.decode()
             assert b"tandem:" not in notice + _read_until(controller, b"\0", time.monotonic() + 0.3)
         finally:
             if process.poll() is None:

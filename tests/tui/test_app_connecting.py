@@ -10,12 +10,12 @@ attempts, however loaded the machine.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _short_run import SHORT_RUN_TEXT, short_run_response
 from _tui_harness import send, shown_text, started, wait_for
 from textual.widgets import Static
 
@@ -24,21 +24,13 @@ from tandem.core.agui import AGUIChatClient
 from tandem.core.agui.transport import HttpTransport
 from tandem.tui.app import TandemApp
 
-EVENTS = [
-    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Up at last."},
-    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
-    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-]
 
 
 async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     head = await reader.readuntil(b"\r\n\r\n")
     length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0)
     await reader.readexactly(length)
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
-    writer.write(b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in EVENTS))
+    writer.write(short_run_response())
     await writer.drain()
     writer.close()
 
@@ -106,7 +98,7 @@ async def test_connecting_then_the_answer(refusing: Refusing) -> None:
         await _connecting(pilot, refusing)
         refusing.go_on(listening=True)
         app = refusing.app
-        await wait_for(pilot, lambda: "Up at last." in shown_text(app) and app.main.status is Status.IDLE, "the answer")
+        await wait_for(pilot, lambda: SHORT_RUN_TEXT in shown_text(app) and app.main.status is Status.IDLE, "the answer")
         await wait_for(pilot, lambda: "idle" in refusing.status_line(), "the status line saying idle")
         assert "connecting" not in refusing.status_line()
 
