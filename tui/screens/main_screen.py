@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
     from tandem.core.blocks.base import Block
     from tandem.core.turns import Status
+    from tandem.tui.stored_lines import StoredLines
     from tandem.widgets.state_panel import StatePanel
 
 __all__ = ["MainScreen", "STATUS_LABELS"]
@@ -103,12 +104,88 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.preview: Callable[[], Sequence[Block] | None] | None = None
         """Reads the blocks shown until the conversation's own come (a resumed thread's stored
         last screenful, `ThreadLibrary.preview`): see `show_preview`."""
+        self.stored_lines: Callable[[], object] | None = None
+        """Reads the lines the conversation showed when the resumed thread was closed
+        (`ThreadLibrary.stored_lines`, what `tui.stored_lines.capture` kept), painted in the first
+        frame when they fit this terminal; else `preview` is shown after it."""
+        self._stored: StoredLines | None = None
+        self._stored_source: object = None
         self._connecting = False
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
         yield Composer(placeholder=COMPOSER_HINT, id="composer")
-        yield Static(Content(STARTING_LABEL), id="status-line")
+        stored = self._stored_lines()
+        yield Static(Content(RESTORING_LABEL if stored is not None else STARTING_LABEL), id="status-line")
+        if stored is not None:
+            # Over the conversation, in the first frame: the screen as the thread was left.
+            self._restoring = True
+            self._stored = stored
+            yield stored
+
+    def _stored_lines(self) -> StoredLines | None:
+        read, self.stored_lines = self.stored_lines, None
+        lines = read() if read is not None else None
+        if lines is None:
+            return None
+        from tandem.tui.stored_lines import StoredLines, paintable
+
+        found = paintable(lines, self.app)
+        if found is None:
+            return None
+        self.preview = None  # the lines show what the stored blocks' views would
+        self._stored_source = lines
+        return StoredLines(*found, screen_size=self.app.size, id="stored-lines")
+
+    @property
+    def stored_lines_shown(self) -> bool:
+        """Whether the stored lines of a resumed thread stand in for the conversation (`compose`)."""
+        return self._stored is not None
+
+    async def drop_stored_lines(self, *, when_painted: bool = True) -> None:
+        """Remove the stored lines (after the conversation beneath drew its replayed blocks,
+        unless `when_painted` is False: a restore that failed, a terminal resized)."""
+        if self._stored is None:
+            return
+        if when_painted:
+            # Two refreshes: the replayed views mount in the first, their text is laid out by the next.
+            for _ in range(2):
+                painted = asyncio.Event()
+                self.call_after_refresh(painted.set)
+                await painted.wait()
+        stored, self._stored = self._stored, None
+        if stored is not None and stored.is_attached:
+            await stored.remove()
+
+    def painted_lines(self) -> tuple[dict[str, object], int, str] | None:
+        """What the conversation shows, as lines to paint first at the next resume
+        (`tui.stored_lines`), with how many blocks it shows and the id of the last; None when
+        the screen does not show the conversation's end as a resume would (scrolled up, covered
+        by a toast or a selection, the state panel beside it, still restoring)."""
+        from tandem.tui.stored_lines import capture
+
+        conversation = self.conversation
+        shown = conversation.shown_blocks
+        if shown and self._stored is not None and isinstance(self._stored_source, dict):
+            # Quit while they still stand over the replayed blocks (nothing else can have come
+            # yet): they are these blocks' lines, as they were taken.
+            return self._stored_source, len(shown), shown[-1].id
+        scroller = conversation.scroller
+        if (
+            not shown
+            or self.app.screen is not self
+            or self._stored is not None
+            or self._restoring
+            or conversation.preview_views
+            or not conversation.following
+            or scroller.scroll_y < scroller.max_scroll_y
+            or self.app._notifications
+            or self.selections
+            or self.state_panel_mounted and self.panel_visible
+        ):
+            return None
+        lines = capture(self.app, conversation.region)
+        return (lines, len(shown), shown[-1].id) if lines is not None else None
 
     def on_mount(self) -> None:
         self.composer.focus_input()
@@ -123,6 +200,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+        if self._stored is not None and event.size != self._stored.screen_size:
+            self.run_worker(self.drop_stored_lines(when_painted=False))
 
     @property
     def conversation(self) -> Conversation:
@@ -180,7 +259,9 @@ class MainScreen(InputFirstPaint, Screen[None]):
         await painted.wait()
 
     def drop_preview(self) -> None:
-        """Remove the stored last blocks (the restore failed)."""
+        """Remove the stored last blocks, or lines (the restore failed)."""
+        if self._stored is not None:
+            self.run_worker(self.drop_stored_lines(when_painted=False))
         self.conversation.drop_preview()
         self._restoring = False
         self._paint_status_line()
