@@ -46,6 +46,9 @@ _ATTRIBUTES = ("bold", "dim", "italic", "underline", "blink", "reverse", "strike
 _MAX_COLOR_NAME = 24
 """Longer colour names are refused (rich's names are at most "color(255)" or "#rrggbb" long)."""
 
+_MAX_CHARACTERS_PER_CELL = 4
+"""More characters than this per cell on average (combining marks take no cell) are refused."""
+
 
 def look_of(app: App[Any]) -> str:
     """What, besides the size, decides how the same blocks are drawn: the theme, the colours the
@@ -139,6 +142,8 @@ def paintable(lines: object, app: App[Any]) -> tuple[Region, list[Strip]] | None
                 return None
             strips.append(strip)
         text = "".join(texts)
+        if len(text) > _MAX_CHARACTERS_PER_CELL * width * height:
+            return None
         # Cells never hold a line break or a tab (the views expand them), nor anything the
         # views' sanitiser removes (terminal controls, bidirectional overrides).
         if "\n" in text or "\t" in text or sanitize(text) != text:

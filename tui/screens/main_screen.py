@@ -137,6 +137,12 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self._stored_source = lines
         return StoredLines(*found, screen_size=self.app.size, id="stored-lines")
 
+    def _laying_out_text(self) -> bool:
+        """Whether a text view is still laying out text it was given (its lines are not final)."""
+        from tandem.widgets import TextView
+
+        return any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers)
+
     @property
     def stored_lines_shown(self) -> bool:
         """Whether the stored lines of a resumed thread stand in for the conversation (`compose`)."""
@@ -182,6 +188,7 @@ class MainScreen(InputFirstPaint, Screen[None]):
             or self.app._notifications
             or self.selections
             or self.state_panel_mounted and self.panel_visible
+            or self._laying_out_text()
         ):
             return None
         lines = capture(self.app, conversation.region)
@@ -236,6 +243,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
         if not self.query(StatePanel):
             panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
             await self.mount(panel, before=self.conversation)
+            if self.panel_visible:
+                await self.drop_stored_lines(when_painted=False)  # they span the panel's columns
 
     async def show_preview(self) -> None:
         """Show what `preview` reads (a resumed thread's stored last blocks, see
@@ -307,6 +316,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
+        if visible and self._stored is not None:
+            self.run_worker(self.drop_stored_lines(when_painted=False))  # they span the panel's columns
         for panel in self.query("#state-panel"):
             panel.set_class(not visible, "-hidden")
             if not visible and self.focused is not None and panel in self.focused.ancestors:
