@@ -291,7 +291,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             if self.threads is not None and self._painting() and self.context is not None:
                 # What the screen shows now, painted first by the next resume of this thread.
                 try:
-                    self.threads.painted = self.main.painted_lines()
+                    self.threads.painted = await self.main.settled_lines()
                 except Exception:  # derived data: never in the way of quitting
                     self.log.warning("could not keep the conversation's lines")
             try:

@@ -59,7 +59,9 @@ class MainScreen(InputFirstPaint, Screen[None]):
     screen what changed (`set_status`, `set_waiting`). UI thread only. Lifecycle: the first frame
     shows the welcome, the composer and "starting"; the footer is mounted right after it; once
     the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
-    after that first frame). Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
+    after that first frame). A resumed thread whose stored tail kept the lines the conversation
+    showed (`tui.stored_lines`) has them drawn over the conversation in that first frame, until
+    the app calls `drop_stored_lines` once the replayed blocks are there. Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
     whose default screen it is. What is typed is painted ahead of the stream's layout
     (`tui.input_paint.InputFirstPaint`).
     """
@@ -137,11 +139,35 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self._stored_source = lines
         return StoredLines(*found, screen_size=self.app.size, id="stored-lines")
 
-    def _laying_out_text(self) -> bool:
-        """Whether a text view is still laying out text it was given (its lines are not final)."""
+    def _settled(self) -> bool:
+        """Whether what the screen last drew is all there is to draw: no text view still laying
+        out text it was given, no layout, scroll or repaint pending (Textual's own flags, as its
+        idle handler reads them), no batch update open."""
         from tandem.widgets import TextView
 
-        return any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers)
+        if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers):
+            return False
+        return not (
+            self.app._batch_count
+            or self._layout_required
+            or self._scroll_required
+            or self._repaint_required
+            or self._recompose_required
+            or self._dirty_widgets
+        )
+
+    async def settled_lines(self, frames: int = 6) -> tuple[dict[str, object], int, str] | None:
+        """`painted_lines` once the screen drew everything it was given (waiting up to `frames`
+        refreshes: at a quit right after an answer came, its view may not be drawn yet)."""
+        if self.status is not None and self.status.value == "streaming":
+            return None  # no tail is kept of a turn under way (`ThreadLibrary.retire`): no wait
+        for _ in range(frames):
+            if self._settled():
+                break
+            painted = asyncio.Event()
+            self.call_after_refresh(painted.set)
+            await painted.wait()
+        return self.painted_lines()
 
     @property
     def stored_lines_shown(self) -> bool:
@@ -188,7 +214,7 @@ class MainScreen(InputFirstPaint, Screen[None]):
             or self.app._notifications
             or self.selections
             or self.state_panel_mounted and self.panel_visible
-            or self._laying_out_text()
+            or not self._settled()  # the compositor's lines are not what is shown yet
         ):
             return None
         lines = capture(self.app, conversation.region)
