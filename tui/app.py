@@ -191,6 +191,8 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             # A resumed thread's stored last screenful (`core.store.tail`), painted in the first
             # frame while the engine replays the log; replaced by the replayed blocks.
             self._main.preview = self.threads.preview
+            # Better still, the lines the screen showed when it was closed, if they fit (`tui.stored_lines`).
+            self._main.stored_lines = self.threads.stored_lines
         return self._main
 
     def on_mount(self) -> None:
@@ -213,6 +215,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
             await self._show_context(context)
+            await self.main.drop_stored_lines()
             lost = self.threads.lost_history if self.threads is not None else None
             if lost is not None:
                 self.notify(lost[0].upper() + lost[1:] + ".", title="Saved threads lost", severity="error", timeout=60,
@@ -285,6 +288,12 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         The UI loop keeps running meanwhile.
         """
         if self.engine.running:
+            if self.threads is not None and self._painting() and self.context is not None:
+                # What the screen shows now, painted first by the next resume of this thread.
+                try:
+                    self.threads.painted = await self.main.settled_lines()
+                except Exception:  # derived data: never in the way of quitting
+                    self.log.warning("could not keep the conversation's lines")
             try:
                 await asyncio.wrap_future(self.engine.call(self.bridge.detach))
             except Exception:

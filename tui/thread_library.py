@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tandem.core.blocks.text import TextBlock
     from tandem.core.context import AgentContext
     from tandem.core.store import ThreadInfo, ThreadStore
+    from tandem.core.store.tail import StoredTail
     from tandem.tui.engine import ContextFactory
 
 __all__ = ["ContextBuilder", "ThreadLibrary"]
@@ -47,6 +48,11 @@ class ThreadLibrary:
         self._store = store
         self.resuming: str | None = None
         """What the last `factory` was asked to resume (None: a new thread; "": the latest)."""
+        self.painted: tuple[dict[str, object], int, str] | None = None
+        """What the UI showed of the conversation when it was retired (`MainScreen.painted_lines`:
+        its lines, how many blocks it showed, the last one's id), kept with its tail."""
+        self._tail: StoredTail | None = None
+        self._tail_read = False
 
     @property
     def store(self) -> ThreadStore:
@@ -104,19 +110,33 @@ class ThreadLibrary:
         """
         self.store.rename(thread_id, title)
 
-    def preview(self) -> builtins.list[TextBlock] | None:
-        """The stored last screenful of the thread being resumed (`core.store.tail`), to paint
-        while the engine replays its log; None for a new thread, or when there is no tail to trust.
+    def stored_tail(self) -> StoredTail | None:
+        """The stored last screenful of the thread being resumed (`core.store.tail`), read once;
+        None for a new thread, or when there is no tail to trust.
 
         UI thread, before the engine opens the store: its own read-only connection, nothing locked.
         """
         if self.resuming is None:
             return None
-        from tandem.core.store.store import default_path
-        from tandem.core.store.tail import read_tail
+        if not self._tail_read:
+            from tandem.core.store.store import default_path
+            from tandem.core.store.tail import read_tail
 
-        path = self._store.path if self._store is not None else self._path or default_path()
-        tail = read_tail(path, self.resuming)
+            self._tail_read = True
+            path = self._store.path if self._store is not None else self._path or default_path()
+            self._tail = read_tail(path, self.resuming)
+        return self._tail
+
+    def stored_lines(self) -> dict[str, object] | None:
+        """The lines the resumed thread's conversation showed when it was closed (`tui.stored_lines`),
+        if its stored tail kept them, to paint in the first frame."""
+        tail = self.stored_tail()
+        return tail.lines if tail is not None else None
+
+    def preview(self) -> builtins.list[TextBlock] | None:
+        """The stored last blocks of the thread being resumed, to paint while the engine replays
+        its log (see `stored_tail`)."""
+        tail = self.stored_tail()
         return tail.blocks() if tail is not None else None
 
     async def retire(self, context: AgentContext) -> None:
@@ -146,7 +166,11 @@ class ThreadLibrary:
         except Exception:  # noqa: BLE001 - dispose retries the commit and reports a failure
             return
         shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
-        thread.save_tail(tail_of(shown), len(shown))
+        painted, self.painted = self.painted, None
+        lines = None
+        if painted is not None and shown and painted[1:] == (len(shown), shown[-1].id):
+            lines = painted[0]  # the screen showed the end of these very blocks
+        thread.save_tail(tail_of(shown), len(shown), lines)
 
     def close(self) -> None:
         """Close the store (idempotent)."""

@@ -14,6 +14,13 @@ crash that never closed the thread) makes it stale, and a stale, damaged or othe
 ignored (no preview; the thread restores as before) and replaced at the next idle close. A crash
 while it is written leaves the previous row (one transaction), which the newer entries make
 stale. Nothing is ever restored from it: it only decides what is painted first.
+
+A row may also hold the lines the screen showed of those blocks when the thread was closed
+(`lines`: the terminal's cells, as the UI captured them, opaque here): painted as they are, they
+spare the resume building any view before its first frame. Their format, and the checks that
+they still fit the terminal and are safe to write to it, are the UI's (`tui.stored_lines`); here
+they are only kept and handed back with the blocks they show, as derived as the rest of the row.
+An older Tandem ignores them (an extra key of the same document).
 """
 
 from __future__ import annotations
@@ -57,6 +64,8 @@ class StoredTail:
     shown: int
     """How many blocks the conversation showed when the tail was taken (the tail is its end)."""
     snapshots: tuple[dict[str, Any], ...]
+    lines: dict[str, Any] | None = None
+    """The screen's lines of these blocks when the tail was taken (`tui.stored_lines`), if kept."""
 
     def blocks(self) -> list[TextBlock]:
         """The tail as completed text blocks, the same ids, roles, authors and text as the log's."""
@@ -96,11 +105,15 @@ def tail_of(blocks: Sequence[Block]) -> list[dict[str, Any]]:
 
 
 def write_tail(connection: sqlite3.Connection, thread_id: str, last_seq: int, shown: int,
-               snapshots: Sequence[dict[str, Any]]) -> None:
-    """Replace the thread's tail (inside the caller's write transaction); none when `snapshots` is empty."""
+               snapshots: Sequence[dict[str, Any]], lines: dict[str, Any] | None = None) -> None:
+    """Replace the thread's tail (inside the caller's write transaction); none when `snapshots` is
+    empty. `lines`: the screen's lines of those blocks (`tui.stored_lines`), kept with them."""
     connection.execute("DELETE FROM tails WHERE thread_id = ?", (thread_id,))
     if snapshots:
-        document = json.dumps({"shown": shown, "blocks": list(snapshots)}, ensure_ascii=False, separators=(",", ":"))
+        row: dict[str, Any] = {"shown": shown, "blocks": list(snapshots)}
+        if lines is not None:
+            row["lines"] = lines
+        document = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
         connection.execute(
             "INSERT INTO tails (thread_id, version, last_seq, json) VALUES (?, ?, ?, ?)",
             (thread_id, TAIL_VERSION, last_seq, document),
@@ -178,4 +191,5 @@ def _checked(thread_id: str, document: object) -> StoredTail | None:
             and isinstance(content.get("stopped"), bool)
         ):
             return None
-    return StoredTail(thread_id, data["shown"], tuple(snapshots))
+    lines = data.get("lines")
+    return StoredTail(thread_id, data["shown"], tuple(snapshots), lines if isinstance(lines, dict) else None)

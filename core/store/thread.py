@@ -181,9 +181,10 @@ class SqliteThread(ConversationThread):
                 staged = self._replay.stage(connection, [])
         self._replay.accept(staged)
 
-    def save_tail(self, snapshots: list[dict[str, Any]], shown: int) -> bool:
+    def save_tail(self, snapshots: list[dict[str, Any]], shown: int, lines: dict[str, Any] | None = None) -> bool:
         """Keep `snapshots` (`core.store.tail.tail_of` of the `shown` blocks the conversation shows)
-        as this thread's tail, taken at its last committed entry; returns whether it was written.
+        as this thread's tail, taken at its last committed entry, with `lines` (the screen's lines
+        of them, `tui.stored_lines`) if given; returns whether it was written.
 
         Not written (False) while entries are pending: the tail would describe a log that does not
         exist yet. An empty `snapshots` removes the thread's tail. Derived data, so a failure is
@@ -196,7 +197,7 @@ class SqliteThread(ConversationThread):
         connection = self._connection
         try:
             with translated(self.path), write_transaction(connection):
-                write_tail(connection, self.thread_id, self._next_seq - 1, shown, snapshots)
+                write_tail(connection, self.thread_id, self._next_seq - 1, shown, snapshots, lines)
         except LogStoreError as exc:
             log.warning("could not keep the tail of %s: %s", self._where, exc)
             return False

@@ -12,7 +12,8 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
    frame is on the terminal (the floor any Textual app pays before it shows anything), and the
    same resume with the thread's stored tail removed (`core.store.tail`: the log is replayed
    before anything of the thread is painted); each resume also until its status says idle
-   (the replayed thread ready);
+   (the replayed thread ready). With `--compare TANDEM` (another checkout's `tandem`, e.g. the
+   main branch's), its resume of its own copy of the same thread joins the rounds;
 3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer);
 4. per short turn: two apps side by side, one whose thread holds 2,000 prior messages and one
    with 10 (the same Markdown messages end both, so both screens show the same), each sent the
@@ -23,6 +24,7 @@ Prints the figures of this one run; asserts nothing. The machine may be loaded (
 share its cores): absolute times are noisy, the ratios of (4) are measured side by side.
 
     python tests/perf/bench_memory_pty.py [--blocks 10000] [--long 20000] [--history 2000] [--turns 12] [--rounds 5]
+        [--compare /path/to/other/.venv/bin/tandem]
 """
 
 from __future__ import annotations
@@ -50,12 +52,17 @@ class PtyTandem(PtyApp):
     """`tandem ARGS` in a pseudo-terminal, with its data and config in `data_dir`."""
 
     def __init__(self, args: list[str], data_dir: str, *, columns: int = 120, rows: int = 40,
-                 runner: list[str] | None = None) -> None:
+                 runner: list[str] | None = None, tandem: Path = TANDEM, pycache: str | None = None) -> None:
         env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
         env.update({"TERM": "xterm-256color", "XDG_DATA_HOME": data_dir, "XDG_CONFIG_HOME": data_dir,
                     "TANDEM_BELL": "0"})
+        if pycache is not None:
+            # Another checkout (`--compare`): its bytecode is written here, not into its tree, by
+            # its first run (`compile_sources` compiles only this one's).
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = pycache
         # `runner`: a command the interpreter runs under (valgrind, for counted instructions).
-        command = [*runner, sys.executable, str(TANDEM)] if runner else [str(TANDEM)]
+        command = [*runner, sys.executable, str(tandem)] if runner else [str(tandem)]
         super().__init__([*command, *args], env, columns=columns, rows=rows)
 
     def settle(self, seconds: float = 1.5) -> None:
@@ -114,7 +121,7 @@ def _without_tail(data: str, copy: str) -> None:
             connection.execute("DELETE FROM tails")
 
 
-def resume_rounds(url: str, data: str, blocks: int, rounds: int) -> dict[str, float]:
+def resume_rounds(url: str, data: str, blocks: int, rounds: int, compare: Path | None = None) -> dict[str, float]:
     """Interleaved rounds of a bare Textual app to its first frame, `tandem --resume` to its last
     block painted (the stored tail painted first), and the same without the stored tail (the whole
     log replayed first), the order rotating; medians of each and of the per-round ratios to bare.
@@ -122,18 +129,33 @@ def resume_rounds(url: str, data: str, blocks: int, rounds: int) -> dict[str, fl
     script = Path(data) / "bare_app.py"
     script.write_text(BARE_APP)
     replay = data + "-replay"
+    other = data + "-compare"
     bare_first_frame(script, data)  # warm-up: the same files read from the page cache for both
     runs: dict[str, list[tuple[float, float, float]]] = {"bare": [], "resume": [], "replay": []}
-    kinds = ("bare", "resume", "replay")
+    kinds: tuple[str, ...] = ("bare", "resume", "replay")
+    if compare is not None:
+        # Its own copy: each resume keeps the tail as its own code does.
+        shutil.copytree(data, other, ignore=shutil.ignore_patterns("bare_app.py"))
+        warm = PtyTandem(["--url", url, "--resume"], other, tandem=compare, pycache=other + "-pycache")
+        try:
+            warm.wait_for(b"idle", 0, 120)
+        finally:
+            warm.close()
+        runs["compare"] = []
+        kinds += ("compare",)
     for index in range(rounds):
-        for which in kinds[index % 3:] + kinds[: index % 3]:
+        for which in kinds[index % len(kinds):] + kinds[: index % len(kinds)]:
             if which == "bare":
                 wall, cpu = bare_first_frame(script, data)
                 runs["bare"].append((wall, cpu, wall))
                 continue
             if which == "replay":
                 _without_tail(data, replay)  # every resume quits idle, which keeps a tail again
-            resumed = PtyTandem(["--url", url, "--resume"], data if which == "resume" else replay)
+            if which == "compare":
+                assert compare is not None
+                resumed = PtyTandem(["--url", url, "--resume"], other, tandem=compare, pycache=other + "-pycache")
+            else:
+                resumed = PtyTandem(["--url", url, "--resume"], data if which == "resume" else replay)
             try:
                 seen = resumed.wait_for(last_marker(blocks).encode(), 0, 120)
                 # CPU is less noisy than wall time on a loaded machine (what the process did, not
@@ -143,7 +165,8 @@ def resume_rounds(url: str, data: str, blocks: int, rounds: int) -> dict[str, fl
                 runs[which].append((seen - resumed.started, cpu, ready - resumed.started))
             finally:
                 resumed.close()
-    shutil.rmtree(replay, ignore_errors=True)
+    for copy in (replay, other, other + "-pycache"):
+        shutil.rmtree(copy, ignore_errors=True)
     figures: dict[str, float] = {}
     for which, values in runs.items():
         figures[f"{which} wall"] = statistics.median(wall for wall, _cpu, _ready in values)
@@ -156,7 +179,7 @@ def resume_rounds(url: str, data: str, blocks: int, rounds: int) -> dict[str, fl
     return figures
 
 
-def live_and_resume(url: str, blocks: int, rounds: int) -> dict[str, float]:
+def live_and_resume(url: str, blocks: int, rounds: int, compare: Path | None = None) -> dict[str, float]:
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as data:
         app = PtyTandem(["--url", url], data)
@@ -170,7 +193,7 @@ def live_and_resume(url: str, blocks: int, rounds: int) -> dict[str, float]:
             figures["live"] = app.rss_mb()
         finally:
             app.close()
-        figures.update(resume_rounds(url, data, blocks, rounds))
+        figures.update(resume_rounds(url, data, blocks, rounds, compare))
         resumed = PtyTandem(["--url", url, "--resume"], data)
         try:
             resumed.wait_for(last_marker(blocks).encode(), 0, 120)
@@ -252,20 +275,25 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved (bare app, resume) rounds")
     parser.add_argument("--only", choices=("live", "long", "turns"), default=None)
+    parser.add_argument("--compare", type=Path, default=None, metavar="TANDEM",
+                        help="another checkout's tandem command, resumed in the same interleaved rounds")
     args = parser.parse_args()
     compile_sources()
     print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
     with serve_blocks() as server:
         if args.only in (None, "live"):
-            f = live_and_resume(server.url, args.blocks, args.rounds)
+            f = live_and_resume(server.url, args.blocks, args.rounds, args.compare)
             print(f"fresh app: {f['fresh']:.0f} MB")
             print(f"{args.blocks:,} messages received live ({f['live seconds']:.1f} s): {f['live']:.0f} MB VmRSS "
                   f"(target ≤ 150 MB)")
             print(f"tandem --resume of that thread → its last message painted (medians of {args.rounds} interleaved "
                   f"rounds, same 120×40 pty; target ≤ 0.5 s):")
             print(f"  {'bare Textual app → its first frame':46} {f['bare wall']:.3f} s wall, {f['bare cpu']:.3f} s CPU")
-            for which, label in (("resume", "stored tail painted first"), ("replay", "without the tail (log replayed first)")):
+            labels = [("resume", "stored tail painted first"), ("replay", "without the tail (log replayed first)")]
+            if args.compare is not None:
+                labels.append(("compare", f"{args.compare}"[-38:]))
+            for which, label in labels:
                 print(f"  {'resume, ' + label:46} {f[which + ' wall']:.3f} s wall, {f[which + ' cpu']:.3f} s CPU; "
                       f"/ bare per round: wall {f[which + ' wall ratio']:.2f}×, CPU {f[which + ' cpu ratio']:.2f}×; "
                       f"replayed thread ready (idle) at {f[which + ' ready']:.3f} s wall")

@@ -205,3 +205,24 @@ def test_the_tail_version_is_what_the_rows_carry(store: ThreadStore, db_path: Pa
     assert version == TAIL_VERSION and json.loads(document) == {"shown": 1, "blocks": [snapshot]}
     found = read_tail(db_path, "")
     assert found is not None and [b.text for b in found.blocks()] == ["hi"]
+
+
+def test_the_screen_lines_kept_with_a_tail_come_back_with_it(store: ThreadStore, db_path: Path) -> None:
+    # Opaque to the store (`tui.stored_lines` reads and checks them); only a JSON object is kept.
+    thread = store.create()
+    lines = {"version": 1, "rows": [["hi", 0]]}
+    with thread:
+        thread.append(TurnStarted(turn_id="t1", messages=[ChatMessage.user("hi")], at=1.0))
+        thread.commit()
+        snapshot = {"id": "t1/user/0", "kind": "text", "lifecycle": "inactive", "role": "user", "author": "ann",
+                    "content": {"text": "hi", "stopped": False}}
+        assert thread.save_tail([snapshot], 1, lines)
+        found = read_tail(db_path, "")
+        assert found is not None and found.lines == lines
+        with raw(db_path) as connection:  # anything but an object is no lines (the blocks stay usable)
+            connection.execute("UPDATE tails SET json = json_set(json, '$.lines', 'junk')")
+        found = read_tail(db_path, "")
+        assert found is not None and found.lines is None and [b.text for b in found.blocks()] == ["hi"]
+        assert thread.save_tail([snapshot], 1)  # the next close without lines drops them
+    found = read_tail(db_path, "")
+    assert found is not None and found.lines is None

@@ -1,5 +1,8 @@
 """`tandem --resume` paints the thread's stored last screenful while the log is replayed, says so,
-and replaces it with the replayed blocks; without a tail to trust it restores as before."""
+and replaces it with the replayed blocks; without a tail to trust it restores as before.
+
+On a terminal of the size the thread was closed at, the screen's own lines are painted, in the
+first frame (`tui.stored_lines`); on another size, views of the stored blocks."""
 
 from __future__ import annotations
 
@@ -18,9 +21,12 @@ from tandem.core import Status
 from tandem.core.store import ThreadStore
 from tandem.core.store.tail import read_tail
 from tandem.tui.app import TandemApp
+from tandem.tui.stored_lines import StoredLines
 from tandem.widgets import TextView
 
 SIZE = (100, 30)
+OTHER_SIZE = (90, 30)
+"""A terminal of another width than the thread was closed at: its stored lines do not fit."""
 ANSWERS = ["### First\n\nThe loader found **3 files**.\n", "```python\nprint('second')\n```\n", "Third answer, the last."]
 
 
@@ -28,12 +34,12 @@ def _status_line(app: TandemApp) -> str:
     return str(app.main.query_one("#status-line", Static).render())
 
 
-async def _saved_thread(saved: SavedScript) -> list[tuple[str, str]]:
+async def _saved_thread(saved: SavedScript, answers: list[str] = ANSWERS) -> list[tuple[str, str]]:
     """Three turns, then quit idle (the tail is kept); returns the (id, text) of every block shown."""
-    app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(ANSWERS)])
+    app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(answers)])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        for n in range(len(ANSWERS)):
+        for n in range(len(answers)):
             await send(pilot, f"question {n}")
             await wait_for(pilot, lambda n=n: sum(b.role == "assistant" for b in app.conversation.all_blocks) == n + 1
                            and app.main.status is Status.IDLE, f"answer {n}")
@@ -76,8 +82,9 @@ async def test_the_last_screenful_shows_first_then_the_replayed_blocks_replace_i
     assert read_tail(saved.path, "") is not None
     gate = threading.Event()
     app = _gated(saved.app(resume=""), gate)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=OTHER_SIZE) as pilot:
         await _preview_painted(pilot, app)
+        assert not app.main.stored_lines_shown  # closed at another size: its lines do not fit
         preview = app.conversation.preview_views
         # The end of the thread, as it will be shown, and the person is told the rest is coming.
         assert _texts(preview) == [t for _id, t in shown[-len(preview):]]
@@ -100,7 +107,7 @@ async def test_a_failed_replay_removes_the_stored_blocks(tmp_path: Path) -> None
     await _saved_thread(saved)
     gate = threading.Event()
     app = _gated(saved.app(resume=""), gate, fail=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=OTHER_SIZE) as pilot:
         await _preview_painted(pilot, app)
         gate.set()
         await wait_for(pilot, lambda: not app.conversation.preview_views and not app.query(TextView),
@@ -118,8 +125,113 @@ async def test_a_thread_whose_log_moved_on_restores_without_a_preview(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, entered.is_set, "the engine building the conversation")
         assert app.conversation.preview_views == []
+        assert not app.main.stored_lines_shown
         assert "restoring" not in _status_line(app)
         gate.set()
         await started(pilot)
         await wait_for(pilot, lambda: app.conversation.mounted_views, "the replayed blocks shown")
         assert app.conversation.all_blocks[-1].text == ANSWERS[-1]  # type: ignore[attr-defined]
+
+
+def _stored_document(path: Path) -> dict[str, Any]:
+    import json
+
+    with sqlite3.connect(path) as connection:
+        return json.loads(connection.execute("SELECT json FROM tails").fetchone()[0])  # type: ignore[no-any-return]
+
+
+def _stored_lines(app: TandemApp) -> StoredLines | None:
+    found = app.main.query(StoredLines)
+    return found.first() if found else None
+
+
+async def test_on_the_same_terminal_the_screen_as_it_was_left_is_painted_in_the_first_frame(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    lines = _stored_document(saved.path).get("lines")
+    assert lines is not None and lines["screen"] == list(SIZE)
+    gate = threading.Event()
+    app = _gated(saved.app(resume=""), gate)
+    first_frame: list[str] = []
+
+    def on_first_frame() -> None:
+        stored = _stored_lines(app)
+        first_frame.extend(stored.text if stored is not None else ["(nothing stored shown)"])
+
+    async with app.run_test(size=SIZE) as pilot:
+        app.call_after_refresh(on_first_frame)
+        await wait_for(pilot, lambda: first_frame, "the first frame")
+        # The last answer is on screen at once, with no view of any block built for it.
+        assert any(ANSWERS[-1] in line for line in first_frame)
+        assert app.conversation.preview_views == [] and not app.query(TextView)
+        assert "restoring the thread" in _status_line(app)
+        gate.set()
+        await started(pilot)
+        await wait_for(pilot, lambda: _stored_lines(app) is None, "the stored lines removed")
+        assert [b.text for b in app.conversation.all_blocks][-1] == ANSWERS[-1]  # type: ignore[attr-defined]
+        assert app.conversation.mounted_views
+        assert "restoring" not in _status_line(app)
+
+
+async def test_a_failed_replay_removes_the_stored_lines(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    gate = threading.Event()
+    app = _gated(saved.app(resume=""), gate, fail=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: _stored_lines(app) is not None, "the stored lines shown")
+        gate.set()
+        await wait_for(pilot, lambda: _stored_lines(app) is None, "the stored lines removed")
+        assert "restoring" not in _status_line(app)
+
+
+async def test_a_resized_terminal_drops_the_stored_lines_at_once(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    gate = threading.Event()
+    app = _gated(saved.app(resume=""), gate)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: _stored_lines(app) is not None, "the stored lines shown")
+        await pilot.resize_terminal(*OTHER_SIZE)
+        await wait_for(pilot, lambda: _stored_lines(app) is None, "the stored lines removed")
+        gate.set()
+        await started(pilot)
+
+
+async def test_hostile_stored_lines_are_not_painted(tmp_path: Path) -> None:
+    import json
+
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    document = _stored_document(saved.path)
+    row = document["lines"]["rows"][0]
+    # A terminal control that takes no cell (the rows keep their width): only the sanitiser sees it.
+    row[0] = "\x1b" + row[0]
+    with sqlite3.connect(saved.path) as connection:
+        connection.execute("UPDATE tails SET json = ?", (json.dumps(document),))
+    gate = threading.Event()
+    app = _gated(saved.app(resume=""), gate)
+    async with app.run_test(size=SIZE) as pilot:
+        # The stored blocks' views instead, built from the text as the views sanitise it.
+        await _preview_painted(pilot, app)
+        assert _stored_lines(app) is None
+        gate.set()
+        await started(pilot)
+
+
+async def test_a_thread_closed_scrolled_up_keeps_no_lines(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    long_answers = [f"Answer {n}.\n\n" + "\n\n".join(f"paragraph {k}" for k in range(12)) for n in range(4)]
+    app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(long_answers)])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        for n in range(len(long_answers)):
+            await send(pilot, f"question {n}")
+            await wait_for(pilot, lambda n=n: sum(b.role == "assistant" for b in app.conversation.all_blocks) == n + 1
+                           and app.main.status is Status.IDLE, f"answer {n}")
+        app.conversation.scroller.scroll_home(animate=False)
+        await wait_for(pilot, lambda: not app.conversation.following, "scrolled away from the end")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    document = _stored_document(saved.path)
+    assert document["blocks"] and "lines" not in document  # the blocks' views will be built instead

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
     from tandem.core.blocks.base import Block
     from tandem.core.turns import Status
+    from tandem.tui.stored_lines import StoredLines
     from tandem.widgets.state_panel import StatePanel
 
 __all__ = ["MainScreen", "STATUS_LABELS"]
@@ -58,7 +59,9 @@ class MainScreen(InputFirstPaint, Screen[None]):
     screen what changed (`set_status`, `set_waiting`). UI thread only. Lifecycle: the first frame
     shows the welcome, the composer and "starting"; the footer is mounted right after it; once
     the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
-    after that first frame). Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
+    after that first frame). A resumed thread whose stored tail kept the lines the conversation
+    showed (`tui.stored_lines`) has them drawn over the conversation in that first frame, until
+    the app calls `drop_stored_lines` once the replayed blocks are there. Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
     whose default screen it is. What is typed is painted ahead of the stream's layout
     (`tui.input_paint.InputFirstPaint`).
     """
@@ -103,12 +106,119 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.preview: Callable[[], Sequence[Block] | None] | None = None
         """Reads the blocks shown until the conversation's own come (a resumed thread's stored
         last screenful, `ThreadLibrary.preview`): see `show_preview`."""
+        self.stored_lines: Callable[[], object] | None = None
+        """Reads the lines the conversation showed when the resumed thread was closed
+        (`ThreadLibrary.stored_lines`, what `tui.stored_lines.capture` kept), painted in the first
+        frame when they fit this terminal; else `preview` is shown after it."""
+        self._stored: StoredLines | None = None
+        self._stored_source: object = None
         self._connecting = False
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
         yield Composer(placeholder=COMPOSER_HINT, id="composer")
-        yield Static(Content(STARTING_LABEL), id="status-line")
+        stored = self._stored_lines()
+        yield Static(Content(RESTORING_LABEL if stored is not None else STARTING_LABEL), id="status-line")
+        if stored is not None:
+            # Over the conversation, in the first frame: the screen as the thread was left.
+            self._restoring = True
+            self._stored = stored
+            yield stored
+
+    def _stored_lines(self) -> StoredLines | None:
+        read, self.stored_lines = self.stored_lines, None
+        lines = read() if read is not None else None
+        if lines is None:
+            return None
+        from tandem.tui.stored_lines import StoredLines, paintable
+
+        found = paintable(lines, self.app)
+        if found is None:
+            return None
+        self.preview = None  # the lines show what the stored blocks' views would
+        self._stored_source = lines
+        return StoredLines(*found, screen_size=self.app.size, id="stored-lines")
+
+    def _settled(self) -> bool:
+        """Whether what the screen last drew is all there is to draw: no text view still laying
+        out text it was given, no layout, scroll or repaint pending (Textual's own flags, as its
+        idle handler reads them), no batch update open."""
+        from tandem.widgets import TextView
+
+        if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers):
+            return False
+        return not (
+            self.app._batch_count
+            or self._layout_required
+            or self._scroll_required
+            or self._repaint_required
+            or self._recompose_required
+            or self._dirty_widgets
+        )
+
+    async def settled_lines(self, frames: int = 6) -> tuple[dict[str, object], int, str] | None:
+        """`painted_lines` once the screen drew everything it was given (waiting up to `frames`
+        refreshes: at a quit right after an answer came, its view may not be drawn yet)."""
+        if self.status is not None and self.status.value == "streaming":
+            return None  # no tail is kept of a turn under way (`ThreadLibrary.retire`): no wait
+        for _ in range(frames):
+            if self._settled():
+                break
+            painted = asyncio.Event()
+            self.call_after_refresh(painted.set)
+            await painted.wait()
+        return self.painted_lines()
+
+    @property
+    def stored_lines_shown(self) -> bool:
+        """Whether the stored lines of a resumed thread stand in for the conversation (`compose`)."""
+        return self._stored is not None
+
+    async def drop_stored_lines(self, *, when_painted: bool = True) -> None:
+        """Remove the stored lines (after the conversation beneath drew its replayed blocks,
+        unless `when_painted` is False: a restore that failed, a terminal resized)."""
+        if self._stored is None:
+            return
+        if when_painted:
+            # Two refreshes: the replayed views mount in the first, their text is laid out by the next.
+            for _ in range(2):
+                painted = asyncio.Event()
+                self.call_after_refresh(painted.set)
+                await painted.wait()
+        stored, self._stored = self._stored, None
+        if stored is not None and stored.is_attached:
+            await stored.remove()
+
+    def painted_lines(self) -> tuple[dict[str, object], int, str] | None:
+        """What the conversation shows, as lines to paint first at the next resume
+        (`tui.stored_lines`), with how many blocks it shows and the id of the last; None when
+        the screen does not show the conversation's end as a resume would (scrolled up, covered
+        by a toast or a selection, the state panel beside it, still restoring)."""
+        from tandem.tui.stored_lines import capture
+
+        conversation = self.conversation
+        shown = conversation.shown_blocks
+        if shown and self._stored is not None and isinstance(self._stored_source, dict):
+            # Quit while they still stand over the replayed blocks (nothing else can have come
+            # yet): they are these blocks' lines, as they were taken.
+            return self._stored_source, len(shown), shown[-1].id
+        scroller = conversation.scroller
+        if (
+            not shown
+            or self.app.screen is not self
+            or self._stored is not None
+            or self._restoring
+            or conversation.preview_views
+            or not conversation.following
+            or scroller.scroll_y < scroller.max_scroll_y
+            or self.app._notifications
+            or self.selections
+            or self.state_panel_mounted and self.panel_visible
+            or not self._settled()  # the compositor's lines are not what is shown yet
+        ):
+            return None
+        lines = capture(self.app, conversation.region)
+        return (lines, len(shown), shown[-1].id) if lines is not None else None
 
     def on_mount(self) -> None:
         self.composer.focus_input()
@@ -123,6 +233,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+        if self._stored is not None and event.size != self._stored.screen_size:
+            self.run_worker(self.drop_stored_lines(when_painted=False))
 
     @property
     def conversation(self) -> Conversation:
@@ -157,6 +269,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
         if not self.query(StatePanel):
             panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
             await self.mount(panel, before=self.conversation)
+            if self.panel_visible:
+                await self.drop_stored_lines(when_painted=False)  # they span the panel's columns
 
     async def show_preview(self) -> None:
         """Show what `preview` reads (a resumed thread's stored last blocks, see
@@ -180,7 +294,9 @@ class MainScreen(InputFirstPaint, Screen[None]):
         await painted.wait()
 
     def drop_preview(self) -> None:
-        """Remove the stored last blocks (the restore failed)."""
+        """Remove the stored last blocks, or lines (the restore failed)."""
+        if self._stored is not None:
+            self.run_worker(self.drop_stored_lines(when_painted=False))
         self.conversation.drop_preview()
         self._restoring = False
         self._paint_status_line()
@@ -226,6 +342,8 @@ class MainScreen(InputFirstPaint, Screen[None]):
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
+        if visible and self._stored is not None:
+            self.run_worker(self.drop_stored_lines(when_painted=False))  # they span the panel's columns
         for panel in self.query("#state-panel"):
             panel.set_class(not visible, "-hidden")
             if not visible and self.focused is not None and panel in self.focused.ancestors:
