@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.geometry import Size
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock
 
-__all__ = ["LaidOutOnce", "StreamMarkdown"]
+__all__ = ["LaidOutOnce", "StreamMarkdown", "laid_out_once"]
 
 if TYPE_CHECKING:
+    from textual.app import ComposeResult
     from textual.widget import Widget
 
     _WidgetBase = Widget
@@ -41,10 +42,35 @@ class LaidOutOnce(_WidgetBase):
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
+W = TypeVar("W", bound="Widget")
+
+
 @cache
-def _laid_out_once(block_class: type[MarkdownBlock]) -> type[MarkdownBlock]:
-    """`block_class` with `LaidOutOnce` mixed in, under the same name (CSS type selectors match either way)."""
-    return type(block_class.__name__, (LaidOutOnce, block_class), {"__module__": __name__})
+def _laid_out_once(widget_class: type[W]) -> type[W]:
+    """`widget_class` with `LaidOutOnce` mixed in, under the same name (CSS type selectors match either way).
+
+    What its `compose` yields is laid out once too (`laid_out_once`): a list composes a row of
+    plain `Horizontal`, `MarkdownBullet` and `Vertical` widgets per item and a fence a `Label`,
+    and each of those would ask for a layout of its own after every layout that resized it.
+    """
+    def compose(self: Widget) -> ComposeResult:
+        for child in widget_class.compose(self):  # type: ignore[arg-type]
+            yield laid_out_once(child)
+
+    return type(widget_class.__name__, (LaidOutOnce, widget_class), {"__module__": __name__, "compose": compose})
+
+
+def laid_out_once(widget: W) -> W:
+    """Make `widget` (not mounted yet) and the children it was made with lay out once per change.
+
+    Its class becomes the same class with `LaidOutOnce` mixed in (`_laid_out_once`: same name,
+    same CSS, same behaviour but for the follow-up layout); a widget that is already one is left as it is.
+    """
+    if not isinstance(widget, LaidOutOnce):
+        widget.__class__ = _laid_out_once(type(widget))
+    for child in widget._pending_children:
+        laid_out_once(child)
+    return widget
 
 
 class StreamMarkdown(LaidOutOnce, Markdown):
