@@ -497,30 +497,38 @@ class TextView(LaidOutOnce, BlockView):
                 await live.append(fragment)
                 self._appended_at = time.perf_counter()
 
+    REQUESTS_WAIT_SECONDS: ClassVar[float] = 0.02
+    """The longest a pass holds its frame back for the new blocks' layout requests (`_requests_handed_in`)."""
+
     async def _requests_handed_in(self) -> None:
         """Wait (inside the pass's batch) until the screen has heard every layout the pass asks for.
 
-        Awaiting a mount returns once the new widgets are mounted, but they post their layout and
-        repaint requests a moment later, each from its own message loop (a new block's content
-        was set before it was mounted; a fence's `on_mount`): ended at once, the batch would let
-        the screen lay out and paint the pass, then lay out again for what came late. Inside a
-        batch the screen runs after-refresh callbacks as soon as its queue is empty, so each wait
-        is one turn of it; it stops after the turn that follows the last request posted (five
-        turns at most).
+        A new block's content is set before it is mounted, and on Textual 8.2.8 (pinned) a widget
+        posts the layout and repaint it asked for when its message loop next goes idle, which
+        after a mount waits for its next message: the first one it gets is the Resize that the
+        pass's own layout sends it. Ended at once, the batch let the screen lay out and paint
+        the pass, then lay out again for those requests (in the pty bench, after most flushes).
+        So every widget of the view with a request waiting is prompted (`check_idle`), the pass
+        yields to the loop until they have posted (`REQUESTS_WAIT_SECONDS` at most: a widget
+        that never settles cannot hold frames back), then waits one turn of the screen, which
+        handles what they posted (inside a batch it runs after-refresh callbacks as soon as its
+        queue is empty).
         """
-        for _ in range(5):
-            pending = any(node._layout_required or node._repaint_required for node in self.walk_children(Widget))
-            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        deadline = time.monotonic() + self.REQUESTS_WAIT_SECONDS
+        waiting = [node for node in self.walk_children(Widget) if node._layout_required or node._repaint_required]
+        for node in waiting:
+            node.check_idle()
+        while waiting and time.monotonic() < deadline:
+            await asyncio.sleep(0)
+            waiting = [node for node in waiting if node._layout_required or node._repaint_required]
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-            def resolve(turn: asyncio.Future[None] = turn) -> None:
-                if not turn.done():
-                    turn.set_result(None)
+        def resolve() -> None:
+            if not turn.done():
+                turn.set_result(None)
 
-            if not self.call_after_refresh(resolve):
-                return
+        if self.call_after_refresh(resolve):
             await turn
-            if not pending:
-                return
 
     async def _next_frame(self) -> None:
         """Wait until the screen has refreshed (what the last pass changed is laid out and painted)."""

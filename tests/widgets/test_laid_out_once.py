@@ -63,15 +63,17 @@ async def test_a_growing_paragraph_is_laid_out_once_per_append() -> None:
             await _settled(pilot, app, text)
             grown_at_start = app.laid_out
             per_append: list[int] = []
+            frames: list[int] = []
             heights: list[int] = []
             for n in range(4):
-                layouts_before = len(profile.layouts)
+                layouts_before, frames_before = len(profile.layouts), len(profile.frames)
                 addition = f" {WORDS} {n}."  # ~70 characters: the paragraph wraps onto new lines
                 text += addition
                 block.append(addition)
                 view.refresh_block()
                 await _settled(pilot, app, " ".join(text.split()[-6:]))
                 per_append.append(len(profile.layouts) - layouts_before)
+                frames.append(len(profile.frames) - frames_before)
                 heights.append(view.size.height)
             # Every append made the content taller than the viewport: the owner heard of each.
             assert app.laid_out - grown_at_start >= 4, "the container no longer reports that its content grew"
@@ -79,3 +81,5 @@ async def test_a_growing_paragraph_is_laid_out_once_per_append() -> None:
         profile.uninstall()
     assert heights == sorted(heights) and heights[-1] > heights[0], heights  # it did grow
     assert per_append == [1, 1, 1, 1], per_append
+    # ... and painted once: the scrollbar's new thumb goes into the layout's frame, not a frame of its own.
+    assert frames == [1, 1, 1, 1], frames
