@@ -114,3 +114,20 @@ async def test_a_pass_that_starts_new_chunks_is_laid_out_once() -> None:
             assert len(profile.layouts) - layouts == 1
     finally:
         profile.uninstall()
+
+
+async def test_a_chunk_frozen_while_the_block_streams_is_swapped_in_without_another_pass() -> None:
+    # The swap waits for the next pass to share its layout; when no more text comes (the agent
+    # is thinking), the deferral's timer swaps it in on its own.
+    block = TextBlock("msg-1:0", role="assistant")
+    block.activate()
+    view = TextView(block, blocks_per_chunk=2)
+    view.DEFER_SECONDS = 0.05  # type: ignore[misc]
+    app = _Host(view)
+    async with app.run_test(size=(60, 40)) as pilot:
+        block.append(PARAGRAPH * 6)
+        view.refresh_block()
+        await wait_until(pilot, lambda: view.statistics().frozen_chunks == view.statistics().chunks - 1 >= 2,
+                         "the finished chunks frozen")
+        assert block.lifecycle.name == "ACTIVE"
+        assert "".join(chunk.source for chunk in view.chunks) == block.text
