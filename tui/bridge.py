@@ -54,8 +54,16 @@ STREAM_SHARE = 0.15
 """The share of a core the UI thread may spend painting a stream: flushes come less often when they cost more.
 (The whole process's target while streaming 2,000 tokens/s is 0.25 of a core, and the engine thread's
 parsing and storing takes about 0.1 of it.)"""
-MAX_FRAME_SECONDS = 0.25
-"""The longest gap between flushes however costly they are (a stream never looks stalled)."""
+MAX_FRAME_SECONDS = 0.5
+"""The longest gap between flushes however costly they are (a stream never looks stalled).
+
+It binds only when painting a flush costs more than `STREAM_SHARE` of this gap (60–80 ms of UI
+CPU a flush for a 2,000 tokens/s stream at 120x40 here): such a stream scrolls more than a
+screen a second, so two steps of half a screen a second show as much of it as four of a quarter
+did at 0.25 s, and the UI thread spends ~20% less (pty bench, interleaved: UI thread 0.41–0.44
+-> 0.31–0.36 of a core, Markdown renders per 1,000 tokens 15–16 -> 10). A slower stream costs
+less per flush and keeps its shorter gap; typed input is painted at once either way
+(`hold_for_input`, `tui.input_paint`)."""
 INPUT_HOLD_SECONDS = 0.05
 """The longest stream changes wait for typed input to be painted first (a key held down still lets the stream through)."""
 

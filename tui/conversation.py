@@ -58,6 +58,7 @@ class ConversationScroll(VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self._on_scrolled = on_scrolled
         self._on_laid_out = on_laid_out
+        self._laying_out = False
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -74,10 +75,30 @@ class ConversationScroll(VerticalScroll, can_focus=True):
         # nothing (a scrollbar that must appear asks for its own). Stored without a refresh instead,
         # so the watcher, which the reactive no longer runs, is called here.
         grown = virtual_size != self.virtual_size
-        resized = super()._size_updated(size, virtual_size, container_size, layout=False)
+        self._laying_out = True
+        try:
+            resized = super()._size_updated(size, virtual_size, container_size, layout=False)
+        finally:
+            self._laying_out = False
         if grown:
             self.watch_virtual_size()
         return resized
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        super()._scroll_update(virtual_size)
+        if not self._laying_out:
+            return
+        # Called by the screen's layout (`_size_updated`), which paints right after: the
+        # scrollbar's new thumb goes into that frame. Left to its own repaint request (posted
+        # when the scrollbar next goes idle, after the frame), it cost a second painted frame,
+        # the whole bar re-rendered, after every flush that grew the content.
+        scrollbar = self.vertical_scrollbar if self.show_vertical_scrollbar else None
+        if scrollbar is None or not scrollbar._repaint_required:
+            return
+        compositor = self.screen._compositor
+        if scrollbar in compositor.visible_widgets:
+            compositor.update_widgets({scrollbar})
+            scrollbar._repaint_required = False
 
     def release_anchor(self) -> None:
         # Textual releases the anchor on any user scroll and, on 8.2.8, does not re-engage it

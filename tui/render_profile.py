@@ -12,12 +12,18 @@ screen arranged its widgets again, `Compositor.reflow`; a flush: the bridge hand
 to the UI, `Bridge.flush`). A frame that only paints typed input ahead of the stream
 (`tui.input_paint`) renders no Markdown: it is listed in `input_frames`, not in `frames`.
 `time.monotonic()` is system-wide on Linux, so a benchmark can cut the frames to its own window.
+A benchmark whose app stalls sends it SIGUSR1: `RenderProfile.dump_state` writes what the UI loop
+waits on (batch count, the screen's pending layout and repaint, its update timer, the bridge's
+pacing, every asyncio task's stack) to `<path>.state`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import io
 import json
+import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -52,6 +58,8 @@ class RenderProfile:
         self._last: dict[int, tuple[int, Any]] = {}
         self._renders_in_frame = 0
         self._measures_in_frame = 0
+        self.app: Any = None
+        """The app that painted last (for `dump_state`)."""
 
     def rendered(self, widget: Any) -> None:
         self.renders[type(widget).__name__] += 1
@@ -73,6 +81,34 @@ class RenderProfile:
             return
         self.frames.append((time.monotonic(), self._renders_in_frame, self._measures_in_frame))
         self._renders_in_frame = self._measures_in_frame = 0
+
+    def dump_state(self) -> None:
+        """Write what the UI loop is waiting on to `<path>.state` (SIGUSR1: a benchmark whose app stalled asks)."""
+        if self.path is None:
+            return
+        lines: list[str] = []
+        app = self.app
+        if app is not None:
+            screen = app.screen
+            timer = screen._update_timer
+            lines.append(
+                f"batch_count={app._batch_count} screen: layout_required={screen._layout_required} "
+                f"scroll_required={screen._scroll_required} repaint_required={screen._repaint_required} "
+                f"dirty_widgets={len(screen._dirty_widgets)} layout_widgets={len(screen._layout_widgets)} "
+                f"callbacks={len(screen._callbacks)} queue={screen._message_queue.qsize()} "
+                f"update_timer_active={timer._active.is_set()} app_queue={app._message_queue.qsize()}"
+            )
+            bridge = getattr(app, "bridge", None)
+            if bridge is not None:
+                lines.append(f"bridge: {bridge.statistics()._replace(repaints={})} timer_pending={bridge._timer_pending} "
+                             f"wake_pending={bridge._wake_pending} held_since={bridge._held_since}")
+        loop = getattr(app, "_loop", None) if app is not None else None
+        tasks = asyncio.all_tasks(loop) if loop is not None else set()
+        for task in tasks:
+            stack = io.StringIO()
+            task.print_stack(limit=6, file=stack)
+            lines.append(stack.getvalue())
+        Path(f"{self.path}.state").write_text("\n".join(lines))
 
     def uninstall(self) -> None:
         """Put Textual's methods back (replaced by `install`)."""
@@ -120,6 +156,7 @@ def install(path: str | None) -> RenderProfile:
         return get_content_height(self, container, viewport, width)
 
     def counted_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        profile.app = self
         if renderable is not None and not self._batch_count:
             profile.frame()
         display(self, screen, renderable)
@@ -157,4 +194,5 @@ def install(path: str | None) -> RenderProfile:
     profile.uninstall = uninstall  # type: ignore[method-assign]
     if path:
         atexit.register(profile.write)
+        signal.signal(signal.SIGUSR1, lambda _signum, _frame: profile.dump_state())
     return profile

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, overload
 
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widget import _RenderCache
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock
 
-__all__ = ["LaidOutOnce", "StreamMarkdown"]
+__all__ = ["LaidOutOnce", "StreamMarkdown", "laid_out_once"]
 
 if TYPE_CHECKING:
+    from textual.app import ComposeResult
     from textual.widget import Widget
 
     _WidgetBase = Widget
@@ -40,11 +45,125 @@ class LaidOutOnce(_WidgetBase):
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
+    def _set_dirty(self, *regions: Region) -> None:
+        if regions or not self._lines_independent_of_height():
+            if not regions and isinstance(self._styles_cache._cache, _SameLines):
+                self._styles_cache._cache = {}  # (an edge was added: lines differ again)
+            super()._set_dirty(*regions)
+            return
+        # A whole repaint of a container (it grew, or a child was mounted in it) clears its
+        # line cache: every frame of a stream re-rendered each visible line of the message's
+        # view and of its live chunk (their border, padding and background: ~70 lines a frame
+        # at 120x40) for a few new lines of text. Those lines depend only on the width (the
+        # styles cache clears itself on a new width), the styles and the backgrounds: kept
+        # while those are the same.
+        # And as every line looks the same, one rendered line stands for all (`_SameLines`):
+        # the rows a growing view brings into sight are not rendered one by one either.
+        cache = self._styles_cache
+        key = (self.styles._cache_key, self.background_colors)
+        kept = dict(cache._cache) if key == getattr(self, "_lines_key", None) else None
+        super()._set_dirty()
+        self._lines_key = key
+        if not isinstance(cache._cache, _SameLines):
+            cache._cache = _SameLines()
+        if kept:
+            cache._cache.update(kept)
+            cache._dirty_lines.clear()
+
+    def _lines_independent_of_height(self) -> bool:
+        """Whether this is a container whose every line looks the same (no top or bottom edge)."""
+        if not self.is_container:
+            return False
+        styles = self.styles
+        return (
+            styles.border_top[0] in ("", "none")
+            and styles.border_bottom[0] in ("", "none")
+            and styles.outline_top[0] in ("", "none")
+            and styles.outline_bottom[0] in ("", "none")
+            and not styles.padding.top
+            and not styles.padding.bottom
+            and styles.keyline[0] == "none"
+            and self._border_title is None
+            and self._border_subtitle is None
+        )
+
+    def _render_content(self) -> None:
+        if not self.is_container or self.styles.keyline[0] != "none":
+            super()._render_content()
+            return
+        # A container's own content is blank lines of its background (`Widget.render`), and
+        # `Widget._render_content` builds all of them, at its whole height, whenever it is
+        # dirty: for a long message's view, hundreds of identical lines per frame. One line,
+        # repeated (`_RepeatedLine`), is the same content.
+        width, height = self.size
+        line = Visual.to_strips(self, self._render(), width, 1, self.visual_style)  # type: ignore[arg-type]
+        self._render_cache = _RenderCache(self.size, _RepeatedLine(line[0] if line else Strip.blank(width), height))
+        self._dirty_regions.clear()
+
+
+class _SameLines(dict[int, Strip]):
+    """A styles cache's lines for a widget whose lines all look the same: any line stands for every row."""
+
+    def __contains__(self, y: object) -> bool:
+        return bool(self)
+
+    def __getitem__(self, y: int) -> Strip:
+        return next(iter(self.values()))
+
+
+class _RepeatedLine(Sequence[Strip]):
+    """`count` times the same line: a blank container's rendered content (owns the one line)."""
+
+    def __init__(self, line: Strip, count: int) -> None:
+        self._line = line
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Strip: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Strip]: ...
+
+    def __getitem__(self, index: int | slice) -> Strip | list[Strip]:
+        if isinstance(index, slice):
+            return [self._line] * len(range(*index.indices(self._count)))
+        if -self._count <= index < self._count:
+            return self._line
+        raise IndexError(index)
+
+
+W = TypeVar("W", bound="Widget")
+
 
 @cache
-def _laid_out_once(block_class: type[MarkdownBlock]) -> type[MarkdownBlock]:
-    """`block_class` with `LaidOutOnce` mixed in, under the same name (CSS type selectors match either way)."""
-    return type(block_class.__name__, (LaidOutOnce, block_class), {"__module__": __name__})
+def _laid_out_once(widget_class: type[W]) -> type[W]:
+    """`widget_class` with `LaidOutOnce` mixed in, under the same name (CSS type selectors match either way).
+
+    What its `compose` yields is laid out once too (`laid_out_once`): a list composes a row of
+    plain `Horizontal`, `MarkdownBullet` and `Vertical` widgets per item and a fence a `Label`,
+    and each of those would ask for a layout of its own after every layout that resized it.
+    """
+    def compose(self: Widget) -> ComposeResult:
+        for child in widget_class.compose(self):  # type: ignore[arg-type]
+            yield laid_out_once(child)
+
+    return type(widget_class.__name__, (LaidOutOnce, widget_class), {"__module__": __name__, "compose": compose})
+
+
+def laid_out_once(widget: W) -> W:
+    """Make `widget` (not mounted yet) and the children it was made with lay out once per change.
+
+    Its class becomes the same class with `LaidOutOnce` mixed in (`_laid_out_once`: same name,
+    same CSS, same behaviour but for the follow-up layout); a widget that is already one is left as it is.
+    """
+    if not isinstance(widget, LaidOutOnce):
+        widget.__class__ = _laid_out_once(type(widget))
+    for child in widget._pending_children:
+        laid_out_once(child)
+    return widget
 
 
 class StreamMarkdown(LaidOutOnce, Markdown):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
-from typing import ClassVar, NamedTuple
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar, NamedTuple
 
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
@@ -168,6 +170,23 @@ def _wholly_shown(chunk: Widget) -> bool:
     return bool(clip.contains_region(region))
 
 
+@contextmanager
+def painted_batch(widget: Widget) -> Iterator[None]:
+    """`App.batch_update` that lets the screen paint what the batch changed once it ends.
+
+    Textual 8.2.8 (pinned) ends a batch by prompting the app only: a screen that handled the
+    batch's repaint and layout requests while the batch held its frames back (its update timer
+    stays paused) is idle by then and hears nothing more, so nothing is painted until some other
+    message reaches it (a key, a clock tick a second later). That is how a stream painted as one
+    batch per drain pass stalled at one frame a second in a real terminal. Prompting the screen
+    too (`check_idle`, a no-op while its queue is busy) lets it resume its update timer.
+    """
+    screen = widget.screen
+    with widget.app.batch_update():
+        yield
+    screen.check_idle()
+
+
 class _Spacer(LaidOutOnce, Widget):
     """Stands in for the hidden chunks of a `TextView` (their total height); owns nothing."""
 
@@ -229,6 +248,10 @@ class TextView(LaidOutOnce, BlockView):
     live chunk's widgets are laid out on every frame while it grows, a frozen one is one widget."""
     FREEZE_ATTEMPTS: ClassVar[int] = 20
     """Frames a finished chunk may wait to be painted (laid out, not busy) before freezing is given up."""
+    BATCH_RETRY_SECONDS: ClassVar[float] = 1 / 60
+    """How soon a freeze pass that met another widget's batch update looks again."""
+    DEFER_SECONDS: ClassVar[float] = 0.5
+    """The longest a freeze's swap or a hide waits for the next drain pass (to share its layout) while the block streams."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
@@ -250,6 +273,11 @@ class TextView(LaidOutOnce, BlockView):
         self._depth = DepthLimiter()  # nested quotes and lists bounded (each level is a widget)
         self._outbox: list[list[str]] = []
         self._draining = False
+        self._in_pass = False
+        self._freeze_after_pass = False
+        self._deferred_swaps: list[tuple[Markdown, FrozenMarkdown]] = []
+        self._deferred_hide: int | None = None
+        self._deferred_timer: Any = None
         self._chunks: list[Markdown | FrozenMarkdown] = []
         self._freeze_scheduled = False
         self._freeze_attempts = 0
@@ -346,6 +374,14 @@ class TextView(LaidOutOnce, BlockView):
                 break
             y += height
             keep_hidden = index + 1
+        if keep_hidden > hidden and self._streaming():
+            # More to hide while text streams in: the next drain pass hides them inside its batch,
+            # so the screen lays the change out with the pass instead of once more on its own
+            # (they are far above the viewport: nothing the reader sees waits for it).
+            self._deferred_hide = keep_hidden
+            self._defer()
+            return
+        self._deferred_hide = None
         if keep_hidden != hidden:
             self._hide_chunks(keep_hidden)
 
@@ -416,28 +452,131 @@ class TextView(LaidOutOnce, BlockView):
             self._draining = True
             self.run_worker(self._drain(), group=self.DRAIN_GROUP, exit_on_error=False)
 
+    def _streaming(self) -> bool:
+        """Whether more text may come (the block is not finished)."""
+        return self.block.lifecycle is not Lifecycle.INACTIVE
+
     async def _drain(self) -> None:
         """Append queued text to the chunk widgets until the queue is empty.
 
         Runs as a worker (cancelled with the view). Text that arrives while an append is in
-        progress is appended in one go by the next iteration: like `MarkdownStream`, this
-        coalesces when Markdown falls behind (about 20 appends a second), without a bare task.
+        progress is appended in one go by the next pass: like `MarkdownStream`, this coalesces
+        when Markdown falls behind, without a bare task. Each pass is one batch update (see
+        `painted_batch`), so the screen lays the pass out and paints it once: not between one
+        append's parse and its mount, between two chunks, for the swap of a chunk frozen since
+        the last pass or for chunks hidden since, and again at the end. A frame is painted
+        between two passes, so a stream that never pauses still gets its frames.
         """
         try:
             while self._outbox:
                 outbox, self._outbox = self._outbox, []
-                for index, pieces in enumerate(outbox):
-                    if index > 0 or not self._chunks:
-                        await self._new_chunk()
-                    fragment = "".join(pieces)
-                    if fragment:
-                        self._chars_written += len(fragment)
-                        live = self._chunks[-1]
-                        assert isinstance(live, Markdown)  # only finished chunks freeze
-                        await live.append(fragment)
-                        self._appended_at = time.perf_counter()
+                self._in_pass = True
+                try:
+                    with painted_batch(self):
+                        await self._apply_deferred()
+                        await self._append_pass(outbox)
+                        await self._requests_handed_in()
+                finally:
+                    self._in_pass = False
+                if self._freeze_after_pass:
+                    # Asked for while the batch held the frame back: the pass is painted next.
+                    self._freeze_after_pass = False
+                    self._schedule_freeze()
+                if self._outbox:
+                    await self._next_frame()
         finally:
             self._draining = False
+
+    async def _append_pass(self, outbox: list[list[str]]) -> None:
+        """Append one snapshot of the queue: the first entry to the last chunk, each further one to a new chunk."""
+        for index, pieces in enumerate(outbox):
+            if index > 0 or not self._chunks:
+                await self._new_chunk()
+            fragment = "".join(pieces)
+            if fragment:
+                self._chars_written += len(fragment)
+                live = self._chunks[-1]
+                assert isinstance(live, Markdown)  # only finished chunks freeze
+                await live.append(fragment)
+                self._appended_at = time.perf_counter()
+
+    REQUESTS_WAIT_SECONDS: ClassVar[float] = 0.02
+    """The longest a pass holds its frame back for the new blocks' layout requests (`_requests_handed_in`)."""
+
+    async def _requests_handed_in(self) -> None:
+        """Wait (inside the pass's batch) until the screen has heard every layout the pass asks for.
+
+        A new block's content is set before it is mounted, and on Textual 8.2.8 (pinned) a widget
+        posts the layout and repaint it asked for when its message loop next goes idle, which
+        after a mount waits for its next message: the first one it gets is the Resize that the
+        pass's own layout sends it. Ended at once, the batch let the screen lay out and paint
+        the pass, then lay out again for those requests (in the pty bench, after most flushes).
+        So every widget of the view with a request waiting is prompted (`check_idle`), the pass
+        yields to the loop until they have posted (`REQUESTS_WAIT_SECONDS` at most: a widget
+        that never settles cannot hold frames back), then waits one turn of the screen, which
+        handles what they posted (inside a batch it runs after-refresh callbacks as soon as its
+        queue is empty).
+        """
+        deadline = time.monotonic() + self.REQUESTS_WAIT_SECONDS
+        waiting = [node for node in self.walk_children(Widget) if node._layout_required or node._repaint_required]
+        for node in waiting:
+            node.check_idle()
+        while waiting and time.monotonic() < deadline:
+            await asyncio.sleep(0)
+            waiting = [node for node in waiting if node._layout_required or node._repaint_required]
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def resolve() -> None:
+            if not turn.done():
+                turn.set_result(None)
+
+        if self.call_after_refresh(resolve):
+            await turn
+
+    async def _next_frame(self) -> None:
+        """Wait until the screen has refreshed (what the last pass changed is laid out and painted)."""
+        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def resolve() -> None:
+            if not painted.done():
+                painted.set_result(None)
+
+        if not self.call_after_refresh(resolve):
+            return  # closing: no frame will come
+        await painted
+
+    # -- work that waits for the next pass -----------------------------------------------------
+
+    def _defer(self) -> None:
+        """Make sure deferred swaps and hides are done, by the next pass or after `DEFER_SECONDS`."""
+        if self._deferred_timer is None and self.is_mounted:
+            self._deferred_timer = self.set_timer(self.DEFER_SECONDS, self._deferred_due)
+
+    def _deferred_due(self) -> None:
+        self._deferred_timer = None
+        if not self._draining and (self._deferred_swaps or self._deferred_hide is not None):
+            self.run_worker(self._apply_deferred_alone(), group=self.DRAIN_GROUP, exit_on_error=False)
+
+    async def _apply_deferred_alone(self) -> None:
+        if self._draining or not self.is_attached:
+            return  # a pass started meanwhile: it does the work
+        with painted_batch(self):
+            await self._apply_deferred()
+
+    async def _apply_deferred(self) -> None:
+        """Swap in the chunks frozen and hide the chunks asked for since the last pass (inside the caller's batch)."""
+        if self._deferred_timer is not None:
+            self._deferred_timer.stop()
+            self._deferred_timer = None
+        hide, self._deferred_hide = self._deferred_hide, None
+        if hide is not None and hide > len(self._hidden_heights):
+            self._hide_chunks(hide)
+        swaps, self._deferred_swaps = self._deferred_swaps, []
+        for live, frozen in swaps:
+            if live not in self._chunks or frozen.painted_width != live.outer_size.width or not live.display:
+                continue  # thawed, re-laid out at another width, or hidden since it was painted
+            self._chunks[self._chunks.index(live)] = frozen
+            await self._swap(live, frozen)
 
     async def _new_chunk(self) -> None:
         # Links are never opened by the widget: the app checks the scheme and asks first.
@@ -453,6 +592,11 @@ class TextView(LaidOutOnce, BlockView):
         # A new reason to freeze (a chunk finished, was thawed or shown): a whole budget of
         # attempts, also when a pass that is waiting for a chunk to be painted is already due.
         self._freeze_attempts = 0
+        if self._in_pass:
+            # While a batch holds the frame back Textual runs after-refresh callbacks at once:
+            # the freeze pass would find nothing painted and spend its attempts inside the batch.
+            self._freeze_after_pass = True
+            return
         if not self._freeze_scheduled and self.is_mounted:
             self._freeze_scheduled = True
             self.call_after_refresh(self._freeze_finished)
@@ -462,6 +606,15 @@ class TextView(LaidOutOnce, BlockView):
         self._freeze_scheduled = False
         if not self.is_attached:
             return
+        if self._in_pass:
+            self._freeze_after_pass = True  # (due before the pass began: it runs after it instead)
+            return
+        if self.app._batch_count:
+            # Another batch (a swap, another view's pass) holds the frame back: nothing gets
+            # painted until it ends, so look again shortly, without spending an attempt.
+            self._freeze_scheduled = True
+            self.set_timer(self.BATCH_RETRY_SECONDS, self._freeze_finished)
+            return
         if self._frozen_width and self._frozen_width != self.size.width:
             # The width changed since the last freeze and this pass runs before the view's Resize
             # is handled: freezing now would record the new width, the handler would see nothing
@@ -469,9 +622,10 @@ class TextView(LaidOutOnce, BlockView):
             self._thaw_all()
             return
         waiting = False
+        deferred = {id(live) for live, _frozen in self._deferred_swaps}
         for index, chunk in enumerate(self._chunks[:-1]):
-            if not isinstance(chunk, Markdown) or not chunk.display:
-                continue  # frozen already, or hidden
+            if not isinstance(chunk, Markdown) or not chunk.display or id(chunk) in deferred:
+                continue  # frozen already (or waiting to be swapped), or hidden
             if not _rendered(chunk):
                 # Some of it scrolled past unseen: freezing would render it only to freeze it (it
                 # is hidden soon, and freezes if it is shown again). But a chunk not laid out yet
@@ -488,6 +642,12 @@ class TextView(LaidOutOnce, BlockView):
                 continue
             self._frozen_width = self.size.width
             frozen = FrozenMarkdown(chunk, strips, classes="text-view--chunk")
+            if self._streaming():
+                # The swap (a mount and a removal) is a layout of the screen: while text streams
+                # in, the next drain pass does it inside its batch, so it costs no layout of its own.
+                self._deferred_swaps.append((chunk, frozen))
+                self._defer()
+                continue
             self._chunks[index] = frozen
             self.run_worker(self._swap(chunk, frozen), group=self.DRAIN_GROUP, exit_on_error=False)
         if waiting and self._freeze_attempts < self.FREEZE_ATTEMPTS and self.is_mounted:
@@ -506,7 +666,7 @@ class TextView(LaidOutOnce, BlockView):
         async with self._swap_lock:
             if not old.is_attached or not self.is_attached:
                 return  # the view was cleared meanwhile
-            with self.app.batch_update():
+            with painted_batch(self):
                 await self.mount(new, after=old)
                 await old.remove()
         if isinstance(new, Markdown):
@@ -515,6 +675,7 @@ class TextView(LaidOutOnce, BlockView):
     def _thaw_all(self) -> None:
         """Put live Markdown back for every frozen chunk (their lines hold an old width or theme)."""
         self._frozen_width = 0
+        self._deferred_swaps.clear()  # (painted at the old width or theme too)
         for index, chunk in enumerate(self._chunks):
             if isinstance(chunk, FrozenMarkdown):
                 self._thaw(index, chunk)
@@ -533,5 +694,5 @@ class TextView(LaidOutOnce, BlockView):
             self._thaw(self._chunks.index(message.frozen), message.frozen)
 
     def _theme_changed(self, _theme: Theme) -> None:
-        if any(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks):
+        if self._deferred_swaps or any(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks):
             self._thaw_all()

@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -253,7 +254,15 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
                     break
                 streaming.append(app.key_latency(character, seconds=10.0))
                 time.sleep(max(0.0, 0.15 - streaming[-1]))
-            painted = app.wait_for(SENTINEL.encode(), mark, 120)
+            try:
+                painted = app.wait_for(SENTINEL.encode(), mark, 60)
+            except TimeoutError:
+                # A stalled app: ask it what its UI loop waits on (`render_profile.dump_state`).
+                os.kill(app.process.pid, signal.SIGUSR1)
+                time.sleep(1.0)
+                state = Path(f"{profile}.state")
+                print(state.read_text() if state.exists() else "(no state written)", file=sys.stderr)
+                raise
             cpu, ui_cpu = app.cpu_seconds() - cpu_started, app.main_thread_cpu_seconds() - ui_started
             while len(server.ends) < len(server.starts):
                 time.sleep(0.01)

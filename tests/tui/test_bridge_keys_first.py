@@ -187,6 +187,16 @@ class TestWorkPerFrame:
         assert share <= bridge_module.STREAM_SHARE * 1.15
         assert flushes >= 2.0 / bridge_module.MAX_FRAME_SECONDS  # never stalled
 
+    def test_a_fast_stream_that_costs_60_ms_a_flush_is_painted_about_twice_a_second(
+        self, setup: tuple[Bridge, _Target, _Clock]
+    ) -> None:
+        # What a 2,000 tokens/s stream costs a flush at 120x40 (pty bench): at 0.15 of a core that
+        # is a flush every 0.4 s (it was capped at 0.25 s: four a second, 0.24 of a core).
+        bridge, target, clock = setup
+        flushes = self._stream(bridge, target, clock, cpu_per_flush=0.06, seconds=4.0)
+        # (the gap grows from the frame rate in halving steps: a few quicker flushes first)
+        assert 4.0 / 0.5 <= flushes <= 13, flushes
+
     def test_very_costly_frames_still_come_every_max_frame(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
         bridge, target, clock = setup
         flushes = self._stream(bridge, target, clock, cpu_per_flush=0.2, seconds=2.0)

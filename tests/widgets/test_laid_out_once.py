@@ -63,15 +63,17 @@ async def test_a_growing_paragraph_is_laid_out_once_per_append() -> None:
             await _settled(pilot, app, text)
             grown_at_start = app.laid_out
             per_append: list[int] = []
+            frames: list[int] = []
             heights: list[int] = []
             for n in range(4):
-                layouts_before = len(profile.layouts)
+                layouts_before, frames_before = len(profile.layouts), len(profile.frames)
                 addition = f" {WORDS} {n}."  # ~70 characters: the paragraph wraps onto new lines
                 text += addition
                 block.append(addition)
                 view.refresh_block()
                 await _settled(pilot, app, " ".join(text.split()[-6:]))
                 per_append.append(len(profile.layouts) - layouts_before)
+                frames.append(len(profile.frames) - frames_before)
                 heights.append(view.size.height)
             # Every append made the content taller than the viewport: the owner heard of each.
             assert app.laid_out - grown_at_start >= 4, "the container no longer reports that its content grew"
@@ -79,3 +81,45 @@ async def test_a_growing_paragraph_is_laid_out_once_per_append() -> None:
         profile.uninstall()
     assert heights == sorted(heights) and heights[-1] > heights[0], heights  # it did grow
     assert per_append == [1, 1, 1, 1], per_append
+    # ... and painted once: the scrollbar's new thumb goes into the layout's frame, not a frame of its own.
+    assert frames == [1, 1, 1, 1], frames
+
+
+async def test_a_growing_view_renders_its_own_lines_once() -> None:
+    """The view's own lines (its left border, padding, background) all look the same: rendered
+    once, not again for every row a growing message brings into sight nor after every layout."""
+    from textual._styles_cache import StylesCache
+
+    rendered: list[str] = []
+    render_line = StylesCache.render_line
+
+    def counted(self: StylesCache, styles: object, y: int, *args: object) -> object:
+        content_line = args[5]  # the widget's own render_line, bound
+        rendered.append(type(content_line.__self__).__name__)  # type: ignore[attr-defined]
+        return render_line(self, styles, y, *args)  # type: ignore[arg-type]
+
+    block = TextBlock("msg-1:0", role="assistant")
+    block.activate()
+    view = TextView(block)
+    app = _Host(view)
+    StylesCache.render_line = counted  # type: ignore[method-assign,assignment]
+    try:
+        async with app.run_test(size=(40, 12)) as pilot:
+            text = f"A first paragraph: {WORDS}."
+            block.append(text)
+            view.refresh_block()
+            await _settled(pilot, app, text)
+            before = rendered.count("TextView")
+            heights = [view.size.height]
+            for n in range(4):
+                addition = f" {WORDS} {n}."
+                text += addition
+                block.append(addition)
+                view.refresh_block()
+                await _settled(pilot, app, " ".join(text.split()[-6:]))
+                heights.append(view.size.height)
+            after = rendered.count("TextView")
+    finally:
+        StylesCache.render_line = render_line  # type: ignore[method-assign]
+    assert heights[-1] > heights[0], heights  # it grew (and scrolled: taller than the screen)
+    assert after - before <= 1, (before, after)

@@ -4,6 +4,7 @@ streamed, freezes like streamed chunks."""
 from __future__ import annotations
 
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Markdown
 
 from _text_host import TextHost, wait_until
@@ -33,7 +34,10 @@ async def _painted(pilot: object, view: TextView) -> list[Strip]:
     def ready() -> bool:
         nonlocal strips
         live = [chunk for chunk in view.chunks if isinstance(chunk, Markdown)]
-        strips = paint(view) if all(chunk.children for chunk in live) else None
+        # (and the scroll holding the view has no layout of its own to come: a pass painted in
+        # one frame gets the scroll's scrollbar, which narrows the view, in the next layout)
+        settled = not any(node._layout_required for node in view.ancestors_with_self if isinstance(node, Widget))
+        strips = paint(view) if settled and all(chunk.children for chunk in live) else None
         return strips is not None
 
     await wait_until(pilot, ready, "the view painted")
