@@ -224,6 +224,8 @@ async def _frozen_lines_equal_live_ones(pilot: Pilot[Any], view: TextView) -> No
     """Each frozen chunk's lines equal what its source paints as live Markdown now (width and theme)."""
     from textual.widgets import Markdown
 
+    from tandem.widgets.text import shared_parser
+
     def at_the_width() -> bool:
         width = view.chunks[-1].size.width
         return all(chunk.painted_width == width for chunk in view.chunks if isinstance(chunk, FrozenMarkdown))
@@ -231,7 +233,7 @@ async def _frozen_lines_equal_live_ones(pilot: Pilot[Any], view: TextView) -> No
     # (A scrollbar that comes or goes changes the width: the view thaws what it froze at the old one.)
     await wait_for(pilot, at_the_width, "every frozen chunk at the view's width")
     for chunk in [chunk for chunk in view.chunks if isinstance(chunk, FrozenMarkdown) and chunk.display]:
-        live = Markdown(chunk.source, open_links=False, classes="text-view--chunk")
+        live = Markdown(chunk.source, open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
         if not chunk.is_attached:
             continue  # thawed meanwhile (the view's width changed again: a scrollbar came or went)
         await view.mount(live, after=chunk)
