@@ -162,11 +162,26 @@ def _element_id(element: Any) -> str | int | None:
 
 _CACHED_FROM = 32
 """Arrays at least this long keep their id index in `_INDEXES` (shorter ones are cheap to scan)."""
-_INDEXES: dict[int, tuple[list[Any], dict[Any, int] | None]] = {}
-"""id(array) → (the array, its id → position index, or None when it is not an identity array).
 
-Safe because no state array is changed in place (every write copies along its path); the entry
-holds the array, so its id cannot be reused while cached. Bounded, oldest out first."""
+
+class _Entry:
+    """One cached id index: the array (held, so its id is not reused while cached), its id →
+    position index (None: not an identity array), and whether that index dict is this array's
+    alone (a copy of an array may share its index until either is changed)."""
+
+    __slots__ = ("array", "index", "exclusive")
+
+    def __init__(self, array: list[Any], index: dict[Any, int] | None, exclusive: bool) -> None:
+        self.array, self.index, self.exclusive = array, index, exclusive
+
+
+_INDEXES: dict[int, _Entry] = {}
+"""id(array) → its cached `_Entry`.
+
+Kept right by every write here: a write changes an array in place only when its writer owns it
+(see `Owned`), and then updates or drops the array's entry (`_reindex`); a copy gets the entry
+its writes leave (an append adds one id, an element changed inside keeps the index). Bounded,
+oldest out first."""
 _CACHE_SIZE = 64
 
 
@@ -180,25 +195,69 @@ def _compute_index(array: list[Any]) -> dict[Any, int] | None:
     return index
 
 
-def _remember(array: list[Any], index: dict[Any, int] | None) -> None:
+def _remember(array: list[Any], index: dict[Any, int] | None, *, exclusive: bool = True) -> None:
     if len(array) < _CACHED_FROM:
         return
-    if len(_INDEXES) >= _CACHE_SIZE:
+    if len(_INDEXES) >= _CACHE_SIZE and id(array) not in _INDEXES:
         try:
             del _INDEXES[next(iter(_INDEXES))]
         except (StopIteration, KeyError, RuntimeError):  # another thread trimmed it first
             pass
-    _INDEXES[id(array)] = (array, index)
+    _INDEXES[id(array)] = _Entry(array, index, exclusive)
+
+
+def _cached(array: list[Any]) -> _Entry | None:
+    entry = _INDEXES.get(id(array))
+    return entry if entry is not None and entry.array is array else None
 
 
 def _identity_index(array: list[Any]) -> dict[Any, int] | None:
     """The id → position index of an identity array, or None; O(1) for a cached array."""
-    entry = _INDEXES.get(id(array))
-    if entry is not None and entry[0] is array:
-        return entry[1]
+    entry = _cached(array)
+    if entry is not None:
+        return entry.index
     index = _compute_index(array) if array else None
     _remember(array, index)
     return index
+
+
+def _reindex(old: list[Any], new: list[Any], kind: str, position: int, removed: Any = None, added: Any = None) -> None:
+    """`new` is `old` (changed in place) or a copy of it, after one write: keep the id index right.
+
+    `kind` is "set" (the element at `position` replaced, or changed inside: `removed` and
+    `added` are the ids before and after, None for an element without one), "append" (`added`
+    put at the end, at `position`), or "delete" (the last element, of id `removed`, taken off);
+    anything else (an insert or a removal before the end: every later position moves) drops
+    the index, to be computed again when next needed. O(1) in place, O(len) for a copy (a
+    C-level dict copy) — never the Python-level scan of every element.
+    """
+    entry = _cached(old)
+    if entry is None:
+        return  # nothing cached: computed when needed
+    index = entry.index
+    in_place = new is old
+    result: dict[Any, int] | None
+    if index is None or kind not in ("set", "append", "delete"):
+        if in_place:
+            _INDEXES.pop(id(old), None)  # an element may have gained or lost its id: compute again
+        return
+    if kind == "set" and removed is not None and added == removed and type(added) is type(removed):
+        if not in_place:
+            entry.exclusive = False  # the copy shares the index
+            _remember(new, index, exclusive=False)
+        return
+    if kind != "delete" and (added is None or added in index):
+        result = None  # an element without an id, or a repeated id: not an identity array now
+    else:
+        result = index if in_place and entry.exclusive else dict(index)
+        if kind != "append":
+            del result[removed]
+        if kind != "delete":
+            result[added] = position
+    if in_place:
+        entry.index, entry.exclusive = result, True
+    else:
+        _remember(new, result)
 
 
 def is_identity_array(value: Any) -> bool:
@@ -443,21 +502,24 @@ def assign(document: Any, path: FieldPath, value: Any, owned: Owned | None = Non
             raise MergeError(f"element {key.id!r} is not in an array")
         index = _index_of(document, key.id)
         if not rest:
-            copied = _writable(document, owned, structural=True)
+            length = len(document)
+            copied = _writable(document, owned)
             if value is MISSING:
                 if index is not None:
                     del copied[index]
+                    _reindex(document, copied, "delete" if index == length - 1 else "remove", index, key.id)
             elif index is None:
                 copied.append(value)
+                _reindex(document, copied, "append", length, added=_element_id(value))
             else:
                 copied[index] = value
+                _reindex(document, copied, "set", index, key.id, _element_id(value))
             return copied
         if index is None:
             raise MergeError(f"element {key.id!r} is gone")
-        copied = _writable(document, owned, structural=False)
-        copied[index] = assign(document[index], rest, value, owned)
-        if copied is not document:
-            _keep_index(document, copied, index)
+        copied = _writable(document, owned)
+        copied[index] = child = assign(document[index], rest, value, owned)
+        _reindex(document, copied, "set", index, key.id, _element_id(child))
         return copied
     if type(document) is not dict:
         raise MergeError(f"member {key!r} is not in an object")
@@ -484,11 +546,12 @@ def _own(container: Any, owned: Owned | None) -> Any:
     return container
 
 
-def _writable(container: Any, owned: Owned | None, *, structural: bool = False) -> Any:
-    """`container` itself if this writer copied it, else a fresh copy the writer now owns."""
+def _writable(container: Any, owned: Owned | None) -> Any:
+    """`container` itself if this writer copied it, else a fresh copy the writer now owns.
+
+    A writer that changes an array's elements tells `_reindex` (its id index must hold).
+    """
     if owned is not None and container in owned:
-        if structural:
-            _INDEXES.pop(id(container), None)  # its id index no longer holds
         return container
     return _own(list(container) if type(container) is list else dict(container), owned)
 
@@ -520,15 +583,8 @@ def insert_element(document: Any, path: FieldPath, element: Any, source: Any) ->
                 break
     copied = list(array)
     copied.insert(position, element)
+    _reindex(array, copied, "append" if position == len(array) else "insert", position, added=_element_id(element))
     return assign(document, array_path, copied)
-
-
-def _keep_index(old: list[Any], new: list[Any], position: int) -> None:
-    """`new` is `old` with the element at `position` changed inside: reuse the id index if the id held."""
-    entry = _INDEXES.get(id(old))
-    if entry is not None and entry[0] is old and entry[1] is not None:
-        if _element_id(new[position]) == _element_id(old[position]):
-            _remember(new, entry[1])
 
 
 def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Owned | None = None) -> Any:
@@ -560,21 +616,25 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: O
         return copied
     if type(document) is list:
         index = _array_index(token, len(document), allow_end=(op == "add" and not rest))
+        length = len(document)
         if rest:
+            removed = _element_id(document[index])  # read before the element may change in place
             child = _set_pointer(document[index], rest, op, value, owned)
-            # Changed in place, an element may have changed its id: the id index is dropped.
-            copied_list = _writable(document, owned, structural=True)
+            copied_list = _writable(document, owned)
             copied_list[index] = child
-            if copied_list is not document:
-                _keep_index(document, copied_list, index)
+            _reindex(document, copied_list, "set", index, removed, _element_id(child))
             return copied_list
-        copied_list = _writable(document, owned, structural=True)
+        removed = None if index == length else _element_id(document[index])
+        copied_list = _writable(document, owned)
         if op == "add":
             copied_list.insert(index, value)
+            _reindex(document, copied_list, "append" if index == length else "insert", index, added=_element_id(value))
         elif op == "remove":
             del copied_list[index]
+            _reindex(document, copied_list, "delete" if index == length - 1 else "remove", index, removed)
         else:
             copied_list[index] = value
+            _reindex(document, copied_list, "set", index, removed, _element_id(value))
         return copied_list
     raise MergeError(f"{token!r} is inside a {type(document).__name__}, not a container")
 
