@@ -19,7 +19,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
-from tandem.core.state_diff import patch_diff
+from tandem.core.state_diff import operation_diff, patch_diff
 from tandem.core.state_merge import (
     MISSING,
     ById,
@@ -627,11 +627,12 @@ class AgentState:
             self._owned.clear()
 
     def _write_in_place(self, patch: Patch) -> bool:
-        """Commit a one-operation agent delta, changing the containers it owns in place (O(change)).
+        """Commit an agent delta, changing the containers it owns in place (O(change)).
 
         Only when the agent's frame is the committed value, no proposal shares it and no model
-        validates it (a failed validation must leave the value as it was). One operation: a
-        failing one raises before changing anything (see `_set_pointer`).
+        validates it (a failed validation must leave the value as it was). An operation that
+        fails raises before changing anything, and the operations before it are undone (see
+        `Owned.begin`), so a refused patch loses nothing and half of it is never applied.
 
         Returns:
             False, having changed nothing, when its diff is wanted and only a whole diff would
@@ -641,11 +642,24 @@ class AgentState:
             MergeError: the operation does not apply; nothing changed.
         """
         with self._lock:
-            before = _as_document(self._committed)
-            diff = patch_diff(before, patch) if self._keep_diffs else None
-            if diff is None and self._keep_diffs:
-                return False
-            value, _touched = apply_patch(before, patch, self._owned)
+            value = _as_document(self._committed)
+            diff: Patch | None = [] if self._keep_diffs else None
+            owned = self._owned
+            owned.begin()
+            try:
+                for operation in patch:
+                    if diff is not None:
+                        # Each operation's diff is read from the value it applies to, before it does.
+                        said = operation_diff(value, operation)
+                        if said is None:
+                            owned.rollback()
+                            return False
+                        diff.extend(said)
+                    value, _touched = apply_patch(value, [operation], owned)
+            except MergeError:
+                owned.rollback()
+                raise
+            owned.commit()
             self._committed = self._base = value
             self._view_valid = False
             self._revision += 1
@@ -656,7 +670,7 @@ class AgentState:
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
         guards = self._guards(since=self._base_seq)
-        if not guards and len(patch) == 1 and self.model is None and not self._proposals and self._base is self._committed:
+        if not guards and self.model is None and not self._proposals and self._base is self._committed:
             try:
                 if self._write_in_place(patch):
                     return

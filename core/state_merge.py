@@ -129,10 +129,12 @@ class Owned:
     reference to its value; until then N writes through one container copy it once, not N times.
     """
 
-    __slots__ = ("_containers",)
+    __slots__ = ("_containers", "_journal")
 
     def __init__(self) -> None:
         self._containers: dict[int, Any] = {}
+        self._journal: list[tuple[str, Any, Any, Any]] | None = None
+        """While a write may still fail (`begin`): how to undo each in-place change, in order."""
 
     def __contains__(self, container: object) -> bool:
         return self._containers.get(id(container)) is container
@@ -147,6 +149,36 @@ class Owned:
     def clear(self) -> None:
         """Forget every container: a reader may hold them now, so they are copied before a write."""
         self._containers.clear()
+
+    def begin(self) -> None:
+        """Start a write of several operations that must change nothing if one fails: note each
+        in-place change so that `rollback` can undo it. End it with `commit` or `rollback`."""
+        self._journal = []
+
+    def commit(self) -> None:
+        """The write succeeded: forget how to undo it."""
+        self._journal = None
+
+    def rollback(self) -> None:
+        """Undo the in-place changes since `begin`, newest first (O(number of changes))."""
+        journal, self._journal = self._journal or [], None
+        for kind, container, key, old in reversed(journal):
+            if kind == "insert":
+                del container[key]
+            elif kind == "delete":
+                container.insert(key, old)
+            elif old is MISSING:
+                del container[key]
+            else:
+                container[key] = old
+            if type(container) is list:
+                _INDEXES.pop(id(container), None)  # its id index may hold the undone change
+
+    def note(self, container: Any, kind: str, key: Any, old: Any = None) -> None:
+        """`container` (owned) is about to change in place at `key`: "set" (`old`: the value
+        there, MISSING for none), "insert" or "delete" (`old`: the element removed)."""
+        if self._journal is not None:
+            self._journal.append((kind, container, key, old))
 
 
 # -- identity arrays -----------------------------------------------------------------------
@@ -603,6 +635,8 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: O
             if op != "add" and token not in document:
                 raise MergeError(f"member {token!r} does not exist")
             copied = _writable(document, owned)
+            if copied is document and owned is not None:
+                owned.note(copied, "set", token, copied.get(token, MISSING))
             if op == "remove":
                 del copied[token]
             else:
@@ -612,6 +646,8 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: O
             raise MergeError(f"member {token!r} does not exist")
         child = _set_pointer(document[token], rest, op, value, owned)
         copied = _writable(document, owned)
+        if copied is document and owned is not None and child is not document[token]:
+            owned.note(copied, "set", token, document[token])
         copied[token] = child
         return copied
     if type(document) is list:
@@ -621,11 +657,18 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: O
             removed = _element_id(document[index])  # read before the element may change in place
             child = _set_pointer(document[index], rest, op, value, owned)
             copied_list = _writable(document, owned)
+            if copied_list is document and owned is not None and child is not document[index]:
+                owned.note(copied_list, "set", index, document[index])
             copied_list[index] = child
             _reindex(document, copied_list, "set", index, removed, _element_id(child))
             return copied_list
         removed = None if index == length else _element_id(document[index])
         copied_list = _writable(document, owned)
+        if copied_list is document and owned is not None:
+            if op == "add":
+                owned.note(copied_list, "insert", index)
+            else:
+                owned.note(copied_list, "delete" if op == "remove" else "set", index, document[index])
         if op == "add":
             copied_list.insert(index, value)
             _reindex(document, copied_list, "append" if index == length else "insert", index, added=_element_id(value))
@@ -671,8 +714,8 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
     Args:
         owned: Containers the caller may change in place (see `assign`); copies are added.
             An operation that fails changes nothing, but the operations before it in the same
-            patch stay applied to owned containers: pass `owned` with a one-operation patch,
-            or a fresh `Owned` per patch, when the document must stay as it was on failure.
+            patch stay applied to owned containers: call `owned.begin()` first (and
+            `owned.rollback()` on failure) when the document must stay as it was.
 
     Raises:
         MergeError: an operation is malformed, its path does not exist, or a test fails.
