@@ -696,13 +696,31 @@ def _get_pointer(document: Any, tokens: list[str]) -> Any:
     return node
 
 
-def _touched(document: Any, tokens: list[str]) -> FieldPath:
-    """The field an operation at `tokens` writes: the member, the identity element, or the array."""
+def _touched(document: Any, tokens: list[str], elements: dict[FieldPath, int] | None = None) -> FieldPath:
+    """The field an operation at `tokens` writes: the member, the identity element, or the array.
+
+    An element of an identity array that `document` holds at `tokens` (added there, or about to
+    be removed or replaced) is a field of its own, as `field_changes` names it: an insert or a
+    removal shifts the later indexes but not the order of the other elements, so only that
+    element changed (O(1) to find, where diffing the array is O(its length)). Such touches are
+    counted in `elements`: an element added and removed in one patch may have moved, which
+    changes the array's order (see `apply_patch`). Any other element write is the whole array.
+    """
     parent = _get_pointer(document, tokens[:-1]) if tokens else None
     if tokens and type(parent) is list:
-        # An insert or removal shifts every later index: the array is what changed.
-        return canonical_path(document, tokens[:-1])
-    return canonical_path(document, tokens)
+        array = canonical_path(document, tokens[:-1])
+        if elements is not None and parent and len(array) == len(tokens) - 1 and is_identity_array(parent):
+            index = len(parent) - 1 if tokens[-1] == "-" else _array_index(tokens[-1], len(parent), allow_end=False)
+            ident = _element_id(parent[index])
+            assert ident is not None
+            element = (*array, ById(ident))
+            elements[element] = elements.get(element, 0) + 1
+            return element
+        return array
+    path = canonical_path(document, tokens)
+    if len(path) >= 2 and path[-1] == "id" and isinstance(path[-2], ById):
+        return path[:-2]  # an element's id: which elements the array holds, maybe whether it is an identity array
+    return path
 
 
 def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None) -> tuple[Any, list[FieldPath]]:
@@ -721,6 +739,7 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
         MergeError: an operation is malformed, its path does not exist, or a test fails.
     """
     touched: list[FieldPath] = []
+    elements: dict[FieldPath, int] = {}
     for op in patch:
         if type(op) is not dict:
             raise MergeError("a patch operation is an object")
@@ -732,13 +751,22 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
             if "value" not in op:
                 raise MergeError(f"{kind} needs a value")
             if kind == "replace":
-                touched.append(_touched(document, tokens))
+                before = _touched(document, tokens, elements)
                 document = _set_pointer(document, tokens, kind, op["value"], owned)
+                if before and isinstance(before[-1], ById) and len(before) == len(tokens):
+                    # An element replaced: the one it replaced, and itself if it has another id
+                    # (or the array, when it is no longer an identity array).
+                    after = _touched(document, tokens, elements)
+                    if after == before:
+                        elements[after] -= 1
+                    else:
+                        touched.append(after)
+                touched.append(before)
             else:
                 document = _set_pointer(document, tokens, kind, op["value"], owned)
-                touched.append(_touched(document, tokens))
+                touched.append(_touched(document, tokens, elements))
         elif kind == "remove":
-            touched.append(_touched(document, tokens))
+            touched.append(_touched(document, tokens, elements))
             document = _set_pointer(document, tokens, kind, None, owned)
         elif kind in ("move", "copy"):
             source = op.get("from")
@@ -753,15 +781,18 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
                 # place): the copy is a copy, as jsonpatch makes it.
                 value = copy.deepcopy(value)
             if kind == "move":
-                touched.append(_touched(document, from_tokens))
+                touched.append(_touched(document, from_tokens, elements))
                 document = _set_pointer(document, from_tokens, "remove", None, owned)
             document = _set_pointer(document, tokens, "add", value, owned)
-            touched.append(_touched(document, tokens))
+            touched.append(_touched(document, tokens, elements))
         elif kind == "test":
             if "value" not in op or not same_value(_get_pointer(document, tokens), op["value"]):
                 raise MergeError(f"test failed at {pointer!r}")
         else:
             raise MergeError(f"unknown patch operation {kind!r}")
+    # An element added and removed (or replaced) in one patch may have moved: its array's
+    # order is a field that changed too, so the whole array is diffed.
+    touched.extend(element[:-1] for element, count in elements.items() if count > 1)
     return document, touched
 
 
