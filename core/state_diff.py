@@ -14,7 +14,7 @@ import jsonpatch
 
 from tandem.core.state_merge import MergeError, apply_patch
 
-__all__ = ["operation_diff", "patch_diff"]
+__all__ = ["operation_diff", "patch_diff", "value_diff"]
 
 
 def _tokens(pointer: str) -> list[str] | None:
@@ -53,7 +53,7 @@ _PLAIN = (str, int, bool, type(None))
 """Scalars whose equality is make_patch's (floats are not: it says NaN equals NaN)."""
 
 
-def _diff_at(pointer: str, old: Any, new: Any) -> list[dict[str, Any]]:
+def value_diff(pointer: str, old: Any, new: Any) -> list[dict[str, Any]]:
     """`make_patch(old, new)` with its paths moved under `pointer`."""
     if old is new:
         return []
@@ -91,7 +91,7 @@ def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None
         return None
     try:
         if not tokens:
-            return None if kind == "remove" else _diff_at("", document, operation.get("value"))
+            return None if kind == "remove" else value_diff("", document, operation.get("value"))
         parent = _node(document, tokens[:-1])
         last = tokens[-1]
         prefix = "".join("/" + _escape(token) for token in tokens[:-1])
@@ -104,7 +104,7 @@ def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None
                 return [{"op": "add", "path": at, "value": operation.get("value")}]
             if kind == "remove":
                 return [{"op": "remove", "path": at}]
-            return _diff_at(at, parent[index], operation.get("value"))
+            return value_diff(at, parent[index], operation.get("value"))
         if type(parent) is dict:
             at = f"{prefix}/{_escape(last)}"
             if kind != "add" and last not in parent:
@@ -112,7 +112,7 @@ def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None
             if kind == "remove":
                 return [{"op": "remove", "path": at}]
             if last in parent:
-                return _diff_at(at, parent[last], operation.get("value"))
+                return value_diff(at, parent[last], operation.get("value"))
             return [{"op": "add", "path": at, "value": operation.get("value")}]
     except (LookupError, ValueError):
         pass

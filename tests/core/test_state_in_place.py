@@ -364,3 +364,41 @@ def test_owned_is_by_identity() -> None:
     owned.clear()
     again, _touched = apply_patch(document, [{"op": "add", "path": "/l/-", "value": 4}], owned)
     assert again["l"] is not mine and mine == [1, 2, 3]
+
+
+# -- diffs of merged writes ----------------------------------------------------------------------
+
+
+def test_a_delta_merged_over_the_persons_edit_is_described_without_a_whole_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The person's edit is pending: each agent append is merged, and its diff read at its one field."""
+    import tandem.core.state as state_module
+
+    state = AgentState({"title": "t", "items": [{"id": n} for n in range(2_000)]})
+    state.keep_diffs()
+    state.edit([{"op": "replace", "path": "/title", "value": "mine"}], who="p", at=1.0, record=False)
+
+    def whole_diff(*_args: Any) -> Any:
+        raise AssertionError("the whole state was diffed")
+
+    monkeypatch.setattr(state_module.jsonpatch, "make_patch", whole_diff)
+    for n in range(2_000, 2_050):
+        revision = state.revision
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": n}}])
+        assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{n}", "value": {"id": n}}]
+    assert state.committed["title"] == "mine" and len(state.committed["items"]) == 2_050
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(start=st.dictionaries(keys, documents, max_size=3), data=st.data())
+def test_every_commits_diff_turns_the_value_before_into_the_value_after(start: dict[str, Any], data: st.DataObject) -> None:
+    """With the person's edits, proposals and snapshots between them: whatever path a write took."""
+    state = AgentState(copy.deepcopy(start))
+    state.keep_diffs()
+    for _step in range(data.draw(st.integers(1, 30))):
+        before = json.loads(json.dumps(state.committed))  # not deepcopy: a copy op shares a value, deepcopy keeps that alias
+        revision = state.revision
+        if _act(state, data.draw(actions(before, state.proposals))) == "PatchError":
+            state.clear_divergence()
+        diff = state.diff_since(revision)
+        if diff is not None:
+            assert jsonpatch.apply_patch(before if before is not None else {}, diff) == (state.committed if state.committed is not None else {})
