@@ -681,7 +681,7 @@ class AgentState:
                             owned.rollback()
                             return False
                         diff.extend(said)
-                    value, _touched = apply_patch(value, [operation], owned)
+                    value, _touched = apply_patch(value, [operation], owned, fields=False)
             except MergeError:
                 owned.rollback()
                 raise

@@ -723,7 +723,13 @@ def _touched(document: Any, tokens: list[str], elements: dict[FieldPath, int] | 
     return path
 
 
-def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None) -> tuple[Any, list[FieldPath]]:
+def _nothing_touched(document: Any, tokens: list[str], elements: dict[FieldPath, int] | None = None) -> FieldPath:
+    return ()
+
+
+def apply_patch(
+    document: Any, patch: Iterable[Any], owned: Owned | None = None, *, fields: bool = True
+) -> tuple[Any, list[FieldPath]]:
     """Apply RFC 6902 operations copy-on-write; return the result and the fields written.
 
     The fields are named in the frame of the document each operation applied to (identity
@@ -734,12 +740,14 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
             An operation that fails changes nothing, but the operations before it in the same
             patch stay applied to owned containers: call `owned.begin()` first (and
             `owned.rollback()` on failure) when the document must stay as it was.
+        fields: False when the caller does not need the fields written (then the list is empty).
 
     Raises:
         MergeError: an operation is malformed, its path does not exist, or a test fails.
     """
     touched: list[FieldPath] = []
     elements: dict[FieldPath, int] = {}
+    touch = _touched if fields else _nothing_touched
     for op in patch:
         if type(op) is not dict:
             raise MergeError("a patch operation is an object")
@@ -751,12 +759,12 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
             if "value" not in op:
                 raise MergeError(f"{kind} needs a value")
             if kind == "replace":
-                before = _touched(document, tokens, elements)
+                before = touch(document, tokens, elements)
                 document = _set_pointer(document, tokens, kind, op["value"], owned)
                 if before and isinstance(before[-1], ById) and len(before) == len(tokens):
                     # An element replaced: the one it replaced, and itself if it has another id
                     # (or the array, when it is no longer an identity array).
-                    after = _touched(document, tokens, elements)
+                    after = touch(document, tokens, elements)
                     if after == before:
                         elements[after] -= 1
                     else:
@@ -764,9 +772,9 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
                 touched.append(before)
             else:
                 document = _set_pointer(document, tokens, kind, op["value"], owned)
-                touched.append(_touched(document, tokens, elements))
+                touched.append(touch(document, tokens, elements))
         elif kind == "remove":
-            touched.append(_touched(document, tokens, elements))
+            touched.append(touch(document, tokens, elements))
             document = _set_pointer(document, tokens, kind, None, owned)
         elif kind in ("move", "copy"):
             source = op.get("from")
@@ -781,10 +789,10 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
                 # place): the copy is a copy, as jsonpatch makes it.
                 value = copy.deepcopy(value)
             if kind == "move":
-                touched.append(_touched(document, from_tokens, elements))
+                touched.append(touch(document, from_tokens, elements))
                 document = _set_pointer(document, from_tokens, "remove", None, owned)
             document = _set_pointer(document, tokens, "add", value, owned)
-            touched.append(_touched(document, tokens, elements))
+            touched.append(touch(document, tokens, elements))
         elif kind == "test":
             if "value" not in op or not same_value(_get_pointer(document, tokens), op["value"]):
                 raise MergeError(f"test failed at {pointer!r}")
@@ -793,7 +801,7 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
     # An element added and removed (or replaced) in one patch may have moved: its array's
     # order is a field that changed too, so the whole array is diffed.
     touched.extend(element[:-1] for element, count in elements.items() if count > 1)
-    return document, touched
+    return document, touched if fields else []
 
 
 # -- diffs ---------------------------------------------------------------------------------
