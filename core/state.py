@@ -19,9 +19,10 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
-from tandem.core.state_diff import patch_diff
+from tandem.core.state_diff import operation_diff, patch_diff, value_diff
 from tandem.core.state_merge import (
     MISSING,
+    ORDER,
     ById,
     FieldPath,
     MergeError,
@@ -32,6 +33,7 @@ from tandem.core.state_merge import (
     overlaps,
     patch_changes,
     path_label,
+    pointer_of,
     resolve,
 )
 
@@ -133,6 +135,26 @@ def _patched_members(document: Any, patch: Patch) -> dict[str, Any] | None:
     return result
 
 
+def _field_diff(before: Any, after: Any, path: FieldPath) -> Patch | None:
+    """What `jsonpatch.make_patch(before, after)` lists when the two differ at the field `path` only.
+
+    O(size of the field): its pointer is the same in both (one field changed: no element before
+    it was added or removed), or it was added or removed there. None for an array's order.
+    """
+    if ORDER in path:
+        return None
+    old, new = resolve(before, path), resolve(after, path)
+    if old is MISSING:
+        pointer = pointer_of(after, path)
+        return None if pointer is None or new is MISSING else [{"op": "add", "path": pointer, "value": new}]
+    pointer = pointer_of(before, path)
+    if pointer is None:
+        return None
+    if new is MISSING:
+        return [{"op": "remove", "path": pointer}]
+    return None if pointer_of(after, path) != pointer else value_diff(pointer, old, new)
+
+
 _NO_GUARDS = Guards(())
 """Nothing of the person's to guard (never changed: `with_path` is only called on fresh indexes)."""
 
@@ -190,6 +212,8 @@ class AgentState:
         """(revision, the value before, the operations applied as sent, their diff): the last
         commit, for `diff_since`. An in-place write keeps its diff (when asked to) and no value
         before; any other keeps the value before (never changed, as nothing of it is owned)."""
+        self._merged_field: tuple[int, FieldPath] | None = None
+        """(revision, field): the commit of that revision was a merge that wrote this one field only."""
         self._changed: Notifier[AgentState] = Notifier()
         self._merged: Notifier[MergeRecord] = Notifier()
         self._resolved: Notifier[FieldConflict] = Notifier()
@@ -247,6 +271,8 @@ class AgentState:
         at, before, patch, diff = change
         if diff is None and before is not None:
             diff = None if patch is None else patch_diff(before, patch)
+            if diff is None and self._merged_field is not None and self._merged_field[0] == at:
+                diff = _field_diff(before, _as_document(self._committed), self._merged_field[1])
             if diff is None:
                 after = _as_document(self._committed)
                 try:
@@ -627,11 +653,12 @@ class AgentState:
             self._owned.clear()
 
     def _write_in_place(self, patch: Patch) -> bool:
-        """Commit a one-operation agent delta, changing the containers it owns in place (O(change)).
+        """Commit an agent delta, changing the containers it owns in place (O(change)).
 
         Only when the agent's frame is the committed value, no proposal shares it and no model
-        validates it (a failed validation must leave the value as it was). One operation: a
-        failing one raises before changing anything (see `_set_pointer`).
+        validates it (a failed validation must leave the value as it was). An operation that
+        fails raises before changing anything, and the operations before it are undone (see
+        `Owned.begin`), so a refused patch loses nothing and half of it is never applied.
 
         Returns:
             False, having changed nothing, when its diff is wanted and only a whole diff would
@@ -641,11 +668,24 @@ class AgentState:
             MergeError: the operation does not apply; nothing changed.
         """
         with self._lock:
-            before = _as_document(self._committed)
-            diff = patch_diff(before, patch) if self._keep_diffs else None
-            if diff is None and self._keep_diffs:
-                return False
-            value, _touched = apply_patch(before, patch, self._owned)
+            value = _as_document(self._committed)
+            diff: Patch | None = [] if self._keep_diffs else None
+            owned = self._owned
+            owned.begin()
+            try:
+                for operation in patch:
+                    if diff is not None:
+                        # Each operation's diff is read from the value it applies to, before it does.
+                        said = operation_diff(value, operation)
+                        if said is None:
+                            owned.rollback()
+                            return False
+                        diff.extend(said)
+                    value, _touched = apply_patch(value, [operation], owned, fields=False)
+            except MergeError:
+                owned.rollback()
+                raise
+            owned.commit()
             self._committed = self._base = value
             self._view_valid = False
             self._revision += 1
@@ -656,7 +696,7 @@ class AgentState:
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
         guards = self._guards(since=self._base_seq)
-        if not guards and len(patch) == 1 and self.model is None and not self._proposals and self._base is self._committed:
+        if not guards and self.model is None and not self._proposals and self._base is self._committed:
             try:
                 if self._write_in_place(patch):
                     return
@@ -682,6 +722,9 @@ class AgentState:
         changes = patch_changes(base, new_base, touched)
         outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
         self._commit(outcome.value, note=f"agent {source}")
+        if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
+            # A delta streamed over the person's edits: its diff is read at its one field.
+            self._merged_field = (self._revision, outcome.applied[0])
         self._base = new_base
         self._record_merge(outcome, new_base, source, author, self._now(), always=True)
 

@@ -14,7 +14,7 @@ import jsonpatch
 
 from tandem.core.state_merge import MergeError, apply_patch
 
-__all__ = ["patch_diff"]
+__all__ = ["operation_diff", "patch_diff", "value_diff"]
 
 
 def _tokens(pointer: str) -> list[str] | None:
@@ -49,10 +49,17 @@ def _index(token: str) -> int:
     return int(token)
 
 
-def _diff_at(pointer: str, old: Any, new: Any) -> list[dict[str, Any]]:
+_PLAIN = (str, int, bool, type(None))
+"""Scalars whose equality is make_patch's (floats are not: it says NaN equals NaN)."""
+
+
+def value_diff(pointer: str, old: Any, new: Any) -> list[dict[str, Any]]:
     """`make_patch(old, new)` with its paths moved under `pointer`."""
     if old is new:
         return []
+    if type(old) is type(new) and type(new) in _PLAIN:
+        # Two scalars of one type (the commonest replace): what make_patch says, without its set-up.
+        return [] if old == new else [{"op": "replace", "path": pointer, "value": new}]
     operations = []
     for operation in jsonpatch.make_patch(old, new):
         operation = dict(operation)
@@ -61,6 +68,55 @@ def _diff_at(pointer: str, old: Any, new: Any) -> list[dict[str, Any]]:
             operation["from"] = pointer + operation["from"]
         operations.append(operation)
     return operations
+
+
+def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None:
+    """What one operation applied to `document` changes, as `jsonpatch.make_patch` would list it.
+
+    Reads `document` at the operation's path only (never changes it); see `patch_diff`.
+
+    Returns:
+        The operations, or None when the operation is a move or a copy (or malformed), or does
+        not apply: then diff the two whole documents.
+    """
+    if type(operation) is not dict:
+        return None
+    kind, pointer = operation.get("op"), operation.get("path")
+    if kind == "test":
+        return []
+    if kind not in ("add", "replace", "remove") or type(pointer) is not str:
+        return None
+    tokens = _tokens(pointer)
+    if tokens is None:
+        return None
+    try:
+        if not tokens:
+            return None if kind == "remove" else value_diff("", document, operation.get("value"))
+        parent = _node(document, tokens[:-1])
+        last = tokens[-1]
+        prefix = "".join("/" + _escape(token) for token in tokens[:-1])
+        if type(parent) is list:
+            index = len(parent) if last == "-" and kind == "add" else _index(last)
+            if index > len(parent) or (index == len(parent) and kind != "add"):
+                return None
+            at = f"{prefix}/{index}"
+            if kind == "add":
+                return [{"op": "add", "path": at, "value": operation.get("value")}]
+            if kind == "remove":
+                return [{"op": "remove", "path": at}]
+            return value_diff(at, parent[index], operation.get("value"))
+        if type(parent) is dict:
+            at = f"{prefix}/{_escape(last)}"
+            if kind != "add" and last not in parent:
+                return None
+            if kind == "remove":
+                return [{"op": "remove", "path": at}]
+            if last in parent:
+                return value_diff(at, parent[last], operation.get("value"))
+            return [{"op": "add", "path": at, "value": operation.get("value")}]
+    except (LookupError, ValueError):
+        pass
+    return None
 
 
 def patch_diff(before: Any, patch: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -80,50 +136,13 @@ def patch_diff(before: Any, patch: list[dict[str, Any]]) -> list[dict[str, Any]]
     result: list[dict[str, Any]] = []
     final = len(patch) - 1
     for position, operation in enumerate(patch):
-        if type(operation) is not dict:
+        diff = operation_diff(document, operation)
+        if diff is None:
             return None
-        kind, pointer = operation.get("op"), operation.get("path")
-        if kind == "test":
-            continue
-        if kind not in ("add", "replace", "remove") or type(pointer) is not str:
-            return None
-        tokens = _tokens(pointer)
-        if tokens is None:
-            return None
-        try:
-            if not tokens:
-                if kind == "remove":
-                    return None
-                result.extend(_diff_at("", document, operation.get("value")))
-            else:
-                parent = _node(document, tokens[:-1])
-                last = tokens[-1]
-                prefix = "".join("/" + _escape(token) for token in tokens[:-1])
-                if type(parent) is list:
-                    index = len(parent) if last == "-" and kind == "add" else _index(last)
-                    if index > len(parent) or (index == len(parent) and kind != "add"):
-                        return None
-                    at = f"{prefix}/{index}"
-                    if kind == "add":
-                        result.append({"op": "add", "path": at, "value": operation.get("value")})
-                    elif kind == "remove":
-                        result.append({"op": "remove", "path": at})
-                    else:
-                        result.extend(_diff_at(at, parent[index], operation.get("value")))
-                elif type(parent) is dict:
-                    at = f"{prefix}/{_escape(last)}"
-                    if kind != "add" and last not in parent:
-                        return None
-                    if kind == "remove":
-                        result.append({"op": "remove", "path": at})
-                    elif last in parent:
-                        result.extend(_diff_at(at, parent[last], operation.get("value")))
-                    else:
-                        result.append({"op": "add", "path": at, "value": operation.get("value")})
-                else:
-                    return None
-            if position < final:  # the next operation applies to what this one made
+        result.extend(diff)
+        if position < final:  # the next operation applies to what this one made
+            try:
                 document = apply_patch(document, [operation])[0]
-        except (LookupError, ValueError, MergeError):
-            return None
+            except MergeError:
+                return None
     return result

@@ -129,10 +129,12 @@ class Owned:
     reference to its value; until then N writes through one container copy it once, not N times.
     """
 
-    __slots__ = ("_containers",)
+    __slots__ = ("_containers", "_journal")
 
     def __init__(self) -> None:
         self._containers: dict[int, Any] = {}
+        self._journal: list[tuple[str, Any, Any, Any]] | None = None
+        """While a write may still fail (`begin`): how to undo each in-place change, in order."""
 
     def __contains__(self, container: object) -> bool:
         return self._containers.get(id(container)) is container
@@ -148,6 +150,36 @@ class Owned:
         """Forget every container: a reader may hold them now, so they are copied before a write."""
         self._containers.clear()
 
+    def begin(self) -> None:
+        """Start a write of several operations that must change nothing if one fails: note each
+        in-place change so that `rollback` can undo it. End it with `commit` or `rollback`."""
+        self._journal = []
+
+    def commit(self) -> None:
+        """The write succeeded: forget how to undo it."""
+        self._journal = None
+
+    def rollback(self) -> None:
+        """Undo the in-place changes since `begin`, newest first (O(number of changes))."""
+        journal, self._journal = self._journal or [], None
+        for kind, container, key, old in reversed(journal):
+            if kind == "insert":
+                del container[key]
+            elif kind == "delete":
+                container.insert(key, old)
+            elif old is MISSING:
+                del container[key]
+            else:
+                container[key] = old
+            if type(container) is list:
+                _INDEXES.pop(id(container), None)  # its id index may hold the undone change
+
+    def note(self, container: Any, kind: str, key: Any, old: Any = None) -> None:
+        """`container` (owned) is about to change in place at `key`: "set" (`old`: the value
+        there, MISSING for none), "insert" or "delete" (`old`: the element removed)."""
+        if self._journal is not None:
+            self._journal.append((kind, container, key, old))
+
 
 # -- identity arrays -----------------------------------------------------------------------
 
@@ -162,11 +194,26 @@ def _element_id(element: Any) -> str | int | None:
 
 _CACHED_FROM = 32
 """Arrays at least this long keep their id index in `_INDEXES` (shorter ones are cheap to scan)."""
-_INDEXES: dict[int, tuple[list[Any], dict[Any, int] | None]] = {}
-"""id(array) → (the array, its id → position index, or None when it is not an identity array).
 
-Safe because no state array is changed in place (every write copies along its path); the entry
-holds the array, so its id cannot be reused while cached. Bounded, oldest out first."""
+
+class _Entry:
+    """One cached id index: the array (held, so its id is not reused while cached), its id →
+    position index (None: not an identity array), and whether that index dict is this array's
+    alone (a copy of an array may share its index until either is changed)."""
+
+    __slots__ = ("array", "index", "exclusive")
+
+    def __init__(self, array: list[Any], index: dict[Any, int] | None, exclusive: bool) -> None:
+        self.array, self.index, self.exclusive = array, index, exclusive
+
+
+_INDEXES: dict[int, _Entry] = {}
+"""id(array) → its cached `_Entry`.
+
+Kept right by every write here: a write changes an array in place only when its writer owns it
+(see `Owned`), and then updates or drops the array's entry (`_reindex`); a copy gets the entry
+its writes leave (an append adds one id, an element changed inside keeps the index). Bounded,
+oldest out first."""
 _CACHE_SIZE = 64
 
 
@@ -180,25 +227,69 @@ def _compute_index(array: list[Any]) -> dict[Any, int] | None:
     return index
 
 
-def _remember(array: list[Any], index: dict[Any, int] | None) -> None:
+def _remember(array: list[Any], index: dict[Any, int] | None, *, exclusive: bool = True) -> None:
     if len(array) < _CACHED_FROM:
         return
-    if len(_INDEXES) >= _CACHE_SIZE:
+    if len(_INDEXES) >= _CACHE_SIZE and id(array) not in _INDEXES:
         try:
             del _INDEXES[next(iter(_INDEXES))]
         except (StopIteration, KeyError, RuntimeError):  # another thread trimmed it first
             pass
-    _INDEXES[id(array)] = (array, index)
+    _INDEXES[id(array)] = _Entry(array, index, exclusive)
+
+
+def _cached(array: list[Any]) -> _Entry | None:
+    entry = _INDEXES.get(id(array))
+    return entry if entry is not None and entry.array is array else None
 
 
 def _identity_index(array: list[Any]) -> dict[Any, int] | None:
     """The id → position index of an identity array, or None; O(1) for a cached array."""
-    entry = _INDEXES.get(id(array))
-    if entry is not None and entry[0] is array:
-        return entry[1]
+    entry = _cached(array)
+    if entry is not None:
+        return entry.index
     index = _compute_index(array) if array else None
     _remember(array, index)
     return index
+
+
+def _reindex(old: list[Any], new: list[Any], kind: str, position: int, removed: Any = None, added: Any = None) -> None:
+    """`new` is `old` (changed in place) or a copy of it, after one write: keep the id index right.
+
+    `kind` is "set" (the element at `position` replaced, or changed inside: `removed` and
+    `added` are the ids before and after, None for an element without one), "append" (`added`
+    put at the end, at `position`), or "delete" (the last element, of id `removed`, taken off);
+    anything else (an insert or a removal before the end: every later position moves) drops
+    the index, to be computed again when next needed. O(1) in place, O(len) for a copy (a
+    C-level dict copy) — never the Python-level scan of every element.
+    """
+    entry = _cached(old)
+    if entry is None:
+        return  # nothing cached: computed when needed
+    index = entry.index
+    in_place = new is old
+    result: dict[Any, int] | None
+    if index is None or kind not in ("set", "append", "delete"):
+        if in_place:
+            _INDEXES.pop(id(old), None)  # an element may have gained or lost its id: compute again
+        return
+    if kind == "set" and removed is not None and added == removed and type(added) is type(removed):
+        if not in_place:
+            entry.exclusive = False  # the copy shares the index
+            _remember(new, index, exclusive=False)
+        return
+    if kind != "delete" and (added is None or added in index):
+        result = None  # an element without an id, or a repeated id: not an identity array now
+    else:
+        result = index if in_place and entry.exclusive else dict(index)
+        if kind != "append":
+            del result[removed]
+        if kind != "delete":
+            result[added] = position
+    if in_place:
+        entry.index, entry.exclusive = result, True
+    else:
+        _remember(new, result)
 
 
 def is_identity_array(value: Any) -> bool:
@@ -443,21 +534,24 @@ def assign(document: Any, path: FieldPath, value: Any, owned: Owned | None = Non
             raise MergeError(f"element {key.id!r} is not in an array")
         index = _index_of(document, key.id)
         if not rest:
-            copied = _writable(document, owned, structural=True)
+            length = len(document)
+            copied = _writable(document, owned)
             if value is MISSING:
                 if index is not None:
                     del copied[index]
+                    _reindex(document, copied, "delete" if index == length - 1 else "remove", index, key.id)
             elif index is None:
                 copied.append(value)
+                _reindex(document, copied, "append", length, added=_element_id(value))
             else:
                 copied[index] = value
+                _reindex(document, copied, "set", index, key.id, _element_id(value))
             return copied
         if index is None:
             raise MergeError(f"element {key.id!r} is gone")
-        copied = _writable(document, owned, structural=False)
-        copied[index] = assign(document[index], rest, value, owned)
-        if copied is not document:
-            _keep_index(document, copied, index)
+        copied = _writable(document, owned)
+        copied[index] = child = assign(document[index], rest, value, owned)
+        _reindex(document, copied, "set", index, key.id, _element_id(child))
         return copied
     if type(document) is not dict:
         raise MergeError(f"member {key!r} is not in an object")
@@ -484,11 +578,12 @@ def _own(container: Any, owned: Owned | None) -> Any:
     return container
 
 
-def _writable(container: Any, owned: Owned | None, *, structural: bool = False) -> Any:
-    """`container` itself if this writer copied it, else a fresh copy the writer now owns."""
+def _writable(container: Any, owned: Owned | None) -> Any:
+    """`container` itself if this writer copied it, else a fresh copy the writer now owns.
+
+    A writer that changes an array's elements tells `_reindex` (its id index must hold).
+    """
     if owned is not None and container in owned:
-        if structural:
-            _INDEXES.pop(id(container), None)  # its id index no longer holds
         return container
     return _own(list(container) if type(container) is list else dict(container), owned)
 
@@ -520,15 +615,8 @@ def insert_element(document: Any, path: FieldPath, element: Any, source: Any) ->
                 break
     copied = list(array)
     copied.insert(position, element)
+    _reindex(array, copied, "append" if position == len(array) else "insert", position, added=_element_id(element))
     return assign(document, array_path, copied)
-
-
-def _keep_index(old: list[Any], new: list[Any], position: int) -> None:
-    """`new` is `old` with the element at `position` changed inside: reuse the id index if the id held."""
-    entry = _INDEXES.get(id(old))
-    if entry is not None and entry[0] is old and entry[1] is not None:
-        if _element_id(new[position]) == _element_id(old[position]):
-            _remember(new, entry[1])
 
 
 def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Owned | None = None) -> Any:
@@ -547,6 +635,8 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: O
             if op != "add" and token not in document:
                 raise MergeError(f"member {token!r} does not exist")
             copied = _writable(document, owned)
+            if copied is document and owned is not None:
+                owned.note(copied, "set", token, copied.get(token, MISSING))
             if op == "remove":
                 del copied[token]
             else:
@@ -556,25 +646,38 @@ def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: O
             raise MergeError(f"member {token!r} does not exist")
         child = _set_pointer(document[token], rest, op, value, owned)
         copied = _writable(document, owned)
+        if copied is document and owned is not None and child is not document[token]:
+            owned.note(copied, "set", token, document[token])
         copied[token] = child
         return copied
     if type(document) is list:
         index = _array_index(token, len(document), allow_end=(op == "add" and not rest))
+        length = len(document)
         if rest:
+            removed = _element_id(document[index])  # read before the element may change in place
             child = _set_pointer(document[index], rest, op, value, owned)
-            # Changed in place, an element may have changed its id: the id index is dropped.
-            copied_list = _writable(document, owned, structural=True)
+            copied_list = _writable(document, owned)
+            if copied_list is document and owned is not None and child is not document[index]:
+                owned.note(copied_list, "set", index, document[index])
             copied_list[index] = child
-            if copied_list is not document:
-                _keep_index(document, copied_list, index)
+            _reindex(document, copied_list, "set", index, removed, _element_id(child))
             return copied_list
-        copied_list = _writable(document, owned, structural=True)
+        removed = None if index == length else _element_id(document[index])
+        copied_list = _writable(document, owned)
+        if copied_list is document and owned is not None:
+            if op == "add":
+                owned.note(copied_list, "insert", index)
+            else:
+                owned.note(copied_list, "delete" if op == "remove" else "set", index, document[index])
         if op == "add":
             copied_list.insert(index, value)
+            _reindex(document, copied_list, "append" if index == length else "insert", index, added=_element_id(value))
         elif op == "remove":
             del copied_list[index]
+            _reindex(document, copied_list, "delete" if index == length - 1 else "remove", index, removed)
         else:
             copied_list[index] = value
+            _reindex(document, copied_list, "set", index, removed, _element_id(value))
         return copied_list
     raise MergeError(f"{token!r} is inside a {type(document).__name__}, not a container")
 
@@ -593,16 +696,40 @@ def _get_pointer(document: Any, tokens: list[str]) -> Any:
     return node
 
 
-def _touched(document: Any, tokens: list[str]) -> FieldPath:
-    """The field an operation at `tokens` writes: the member, the identity element, or the array."""
+def _touched(document: Any, tokens: list[str], elements: dict[FieldPath, int] | None = None) -> FieldPath:
+    """The field an operation at `tokens` writes: the member, the identity element, or the array.
+
+    An element of an identity array that `document` holds at `tokens` (added there, or about to
+    be removed or replaced) is a field of its own, as `field_changes` names it: an insert or a
+    removal shifts the later indexes but not the order of the other elements, so only that
+    element changed (O(1) to find, where diffing the array is O(its length)). Such touches are
+    counted in `elements`: an element added and removed in one patch may have moved, which
+    changes the array's order (see `apply_patch`). Any other element write is the whole array.
+    """
     parent = _get_pointer(document, tokens[:-1]) if tokens else None
     if tokens and type(parent) is list:
-        # An insert or removal shifts every later index: the array is what changed.
-        return canonical_path(document, tokens[:-1])
-    return canonical_path(document, tokens)
+        array = canonical_path(document, tokens[:-1])
+        if elements is not None and parent and len(array) == len(tokens) - 1 and is_identity_array(parent):
+            index = len(parent) - 1 if tokens[-1] == "-" else _array_index(tokens[-1], len(parent), allow_end=False)
+            ident = _element_id(parent[index])
+            assert ident is not None
+            element = (*array, ById(ident))
+            elements[element] = elements.get(element, 0) + 1
+            return element
+        return array
+    path = canonical_path(document, tokens)
+    if len(path) >= 2 and path[-1] == "id" and isinstance(path[-2], ById):
+        return path[:-2]  # an element's id: which elements the array holds, maybe whether it is an identity array
+    return path
 
 
-def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None) -> tuple[Any, list[FieldPath]]:
+def _nothing_touched(document: Any, tokens: list[str], elements: dict[FieldPath, int] | None = None) -> FieldPath:
+    return ()
+
+
+def apply_patch(
+    document: Any, patch: Iterable[Any], owned: Owned | None = None, *, fields: bool = True
+) -> tuple[Any, list[FieldPath]]:
     """Apply RFC 6902 operations copy-on-write; return the result and the fields written.
 
     The fields are named in the frame of the document each operation applied to (identity
@@ -611,13 +738,16 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
     Args:
         owned: Containers the caller may change in place (see `assign`); copies are added.
             An operation that fails changes nothing, but the operations before it in the same
-            patch stay applied to owned containers: pass `owned` with a one-operation patch,
-            or a fresh `Owned` per patch, when the document must stay as it was on failure.
+            patch stay applied to owned containers: call `owned.begin()` first (and
+            `owned.rollback()` on failure) when the document must stay as it was.
+        fields: False when the caller does not need the fields written (then the list is empty).
 
     Raises:
         MergeError: an operation is malformed, its path does not exist, or a test fails.
     """
     touched: list[FieldPath] = []
+    elements: dict[FieldPath, int] = {}
+    touch = _touched if fields else _nothing_touched
     for op in patch:
         if type(op) is not dict:
             raise MergeError("a patch operation is an object")
@@ -629,13 +759,22 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
             if "value" not in op:
                 raise MergeError(f"{kind} needs a value")
             if kind == "replace":
-                touched.append(_touched(document, tokens))
+                before = touch(document, tokens, elements)
                 document = _set_pointer(document, tokens, kind, op["value"], owned)
+                if before and isinstance(before[-1], ById) and len(before) == len(tokens):
+                    # An element replaced: the one it replaced, and itself if it has another id
+                    # (or the array, when it is no longer an identity array).
+                    after = touch(document, tokens, elements)
+                    if after == before:
+                        elements[after] -= 1
+                    else:
+                        touched.append(after)
+                touched.append(before)
             else:
                 document = _set_pointer(document, tokens, kind, op["value"], owned)
-                touched.append(_touched(document, tokens))
+                touched.append(touch(document, tokens, elements))
         elif kind == "remove":
-            touched.append(_touched(document, tokens))
+            touched.append(touch(document, tokens, elements))
             document = _set_pointer(document, tokens, kind, None, owned)
         elif kind in ("move", "copy"):
             source = op.get("from")
@@ -650,16 +789,19 @@ def apply_patch(document: Any, patch: Iterable[Any], owned: Owned | None = None)
                 # place): the copy is a copy, as jsonpatch makes it.
                 value = copy.deepcopy(value)
             if kind == "move":
-                touched.append(_touched(document, from_tokens))
+                touched.append(touch(document, from_tokens, elements))
                 document = _set_pointer(document, from_tokens, "remove", None, owned)
             document = _set_pointer(document, tokens, "add", value, owned)
-            touched.append(_touched(document, tokens))
+            touched.append(touch(document, tokens, elements))
         elif kind == "test":
             if "value" not in op or not same_value(_get_pointer(document, tokens), op["value"]):
                 raise MergeError(f"test failed at {pointer!r}")
         else:
             raise MergeError(f"unknown patch operation {kind!r}")
-    return document, touched
+    # An element added and removed (or replaced) in one patch may have moved: its array's
+    # order is a field that changed too, so the whole array is diffed.
+    touched.extend(element[:-1] for element, count in elements.items() if count > 1)
+    return document, touched if fields else []
 
 
 # -- diffs ---------------------------------------------------------------------------------

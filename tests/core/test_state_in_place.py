@@ -16,12 +16,13 @@ import threading
 from typing import Any
 
 import jsonpatch
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tandem.core.errors import PatchError
 from tandem.core.state import AgentState
-from tandem.core.state_merge import Owned, apply_patch
+from tandem.core.state_merge import MISSING, ById, Owned, apply_patch, resolve
 
 EXAMPLES = int(os.environ.get("TANDEM_IN_PLACE_EXAMPLES", "40"))
 """Random sequences per property: search harder with e.g. `TANDEM_IN_PLACE_EXAMPLES=3000`."""
@@ -140,6 +141,46 @@ def test_a_failed_delta_changes_nothing_even_in_place() -> None:
             raise AssertionError(f"{bad} applied")
         state.clear_divergence()
     assert state.committed == {"items": [1, 2, 3]}
+
+
+def test_a_refused_patch_of_several_operations_is_undone_in_place() -> None:
+    """The operations before the failing one were applied in place: they are undone, ids and all."""
+    start = {"items": [{"id": n} for n in range(40)], "n": 0, "d": {"k": 1}}
+    state = AgentState(copy.deepcopy(start))
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 40}}])  # /items is the state's own now
+    copied = state._committed["items"]
+    assert resolve(state._committed, ("items", ById(40))) == {"id": 40}  # its id index is cached
+    for bad in (
+        [{"op": "add", "path": "/items/-", "value": {"id": 41}}, {"op": "replace", "path": "/n", "value": 1},
+         {"op": "remove", "path": "/d/k"}, {"op": "replace", "path": "/items/99", "value": 0}],
+        [{"op": "remove", "path": "/items/0"}, {"op": "add", "path": "/items/0", "value": {"id": 7}},
+         {"op": "replace", "path": "/items/5/id", "value": "x"}, {"op": "test", "path": "/n", "value": 5}],
+        [{"op": "add", "path": "/d/new", "value": 1}, {"op": "remove", "path": "/items/40"},
+         {"op": "move", "from": "/items/3", "path": "/items/3/x"}],
+    ):
+        with pytest.raises(PatchError):
+            state.apply_delta(bad)
+        state.clear_divergence()
+    assert state._committed["items"] is copied, "the refused patches copied the array"
+    expected = copy.deepcopy(start)
+    expected["items"].append({"id": 40})
+    assert state.committed == expected
+    assert [resolve(state._committed, ("items", ById(n))) for n in (0, 5, 40, 41)] == [{"id": 0}, {"id": 5}, {"id": 40}, MISSING]
+
+
+def test_a_delta_of_several_operations_writes_in_place() -> None:
+    """O(change): an append plus a counter per delta copies a long array once, not once per delta."""
+    state = AgentState({"items": list(range(10_000)), "count": 0})
+    state.keep_diffs()
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": -1}, {"op": "replace", "path": "/count", "value": 1}])
+    copied = state._committed["items"]
+    for n in range(100):
+        revision = state.revision
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": n}, {"op": "replace", "path": "/count", "value": n + 2}])
+        assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{10_001 + n}", "value": n},
+                                              {"op": "replace", "path": "/count", "value": n + 2}]
+    assert state._committed["items"] is copied, "a delta copied the array again"
+    assert state.committed["count"] == 101 and len(state.committed["items"]) == 10_101
 
 
 def test_a_copy_is_not_an_alias_of_its_source() -> None:
@@ -323,3 +364,41 @@ def test_owned_is_by_identity() -> None:
     owned.clear()
     again, _touched = apply_patch(document, [{"op": "add", "path": "/l/-", "value": 4}], owned)
     assert again["l"] is not mine and mine == [1, 2, 3]
+
+
+# -- diffs of merged writes ----------------------------------------------------------------------
+
+
+def test_a_delta_merged_over_the_persons_edit_is_described_without_a_whole_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The person's edit is pending: each agent append is merged, and its diff read at its one field."""
+    import tandem.core.state as state_module
+
+    state = AgentState({"title": "t", "items": [{"id": n} for n in range(2_000)]})
+    state.keep_diffs()
+    state.edit([{"op": "replace", "path": "/title", "value": "mine"}], who="p", at=1.0, record=False)
+
+    def whole_diff(*_args: Any) -> Any:
+        raise AssertionError("the whole state was diffed")
+
+    monkeypatch.setattr(state_module.jsonpatch, "make_patch", whole_diff)
+    for n in range(2_000, 2_050):
+        revision = state.revision
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": n}}])
+        assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{n}", "value": {"id": n}}]
+    assert state.committed["title"] == "mine" and len(state.committed["items"]) == 2_050
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(start=st.dictionaries(keys, documents, max_size=3), data=st.data())
+def test_every_commits_diff_turns_the_value_before_into_the_value_after(start: dict[str, Any], data: st.DataObject) -> None:
+    """With the person's edits, proposals and snapshots between them: whatever path a write took."""
+    state = AgentState(copy.deepcopy(start))
+    state.keep_diffs()
+    for _step in range(data.draw(st.integers(1, 30))):
+        before = json.loads(json.dumps(state.committed))  # not deepcopy: a copy op shares a value, deepcopy keeps that alias
+        revision = state.revision
+        if _act(state, data.draw(actions(before, state.proposals))) == "PatchError":
+            state.clear_divergence()
+        diff = state.diff_since(revision)
+        if diff is not None:
+            assert jsonpatch.apply_patch(before if before is not None else {}, diff) == (state.committed if state.committed is not None else {})

@@ -1,6 +1,6 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
-Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost] [--growth [--baseline DIR]]
+Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost [--baseline DIR]] [--growth [--baseline DIR]]
 [--app] [--save] [--profile FILE [--json | --app]]`.
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
@@ -24,7 +24,10 @@ in a child process that reads its main thread's CPU clock around every applied d
 of `--events` events (at least 200,000: 2,000 deltas) with elements sized so the state grows to ~1 MB,
 timing the application of each delta with its notifications (the printer's output); (2) a stream
 of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one array of 10,000
-elements), timing also the interval from one delta to the next (its whole path).
+elements), timing also the interval from one delta to the next (its whole path); (3) the same
+number of deltas into one array as mixed writes (appends, `replace /items/<n>/done`, two-operation
+deltas: an append and `replace /count`). With `--baseline DIR`, the baseline tree's runs
+interleaved with ours, each printed.
 
 `--app`: the same stream through the Tandem Textual app, headless, as a whole process
 (`app_turn_child.py`: the app built as `tandem --url` builds it, keeping no log like
@@ -122,12 +125,25 @@ def build_events(count: int, item_size: int = 40) -> Iterator[dict[str, object]]
     yield from events
 
 
-def build_state_events(deltas: int, item_size: int = 100) -> Iterator[dict[str, object]]:
-    """Only state writes: a snapshot, then `deltas` appends of ~`item_size` bytes each."""
+def build_state_events(deltas: int, item_size: int = 100, *, writes: bool = False) -> Iterator[dict[str, object]]:
+    """Only state writes: a snapshot, then `deltas` appends of ~`item_size` bytes each.
+
+    With `writes`, every third delta is an append, one changes a field inside an element
+    (`replace /items/<n>/done`) and one is two operations (an append and `replace /count`).
+    """
     yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
-    yield {"type": "STATE_SNAPSHOT", "snapshot": {"title": "growing", "items": []}}
+    yield {"type": "STATE_SNAPSHOT", "snapshot": {"title": "growing", "items": [], "count": 0}}
+    appended = 0
     for n in range(deltas):
-        yield {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/items/-", "value": _item(n, item_size)}]}
+        kind = n % 3 if writes else 0
+        if kind == 1 and appended:
+            delta = [{"op": "replace", "path": f"/items/{appended // 2}/done", "value": n % 2 == 0}]
+        else:
+            delta = [{"op": "add", "path": "/items/-", "value": _item(appended, item_size)}]
+            appended += 1
+            if kind == 2:
+                delta.append({"op": "replace", "path": "/count", "value": appended})
+        yield {"type": "STATE_DELTA", "delta": delta}
     yield {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
 
 
@@ -380,25 +396,29 @@ def state_child(url: str, as_json: bool) -> None:
                       "interval": [sum(intervals[:1000]), sum(intervals[-1000:])]}))
 
 
-def state_cost(url: str, env: dict[str, str], rounds: int, *, intervals: bool) -> None:
-    for as_json in (True, False):
-        label = "ask --json" if as_json else "ask"
-        results = []
-        for _ in range(rounds):
-            _, out = cpu_of([sys.executable, __file__, "--state-child", url] + (["--json"] if as_json else []), env)
-            results.append(json.loads(out))
+def state_cost(url: str, env: dict[str, str], rounds: int, *, intervals: bool, base_env: dict[str, str] | None = None) -> None:
+    """Each side's first and last thousand deltas, medians over `rounds`; with `base_env`, the
+    baseline tree's runs interleaved with ours (ours, the baseline's, ours, …)."""
+    sides = [(label, as_json, side_env) for as_json in (True, False) for label, side_env in
+             [("ask --json" if as_json else "ask", env)] + ([] if base_env is None else [(("ask --json" if as_json else "ask") + " (base)", base_env)])]
+    by_side: dict[str, list[dict[str, list[float]]]] = {label: [] for label, _j, _e in sides}
+    for _ in range(rounds):
+        for label, as_json, side_env in sides:
+            _, out = cpu_of([sys.executable, __file__, "--state-child", url] + (["--json"] if as_json else []), side_env)
+            by_side[label].append(json.loads(out))
+    for label, results in by_side.items():
         for clock in ("apply", "apply_median", "interval") if intervals else ("apply", "apply_median"):
             firsts = [r[clock][0] for r in results]
             lasts = [r[clock][1] for r in results]
             ratios = [b / a for a, b in zip(firsts, lasts)]
             if clock == "apply_median":
                 # The median delta of each thousand: a preempted or collected delta does not move it.
-                print(f"  {label:10} {'':>{len(str(results[0]['deltas'])) + 8}} median delta: first 1,000 "
+                print(f"  {label:17} {'':>{len(str(results[0]['deltas'])) + 8}} median delta: first 1,000 "
                       f"{statistics.median(firsts) * 1e6:6.1f} µs, last 1,000 {statistics.median(lasts) * 1e6:6.1f} µs; "
                       f"last/first {statistics.median(ratios):.2f}x [{', '.join(f'{r:.2f}' for r in ratios)}]")
                 continue
             what = "applying a delta (state + its output)" if clock == "apply" else "delta to delta (the whole path)"
-            print(f"  {label:10} {results[0]['deltas']:,} deltas, {what}: first 1,000 {statistics.median(firsts) * 1000:6.1f} ms, "
+            print(f"  {label:17} {results[0]['deltas']:,} deltas, {what}: first 1,000 {statistics.median(firsts) * 1000:6.1f} ms, "
                   f"last 1,000 {statistics.median(lasts) * 1000:6.1f} ms; last/first {statistics.median(ratios):.2f}x "
                   f"[{', '.join(f'{r:.2f}' for r in ratios)}]")
 
@@ -434,6 +454,7 @@ def main() -> None:
         env = child_env(Path(home))
         if args.state_cost:
             rounds = args.rounds
+            base_env = None if args.baseline is None else baseline_env(args.baseline, env, Path(home) / "baseline")
             # At least 2,000 deltas: the first and the last thousand must not overlap.
             events = max(args.events, 2_000 * STATE_EVERY)
             deltas = events // STATE_EVERY
@@ -441,12 +462,17 @@ def main() -> None:
             print(f"state cost, the mix: {count:,} events, {deltas:,} STATE_DELTAs of ~{1_000_000 // deltas:,} B "
                   f"(the state grows to ~1 MB); CPU, medians of {rounds}")
             with Firehose(body) as server:
-                state_cost(server.url, env, rounds, intervals=False)
+                state_cost(server.url, env, rounds, intervals=False, base_env=base_env)
             body, count = encode(build_state_events(args.deltas))
             print(f"state cost, only deltas: {args.deltas:,} STATE_DELTAs of ~100 B (the state grows to "
                   f"~{args.deltas * 100 / 1e6:.1f} MB, an array of {args.deltas:,} elements)")
             with Firehose(body) as server:
-                state_cost(server.url, env, rounds, intervals=True)
+                state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
+            body, count = encode(build_state_events(args.deltas, writes=True))
+            print(f"state cost, mixed writes: {args.deltas:,} STATE_DELTAs into one array (appends, replaces inside "
+                  "an element, two-operation deltas: an append and a counter)")
+            with Firehose(body) as server:
+                state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
             return
         if args.growth:
             item_size = 1_000 if args.state_mb else 40
