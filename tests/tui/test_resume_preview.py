@@ -34,15 +34,20 @@ def _status_line(app: TandemApp) -> str:
     return str(app.main.query_one("#status-line", Static).render())
 
 
+async def _ask_each(pilot: Any, app: TandemApp, turns: int) -> None:
+    """Send `turns` questions, each once the answer before it is in and the app is idle."""
+    for n in range(turns):
+        await send(pilot, f"question {n}")
+        await wait_for(pilot, lambda n=n: sum(b.role == "assistant" for b in app.conversation.all_blocks) == n + 1
+                       and app.main.status is Status.IDLE, f"answer {n}")
+
+
 async def _saved_thread(saved: SavedScript, answers: list[str] = ANSWERS) -> list[tuple[str, str]]:
     """Three turns, then quit idle (the tail is kept); returns the (id, text) of every block shown."""
     app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(answers)])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        for n in range(len(answers)):
-            await send(pilot, f"question {n}")
-            await wait_for(pilot, lambda n=n: sum(b.role == "assistant" for b in app.conversation.all_blocks) == n + 1
-                           and app.main.status is Status.IDLE, f"answer {n}")
+        await _ask_each(pilot, app, len(answers))
         shown = [(block.id, block.text) for block in app.conversation.all_blocks]  # type: ignore[attr-defined]
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -225,10 +230,7 @@ async def test_a_thread_closed_scrolled_up_keeps_no_lines(tmp_path: Path) -> Non
     app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(long_answers)])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        for n in range(len(long_answers)):
-            await send(pilot, f"question {n}")
-            await wait_for(pilot, lambda n=n: sum(b.role == "assistant" for b in app.conversation.all_blocks) == n + 1
-                           and app.main.status is Status.IDLE, f"answer {n}")
+        await _ask_each(pilot, app, len(long_answers))
         app.conversation.scroller.scroll_home(animate=False)
         await wait_for(pilot, lambda: not app.conversation.following, "scrolled away from the end")
         await pilot.press("ctrl+q")

@@ -1,4 +1,4 @@
-"""A one-view Textual app for the text view's tests, and a bounded wait on a predicate."""
+"""One-view Textual apps for the text view's tests, and a bounded wait on a predicate."""
 
 from __future__ import annotations
 
@@ -22,6 +22,20 @@ class TextHost(App[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="scroll"):
             yield self._views.pop()
+
+
+class FollowingHost(App[None]):
+    """Owns a scroll that follows its end (anchored, as the conversation is while streaming) around
+    one `TextView`, kept as `view`."""
+
+    def __init__(self, view: TextView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as scroll:
+            scroll.anchor()
+            yield self.view
 
 
 async def wait_until(pilot: Any, predicate: Callable[[], object], what: str) -> None:

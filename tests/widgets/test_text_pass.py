@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from _text_host import wait_until
+from _text_host import FollowingHost as _Host, wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.tui.render_profile import RenderProfile, install
@@ -60,17 +59,6 @@ async def test_textual_batch_update_alone_leaves_the_screen_unpainted() -> None:
     # What painted_batch is for (Textual 8.2.8): if this starts failing, Textual prompts the
     # screen itself and painted_batch's prompt is redundant.
     assert await _frames_after_batch(painted=False) == 0
-
-
-class _Host(App[None]):
-    def __init__(self, view: TextView) -> None:
-        super().__init__()
-        self.view = view
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll() as scroll:
-            scroll.anchor()  # follow the end, as the conversation does while streaming
-            yield self.view
 
 
 PARAGRAPH = "A paragraph of streamed words, long enough to wrap over a line or two of the view.\n\n"

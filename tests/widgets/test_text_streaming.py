@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
+from textual.app import App
 from textual.strip import Strip
 from textual.widgets import Markdown
+
+from _text_host import FollowingHost as _Host
 
 from tandem.core.blocks import TextBlock
 from tandem.tui.render_profile import install
@@ -48,17 +49,6 @@ def part_{n}(tokens):
 
 TEXT = "# A long answer\n\n" + "".join(SECTION.format(n=n) for n in range(1, 5)) + "The end.\n"
 BLOCKS_PER_CHUNK = 4
-
-
-class _Host(App[None]):
-    def __init__(self, view: TextView) -> None:
-        super().__init__()
-        self.view = view
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll() as scroll:
-            scroll.anchor()  # follow the end, as the conversation does while streaming
-            yield self.view
 
 
 def _block() -> TextBlock:
