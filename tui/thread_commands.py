@@ -47,6 +47,8 @@ class ThreadCommands(App[None]):
         @property
         def main(self) -> MainScreen: ...
 
+        def _painting(self) -> bool: ...
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         if self.threads is not None:
             yield SystemCommand("Open thread…", "Reopen a saved conversation in place of this one", self.action_open_thread)
@@ -84,6 +86,14 @@ class ThreadCommands(App[None]):
             what = "open the thread" if resume else "start a new conversation"
             self.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10, markup=False)
             return
+
+        if threads is not None and old is not None and self._painting():
+            # What the screen shows of the thread left behind, painted first when it is resumed
+            # (as at a quit: `TandemApp.stop_engine`).
+            try:
+                threads.painted = await self.main.settled_lines()
+            except Exception:  # derived data: never in the way of switching
+                self.log.warning("could not keep the conversation's lines")
 
         async def retire_old() -> dict[str, float | None]:
             self.bridge.detach()

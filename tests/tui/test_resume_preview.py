@@ -237,3 +237,19 @@ async def test_a_thread_closed_scrolled_up_keeps_no_lines(tmp_path: Path) -> Non
         await pilot.pause()
     document = _stored_document(saved.path)
     assert document["blocks"] and "lines" not in document  # the blocks' views will be built instead
+
+
+async def test_a_thread_left_from_the_palette_keeps_its_lines(tmp_path: Path) -> None:
+    # Switching threads retires the conversation as a quit does: the thread left behind is
+    # painted from its lines, not rebuilt from its blocks, when it is resumed.
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    app = saved.app([[text(answer, message_id=f"m{n}")] for n, answer in enumerate(ANSWERS)])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await _ask_each(pilot, app, len(ANSWERS))
+        app.action_new_conversation()
+        await wait_for(pilot, lambda: not app.conversation.all_blocks and app.ready.is_set(), "the new conversation")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    document = _stored_document(saved.path)
+    assert document["blocks"] and document.get("lines")
