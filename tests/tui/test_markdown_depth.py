@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from _tui_harness import Scripted, painted, send, started, text
+from typing import Any
+
+from _tui_harness import Scripted, painted, send, started, text, wait_for
 from tandem.widgets.markdown_depth import DepthLimiter
 
 _CONTAINERS = ("blockquote_open", "bullet_list_open", "ordered_list_open")
@@ -83,8 +85,15 @@ async def test_the_app_shows_the_text_of_a_forty_deep_quote() -> None:
     async with script.app().run_test(size=(100, 30)) as pilot:
         app = await started(pilot)
         await send(pilot, "go")
+
+        def answers() -> list[Any]:
+            return [v for v in app.conversation.mounted_views if getattr(v.block, "role", None) == "assistant"]
+
+        # `painted` waits for the views that are mounted: on a loaded machine the answer's view may
+        # not be yet (failed in a clean-clone CI with no view at all).
+        await wait_for(pilot, answers, "the answer's view")
         await painted(pilot)
-        [view] = [v for v in app.conversation.mounted_views if getattr(v.block, "role", None) == "assistant"]
+        [view] = answers()
         markdown = view.query(Markdown).last()
         shown = " ".join(str(block._content) for block in markdown.query("MarkdownBlock") if hasattr(block, "_content"))
         assert "deep secret" in shown and "after it" in shown
