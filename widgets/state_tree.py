@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from rich.cells import cell_len
@@ -54,13 +56,38 @@ class StateTreeWidget(Tree[str]):
     icon assembled in front): a state with a list of a thousand items that grows while a turn
     streams paid that for every item on every frame. The width is the icon's plus the label's
     (styles do not change widths), which is what `Tree.get_label_width` invites a subclass to
-    compute directly. Owns nothing more than `Tree`.
+    compute directly. Measuring a label is still a pass over its text, and the tree rebuilds
+    every line after any change (an item appended to a list of 10,000 measured all 10,000), so
+    each node's label width is kept until the node gets another label (`set_label` gives it a
+    new `Text`; the state tree never changes a label in place). Owns that width cache.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._label_widths: dict[NodeID, tuple[Text, int]] = {}
+        """(label, its cell width) by node id, valid while the node still has that label."""
+        self._icon_widths: dict[str, int] = {}
 
     def get_label_width(self, node: TreeNode[str]) -> int:
         icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
+        icon_width = self._icon_widths.get(icon)
+        if icon_width is None:
+            icon_width = self._icon_widths[icon] = cell_len(icon)
         label = node._label  # (always a `Text`: `TreeNode` processes the label it is given)
-        return cell_len(icon) + label.cell_len
+        cached = self._label_widths.get(node._id)
+        if cached is not None and cached[0] is label:
+            return icon_width + cached[1]
+        width = label.cell_len
+        self._label_widths[node._id] = (label, width)
+        return icon_width + width
+
+    def _build(self) -> None:
+        super()._build()
+        lines = self._tree_lines_cached or []
+        if len(self._label_widths) > 2 * len(lines) + 64:
+            # Removed nodes' widths: keep only the nodes on a line now (collapsed ones are re-measured).
+            widths = self._label_widths
+            self._label_widths = {line.node._id: widths[line.node._id] for line in lines if line.node._id in widths}
 
 
 class StateTree:
@@ -158,29 +185,40 @@ class StateTree:
         if parent.id not in self._filled:
             return  # collapsed and never opened: `fill` builds it from the value shown then
         children = list(parent.children)
-        new_keys = _keys(new)
-        new_values = _values(new)
-        old_values = _values(old)
-        common = min(len(children), len(new_keys), len(old_values))
-        if isinstance(new, dict):
+        if isinstance(new, list):
+            # An array's keys are its indexes: only the changed and the added ones are spelt out,
+            # so a write to one item of a long list costs its change, not the list's length.
+            new_keys: list[str] | range = range(len(new))
+            new_values, old_values = new, old
+            common = min(len(children), len(new), len(old))
+            if force:
+                changed: Any = range(common)
+            else:  # (the items that are not the same objects, found by a scan in C)
+                changed = compress(range(common), map(is_not, old, new))
+        else:
+            new_keys = _keys(new)
+            new_values = _values(new)
+            old_values = _values(old)
+            common = min(len(children), len(new_keys), len(old_values))
             # Keys keep their order when values change; a removed key ends the run of matches.
             old_keys = _keys(old)
             same = 0
             while same < common and old_keys[same] == new_keys[same]:
                 same += 1
             common = same
-        for index in range(common):
+            changed = range(common)
+        for index in changed:
             before, after = old_values[index], new_values[index]
             if before is after and not force:
                 continue
-            key = new_keys[index]
+            key = str(new_keys[index])
             self._sync_node(children[index], key, before, after, f"{pointer}/{escape_pointer_part(key)}", force, top=top)
         for child in children[common:]:
             self._forget(child)
             child.remove()
             self._changed = True
         for index in range(common, len(new_keys)):
-            key = new_keys[index]
+            key = str(new_keys[index])
             self._add(parent, key, new_values[index], f"{pointer}/{escape_pointer_part(key)}", top=top)
 
     def _sync_node(self, node: TreeNode[str], key: str, old: Any, new: Any, path: str, force: bool, *, top: bool) -> None:

@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
@@ -15,7 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from tandem.core.state import AgentState
 from tandem.widgets import StatePanel
-from tandem.widgets.state_tree import StateTree, escape_pointer_part, short_value
+from tandem.widgets.state_tree import StateTree, StateTreeWidget, escape_pointer_part, short_value
 
 
 def _tree() -> tuple[Tree[str], StateTree]:
@@ -262,3 +263,45 @@ class TestLabelWidth:
                          for line in tree._tree_lines)
             assert tree.virtual_size.width == widest
             assert widest >= len("name: ") + 40
+
+
+def _fresh(value: Any, conflicted: frozenset[str], opened: set[str]) -> Tree[str]:
+    """A tree built from scratch for `value`, with the containers at the `opened` pointers opened."""
+    tree, mirror = _tree()
+    mirror.show(value, conflicted)
+    pending = True
+    while pending:  # open level by level: a nested container's node exists once its parent is built
+        pending = False
+        for node in list(tree._tree_nodes.values()):
+            if node.data in opened and node.allow_expand and not node.is_expanded:
+                mirror.fill(node)
+                node.expand()
+                pending = True
+    return tree
+
+
+def test_random_edits_and_conflict_marks_equal_a_tree_built_from_scratch() -> None:
+    """The incremental update (changed array items found by identity, only their keys spelt out)
+    gives the labels, marks and label widths a tree built from scratch gives, after random
+    copy-on-write writes and conflict marks that come and go."""
+    for seed in range(20):
+        rng = random.Random(1000 + seed)
+        widget = StateTreeWidget(Text("state"), data="")
+        mirror = StateTree(widget)
+        value: Any = {"items": [{"done": False}, 1, "x"], "doc": {"p": {"q": 1}}}
+        for _ in range(60):
+            value = _edit(rng, value)
+            pointers = [n.data for n in widget._tree_nodes.values() if n.data]
+            conflicted = frozenset(rng.sample(pointers, min(len(pointers), rng.randint(0, 2))))
+            mirror.show(value, conflicted)
+            if rng.random() < 0.3:
+                closed = [n for n in widget._tree_nodes.values() if n.allow_expand and not n.is_expanded and n.data]
+                if closed:
+                    node = rng.choice(closed)
+                    mirror.fill(node)
+                    node.expand()
+            opened = {n.data for n in widget._tree_nodes.values() if n.is_expanded and n.data}
+            assert _visible(widget) == _visible(_fresh(value, conflicted, opened)), (seed, value, conflicted)
+            for node in widget._tree_nodes.values():  # the cached widths are the labels' widths now
+                icon = (widget.ICON_NODE_EXPANDED if node.is_expanded else widget.ICON_NODE) if node.allow_expand else ""
+                assert widget.get_label_width(node) == cell_len(icon) + node.label.cell_len
