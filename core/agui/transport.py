@@ -160,14 +160,8 @@ async def _body(response: httpx.Response, where: str, timeout: httpx.Timeout) ->
         async for chunk in response.aiter_raw():
             received = received or bool(chunk)
             yield chunk
-    except httpx.ReadTimeout as exc:
-        if not received:
-            raise translate(exc, where, timeout) from exc
-        # The stream had started: "sent nothing" would contradict what the person just saw.
-        limit = f" for {timeout.read:g} s" if timeout.read else ""
-        raise TransportTimeout(f"{where} went silent mid-stream: nothing more{limit}") from exc
     except httpx.HTTPError as exc:
-        raise translate(exc, where, timeout) from exc
+        raise translate(exc, where, timeout, mid_stream=received) from exc
 
 
 async def _check_response(response: httpx.Response, where: str) -> None:
@@ -188,13 +182,16 @@ async def _check_response(response: httpx.Response, where: str) -> None:
         raise ProtocolError(f"{where} answered with content type {content_type or '(none)'!r}, not text/event-stream")
 
 
-def translate(exc: httpx.HTTPError, where: str, timeout: httpx.Timeout | None) -> TransportError:
-    """The Tandem error for an `httpx` failure (never quoting request headers)."""
+def translate(exc: httpx.HTTPError, where: str, timeout: httpx.Timeout | None, *, mid_stream: bool = False) -> TransportError:
+    """The Tandem error for an `httpx` failure (never quoting request headers); `mid_stream`: bytes
+    of the body had come (a read timeout then says the server went silent, not that it sent nothing)."""
     if isinstance(exc, httpx.ConnectTimeout):
         limit = f" after {timeout.connect:g} s" if timeout and timeout.connect else ""
         return TransportTimeout(f"connecting to {where} timed out{limit}")
     if isinstance(exc, httpx.ReadTimeout):
         limit = f" for {timeout.read:g} s" if timeout and timeout.read else ""
+        if mid_stream:
+            return TransportTimeout(f"{where} went silent mid-stream: nothing more{limit}")
         return TransportTimeout(f"{where} sent nothing{limit}")
     if isinstance(exc, httpx.TimeoutException):
         return TransportTimeout(f"talking to {where} timed out")
