@@ -280,6 +280,16 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         self.attention.close()
         await self.stop_engine()
 
+    async def keep_painted_lines(self) -> None:
+        """Keep what the screen shows of the conversation being left (a quit, a thread switch),
+        painted first by the next resume of its thread (`tui.stored_lines`)."""
+        if self.threads is None or not self._painting():
+            return
+        try:
+            self.threads.painted = await self.main.settled_lines()
+        except Exception:  # derived data: never in the way of quitting or switching
+            self.log.warning("could not keep the conversation's lines")
+
     async def stop_engine(self) -> None:
         """Detach the bridge, retire the conversation and stop the engine (idempotent).
 
@@ -288,12 +298,8 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         The UI loop keeps running meanwhile.
         """
         if self.engine.running:
-            if self.threads is not None and self._painting() and self.context is not None:
-                # What the screen shows now, painted first by the next resume of this thread.
-                try:
-                    self.threads.painted = await self.main.settled_lines()
-                except Exception:  # derived data: never in the way of quitting
-                    self.log.warning("could not keep the conversation's lines")
+            if self.context is not None:
+                await self.keep_painted_lines()
             try:
                 await asyncio.wrap_future(self.engine.call(self.bridge.detach))
             except Exception:

@@ -47,7 +47,7 @@ class ThreadCommands(App[None]):
         @property
         def main(self) -> MainScreen: ...
 
-        def _painting(self) -> bool: ...
+        async def keep_painted_lines(self) -> None: ...
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         if self.threads is not None:
@@ -87,13 +87,8 @@ class ThreadCommands(App[None]):
             self.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10, markup=False)
             return
 
-        if threads is not None and old is not None and self._painting():
-            # What the screen shows of the thread left behind, painted first when it is resumed
-            # (as at a quit: `TandemApp.stop_engine`).
-            try:
-                threads.painted = await self.main.settled_lines()
-            except Exception:  # derived data: never in the way of switching
-                self.log.warning("could not keep the conversation's lines")
+        if old is not None:
+            await self.keep_painted_lines()  # as at a quit: the thread left behind resumes painted
 
         async def retire_old() -> dict[str, float | None]:
             self.bridge.detach()
