@@ -169,14 +169,7 @@ def test_random_edits_show_what_a_fresh_tree_would_show() -> None:
         for _ in range(60):
             value = _edit(rng, value)
             mirror.show(value)
-            # The person opens a few nested containers now and then (as the panel does on NodeExpanded).
-            if rng.random() < 0.3:
-                closed = [n for n in tree._tree_nodes.values() if n.allow_expand and not n.is_expanded and n.data]
-                if closed:
-                    node = rng.choice(closed)
-                    mirror.fill(node)
-                    node.expand()
-            opened = {n.data for n in tree._tree_nodes.values() if n.is_expanded and n.data}
+            opened = _sometimes_open_one(rng, tree, mirror)
             assert _visible(tree) == _expected(value, opened), (seed, value)
 
 
@@ -294,14 +287,20 @@ def test_random_edits_and_conflict_marks_equal_a_tree_built_from_scratch() -> No
             pointers = [n.data for n in widget._tree_nodes.values() if n.data]
             conflicted = frozenset(rng.sample(pointers, min(len(pointers), rng.randint(0, 2))))
             mirror.show(value, conflicted)
-            if rng.random() < 0.3:
-                closed = [n for n in widget._tree_nodes.values() if n.allow_expand and not n.is_expanded and n.data]
-                if closed:
-                    node = rng.choice(closed)
-                    mirror.fill(node)
-                    node.expand()
-            opened = {n.data for n in widget._tree_nodes.values() if n.is_expanded and n.data}
+            opened = _sometimes_open_one(rng, widget, mirror)
             assert _visible(widget) == _visible(_fresh(value, conflicted, opened)), (seed, value, conflicted)
             for node in widget._tree_nodes.values():  # the cached widths are the labels' widths now
                 icon = (widget.ICON_NODE_EXPANDED if node.is_expanded else widget.ICON_NODE) if node.allow_expand else ""
                 assert widget.get_label_width(node) == cell_len(icon) + node.label.cell_len
+
+
+def _sometimes_open_one(rng: Any, tree: Any, mirror: Any) -> set[str]:
+    """Now and then the person opens a closed nested container (as the panel does on
+    NodeExpanded); returns the pointers of every open node."""
+    if rng.random() < 0.3:
+        closed = [n for n in tree._tree_nodes.values() if n.allow_expand and not n.is_expanded and n.data]
+        if closed:
+            node = rng.choice(closed)
+            mirror.fill(node)
+            node.expand()
+    return {n.data for n in tree._tree_nodes.values() if n.is_expanded and n.data}
