@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tandem.core.blocks.base import Block
+from tandem.core.blocks.growing_text import GrowingText
 from tandem.core.tool_arguments import parse_arguments
 from tandem.core.agent_json import loads_agent_json
 
@@ -49,7 +50,7 @@ class ToolCallBlock(Block):
         self.call_id = call_id
         self.name = name
         self.informational_only = informational_only
-        self.arguments_text = ""
+        self._arguments_text = GrowingText()
         self.arguments: dict[str, JsonValue] | None = None
         self.arguments_error: str | None = None
         self.status = ToolStatus.STREAMING_ARGUMENTS
@@ -65,16 +66,21 @@ class ToolCallBlock(Block):
         """Whether the call reached a final status."""
         return self.status in _FINAL
 
+    @property
+    def arguments_text(self) -> str:
+        """The JSON arguments as streamed so far (O(1) to read between appends: see `GrowingText`)."""
+        return self._arguments_text.value
+
     def append_arguments(self, delta: str) -> None:
         """Add a streamed chunk of the JSON arguments."""
-        self.arguments_text += delta
+        self._arguments_text.append(delta)
         self.changed()
 
     def finish_arguments(self, arguments: dict[str, JsonValue] | None = None) -> None:
         """The arguments are complete: parse them and start running."""
         if arguments is not None:
             self.arguments = dict(arguments)
-            self.arguments_text = json.dumps(arguments)
+            self._arguments_text.replace(json.dumps(arguments))
         else:
             parsed = parse_arguments(self.arguments_text)
             self.arguments = parsed.value or {}

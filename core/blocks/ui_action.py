@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
+from tandem.core.blocks.growing_text import GrowingText
 from tandem.core.blocks.interactive import Decision, InteractiveBlock
 from tandem.core.blocks.tool_call import ToolStatus
 from tandem.core.content import ToolResultContent
@@ -57,7 +58,7 @@ class UIActionBlock(InteractiveBlock):
         self.echoed_result: JsonValue = None
         """The result the server reported for this call (its echo of what the client sent), if any."""
         self.echoed_error: str | None = None
-        self.arguments_text = ""
+        self._arguments_text = GrowingText()
         self.arguments_complete = bool(arguments)
         self._started = False
 
@@ -66,9 +67,14 @@ class UIActionBlock(InteractiveBlock):
         """Decidable once the arguments finished streaming."""
         return self.arguments_complete and super().actionable
 
+    @property
+    def arguments_text(self) -> str:
+        """The JSON arguments as streamed so far (O(1) to read between appends: see `GrowingText`)."""
+        return self._arguments_text.value
+
     def append_arguments(self, delta: str) -> None:
         """Add a streamed chunk of the JSON arguments."""
-        self.arguments_text += delta
+        self._arguments_text.append(delta)
         self.changed()
 
     def finish_arguments(self, arguments: dict[str, JsonValue] | None = None) -> None:

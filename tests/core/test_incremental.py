@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from tandem.core import TextBlock
 from tandem.core.blocks import ReasoningBlock
+from tandem.core.blocks.tool_call import ToolCallBlock
+from tandem.core.blocks.ui_action import UIActionBlock
 from tandem.core.notify import Coalescer
 from tandem.core.state import AgentState
 from tandem.core.state_diff import patch_diff
@@ -57,7 +59,7 @@ class TestTextBlock:
         block = TextBlock("t")
         for _ in range(100_000):
             block.append("x")
-        assert len(block._tail) < 100_000 // 2
+        assert len(block._text._tail) < 100_000 // 2
         assert block.text_from(99_990) == "x" * 10
         assert block.text == "x" * 100_000
 
@@ -94,6 +96,50 @@ class TestTextBlock:
         reader.join()
         assert all(len(text) % 2 == 0 and text == "ab" * (len(text) // 2) for text in seen)
         assert block.text == "ab" * 20_000
+
+
+# -- a tool call's streamed arguments ---------------------------------------------------------
+
+
+class TestToolCallArguments:
+    """Arguments grow like text: a hostile agent's 100 MB of arguments in 100 KB deltas once kept
+    the client copying the whole string on every delta (minutes of CPU, the turn never ending)."""
+
+    @settings(max_examples=100, deadline=None)
+    @given(deltas)
+    def test_the_streamed_arguments_are_the_joined_deltas(self, parts: list[str]) -> None:
+        block = ToolCallBlock("c", call_id="c", name="f")
+        expected = ""
+        for delta in parts:
+            block.append_arguments(delta)
+            expected += delta
+            assert block.arguments_text == expected
+
+    def test_a_long_stream_of_arguments_keeps_the_tail_short(self) -> None:
+        block = ToolCallBlock("c", call_id="c", name="f")
+        for _ in range(50_000):
+            block.append_arguments("x")
+        assert len(block._arguments_text._tail) < 50_000 // 2
+        assert block.arguments_text == "x" * 50_000
+
+    def test_streamed_then_parsed_and_whole_arguments_replace_the_stream(self) -> None:
+        block = ToolCallBlock("c", call_id="c", name="f")
+        for piece in ['{"pa', 'th": ', '"a.txt"}']:
+            block.append_arguments(piece)
+        block.finish_arguments()
+        assert block.arguments == {"path": "a.txt"}
+        whole = ToolCallBlock("d", call_id="d", name="f")
+        whole.append_arguments('{"ignored": ')
+        whole.finish_arguments({"path": "b.txt"})
+        assert whole.arguments_text == '{"path": "b.txt"}'
+
+    def test_a_ui_actions_arguments_stream_the_same_way(self) -> None:
+        action = UIActionBlock("u", call_id="u", name="f", arguments={}, function=None)
+        for piece in ['{"the', 'me": "li', 'ght"}']:
+            action.append_arguments(piece)
+        assert action.arguments_text == '{"theme": "light"}'
+        action.finish_arguments()
+        assert action.arguments == {"theme": "light"}
 
 
 # -- the coalescer ---------------------------------------------------------------------------
