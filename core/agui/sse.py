@@ -18,10 +18,17 @@ from __future__ import annotations
 
 from tandem.core.errors import ProtocolError
 
-__all__ = ["OPENING_BYTES", "SSEDecoder", "preview"]
+__all__ = ["MAX_EVENT_BYTES", "OPENING_BYTES", "SSEDecoder", "preview"]
 
 OPENING_BYTES = 64
 """How much of a stream's start `opening` keeps."""
+
+MAX_EVENT_BYTES = 32 * 1024 * 1024
+"""The largest event the decoder holds while it waits for the event's end (its unfinished line,
+or the `data` lines of an event with no blank line yet). A server that sends a line and never
+ends it would otherwise grow the client's memory until the machine gives out (seen: 2.5 GB in a
+minute, nothing on the screen). 32 MiB is far beyond any event an interface needs (a state
+snapshot that size could not be shown) and keeps what is held for one event bounded."""
 
 _BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark: ignored once at the start of a stream."""
@@ -38,6 +45,9 @@ class SSEDecoder:
         self._tail = b""
         self._waiting: list[bytes] = []
         """Chunks with no line ending yet, after `_tail`: joined once their line ends."""
+        self._waiting_bytes = 0
+        self._data_bytes = 0
+        """The size of the `data` lines of the event being assembled (`_data`)."""
         self._head: bytes | None = b""
         """The first bytes of the stream while they may still be a byte-order mark (None after)."""
         self._data: list[str] = []
@@ -60,7 +70,10 @@ class SSEDecoder:
             The `data` payloads of the events this chunk completed, in order (`bytes` when
             taken verbatim from the stream, which a JSON parser accepts as UTF-8).
 
-        Nothing in a chunk raises: bytes that are not UTF-8 decode to U+FFFD.
+        Bytes that are not UTF-8 decode to U+FFFD.
+
+        Raises:
+            ProtocolError: the event being assembled has grown past `MAX_EVENT_BYTES`.
         """
         if self._head is not None:
             chunk = self._strip_bom(chunk)
@@ -75,10 +88,12 @@ class SSEDecoder:
     def _feed(self, chunk: bytes) -> list[str | bytes]:
         if (self._tail or self._waiting) and b"\n" not in chunk and b"\r" not in chunk:
             self._waiting.append(chunk)  # the line goes on: join it once it ends
+            self._waiting_bytes += len(chunk)
+            _check_size(len(self._tail) + self._waiting_bytes)
             return []
         if self._waiting:
             buffer = b"".join([self._tail, *self._waiting, chunk])
-            self._waiting = []
+            self._waiting, self._waiting_bytes = [], 0
         else:
             buffer = self._tail + chunk if self._tail else chunk
         if not self._in_event and b"\r" not in buffer:
@@ -126,9 +141,11 @@ class SSEDecoder:
         # every chunk: quadratic in the event's size).
         if b"\n" not in rest:
             self._tail = rest
+            _check_size(len(rest))
             return
         lines = rest.split(b"\n")
         self._tail = lines.pop()
+        _check_size(len(self._tail))
         for line in lines:
             self._line(line, out)
 
@@ -142,6 +159,7 @@ class SSEDecoder:
             self._tail = b""
         else:
             self._tail = lines.pop()
+            _check_size(len(self._tail))
         out: list[str | bytes] = []
         for raw in lines:
             self._line(raw.rstrip(b"\r\n"), out)
@@ -181,7 +199,7 @@ class SSEDecoder:
         if not line:
             if self._data:
                 out.append("\n".join(self._data))
-                self._data = []
+                self._data, self._data_bytes = [], 0
             self._in_event = False
             self.event_name = ""
             return
@@ -194,12 +212,27 @@ class SSEDecoder:
         self._in_event = True
         if field == "data":
             self._data.append(value)
+            self._data_bytes += len(value)
+            _check_size(self._data_bytes)
         elif field == "event":
             self.event_name = value
         elif field == "id":
             if "\0" not in value:
                 self.last_event_id = value
         # "retry" and unknown fields are ignored, as the specification says.
+
+
+def _check_size(size: int) -> None:
+    """Refuse an event that has grown past `MAX_EVENT_BYTES` before it ended.
+
+    Raises:
+        ProtocolError: it has.
+    """
+    if size > MAX_EVENT_BYTES:
+        raise ProtocolError(
+            f"the server sent an event larger than {MAX_EVENT_BYTES // (1024 * 1024)} MiB without ending it; "
+            "the stream was stopped so that it could not use up the memory"
+        )
 
 
 def preview(opening: bytes) -> str:

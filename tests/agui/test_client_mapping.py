@@ -11,6 +11,7 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from tandem.core.agui import AGUIChatClient, PredictStateMapping, SSEDecoder
+from tandem.core.agui.sse import MAX_EVENT_BYTES
 from tandem.core.content import (
     ActivityContent,
     ApprovalRequestContent,
@@ -71,6 +72,35 @@ class TestSSEDecoder:
         decoder.feed(b"data: {}\n")
         with pytest.raises(ProtocolError, match="cut"):
             decoder.close()
+
+    @pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+    def test_an_event_just_within_the_limit_is_whole(self, newline: bytes) -> None:
+        # One long line in 64 KiB pieces, and the same size as many data lines of one event.
+        piece = b"x" * 65536
+        decoder = SSEDecoder()
+        out = decoder.feed(b"data: ")
+        for _ in range(MAX_EVENT_BYTES // len(piece) - 1):
+            out += decoder.feed(piece)
+        out += decoder.feed(newline + newline)
+        assert [len(payload) for payload in out] == [MAX_EVENT_BYTES - len(piece)]
+        lines = SSEDecoder()
+        many = lines.feed((b"data: " + piece[:1000] + newline) * (MAX_EVENT_BYTES // 1001 - 10) + newline)
+        assert len(many) == 1
+
+    @pytest.mark.parametrize("shape", ["one line", "many data lines", "one chunk"])
+    def test_an_event_past_the_limit_is_refused_before_it_is_held(self, shape: str) -> None:
+        piece = b"x" * 65536
+        decoder = SSEDecoder()
+        with pytest.raises(ProtocolError, match="larger than 32 MiB"):
+            if shape == "one line":
+                decoder.feed(b'data: {"type": "RUN_STARTED"}\n\ndata: ')
+                for _ in range(MAX_EVENT_BYTES // len(piece) + 2):
+                    decoder.feed(piece)
+            elif shape == "many data lines":
+                for _ in range(MAX_EVENT_BYTES // len(piece) + 2):
+                    decoder.feed(b"data: " + piece + b"\n")
+            else:
+                decoder.feed(b"data: " + b"x" * (MAX_EVENT_BYTES + 1))
 
 
 class TestOrder:

@@ -147,6 +147,22 @@ class TestTurnEnd:
         assert "--turn-timeout" in result.stderr
 
 
+class TestOversizedEvents:
+    """An event that never ends is refused at `MAX_EVENT_BYTES`, not held until memory runs out."""
+
+    def test_a_line_that_never_ends_stops_the_turn_with_a_message(self) -> None:
+        from tandem.core.agui.sse import MAX_EVENT_BYTES
+
+        megabyte = b"a" * (1024 * 1024)
+        opening = sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}) + b'data: {"type": "TEXT_MESSAGE_START", "x": "'
+        chunks = [opening] + [megabyte] * (MAX_EVENT_BYTES // len(megabyte) + 8)
+        with raw_agui(Response(chunks, hold_open=True)) as server:
+            result = ask("--url", server.url, "--json", "--read-timeout", "20", "go")
+        _no_traceback(result)
+        assert result.returncode != 0
+        assert result.turn["status"] == "error" and "larger than 32 MiB" in result.turn["error"], result.turn
+
+
 def _top_help() -> object:
     import subprocess
     import sys
