@@ -27,6 +27,12 @@ STATUS_LABELS: dict[ToolStatus, tuple[str, str]] = {
 }
 """Symbol and word per status: the card reads without colour."""
 
+SHOWN_CHARACTERS = 100_000
+"""How much of a tool call's arguments or result the card shows. An agent can send megabytes
+(seen: 300 MB of streamed arguments); a Static of that size takes seconds to lay out on every
+repaint, and nobody reads it on a card. The card says how much more there is; the whole value
+stays in the block, the log and the export."""
+
 _STATUS_CLASSES = {
     ToolStatus.STREAMING_ARGUMENTS: "-streaming",
     ToolStatus.RUNNING: "-running",
@@ -151,10 +157,10 @@ class ToolCallView(BlockView):
         result = details.result
         if block.error:
             result.set_class(True, "tool-call-view--error")
-            result.update(agent_text(block.error))
+            result.update(agent_text(_at_most(block.error)))
         else:
             result.set_class(False, "tool-call-view--error")
-            result.update(agent_text("" if block.result is None else pretty_json(decoded_result(block.result))))
+            result.update(agent_text("" if block.result is None else _at_most(pretty_json(decoded_result(block.result)))))
         has_result = block.result is not None or block.error is not None
         result.display = has_result
         details.result_label.display = has_result
@@ -166,11 +172,26 @@ class ToolCallView(BlockView):
     def _arguments_text(self) -> str:
         block = self.tool
         if block.arguments is not None:
-            text = pretty_json(block.arguments)
+            text = _at_most(pretty_json(block.arguments))
             if block.arguments_error:
-                text += "\n" + sanitize(block.arguments_error)
+                text += "\n" + sanitize(_at_most(block.arguments_error))
             return text
-        return sanitize(block.arguments_text) or "…"
+        streamed = block.arguments_text
+        # Only what is shown is sanitised: the arguments may be far longer than the card shows.
+        return _at_most(sanitize(streamed[:SHOWN_CHARACTERS]), len(streamed)) or "…"
+
+
+def _at_most(text: str, length: int | None = None) -> str:
+    """`text`, cut at `SHOWN_CHARACTERS` with a line saying how much was left out.
+
+    Args:
+        text: what to show (already sanitised, or sanitised by the caller after the cut).
+        length: the length of the whole value `text` begins, when `text` is already a part of it.
+    """
+    length = len(text) if length is None else length
+    if length <= SHOWN_CHARACTERS:
+        return text
+    return f"{text[:SHOWN_CHARACTERS]}\n… {length - SHOWN_CHARACTERS:,} more characters not shown"
 
 
 class _Parts(NamedTuple):

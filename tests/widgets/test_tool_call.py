@@ -180,3 +180,35 @@ async def test_a_closed_card_has_no_details_until_opened_then_repaints_them() ->
         view.query_one(Collapsible).collapsed = False  # opened again: the same details, not a second set
         await pilot.pause()
         assert len(view.query(".tool-call-view--args")) == 1
+
+
+class TestHugeValues:
+    """An agent's megabytes of arguments or result: the card shows the first `SHOWN_CHARACTERS`
+    and says how much more there is (a Static of 300 MB took the UI with it)."""
+
+    async def test_streaming_arguments_are_shown_cut_with_the_count_left_out(self) -> None:
+        from tandem.widgets.tool_call import SHOWN_CHARACTERS
+
+        block = ToolCallBlock("call-1", call_id="call-1", name="upload")
+        block.activate()
+        block.append_arguments('{"data": "' + "\x1b[2J" + "a" * (3 * SHOWN_CHARACTERS))
+        view = ToolCallView(block)
+        async with _Host(view).run_test() as pilot:
+            await _open(pilot, view)
+            shown = _details(view, "args")
+            assert "\x1b" not in shown and "[2J" in shown  # sanitised before the cut
+            assert len(shown) < SHOWN_CHARACTERS + 100
+            assert shown.endswith(f"… {3 * SHOWN_CHARACTERS + 14 - SHOWN_CHARACTERS:,} more characters not shown")
+
+    async def test_a_huge_result_is_cut_and_a_small_one_is_whole(self) -> None:
+        from tandem.widgets.tool_call import SHOWN_CHARACTERS
+
+        block = ToolCallBlock("call-1", call_id="call-1", name="read")
+        block.activate()
+        block.finish_arguments({"path": "big.txt"})
+        block.set_result("b" * (SHOWN_CHARACTERS + 5))
+        view = ToolCallView(block)
+        async with _Host(view).run_test() as pilot:
+            await _open(pilot, view)
+            assert _details(view, "result").endswith("… 5 more characters not shown")
+            assert _details(view, "args") == '{\n  "path": "big.txt"\n}'
