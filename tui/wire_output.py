@@ -37,6 +37,7 @@ from textual import events
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual.app import App
 from textual.binding import Binding
+from textual.widgets import Input, TextArea
 
 from tandem.tui.screen_rows import ScreenRows
 
@@ -200,6 +201,7 @@ class WireOutput(App[Any]):
     # -- the seam ----------------------------------------------------------------------------
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        self._cursor_to_focused_input()
         model = self.wire_model
         if (
             self.repaint != "changes"
@@ -267,6 +269,20 @@ class WireOutput(App[Any]):
         self.wire_model = ScreenRows()
         if self._running and not self._closed:
             self.call_later(self.refresh)
+
+    def _cursor_to_focused_input(self) -> None:
+        """Put the terminal's (hidden) cursor where the focused text input's cursor is drawn.
+
+        Textual places it only when an input's focus, selection or scroll changes, and any
+        `Input`'s selection watcher moves it, focused or not. The composer takes focus before its
+        first layout and moves without any of those (a resize, the status line above it), and the
+        state panel's inputs set their selection when mounted: until the first key the cursor sat
+        at the top left, where input methods open their popups and screen readers and magnifiers
+        look. Read each frame, so it follows wherever the input is drawn.
+        """
+        focused = self.focused
+        if isinstance(focused, (TextArea, Input)):
+            self.cursor_position = focused.cursor_screen_offset
 
     def _wire_cursor_still(self) -> bool:
         cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
