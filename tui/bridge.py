@@ -333,9 +333,12 @@ class Bridge:
         since = now - self._last_flush
         if since < MAX_FRAME_SECONDS * 2:  # flushing back to back: a stream is being painted
             wanted = (cpu - self._last_flush_cpu) / self.stream_share
-            # Halfway towards what the last interval asks for: one slow frame does not halve the rate.
+            # Up at once, down halfway: the share holds from the first costly flush (growing in
+            # halving steps, a short firehose turn of 2 s was painted at ~0.25 of a core instead
+            # of 0.15, its first half at 3-4 flushes a second), and one cheap flush does not
+            # double the rate.
             longest = max(MAX_FRAME_SECONDS, self.frame_seconds)  # (a slow link's --frame-ms may be longer)
-            self._gap = min(longest, max(self.frame_seconds, (self._gap + wanted) / 2))
+            self._gap = min(longest, max(self.frame_seconds, wanted, (self._gap + wanted) / 2))
         else:
             self._gap = self.frame_seconds
         self._last_flush, self._last_flush_cpu = now, cpu
