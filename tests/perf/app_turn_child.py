@@ -135,6 +135,8 @@ def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: 
                     for view in app.conversation.mounted_views
                 ):
                     break
+                if not app.is_running:  # the app failed (its error ends `run_test`): stop waiting
+                    break
                 await asyncio.sleep(0.05)
             after = thread_cpu()
             ui_id, engine_thread = threading.get_native_id(), app.engine._thread
