@@ -154,6 +154,7 @@ class Bridge:
         self._added: list[Block] = []
         self._dirty: dict[str, Block] = {}
         self._status: Status | None = None
+        self._streamed: Status | None = None
         self._state: AgentState | None = None
         self._wake_pending = False
         self._timer_pending = False
@@ -202,7 +203,7 @@ class Bridge:
     def reset(self) -> None:
         """Drop pending changes and accept notifications again (engine thread, after `detach`)."""
         with self._lock:
-            self._added, self._dirty, self._status, self._state = [], {}, None, None
+            self._added, self._dirty, self._status, self._state, self._streamed = [], {}, None, None, None
             self._closed = False
 
     def _on_block_added(self, block: Block) -> None:
@@ -230,6 +231,8 @@ class Bridge:
         started = time.perf_counter()
         with self._lock:
             self._status = status
+            if status.value == "streaming":
+                self._streamed = status
             self._notifications += 1
         self._wake(started)
 
@@ -309,6 +312,7 @@ class Bridge:
             added, self._added = self._added, []
             dirty, self._dirty = self._dirty, {}
             status, self._status = self._status, None
+            streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
             self._wake_pending = False
         self._pace()
@@ -322,6 +326,11 @@ class Bridge:
         if dirty:
             self._repaints.update(dirty.keys())
             self.target.bridge_blocks_changed(list(dirty.values()))
+        if streamed is not None and status is not streamed:
+            # A turn streamed and ended between two flushes (a fast stream while the UI thread was
+            # busy or starved): the app still learns that it streamed (it holds the collector for
+            # a streaming turn, `tui.garbage`), then the status it ended in.
+            self.target.bridge_status_changed(streamed)
         if status is not None:
             self.target.bridge_status_changed(status)
         if state is not None:

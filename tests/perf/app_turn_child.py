@@ -130,7 +130,14 @@ def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: 
                 # own timers, as it does in a terminal.
                 status = app.main.status
                 value = status.value if status is not None else None
-                if "streaming" in statuses and value in ("idle", "error", "awaiting_input") and not any(
+                # The turn was sent and ran: the UI saw it stream, or (a fast turn the UI did not
+                # flush during, which an older bridge does not report) the engine's turn ended.
+                context = app.context
+                ran = "streaming" in statuses or (
+                    context is not None and bool(context.turns) and context.turns[-1].status.value != "running"
+                    and len(app.conversation.all_blocks) == len(context.blocks)  # (all of it handed to the UI)
+                )
+                if ran and value in ("idle", "error", "awaiting_input") and not any(
                     isinstance(view, TextView) and view.statistics().chars_written < len(view.block.text.rstrip())  # type: ignore[attr-defined]
                     for view in app.conversation.mounted_views
                 ):
