@@ -157,8 +157,6 @@ class Bridge:
         self._streamed: Status | None = None
         self._state: AgentState | None = None
         self._wake_pending = False
-        self._changed_at: float | None = None
-        """When the first change since the last flush arrived (engine thread's clock read; None: none)."""
         self._timer_pending = False
         self._timer: Any = None
         self._held_since = 0.0
@@ -250,7 +248,6 @@ class Bridge:
         with self._lock:
             if not self._wake_pending and not self._closed:
                 self._wake_pending = post = True
-                self._changed_at = time.monotonic()
                 self._ui_calls += 1
         if post and not self._post(Bridge.Wake()):
             with self._lock:  # the app is not running (yet, or any more): try again next change
@@ -318,8 +315,7 @@ class Bridge:
             streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
             self._wake_pending = False
-            changed_at, self._changed_at = self._changed_at, None
-        self._pace(changed_at)
+        self._pace()
         self._flushes += 1
         if added:
             self._blocks_added += len(added)
@@ -340,17 +336,11 @@ class Bridge:
         if state is not None:
             self.target.bridge_state_changed(state)
 
-    def _pace(self, changed_at: float | None) -> None:
-        """Set the gap before the next flush from the UI thread's CPU time since the last one.
-
-        That CPU is what painting the stream cost only while changes kept coming: when the first
-        change after the last flush came later than the gap (the start of a turn, after start-up
-        or typing), the interval held other work and the next flushes start at the frame rate
-        again (charged to the stream, start-up's imports and mounts put the first flushes of the
-        first turn half a second apart).
-        """
+    def _pace(self) -> None:
+        """Set the gap before the next flush from the UI thread's CPU time since the last one."""
         now, cpu = time.monotonic(), time.thread_time()
-        if changed_at is not None and changed_at - self._last_flush <= self._gap:  # a stream is being painted
+        since = now - self._last_flush
+        if since < MAX_FRAME_SECONDS * 2:  # flushing back to back: a stream is being painted
             wanted = (cpu - self._last_flush_cpu) / self.stream_share
             # Up at once, down halfway: the share holds from the first costly flush (growing in
             # halving steps, a short firehose turn of 2 s was painted at ~0.25 of a core instead

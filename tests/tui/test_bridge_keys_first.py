@@ -214,26 +214,6 @@ class TestWorkPerFrame:
         assert flushes * 0.08 / 2.0 <= bridge_module.STREAM_SHARE * 1.4, flushes
         assert flushes >= 2.0 / bridge_module.MAX_FRAME_SECONDS  # never stalled
 
-    def test_work_before_a_stream_does_not_space_out_its_first_flushes(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
-        # Start-up (imports, mounting the state panel) or typing between two flushes is not what
-        # painting a stream costs: charged to it, the first turn's flushes came half a second apart.
-        bridge, target, clock = setup
-        _change(bridge)
-        bridge.wake()  # start-up's flush
-        assert len(target.flushed) == 1
-        clock.now += 0.5
-        clock.cpu += 0.3  # start-up goes on, nothing changes
-        _change(bridge)
-        bridge.wake()  # the turn starts
-        assert len(target.flushed) == 2
-        clock.now += 0.005
-        _change(bridge)
-        bridge.wake()
-        clock.now += 0.03
-        target.fire_due()
-        assert len(target.flushed) == 3  # at the frame rate
-        assert bridge.statistics().gap == pytest.approx(0.03)
-
 
 class TestStatus:
     def test_a_turn_that_streamed_and_ended_between_two_flushes_is_still_reported(
