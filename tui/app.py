@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -37,6 +38,7 @@ from tandem.tui.wire_output import WireOutput
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
+    from textual.timer import Timer
     from textual.widgets import Markdown
 
     from tandem.core.blocks import Block
@@ -45,7 +47,10 @@ if TYPE_CHECKING:
     from tandem.core.turns import Status
     from tandem.tui.thread_library import ThreadLibrary
 
-__all__ = ["TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
+__all__ = ["STATE_PANEL_SECONDS", "TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
+
+STATE_PANEL_SECONDS = 1.0
+"""While a turn streams, the state panel paints the agent's writes at most this often (the last one always)."""
 
 
 class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands, WireOutput):
@@ -144,6 +149,11 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         self._full_collections = FullCollectionPause()
         self._turn_streamed = False
         self._unshown_state: AgentState | None = None
+        """The state the panel does not show yet (not mounted, hidden, or a paint put off while streaming)."""
+        self._last_state_paint = 0.0
+        self._state_timer: Timer | None = None
+        self.state_panel_paints = 0
+        """How many times the state panel was painted (for tests and benchmarks)."""
         self._startup_failed = False
         self._quitting_on_signal = False
         for tandem_theme in THEMES:
@@ -211,6 +221,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
     @work(exit_on_error=False, group="engine")
     async def _start_engine(self) -> None:
         try:
+            self.watch(self.main, "panel_visible", self._panel_shown, init=False)
             await self.main.show_preview()
             # The engine thread imports core, the transport and A2UI while it builds the context.
             context = await asyncio.wrap_future(self.engine.start())
@@ -403,25 +414,70 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             return
         self.main.set_status(status)
         self._hold_full_collections(streaming=status.value == "streaming")
+        if status.value != "streaming" and self._state_timer is not None:
+            self._paint_unshown_state()  # the stream ended: its last state now, not at the timer
         if self.threads is not None and self.thread_title is None and self.context is not None:
             self._refresh_title(self.context)  # the store titles a thread after its first message
         self._update_waiting()
 
     def bridge_state_changed(self, state: AgentState) -> None:
+        """Show the state in the panel: at once when it shows and is quiet, else later (see below).
+
+        What the panel does not show costs nothing: a hidden panel is painted when it opens
+        (`_panel_shown`), and while a turn streams, the agent's writes are painted at most once a
+        `STATE_PANEL_SECONDS` (the last one always: a timer paints it, and the end of the stream
+        does at once). Each paint rebuilds the tree's lines and lays out the screen again, which
+        once per flush of a firehose (a STATE_DELTA every ~100 events) cost the UI thread more
+        than the tree's own change. A panel the person works in (focus inside it: an edit, a
+        proposal's or a conflict's buttons) is painted at once: their own writes are never late.
+        """
         if not self._painting():
             return
+        self._unshown_state = state
         if not self.main.state_panel_mounted:
-            self._unshown_state = state  # the panel shows it once mounted (see `_start_engine`)
+            return  # the panel shows it once mounted (see `_start_engine`)
+        if not self._panel_chosen and (state.committed not in (None, {}) or state.proposals):
+            self.main.panel_visible = True  # (opening it paints it: `_panel_shown`)
+        if not self.main.panel_visible or self._unshown_state is None:
+            return  # painted when the panel opens, or it just did
+        wait = self._last_state_paint + STATE_PANEL_SECONDS - time.monotonic()
+        if wait > 0 and self._streaming() and not self._working_in_panel():
+            if self._state_timer is None:
+                self._state_timer = self.set_timer(wait, self._paint_unshown_state)
             return
+        self._paint_state(state)
+
+    def _paint_unshown_state(self) -> None:
+        self._state_timer = None
+        state = self._unshown_state
+        if state is not None and self._painting() and self.main.state_panel_mounted and self.main.panel_visible:
+            self._paint_state(state)
+
+    def _paint_state(self, state: AgentState) -> None:
         self._unshown_state = None
+        self._last_state_paint = time.monotonic()
+        if self._state_timer is not None:
+            self._state_timer.stop()
+            self._state_timer = None
         panel = self.main.state_panel
         panel.proposer = self._proposer_of
         if panel.state is not state:
             panel.set_state(state)
         else:
             panel.refresh_state()
-        if not self._panel_chosen and (state.committed not in (None, {}) or state.proposals):
-            self.main.panel_visible = True
+        self.state_panel_paints += 1
+
+    def _panel_shown(self, visible: bool) -> None:
+        if visible:
+            self._paint_unshown_state()
+
+    def _streaming(self) -> bool:
+        status = self._main.status if self._main is not None else None
+        return status is not None and status.value == "streaming"
+
+    def _working_in_panel(self) -> bool:
+        focused = self.focused
+        return focused is not None and any(node.id == "state-panel" for node in focused.ancestors_with_self)
 
     def _proposer_of(self, proposal_id: str) -> str | None:
         """The tool whose call a proposal predicts (a predictive proposal's id is that call's id)."""

@@ -154,6 +154,7 @@ class Bridge:
         self._added: list[Block] = []
         self._dirty: dict[str, Block] = {}
         self._status: Status | None = None
+        self._streamed: Status | None = None
         self._state: AgentState | None = None
         self._wake_pending = False
         self._timer_pending = False
@@ -202,7 +203,7 @@ class Bridge:
     def reset(self) -> None:
         """Drop pending changes and accept notifications again (engine thread, after `detach`)."""
         with self._lock:
-            self._added, self._dirty, self._status, self._state = [], {}, None, None
+            self._added, self._dirty, self._status, self._state, self._streamed = [], {}, None, None, None
             self._closed = False
 
     def _on_block_added(self, block: Block) -> None:
@@ -230,6 +231,8 @@ class Bridge:
         started = time.perf_counter()
         with self._lock:
             self._status = status
+            if status.value == "streaming":
+                self._streamed = status
             self._notifications += 1
         self._wake(started)
 
@@ -309,6 +312,7 @@ class Bridge:
             added, self._added = self._added, []
             dirty, self._dirty = self._dirty, {}
             status, self._status = self._status, None
+            streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
             self._wake_pending = False
         self._pace()
@@ -322,6 +326,11 @@ class Bridge:
         if dirty:
             self._repaints.update(dirty.keys())
             self.target.bridge_blocks_changed(list(dirty.values()))
+        if streamed is not None and status is not streamed:
+            # A turn streamed and ended between two flushes (a fast stream while the UI thread was
+            # busy or starved): the app still learns that it streamed (it holds the collector for
+            # a streaming turn, `tui.garbage`), then the status it ended in.
+            self.target.bridge_status_changed(streamed)
         if status is not None:
             self.target.bridge_status_changed(status)
         if state is not None:
@@ -333,9 +342,12 @@ class Bridge:
         since = now - self._last_flush
         if since < MAX_FRAME_SECONDS * 2:  # flushing back to back: a stream is being painted
             wanted = (cpu - self._last_flush_cpu) / self.stream_share
-            # Halfway towards what the last interval asks for: one slow frame does not halve the rate.
+            # Up at once, down halfway: the share holds from the first costly flush (growing in
+            # halving steps, a short firehose turn of 2 s was painted at ~0.25 of a core instead
+            # of 0.15, its first half at 3-4 flushes a second), and one cheap flush does not
+            # double the rate.
             longest = max(MAX_FRAME_SECONDS, self.frame_seconds)  # (a slow link's --frame-ms may be longer)
-            self._gap = min(longest, max(self.frame_seconds, (self._gap + wanted) / 2))
+            self._gap = min(longest, max(self.frame_seconds, wanted, (self._gap + wanted) / 2))
         else:
             self._gap = self.frame_seconds
         self._last_flush, self._last_flush_cpu = now, cpu

@@ -1,7 +1,8 @@
 """The child process of `bench_client_path.py --app`: one turn of the firehose through the Tandem app.
 
 Builds the app the way `tui.app_main.run_app` does for `tandem --url URL` (the same engine-side
-conversation, `tui.backend.build_context`, and the default frame) and runs it headless
+conversation, `tui.backend.build_context`, and the default frame; the process skips the optional
+imports the `tandem` command skips, `tui.lean_imports`) and runs it headless
 (`App.run_test`, a real Textual app on a headless driver), sends one message, waits until the
 turn is idle and every text view has written its text, and exits.
 
@@ -129,10 +130,19 @@ def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: 
                 # own timers, as it does in a terminal.
                 status = app.main.status
                 value = status.value if status is not None else None
-                if "streaming" in statuses and value in ("idle", "error", "awaiting_input") and not any(
+                # The turn was sent and ran: the UI saw it stream, or (a fast turn the UI did not
+                # flush during, which an older bridge does not report) the engine's turn ended.
+                context = app.context
+                ran = "streaming" in statuses or (
+                    context is not None and bool(context.turns) and context.turns[-1].status.value != "running"
+                    and len(app.conversation.all_blocks) == len(context.blocks)  # (all of it handed to the UI)
+                )
+                if ran and value in ("idle", "error", "awaiting_input") and not any(
                     isinstance(view, TextView) and view.statistics().chars_written < len(view.block.text.rstrip())  # type: ignore[attr-defined]
                     for view in app.conversation.mounted_views
                 ):
+                    break
+                if not app.is_running:  # the app failed (its error ends `run_test`): stop waiting
                     break
                 await asyncio.sleep(0.05)
             after = thread_cpu()
@@ -174,6 +184,13 @@ def profiled(url: str, out: str, *, save: bool = False) -> tuple[int, str]:
 
 
 def main() -> None:
+    # What the `tandem` command does as its process starts (`tui.cli.main`), and `tandem ask`
+    # with it: the optional imports of its libraries it never uses are skipped (httpx's own CLI,
+    # trio; `tui.lean_imports`). Without it this child paid ~0.1-0.15 s of CPU that neither the
+    # app a person runs nor the `ask` it is compared with pays.
+    from tandem.tui.lean_imports import skip_unused_imports
+
+    skip_unused_imports()
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("--profile", metavar="FILE")

@@ -1,7 +1,7 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
 Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost [--baseline DIR]] [--growth [--baseline DIR]]
-[--app] [--save] [--profile FILE [--json | --app]]`.
+[--app] [--save] [--baseline DIR] [--profile FILE [--json | --app]]`.
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)
 answers every POST with one pre-encoded SSE stream of `--events` events (default 100,000):
@@ -43,10 +43,11 @@ floor / ask --json / ask at each size per round; prints each size's ratios, the 
 4N over the ratio at N, per round; target ≤ 1.1) and the CPU per event beyond start-up (the
 difference of the two sizes' CPU over the 3N events between them).
 
-`--baseline DIR`: also run `tandem ask` (both outputs) from another source tree (a checkout of
-the repository, for example `git archive <commit> | tar -x -C DIR`) in the same rounds, imported
-through a `tandem` package of links to its folders ahead of the installed one: before and after a
-change, side by side.
+`--baseline DIR`: also run `tandem ask` (both outputs; with `--app`, ask --json and the app) from
+another source tree (a checkout of the repository, for example `git archive <commit> | tar -x -C
+DIR`) in the same rounds, imported through a `tandem` package of links to its folders ahead of the
+installed one: before and after a change, side by side. The app child (`app_turn_child.py`) is
+this tree's for both sides.
 
 `--profile FILE`: run `tandem ask` (plain, or `--json` with `--json`) once under cProfile into FILE;
 with `--app`, the app child instead, both of its threads profiled and merged.
@@ -259,35 +260,42 @@ def ask_argv(url: str, *, as_json: bool, save: bool = False) -> list[str]:
 APP_CHILD = Path(__file__).with_name("app_turn_child.py")
 
 
-def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False, save: bool = False) -> None:
+def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False, save: bool = False,
+            base_env: dict[str, str] | None = None) -> None:
     floor_argv = [sys.executable, __file__, "--floor", url]
-    sides = {"floor": floor_argv, "ask --json": ask_argv(url, as_json=True, save=save)}
+    sides: dict[str, tuple[list[str], dict[str, str] | None]] = {
+        "floor": (floor_argv, None), "ask --json": (ask_argv(url, as_json=True, save=save), None)}
     if app:
-        sides["app"] = [sys.executable, str(APP_CHILD), url] + (["--save"] if save else [])
+        sides["app"] = ([sys.executable, str(APP_CHILD), url] + (["--save"] if save else []), None)
     else:
-        sides["ask"] = ask_argv(url, as_json=False, save=save)
+        sides["ask"] = (ask_argv(url, as_json=False, save=save), None)
+    if base_env is not None:  # the baseline tree's sides, in the same rounds (this tree's bench child)
+        for name in [name for name in sides if name != "floor"]:
+            sides[f"{name} (base)"] = (sides[name][0], base_env)
 
-    def run(argv: list[str]) -> tuple[float, bytes]:
+    def run(argv: list[str], side_env: dict[str, str] | None) -> tuple[float, bytes]:
         if not save:
-            return cpu_of(argv, env)
+            return cpu_of(argv, side_env or env)
         import tempfile
 
         with tempfile.TemporaryDirectory() as home:  # each saving run starts from an empty store
-            return cpu_of(argv, child_env(Path(home)))
+            fresh = child_env(Path(home))
+            return cpu_of(argv, fresh if side_env is None else dict(side_env, **{k: fresh[k] for k in (
+                "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}))
 
-    for argv in sides.values():  # warm-up (and a check that each side reads the whole stream)
-        cpu, out = run(argv)
+    for argv, side_env in sides.values():  # warm-up (and a check that each side reads the whole stream)
+        cpu, out = run(argv, side_env)
     times: dict[str, list[float]] = {name: [] for name in sides}
-    ui_thread: list[float] = []  # the app's UI thread (it prints its CPU last on its first line)
-    splits: list[dict[str, float]] = []  # the app's CPU by thread and phase (its second line, JSON)
+    ui_thread: dict[str, list[float]] = {}  # the app's UI thread (it prints its CPU last on its first line)
+    splits: dict[str, list[dict[str, float]]] = {}  # the app's CPU by thread and phase (its second line, JSON)
     for _ in range(pairs):
-        for name, argv in sides.items():
-            cpu, out = run(argv)
+        for name, (argv, side_env) in sides.items():
+            cpu, out = run(argv, side_env)
             times[name].append(cpu)
-            if name == "app":
+            if name.startswith("app"):
                 first, second = out.decode().strip().splitlines()[-2:]
-                ui_thread.append(float(first.split()[-1]))
-                splits.append(dict(json.loads(second), total=cpu))
+                ui_thread.setdefault(name, []).append(float(first.split()[-1]))
+                splits.setdefault(name, []).append(dict(json.loads(second), total=cpu))
     saved = "; ask and the app save the turn in a thread store (fresh per run)" if save else ""
     print(f"events: {count:,}; {pairs} rounds of {' / '.join(sides)}; CPU s (user+sys) per run{saved}")
     for name, values in times.items():
@@ -299,18 +307,22 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
     if app:
         per_event = {name: statistics.median(values) / count * 1e6 for name, values in times.items()}
         print("  CPU per event (median): " + ", ".join(f"{name} {us:.1f} µs" for name, us in per_event.items()))
-        print(f"  app's UI thread: median {statistics.median(ui_thread):.2f} s [{', '.join(f'{v:.2f}' for v in ui_thread)}]; "
-              f"the rest (engine thread, start-up): median {statistics.median(a - u for a, u in zip(times['app'], ui_thread)):.2f} s")
-        for split in splits:
-            split["quit"] = split["total"] - split["startup"] - split["ui"] - split["engine"] - split["other"]
-        print("  the app's CPU by phase and thread, medians (s): " + ", ".join(
-            f"{key} {statistics.median(s[key] for s in splits):.2f}"
-            for key in ("startup", "engine", "ui", "other", "quit", "total")
-        ) + " (startup: the process until the message is sent; engine / ui / other: each thread's "
-            "CPU during the turn; quit: after it)")
-        ratios = [a / j for a, j in zip(times["app"], times["ask --json"])]
-        print(f"  app / ask --json, per round: median {statistics.median(ratios):.2f}x "
-              f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
+        for suffix in ["", " (base)"] if base_env is not None else [""]:
+            app_name, ask_name = "app" + suffix, "ask --json" + suffix
+            print(f"  {app_name}:")
+            ui = ui_thread[app_name]
+            print(f"    UI thread: median {statistics.median(ui):.2f} s [{', '.join(f'{v:.2f}' for v in ui)}]; "
+                  f"the rest (engine thread, start-up): median {statistics.median(a - u for a, u in zip(times[app_name], ui)):.2f} s")
+            for split in splits[app_name]:
+                split["quit"] = split["total"] - split["startup"] - split["ui"] - split["engine"] - split["other"]
+            print("    CPU by phase and thread, medians (s): " + ", ".join(
+                f"{key} {statistics.median(s[key] for s in splits[app_name]):.2f}"
+                for key in ("startup", "engine", "ui", "other", "quit", "total")
+            ) + " (startup: the process until the message is sent; engine / ui / other: each thread's "
+                "CPU during the turn; quit: after it)")
+            ratios = [a / j for a, j in zip(times[app_name], times[ask_name])]
+            print(f"    {app_name} / {ask_name}, per round: median {statistics.median(ratios):.2f}x "
+                  f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
 
 
 def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict[str, str] | None) -> None:
@@ -495,7 +507,8 @@ def main() -> None:
                 cpu, _ = cpu_of(argv, env)
                 print(f"profiled ask{' --json' if args.json else ''}: {cpu:.2f} s CPU → {args.profile}")
                 return
-            compare(server.url, env, args.pairs, count, app=args.app, save=args.save)
+            base_env = None if args.baseline is None else baseline_env(args.baseline, env, Path(home) / "baseline")
+            compare(server.url, env, args.pairs, count, app=args.app, save=args.save, base_env=base_env)
 
 
 if __name__ == "__main__":

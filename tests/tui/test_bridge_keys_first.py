@@ -202,3 +202,37 @@ class TestWorkPerFrame:
         flushes = self._stream(bridge, target, clock, cpu_per_flush=0.2, seconds=2.0)
         assert flushes >= 2.0 / bridge_module.MAX_FRAME_SECONDS - 1
         assert bridge.statistics().gap == pytest.approx(bridge_module.MAX_FRAME_SECONDS)
+
+    def test_a_short_costly_stream_keeps_the_share_from_its_first_flushes(
+        self, setup: tuple[Bridge, _Target, _Clock]
+    ) -> None:
+        # A firehose turn lasts a second or two: a gap that grew in halving steps spent most of it
+        # at three or four flushes a second (~0.25 of a core for 80 ms flushes). Up at once, only
+        # the flush after the first (at the frame rate, before any cost is known) comes early.
+        bridge, target, clock = setup
+        flushes = self._stream(bridge, target, clock, cpu_per_flush=0.08, seconds=2.0)
+        assert flushes * 0.08 / 2.0 <= bridge_module.STREAM_SHARE * 1.4, flushes
+        assert flushes >= 2.0 / bridge_module.MAX_FRAME_SECONDS  # never stalled
+
+
+class TestStatus:
+    def test_a_turn_that_streamed_and_ended_between_two_flushes_is_still_reported(
+        self, setup: tuple[Bridge, _Target, _Clock]
+    ) -> None:
+        # The app holds the collector for a streaming turn (`tui.garbage`): a fast turn that began
+        # and ended while the UI thread did not flush (busy, or starved on a loaded machine) must
+        # not look like it never streamed. The final status still comes last.
+        from tandem.core.turns import Status
+
+        bridge, target, _clock = setup
+        seen: list[Status] = []
+        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
+        bridge._on_status_changed(Status.STREAMING)
+        bridge._on_status_changed(Status.IDLE)
+        bridge.flush()
+        assert seen == [Status.STREAMING, Status.IDLE]
+        bridge._on_status_changed(Status.STREAMING)
+        bridge.flush()
+        bridge._on_status_changed(Status.IDLE)
+        bridge.flush()
+        assert seen == [Status.STREAMING, Status.IDLE, Status.STREAMING, Status.IDLE]  # once each

@@ -1,0 +1,130 @@
+"""The state panel costs nothing for what it does not show (issue 15): a hidden panel is painted
+when it opens, and while a turn streams the agent's writes are painted at most once a
+`STATE_PANEL_SECONDS` (here made longer than any test, so what is put off is a fact, not a race),
+the last state always, at the end of the stream. A panel the person works in paints at once.
+
+A scripted conversation behind the real app (engine thread, bridge, Textual): the stream writes
+the state, then holds on a gate the test opens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _tui_harness import Scripted, delta, release, send, snapshot, started, text, wait_for
+from textual.pilot import Pilot
+from textual.widgets import Tree
+
+from tandem.core import ChatUpdate
+from tandem.tui import app as app_module
+from tandem.tui.app import TandemApp
+
+SIZE = (120, 40)
+ITEMS = 30
+
+
+def writes_then_holds(gate: asyncio.Event) -> Any:
+    """A segment: a snapshot, some text, `ITEMS` appends to `/items`, then it waits for `gate`."""
+
+    async def segment(_messages: Any, _options: Any) -> AsyncIterator[ChatUpdate]:
+        yield snapshot({"items": []})
+        yield text("writing the list")
+        for n in range(ITEMS):
+            yield delta([{"op": "add", "path": "/items/-", "value": n}])
+            await asyncio.sleep(0.001)
+        await gate.wait()
+        yield text(" and done")
+
+    return segment
+
+
+def items_shown(app: TandemApp) -> int | None:
+    """How many items the panel's tree shows under `/items` (None: no such node yet)."""
+    tree: Tree[str] = app.main.state_panel.query_one(Tree)
+    for node in tree.root.children:
+        if node.data == "/items":
+            return len(node.children)
+    return None
+
+
+def items_committed(app: TandemApp) -> int:
+    assert app.context is not None
+    committed = app.context.agent.state.committed
+    return len(committed.get("items", [])) if isinstance(committed, dict) else 0
+
+
+async def written_and_handed_over(pilot: Pilot[Any], app: TandemApp) -> None:
+    """Wait until the engine applied every write and the bridge handed the last state to the app."""
+    await wait_for(pilot, lambda: items_committed(app) == ITEMS and app.bridge._state is None, "the writes handed to the UI")
+    await pilot.pause()
+
+
+@pytest.fixture(autouse=True)
+def long_state_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_module, "STATE_PANEL_SECONDS", 1_000.0)
+
+
+async def test_a_streaming_turn_paints_the_panel_once_and_its_last_state_at_the_end(tmp_path: Path) -> None:
+    gate = asyncio.Event()
+    script = Scripted([writes_then_holds(gate)])
+    app = script.app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        before = app.state_panel_paints
+        await send(pilot, "go")
+        await written_and_handed_over(pilot, app)
+        assert app.main.panel_visible  # opened by the agent's first state
+        paints = app.state_panel_paints
+        assert paints == before + 1
+        shown = items_shown(app)
+        assert shown is not None and shown < ITEMS  # the first state painted; the later appends wait
+        release(app, gate)
+        await wait_for(pilot, lambda: app.main.status is not None and app.main.status.value == "idle", "the turn's end")
+        await wait_for(pilot, lambda: items_shown(app) == ITEMS, "the last state painted at the end of the stream")
+        assert app.state_panel_paints == paints + 1
+
+
+async def test_a_panel_the_person_works_in_paints_every_write_at_once(tmp_path: Path) -> None:
+    gate = asyncio.Event()
+    script = Scripted([writes_then_holds(gate)])
+    app = script.app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.action_toggle_panel()  # the person opens the panel and moves into it
+        await pilot.pause()
+        tree = app.main.state_panel.query_one(Tree)
+        tree.focus()
+        await pilot.pause()
+        assert app.focused is tree
+        context = app.context
+        assert context is not None
+        await app.bridge.run_on_engine(lambda: context.send("go"))  # (not from the composer: the focus stays)
+        await written_and_handed_over(pilot, app)
+        assert app.focused is tree
+        assert items_shown(app) == ITEMS
+        release(app, gate)
+
+
+async def test_a_hidden_panel_is_painted_when_it_opens(tmp_path: Path) -> None:
+    gate = asyncio.Event()
+    script = Scripted([writes_then_holds(gate)])
+    app = script.app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.action_toggle_panel()
+        app.action_toggle_panel()  # the person closed it: the agent's state does not open it again
+        await pilot.pause()
+        paints = app.state_panel_paints
+        await send(pilot, "go")
+        await written_and_handed_over(pilot, app)
+        assert not app.main.panel_visible
+        assert app.state_panel_paints == paints
+        assert items_shown(app) is None  # nothing built for a panel nobody sees
+        app.action_toggle_panel()
+        await pilot.pause()
+        assert items_shown(app) == ITEMS
+        release(app, gate)
