@@ -16,9 +16,12 @@ its own that is not done yet (a new line grew the composer), it is not in the la
 is not the one shown, or the app runs inline. The same goes for a frame held back by
 a batch update (Textual's Markdown mounts a streamed block inside one, across several awaits):
 the focused widget's region is not part of what the batch changes, so it is written at once.
+And a key whose repaint was waiting for the regular frame when the stream asked for a layout
+(nothing held that frame back when the key came) is painted alone as that layout begins, ahead
+of it, not after it.
 
 Textual's private seams used (Textual 8.2.8, pinned): `Screen._on_update`, `_layout_required`,
-`_layout_widgets`, `_compositor` (`update_widgets`, `render_update`, `visible_widgets`),
+`_layout_widgets`, `_dirty_widgets`, `_refresh_layout`, `_compositor` (`update_widgets`, `render_update`, `visible_widgets`),
 `Widget._layout_required`, `App._batch_count` and `App._display`. `seams_present()` checks they exist (a test calls
 it); without them the mixin does nothing.
 """
@@ -69,6 +72,16 @@ class InputFirstPaint(Screen[Any]):
         widget = message.widget
         if _SEAMS and widget is self.focused and self.paints_alone(widget) and self._frame_held_back():
             self.call_later(self._paint_alone, widget)
+
+    def _refresh_layout(self, size: Any = None, scroll: bool = False) -> None:
+        # A key typed just before the stream asked for this layout (its repaint was waiting for
+        # the regular frame, which nothing held back then): it goes out first, alone, instead of
+        # after the whole conversation's layout and painting (pty bench: keys pressed 6-30 ms
+        # before a 40-120 ms layout began were painted only after it).
+        widget = self.focused
+        if _SEAMS and widget is not None and widget in self._dirty_widgets and self.paints_alone(widget):
+            self._paint_alone(widget)
+        super()._refresh_layout(size, scroll)
 
     def paints_alone(self, widget: Widget) -> bool:
         """Whether `widget`, when focused, may be painted ahead of the regular frame (the screen says)."""
