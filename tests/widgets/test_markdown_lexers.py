@@ -8,6 +8,7 @@ the lexer classes are compiled by a thread once a streamed text view got its fir
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from pygments.lexer import RegexLexer
 from pygments.lexers import find_lexer_class_by_name
@@ -20,7 +21,7 @@ from tandem.widgets import markdown_lexers
 from tandem.widgets.markdown_lexers import COMMON_LANGUAGES
 
 
-async def test_a_streamed_answer_warms_the_common_lexers_on_a_thread() -> None:
+async def test_a_streamed_answer_warms_the_common_lexers_on_a_thread(monkeypatch: Any) -> None:
     block = TextBlock("msg-1:0", role="assistant")
     block.activate()
     view = TextView(block)
@@ -28,14 +29,21 @@ async def test_a_streamed_answer_warms_the_common_lexers_on_a_thread() -> None:
     found = (find_lexer_class_by_name(language) for language in COMMON_LANGUAGES)
     classes = [lexer_class for lexer_class in found if issubclass(lexer_class, RegexLexer)]  # (compiled ones)
     assert classes
-    markdown_lexers._started = False  # (another test of this process may have started it)
+    ran_on: list[threading.Thread] = []
+    warm = markdown_lexers._warm
+
+    def recorded() -> None:
+        ran_on.append(threading.current_thread())
+        warm()
+
+    monkeypatch.setattr(markdown_lexers, "_warm", recorded)
+    monkeypatch.setattr(markdown_lexers, "_started", False)  # (another test of this process may have started it)
     for lexer_class in classes:  # as a fresh process finds them: not compiled yet
         if "_tokens" in lexer_class.__dict__:
             del lexer_class._tokens
     async with app.run_test(size=(60, 10)) as pilot:
         block.append("Here is some code:\n\n")
         view.refresh_block()
-        warming = [thread for thread in threading.enumerate() if thread.name == "tandem-lexers"]
-        assert warming, "no thread warms the lexers"
-        await wait_until(pilot, lambda: not warming[0].is_alive(), "the lexers warmed")
+        await wait_until(pilot, lambda: ran_on and not ran_on[0].is_alive(), "the lexers warmed")
+    assert ran_on[0] is not threading.main_thread()
     assert all("_tokens" in lexer_class.__dict__ for lexer_class in classes)

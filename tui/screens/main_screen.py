@@ -112,6 +112,14 @@ class MainScreen(InputFirstPaint, Screen[None]):
         # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
         return isinstance(widget, ComposerInput)
 
+    def streams(self, widget: Widget) -> bool:
+        conversation = self.conversation
+        return widget is conversation or conversation in widget.ancestors
+
+    def typed_input(self, widget: Widget) -> object:
+        # Its text and cursor: what a key changes (a cursor blink does not).
+        return (widget.text, widget.selection) if isinstance(widget, ComposerInput) else None
+
     status: reactive[Status | None] = reactive(None, init=False)
     """The conversation's status, as last painted; None until the engine reported one ("starting")."""
     panel_visible = var(False)
