@@ -16,9 +16,12 @@ its own that is not done yet (a new line grew the composer), it is not in the la
 is not the one shown, or the app runs inline. The same goes for a frame held back by
 a batch update (Textual's Markdown mounts a streamed block inside one, across several awaits):
 the focused widget's region is not part of what the batch changes, so it is written at once.
+And a key whose repaint was waiting for the regular frame when the stream asked for a layout
+(nothing held that frame back when the key came) is painted alone as that layout begins, ahead
+of it, not after it.
 
 Textual's private seams used (Textual 8.2.8, pinned): `Screen._on_update`, `_layout_required`,
-`_layout_widgets`, `_compositor` (`update_widgets`, `render_update`, `visible_widgets`),
+`_layout_widgets`, `_dirty_widgets`, `_refresh_layout`, `_compositor` (`update_widgets`, `render_update`, `visible_widgets`),
 `Widget._layout_required`, `App._batch_count` and `App._display`. `seams_present()` checks they exist (a test calls
 it); without them the mixin does nothing.
 """
@@ -70,6 +73,42 @@ class InputFirstPaint(Screen[Any]):
         if _SEAMS and widget is self.focused and self.paints_alone(widget) and self._frame_held_back():
             self.call_later(self._paint_alone, widget)
 
+    _painted_input: object = None
+    """What the focused widget showed of typed input at the last frame (`typed_input`)."""
+
+    def _refresh_layout(self, size: Any = None, scroll: bool = False) -> None:
+        # A key typed just before the stream asked for this layout (its repaint was waiting for
+        # the regular frame, which nothing held back then): it goes out first, alone, instead of
+        # after the whole conversation's layout and painting (pty bench: keys pressed 6-30 ms
+        # before a 40-120 ms layout began were painted only after it). Only typed input: a
+        # cursor blink waits for the frame (a frame painted alone shows the rest as it was).
+        # And only while the rest waiting for this frame is the stream's (what else changed,
+        # a status line, say, goes out with the layout as before).
+        widget = self.focused
+        if _SEAMS and widget is not None and widget in self._dirty_widgets and self.paints_alone(widget):
+            typed = self.typed_input(widget)
+            if (
+                typed is not None
+                and typed != self._painted_input
+                and all(self.streams(other) for other in self._dirty_widgets if other is not widget)
+                and all(self.streams(other) for asked in self._layout_widgets.values() for other in asked)
+            ):
+                self._paint_alone(widget)
+        super()._refresh_layout(size, scroll)
+
+    def _compositor_refresh(self) -> None:
+        super()._compositor_refresh()
+        widget = self.focused
+        self._painted_input = None if widget is None else self.typed_input(widget)
+
+    def streams(self, widget: Widget) -> bool:
+        """Whether `widget` is part of what streams in (the screen says), which a key's frame may leave for the next one."""
+        return False
+
+    def typed_input(self, widget: Widget) -> object:
+        """What typing changes in `widget` (the screen says), compared between frames; None: never painted ahead of a layout."""
+        return None
+
     def paints_alone(self, widget: Widget) -> bool:
         """Whether `widget`, when focused, may be painted ahead of the regular frame (the screen says)."""
         return False
@@ -103,6 +142,7 @@ class InputFirstPaint(Screen[Any]):
         if update is None:
             return
         self.input_first_paints += 1
+        self._painted_input = self.typed_input(widget)
         # A batch (Markdown mounting a streamed block across several awaits) holds every frame
         # back, and `App._display` drops what it is given meanwhile: the widget's region is not
         # part of what the batch changes, so it goes out now.

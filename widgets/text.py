@@ -24,6 +24,7 @@ from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown
 from tandem.widgets.markdown_depth import DepthLimiter
+from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.sanitize import sanitize
 
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter", "BuiltMarkdown"]
@@ -333,6 +334,8 @@ class TextView(LaidOutOnce, BlockView):
             self.query_one(".text-view--header", Static).update(header)
         text = block.text
         if len(text) > self._fed:
+            if not self._fed and self._streaming():
+                warm_lexers()  # (an answer begins: its first code fence finds its lexer ready)
             suffix = self._depth.feed(sanitize(text[self._fed :]))
             self._fed = len(text)
             self._queue(suffix)

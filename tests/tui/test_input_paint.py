@@ -85,3 +85,35 @@ async def test_a_composer_that_grows_waits_for_the_layout() -> None:
         await wait_for(pilot, lambda: composer.outer_size.height > height, "the composer grown by the layout")
         assert any("Ж" in painted for painted in during_batch)  # before the newline: painted alone
         assert not any("Щ" in painted for painted in during_batch), during_batch
+
+
+async def test_a_key_typed_just_before_the_stream_asks_for_a_layout_goes_out_ahead_of_it() -> None:
+    # The key's repaint waits for the regular frame (nothing held it back when it came); the
+    # stream then asks for a layout, which that frame would do first, the key painted after it.
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        composer = app.main.composer.input
+        composer.focus()
+        await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+        shown = _watch_display(app)
+        reflows: list[int] = []
+        reflow = app.main._compositor.reflow
+
+        def counted(*args: Any) -> Any:
+            reflows.append(len(shown))  # (how many updates had gone out when the layout began)
+            return reflow(*args)
+
+        app.main._compositor.reflow = counted  # type: ignore[method-assign]
+        before = app.main.input_first_paints
+        composer.insert("Ж")  # a key's edit: the composer asks for a repaint
+        app.main.conversation.refresh(layout=True)  # the stream asks for a layout right after
+        await wait_for(pilot, lambda: reflows and any("Ж" in _text_of(item[0]) for item in shown
+                                                      if isinstance(item[0], ChopsUpdate)), "the key and the layout")
+        assert app.main.input_first_paints == before + 1
+        first = next(index for index, item in enumerate(shown)
+                     if isinstance(item[0], ChopsUpdate) and "Ж" in _text_of(item[0]))
+        assert first < reflows[0], "the key went out after the layout"
+        region = composer.region
+        rows = {y for y, _x1, _x2 in shown[first][0].spans}
+        assert rows and all(region.y <= y < region.bottom for y in rows), (rows, region)

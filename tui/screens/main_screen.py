@@ -7,12 +7,14 @@ import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
+from textual._compositor import Compositor, ReflowResult
 from textual.app import ComposeResult
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
 from textual.screen import Screen
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
@@ -50,6 +52,24 @@ CONNECTING_LABEL = "◌ connecting to the agent… (retrying; Esc cancels)"
 
 NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
+
+
+class _MapKeepingCompositor(Compositor):
+    """A `Compositor` whose layout keeps the map of every widget it just built (owns nothing more).
+
+    On Textual 8.2.8 (pinned) `Compositor.reflow` builds the full map (every widget's region) but
+    leaves the "full map invalidated" flag as it found it, and the screen's layout sets that flag
+    just before (`update_widgets`: a widget that was not visible is dirty, as every newly mounted
+    block is). The first `Widget.region` asked right after the layout (a resized widget's repaint
+    asks for its size) then arranged the whole screen a second time: 2-3% of the UI thread
+    while an answer streams (pty bench, 120x40). The map `reflow` built is the one `full_map`
+    would build (same root, same size, every widget), so the flag is cleared with it.
+    """
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        result = super().reflow(parent, size)
+        self._full_map_invalidated = False
+        return result
 
 
 class MainScreen(InputFirstPaint, Screen[None]):
@@ -92,6 +112,14 @@ class MainScreen(InputFirstPaint, Screen[None]):
         # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
         return isinstance(widget, ComposerInput)
 
+    def streams(self, widget: Widget) -> bool:
+        conversation = self.conversation
+        return widget is conversation or conversation in widget.ancestors
+
+    def typed_input(self, widget: Widget) -> object:
+        # Its text and cursor: what a key changes (a cursor blink does not).
+        return (widget.text, widget.selection) if isinstance(widget, ComposerInput) else None
+
     status: reactive[Status | None] = reactive(None, init=False)
     """The conversation's status, as last painted; None until the engine reported one ("starting")."""
     panel_visible = var(False)
@@ -99,6 +127,7 @@ class MainScreen(InputFirstPaint, Screen[None]):
 
     def __init__(self, *, welcome: Content | None = None, timestamps=None, name: str | None = None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(name=name)
+        self._compositor = _MapKeepingCompositor()
         self._welcome = welcome
         self._timestamps = timestamps
         self._title: str | None = None

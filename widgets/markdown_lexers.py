@@ -1,0 +1,41 @@
+"""The syntax lexers of the languages agents fence most, made ready off the UI thread."""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["COMMON_LANGUAGES", "warm_lexers"]
+
+COMMON_LANGUAGES: tuple[str, ...] = ("python", "bash", "json", "javascript", "typescript", "text")
+"""The fence languages made ready before they are needed (any other one is loaded when it comes)."""
+
+_started = False
+
+
+def warm_lexers() -> None:
+    """Load and compile the `COMMON_LANGUAGES` lexers on a daemon thread (once per process).
+
+    Textual's `MarkdownFence` highlights its code with Pygments on the UI thread, and the first
+    fence of a language imports that lexer's module and compiles its regular expressions (Pygments
+    does it on the first instance of each lexer class, then keeps them on the class): 100-150 ms
+    for Python here, one stall of the UI thread in the middle of a streamed answer, which a key
+    typed then waits for (the pty bench's key p99). Done on a thread while the answer begins, it
+    shares the GIL in 5 ms slices instead. Lexers keep no per-use state, so a half-warmed one is
+    as good as a cold one.
+    """
+    global _started
+    if _started:
+        return
+    _started = True
+    threading.Thread(target=_warm, name="tandem-lexers", daemon=True).start()
+
+
+def _warm() -> None:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    for language in COMMON_LANGUAGES:
+        try:
+            get_lexer_by_name(language)
+        except ClassNotFound:  # (a Pygments without it: loaded, and refused, when a fence asks)
+            pass
