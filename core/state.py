@@ -19,7 +19,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
-from tandem.core.state_diff import operation_diff, patch_diff, value_diff
+from tandem.core.state_diff import operation_diff, patch_diff, shared_diff, value_diff
 from tandem.core.state_merge import (
     MISSING,
     ORDER,
@@ -65,6 +65,9 @@ class Proposal:
     """`base` with the operations applied: the proposed state as the agent sees it."""
     touched: list[FieldPath] = field(default_factory=list)
     """The fields the operations wrote (in `frame`'s terms)."""
+    merged: tuple[tuple[Any, ...], Any] | None = field(default=None, repr=False, compare=False)
+    """(what it was merged onto, the `MergeOutcome`): its last merge, for the readers that
+    show it (the panel asks for its diff and its conflicts on every repaint)."""
 
     def paths(self) -> set[str]:
         """The JSON pointers this proposal writes."""
@@ -316,7 +319,9 @@ class AgentState:
         self._show()
         committed = _as_document(self._committed)
         merged = self._merged_proposal(self._proposals[proposal_id], committed).value
-        return list(jsonpatch.make_patch(committed, merged))
+        # The merge shares with the committed value all the proposal did not write: the diff
+        # walks the rest only (make_patch's operations, without walking the whole state).
+        return shared_diff(committed, merged)
 
     def proposal_conflicts(self, proposal_id: str) -> list[str]:
         """The fields where accepting the proposal would conflict with the person's writes (readable names)."""
@@ -642,10 +647,21 @@ class AgentState:
         return view
 
     def _merged_proposal(self, proposal: Proposal, onto: Any) -> Any:
-        """`proposal` merged onto `onto` by the rules of an agent write (a `MergeOutcome`)."""
+        """`proposal` merged onto `onto` by the rules of an agent write (a `MergeOutcome`).
+
+        Kept until the proposal, `onto` or the person's guarded fields change: a repaint of
+        the panel asks for the diff and the conflicts of the same merge (never changed after:
+        what it holds is shared with the values it was made from, which are never changed).
+        """
+        guards = self._guards(since=proposal.seq)
+        key = (onto, proposal.frame, guards)
+        if proposal.merged is not None and all(a is b for a, b in zip(proposal.merged[0], key)):
+            return proposal.merged[1]
         base = _as_document(proposal.base)
         changes = patch_changes(base, proposal.frame, proposal.touched)
-        return merge_onto(onto, proposal.frame, changes, self._guards(since=proposal.seq))
+        outcome = merge_onto(onto, proposal.frame, changes, guards)
+        proposal.merged = (key, outcome)
+        return outcome
 
     def _show(self) -> None:
         """A reference to the value is about to leave (or be kept): nothing of it changes in place any more."""

@@ -222,7 +222,7 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
             continue
         try:
             if path and isinstance(path[-1], ById) and value is not MISSING and resolve(outcome.value, path) is MISSING:
-                outcome.value = insert_element(outcome.value, path, value, theirs)
+                outcome.value = insert_element(outcome.value, path, value, theirs, owned)
             else:
                 outcome.value = assign(outcome.value, path, value, owned)
         except MergeError:

@@ -588,12 +588,13 @@ def _writable(container: Any, owned: Owned | None) -> Any:
     return _own(list(container) if type(container) is list else dict(container), owned)
 
 
-def insert_element(document: Any, path: FieldPath, element: Any, source: Any) -> Any:
+def insert_element(document: Any, path: FieldPath, element: Any, source: Any, owned: Owned | None = None) -> Any:
     """`document` with `element` added at `path` (an identity element), placed as in `source`.
 
     The element goes right after the nearest element before it in `source`'s array that
     `document`'s array still holds (the other writer may have removed its neighbour), first
-    when none is; at the end when `source` does not hold it.
+    when none is; at the end when `source` does not hold it. With `owned`, as `assign`: an
+    array this writer copied already takes the element in place (N inserts copy it once).
 
     Raises:
         MergeError: the array is missing or not an array.
@@ -613,10 +614,11 @@ def insert_element(document: Any, path: FieldPath, element: Any, source: Any) ->
             if found is not None:
                 position = found + 1
                 break
-    copied = list(array)
+    kind = "append" if position == len(array) else "insert"
+    copied = _writable(array, owned)
     copied.insert(position, element)
-    _reindex(array, copied, "append" if position == len(array) else "insert", position, added=_element_id(element))
-    return assign(document, array_path, copied)
+    _reindex(array, copied, kind, position, added=_element_id(element))
+    return assign(document, array_path, copied, owned)
 
 
 def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Owned | None = None) -> Any:
