@@ -65,13 +65,27 @@ class Proposal:
     """`base` with the operations applied: the proposed state as the agent sees it."""
     touched: list[FieldPath] = field(default_factory=list)
     """The fields the operations wrote (in `frame`'s terms)."""
+    version: int = 0
+    """Counts the deltas applied to `frame` (which may change in place: see `owned`)."""
+    owned: Owned = field(default_factory=Owned, repr=False, compare=False)
+    """Containers of `frame` that its deltas copied since it was last read (merged): the next
+    delta changes those in place, so a run of appends to a long array copies it once."""
     merged: tuple[tuple[Any, ...], Any] | None = field(default=None, repr=False, compare=False)
     """(what it was merged onto, the `MergeOutcome`): its last merge, for the readers that
     show it (the panel asks for its diff and its conflicts on every repaint)."""
+    _paths: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def paths(self) -> set[str]:
-        """The JSON pointers this proposal writes."""
-        return {str(op.get("path", "")) for op in self.operations}
+        """The JSON pointers this proposal writes (kept as its deltas arrive: read it, do not change it)."""
+        return self._paths
+
+    def extend(self, operations: Patch, frame: Any, touched: list[FieldPath]) -> None:
+        """Its next delta was applied: `frame` is the result and `touched` the fields written."""
+        self.operations.extend(operations)
+        self._paths.update(str(op.get("path", "")) for op in operations)
+        self.frame = frame
+        self.touched.extend(touched)
+        self.version += 1
 
 
 @dataclass(frozen=True)
@@ -258,7 +272,8 @@ class AgentState:
         """What the commit after `revision` changed, as `jsonpatch.make_patch(before, after)` would list it.
 
         Costs O(size of the change) for a write that applied RFC 6902 operations as sent (see
-        `patch_diff`); a merge or a snapshot is diffed whole (once, when asked). Needs no
+        `patch_diff`); a merge or a snapshot is diffed (once, when asked) where it differs from
+        the value before (`shared_diff`: what a merge did not write it shares, a snapshot nothing). Needs no
         reference to the value before, so a reader that describes each change lets the next
         delta write in place.
 
@@ -279,7 +294,8 @@ class AgentState:
             if diff is None:
                 after = _as_document(self._committed)
                 try:
-                    diff = list(jsonpatch.make_patch(before, after))
+                    # A merge shares all it did not write with the value before: diffed where it wrote.
+                    diff = shared_diff(before, after)
                 except (TypeError, ValueError):  # not a JSON document: say it was replaced
                     diff = [{"op": "replace", "path": "", "value": after}]
             self._last_change = (at, before, patch, diff)
@@ -446,15 +462,24 @@ class AgentState:
             frame = self._agent_view()
             proposal = Proposal(proposal_id, base=frame, seq=self._base_seq, frame=frame)
         operations = copy.deepcopy(patch)
+        owned = proposal.owned
         try:
             # The agent computed it against its own frame, never against the person's edits.
-            frame, touched = apply_patch(proposal.frame, operations)
+            # The containers of the frame its earlier deltas copied, nobody has read since, are
+            # changed in place (the lock keeps a reader on another thread from reading them
+            # half-written); a refused operation undoes the ones before it.
+            with self._lock:
+                owned.begin()
+                try:
+                    frame, touched = apply_patch(proposal.frame, operations, owned)
+                except MergeError:
+                    owned.rollback()
+                    raise
+                owned.commit()
+                proposal.extend(operations, frame, touched)
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        proposal.operations.extend(operations)
-        proposal.frame = frame
-        proposal.touched.extend(touched)
         self._proposals[proposal_id] = proposal
         self._changed_now()
 
@@ -525,6 +550,7 @@ class AgentState:
                 self._settle(conflict, "edit", who, at)
         found: list[Conflict] = []
         for proposal in self._proposals.values():
+            proposal.owned.clear()  # its values are handed out below: never changed in place after
             for op in patch:
                 path = str(op.get("path", ""))
                 for proposed_path in proposal.paths():
@@ -654,12 +680,17 @@ class AgentState:
         what it holds is shared with the values it was made from, which are never changed).
         """
         guards = self._guards(since=proposal.seq)
-        key = (onto, proposal.frame, guards)
-        if proposal.merged is not None and all(a is b for a, b in zip(proposal.merged[0], key)):
-            return proposal.merged[1]
-        base = _as_document(proposal.base)
-        changes = patch_changes(base, proposal.frame, proposal.touched)
-        outcome = merge_onto(onto, proposal.frame, changes, guards)
+        with self._lock:
+            # Read now, the frame is shared with the merge (and what it hands out): its next
+            # delta copies what it writes again.
+            proposal.owned.clear()
+            key = (onto, proposal.version, guards)
+            cached = proposal.merged
+            if cached is not None and cached[0][0] is onto and cached[0][1] == key[1] and cached[0][2] is guards:
+                return cached[1]
+            frame, touched = proposal.frame, proposal.touched[:]
+        changes = patch_changes(_as_document(proposal.base), frame, touched)
+        outcome = merge_onto(onto, frame, changes, guards)
         proposal.merged = (key, outcome)
         return outcome
 

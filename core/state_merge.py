@@ -867,12 +867,9 @@ def _array_changes(before: list[Any], after: list[Any], prefix: FieldPath) -> li
 
 def _outermost(paths: Iterable[FieldPath]) -> list[FieldPath]:
     """The paths with no other path of the list above them, in first-seen order, no repeats."""
-    unique = list(dict.fromkeys(paths))
-    result = []
-    for path in unique:
-        if not any(len(other) < len(path) and path[: len(other)] == other for other in unique):
-            result.append(path)
-    return result
+    unique = dict.fromkeys(paths)
+    # O(number × depth): a proposal of 10,000 appends names 10,000 elements.
+    return [path for path in unique if not any(path[:n] in unique for n in range(len(path)))]
 
 
 def patch_changes(before: Any, after: Any, touched: Iterable[FieldPath]) -> list[FieldChange]:

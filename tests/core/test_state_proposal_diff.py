@@ -12,6 +12,7 @@ proposals over random edits of the person's, with and without conflicts.
 from __future__ import annotations
 
 import copy
+import json
 import os
 from typing import Any
 
@@ -44,11 +45,13 @@ states = st.builds(lambda rest, items, tags: {**rest, "items": items, "tags": ta
 def _writes(draw: st.DrawFn, document: Any, count: int) -> list[list[dict[str, Any]]]:
     """Up to `count` patches, each against what the ones before made."""
     written = []
-    current = document
+    # Through JSON: a state's copy operation shares the value it copies (never changed after,
+    # copy-on-write), which jsonpatch's in-place application would change at both places.
+    current = json.loads(json.dumps(document))
     for _ in range(draw(st.integers(0, count))):
         patch = draw(patches(current))
         try:
-            current = jsonpatch.apply_patch(current, patch)
+            current = json.loads(json.dumps(jsonpatch.apply_patch(current, patch)))
         except Exception:  # refused by jsonpatch: drawn again next time round
             continue
         written.append(patch)
