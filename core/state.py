@@ -160,11 +160,15 @@ def _field_diff(before: Any, after: Any, path: FieldPath) -> Patch | None:
     """
     if ORDER in path:
         return None
-    old, new = resolve(before, path), resolve(after, path)
+    return _field_diff_after(resolve(before, path), pointer_of(before, path), after, path)
+
+
+def _field_diff_after(old: Any, pointer: str | None, after: Any, path: FieldPath) -> Patch | None:
+    """`_field_diff`, from the field's value and pointer before (read before an in-place write)."""
+    new = resolve(after, path)
     if old is MISSING:
         pointer = pointer_of(after, path)
         return None if pointer is None or new is MISSING else [{"op": "add", "path": pointer, "value": new}]
-    pointer = pointer_of(before, path)
     if pointer is None:
         return None
     if new is MISSING:
@@ -195,8 +199,10 @@ class AgentState:
     def __init__(self, value: JsonValue = None, *, model: type[BaseModel] | None = None) -> None:
         self._committed: Any = copy.deepcopy(value) if value is not None else ({} if model else None)
         self._proposals: dict[str, Proposal] = {}
-        self._view: Any = None
-        self._view_valid = False
+        self._view: tuple[int, Any] | None = None
+        """(the stamp it was computed at, the committed value with the proposals merged)."""
+        self._view_stamp = 0
+        """Counts the changes the view must follow (written on the engine thread only)."""
         self._revision = 0
         self._last_patch: tuple[int, Patch] | None = None
         """(revision, operations): the last commit was these operations applied to the value before it."""
@@ -308,14 +314,18 @@ class AgentState:
         Treat as read-only (it shares what the proposals do not change with `committed`).
         """
         self._show()
-        if not self._view_valid:
-            view = self._committed
-            if self._proposals:
-                view = _as_document(view)
-            for proposal in self._proposals.values():
-                view = self._merged_proposal(proposal, view).value
-            self._view, self._view_valid = view, True
-        return self._view
+        cached = self._view
+        stamp = self._view_stamp  # read first: a change while this reader merges makes it stale
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        view = self._committed
+        proposals = list(self._proposals.values())
+        if proposals:
+            view = _as_document(view)
+        for proposal in proposals:
+            view = self._merged_proposal(proposal, view).value
+        self._view = (stamp, view)
+        return view
 
     @property
     def proposals(self) -> list[str]:
@@ -734,11 +744,41 @@ class AgentState:
                 raise
             owned.commit()
             self._committed = self._base = value
-            self._view_valid = False
+            self._view_stamp += 1
             self._revision += 1
             self._last_patch = (self._revision, patch)
             self._last_change = (self._revision, None, patch, diff)
         return True
+
+    def _merge_in_place(self, theirs: Any, changes: list[Any], guards: Guards) -> Any:
+        """Merge an agent write onto the person's edits, changing the containers the state owns in place.
+
+        A run of deltas streamed over the person's edits then copies a long array once, not once
+        per delta (see `_write_in_place`). Only when no model validates the value (a refused
+        value must stay as it was) and, when diffs are kept, the write changes one field (its
+        diff is read at that field, before and after: the value before is not kept).
+
+        Returns:
+            The `MergeOutcome`, or None (nothing done) when the merge must copy.
+        """
+        if self.model is not None or (self._keep_diffs and (len(changes) != 1 or ORDER in changes[0][0])):
+            return None
+        with self._lock:
+            committed = _as_document(self._committed)
+            field = changes[0][0] if changes else ()
+            old, pointer = (resolve(committed, field), pointer_of(committed, field)) if self._keep_diffs else (None, None)
+            outcome = merge_onto(committed, theirs, changes, guards, self._owned)
+            if outcome.conflicts:
+                self._owned.clear()  # the person's values are handed out (the conflicts): never changed after
+            diff: Patch | None = None
+            if self._keep_diffs:
+                diff = _field_diff_after(old, pointer, outcome.value, field) if outcome.applied else []
+            self._committed = outcome.value
+            self._view_stamp += 1
+            self._revision += 1
+            self._last_patch = None
+            self._last_change = (self._revision, None, None, diff)
+        return outcome
 
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
@@ -750,7 +790,8 @@ class AgentState:
             except MergeError as exc:
                 self._diverge(f"state patch failed: {exc}")
                 raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        self._show()
+        if not guards:
+            self._show()  # (a merge onto the person's edits changes only what the state owns)
         base = _as_document(self._base)
         # The commonest write (top-level members, nothing of the person's pending) needs no
         # field changes: the shallow fast path is enough.
@@ -767,11 +808,14 @@ class AgentState:
             return
         source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
         changes = patch_changes(base, new_base, touched)
-        outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
-        self._commit(outcome.value, note=f"agent {source}")
-        if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
-            # A delta streamed over the person's edits: its diff is read at its one field.
-            self._merged_field = (self._revision, outcome.applied[0])
+        outcome = self._merge_in_place(new_base, changes, guards)
+        if outcome is None:
+            self._show()
+            outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
+            self._commit(outcome.value, note=f"agent {source}")
+            if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
+                # A delta streamed over the person's edits: its diff is read at its one field.
+                self._merged_field = (self._revision, outcome.applied[0])
         self._base = new_base
         self._record_merge(outcome, new_base, source, author, self._now(), always=True)
 
@@ -837,7 +881,7 @@ class AgentState:
             self._owned.clear()
             self._last_change = (self._revision + 1, _as_document(self._committed), patch, None)
             self._committed = value
-            self._view_valid = False
+            self._view_stamp += 1
             self._revision += 1
             self._last_patch = None if patch is None else (self._revision, patch)
 
@@ -860,5 +904,5 @@ class AgentState:
         self.conflicts = [c for c in self.conflicts if c.proposal_id != proposal_id]
 
     def _changed_now(self) -> None:
-        self._view_valid = False
+        self._view_stamp += 1
         self._changed.notify(self)

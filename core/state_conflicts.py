@@ -194,19 +194,22 @@ class Guards:
         return found
 
 
-def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guards) -> MergeOutcome:
+def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guards, owned: Owned | None = None) -> MergeOutcome:
     """Merge the agent's `changes` (computed base → `theirs`) onto the committed value `ours`.
 
     Args:
-        ours: The committed value (never changed in place).
+        ours: The committed value (never changed in place, but for the containers in `owned`).
         theirs: The agent's document after its write, where conflicting values are read.
         changes: The agent's field changes.
         guards: The fields the person owns right now.
+        owned: Containers of `ours` the caller copied and has shown no one: changed in place
+            (and the merge's copies added), as `assign` does. A change that cannot be written
+            changes nothing.
     """
     outcome = MergeOutcome(ours)
     seen: set[FieldPath] = set()
     # Containers copied by this merge are changed in place by its later writes (see `assign`).
-    owned = Owned()
+    owned = Owned() if owned is None else owned
     for path, value in changes:
         overlapping = guards.overlapping(path)
         if overlapping:

@@ -245,6 +245,38 @@ def test_writes_in_place_copy_a_long_array_once_per_reading() -> None:
     assert state._committed["items"] is not shown and len(shown) == 10_101
 
 
+@pytest.mark.parametrize("keep", [False, True], ids=["no diffs", "diffs kept"])
+def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(keep: bool) -> None:
+    """The person's edit is pending: each agent delta is merged onto it, in place between readings."""
+    state = AgentState({"title": "t", "count": 0, "items": [{"id": n, "done": False} for n in range(10_000)]})
+    if keep:
+        state.keep_diffs()
+    state.edit([{"op": "replace", "path": "/title", "value": "mine"}], who="p", at=1.0, record=False)
+    shown = state.committed
+    held = _dump(shown)
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": -1}}])
+    copied = state._committed["items"]
+    for n in range(100):
+        revision = state.revision
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 10_000 + n}}])
+        if keep:
+            assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{10_001 + n}", "value": {"id": 10_000 + n}}]
+        state.apply_delta([{"op": "replace", "path": f"/items/{n}/done", "value": True}])
+    if not keep:  # (a delta of two fields copies when its diff is kept: it is read whole)
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "two"}}, {"op": "replace", "path": "/count", "value": 1}])
+    assert state._committed["items"] is copied, "a merged delta copied the array again"
+    assert _dump(shown) == held
+    state.apply_delta([{"op": "replace", "path": "/title", "value": "theirs"}])  # a conflict: the person's value is handed out
+    [conflict] = state.open_conflicts
+    mine = conflict.mine
+    assert mine == "mine" and state.committed["title"] == "mine"
+    later = state.committed
+    later_held = _dump(later)
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "after"}}])
+    assert _dump(later) == later_held and state.committed["items"][-1] == {"id": "after"}
+    assert state.committed["items"][:100] == [{"id": n, "done": True} for n in range(100)]
+
+
 def test_a_proposals_deltas_copy_a_long_array_once_per_reading() -> None:
     """Predictive state: a tool call's deltas into one proposal write its frame in place between readings."""
     state = AgentState({"items": [{"id": n} for n in range(10_000)]})
@@ -396,12 +428,17 @@ def _observed(state: AgentState) -> tuple[Any, ...]:
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(start=st.dictionaries(keys, documents, max_size=3), data=st.data())
-def test_writing_in_place_gives_what_copying_gives(start: dict[str, Any], data: st.DataObject) -> None:
-    """Two states take the same writes: one read after every step (every write copies), one only at the end."""
+@given(start=st.dictionaries(keys, documents, max_size=3), data=st.data(), keep=st.booleans())
+def test_writing_in_place_gives_what_copying_gives(start: dict[str, Any], data: st.DataObject, keep: bool) -> None:
+    """Two states take the same writes: one read after every step (every write copies), one only at the end.
+
+    With diffs kept or not: a merge onto the person's edits writes in place only when its diff
+    can be read at its one field, or when no diff is kept.
+    """
     copying, in_place = AgentState(copy.deepcopy(start)), AgentState(copy.deepcopy(start))
-    copying.keep_diffs()
-    in_place.keep_diffs()
+    if keep:
+        copying.keep_diffs()
+        in_place.keep_diffs()
     outcomes: list[tuple[str, str]] = []
     diffs: list[tuple[Any, Any]] = []
     for _step in range(data.draw(st.integers(1, 30))):
