@@ -19,7 +19,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
-from tandem.core.state_diff import operation_diff, patch_diff, shared_diff, value_diff
+from tandem.core.state_diff import field_diff, operation_diff, patch_diff, shared_diff
 from tandem.core.state_merge import (
     MISSING,
     ORDER,
@@ -32,6 +32,7 @@ from tandem.core.state_merge import (
     insert_element,
     overlaps,
     patch_changes,
+    patch_in_place,
     path_label,
     pointer_of,
     resolve,
@@ -160,20 +161,7 @@ def _field_diff(before: Any, after: Any, path: FieldPath) -> Patch | None:
     """
     if ORDER in path:
         return None
-    return _field_diff_after(resolve(before, path), pointer_of(before, path), after, path)
-
-
-def _field_diff_after(old: Any, pointer: str | None, after: Any, path: FieldPath) -> Patch | None:
-    """`_field_diff`, from the field's value and pointer before (read before an in-place write)."""
-    new = resolve(after, path)
-    if old is MISSING:
-        pointer = pointer_of(after, path)
-        return None if pointer is None or new is MISSING else [{"op": "add", "path": pointer, "value": new}]
-    if pointer is None:
-        return None
-    if new is MISSING:
-        return [{"op": "remove", "path": pointer}]
-    return None if pointer_of(after, path) != pointer else value_diff(pointer, old, new)
+    return field_diff(resolve(before, path), pointer_of(before, path), after, path)
 
 
 _NO_GUARDS = Guards(())
@@ -225,6 +213,9 @@ class AgentState:
         self._guard_cache: tuple[tuple[int, ...], Guards] | None = None
         self._marks: dict[FieldPath, Mark] = {}
         """Fields the person wrote, with the latest write's sequence number, author and time."""
+        self._base_owned = Owned()
+        """Containers of the agent's frame that its deltas copied while it was not the committed
+        value (the person's edits pending), that no reader has seen: changed in place."""
         self._owned = Owned()
         """Containers of the committed value that agent deltas copied since a reader last got a
         reference to it: the next delta may change them in place."""
@@ -708,6 +699,7 @@ class AgentState:
         """A reference to the value is about to leave (or be kept): nothing of it changes in place any more."""
         with self._lock:
             self._owned.clear()
+            self._base_owned.clear()
 
     def _write_in_place(self, patch: Patch) -> bool:
         """Commit an agent delta, changing the containers it owns in place (O(change)).
@@ -750,29 +742,48 @@ class AgentState:
             self._last_change = (self._revision, None, patch, diff)
         return True
 
+    def _write_base_in_place(self, base: Any, patch: Patch) -> tuple[Any, list[Any]] | None:
+        """Apply an agent delta to its frame, changing the containers earlier deltas copied in place.
+
+        The frame is the agent's alone while the person's edits are pending (the committed value
+        differs from it): no reader holds what it owns (`_show`, `begin_run` and a new proposal
+        end that). A write whose field changes hand out a container it owns (the merge puts them
+        into the committed value) ends the ownership too.
+
+        Returns:
+            (the frame after, its field changes), or None, having changed nothing, when the
+            delta must be applied copy-on-write (see `patch_in_place`).
+
+        Raises:
+            MergeError: the delta does not apply; nothing changed.
+        """
+        owned = self._base_owned
+        with self._lock:
+            written = patch_in_place(base, patch, owned)
+            if written is None:
+                owned.clear()
+            elif any(type(value) in (dict, list) and value in owned for _path, value in written[1]):
+                owned.clear()
+        return written
+
     def _merge_in_place(self, theirs: Any, changes: list[Any], guards: Guards) -> Any:
         """Merge an agent write onto the person's edits, changing the containers the state owns in place.
 
         A run of deltas streamed over the person's edits then copies a long array once, not once
         per delta (see `_write_in_place`). Only when no model validates the value (a refused
-        value must stay as it was) and, when diffs are kept, the write changes one field (its
-        diff is read at that field, before and after: the value before is not kept).
+        value must stay as it was) and, when diffs are kept, no array order changes (the diff
+        is read at each field as it is written: the value before is not kept).
 
         Returns:
             The `MergeOutcome`, or None (nothing done) when the merge must copy.
         """
-        if self.model is not None or (self._keep_diffs and (len(changes) != 1 or ORDER in changes[0][0])):
+        if self.model is not None or (self._keep_diffs and any(ORDER in path for path, _value in changes)):
             return None
         with self._lock:
-            committed = _as_document(self._committed)
-            field = changes[0][0] if changes else ()
-            old, pointer = (resolve(committed, field), pointer_of(committed, field)) if self._keep_diffs else (None, None)
-            outcome = merge_onto(committed, theirs, changes, guards, self._owned)
+            outcome = merge_onto(_as_document(self._committed), theirs, changes, guards, self._owned, diff=self._keep_diffs)
             if outcome.conflicts:
                 self._owned.clear()  # the person's values are handed out (the conflicts): never changed after
-            diff: Patch | None = None
-            if self._keep_diffs:
-                diff = _field_diff_after(old, pointer, outcome.value, field) if outcome.applied else []
+            diff = outcome.diff if self._keep_diffs else None  # (kept only when asked for)
             self._committed = outcome.value
             self._view_stamp += 1
             self._revision += 1
@@ -797,7 +808,12 @@ class AgentState:
         # field changes: the shallow fast path is enough.
         fast = None if guards else _patched_members(base, patch)
         try:
-            new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
+            written = self._write_base_in_place(base, patch) if guards else None
+            if written is not None:
+                new_base, changes = written
+            else:
+                new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
+                changes = None
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
@@ -807,7 +823,8 @@ class AgentState:
             self._base = new_base
             return
         source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
-        changes = patch_changes(base, new_base, touched)
+        if changes is None:
+            changes = patch_changes(base, new_base, touched)
         outcome = self._merge_in_place(new_base, changes, guards)
         if outcome is None:
             self._show()

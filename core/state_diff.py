@@ -17,9 +17,9 @@ from typing import Any
 
 import jsonpatch
 
-from tandem.core.state_merge import MergeError, apply_patch, is_identity_array
+from tandem.core.state_merge import MISSING, ORDER, FieldPath, MergeError, apply_patch, is_identity_array, pointer_of, resolve
 
-__all__ = ["operation_diff", "patch_diff", "shared_diff", "value_diff"]
+__all__ = ["field_diff", "operation_diff", "patch_diff", "shared_diff", "value_diff"]
 
 
 def _tokens(pointer: str) -> list[str] | None:
@@ -151,6 +151,23 @@ def patch_diff(before: Any, patch: list[dict[str, Any]]) -> list[dict[str, Any]]
             except MergeError:
                 return None
     return result
+
+
+def field_diff(old: Any, pointer: str | None, after: Any, path: FieldPath) -> list[dict[str, Any]] | None:
+    """What `jsonpatch.make_patch` lists for a write of the one field `path`, from its value and
+    pointer before (read before the write: the value before may be changed in place since) and
+    the document after; None when the field moved (its pointer changed) or is an order."""
+    if ORDER in path:
+        return None
+    new = resolve(after, path)
+    if old is MISSING:
+        pointer = pointer_of(after, path)
+        return None if pointer is None or new is MISSING else [{"op": "add", "path": pointer, "value": new}]
+    if pointer is None:
+        return None
+    if new is MISSING:
+        return [{"op": "remove", "path": pointer}]
+    return None if pointer_of(after, path) != pointer else value_diff(pointer, old, new)
 
 
 # -- versions that share what they did not change --------------------------------------------

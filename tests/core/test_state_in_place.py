@@ -247,7 +247,8 @@ def test_writes_in_place_copy_a_long_array_once_per_reading() -> None:
 
 @pytest.mark.parametrize("keep", [False, True], ids=["no diffs", "diffs kept"])
 def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(keep: bool) -> None:
-    """The person's edit is pending: each agent delta is merged onto it, in place between readings."""
+    """The person's edit is pending: each agent delta is applied to the agent's frame and merged onto
+    the committed value, both in place between readings (and the diffs read at the fields written)."""
     state = AgentState({"title": "t", "count": 0, "items": [{"id": n, "done": False} for n in range(10_000)]})
     if keep:
         state.keep_diffs()
@@ -255,16 +256,20 @@ def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(
     shown = state.committed
     held = _dump(shown)
     state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": -1}}])
-    copied = state._committed["items"]
+    copied, frame = state._committed["items"], state._base["items"]
     for n in range(100):
         revision = state.revision
         state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 10_000 + n}}])
         if keep:
             assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{10_001 + n}", "value": {"id": 10_000 + n}}]
         state.apply_delta([{"op": "replace", "path": f"/items/{n}/done", "value": True}])
-    if not keep:  # (a delta of two fields copies when its diff is kept: it is read whole)
-        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "two"}}, {"op": "replace", "path": "/count", "value": 1}])
+    revision = state.revision
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "two"}}, {"op": "replace", "path": "/count", "value": 1}])
+    if keep:
+        assert state.diff_since(revision) == [{"op": "add", "path": "/items/10101", "value": {"id": "two"}},
+                                              {"op": "replace", "path": "/count", "value": 1}]
     assert state._committed["items"] is copied, "a merged delta copied the array again"
+    assert state._base["items"] is frame, "a delta copied the agent's frame again"
     assert _dump(shown) == held
     state.apply_delta([{"op": "replace", "path": "/title", "value": "theirs"}])  # a conflict: the person's value is handed out
     [conflict] = state.open_conflicts
@@ -447,6 +452,7 @@ def test_writing_in_place_gives_what_copying_gives(start: dict[str, Any], data: 
         outcomes.append((_act(copying, action), _act(in_place, action)))
         copying.committed  # noqa: B018 (a reader looks: the next write copies)
         copying.value  # noqa: B018 (and the proposals are merged: their next deltas copy too)
+        copying.base  # noqa: B018 (and the agent's frame)
         diffs.append((copying.diff_since(revisions[0]), in_place.diff_since(revisions[1])))
         if outcomes[-1][0] == "PatchError":
             copying.clear_divergence()
