@@ -180,8 +180,11 @@ class AgentState:
     exception that keeps a run of agent deltas at O(size of the change): the containers an
     agent delta copied are *owned* by the state until a reader next gets a reference to the
     value (`_owned`), and the next delta changes those in place instead of copying them
-    again. Every reader, and every write other than that plain agent delta, first ends the
-    ownership (`_show`), under a lock the in-place write holds.
+    again. Every reader, and every write other than an agent delta, first ends the
+    ownership (`_show`), under a lock the in-place write holds. The same holds for the
+    agent's frame while the person's edits are pending (`_base_owned`: a delta is applied to
+    it and merged onto the committed value, both in place) and for each proposal's frame
+    (`Proposal.owned`, ended when the proposal is merged for a reader).
     """
 
     def __init__(self, value: JsonValue = None, *, model: type[BaseModel] | None = None) -> None:
