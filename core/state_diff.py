@@ -183,11 +183,13 @@ class _Kept:
 
     __slots__ = ("kept", "extra", "end")
 
-    def __init__(self, kept: list[int], extra: int, end: int) -> None:
+    def __init__(self, kept: list[int] | range, extra: int, end: int) -> None:
         self.kept, self.extra, self.end = kept, extra, end
 
     def prune(self, array: list[Any]) -> list[Any]:
         """One version of the array, pruned."""
+        if type(self.kept) is range:  # all the middle: one slice
+            return array[self.kept.start : len(array) - self.end]
         return [array[i] for i in self.kept] + array[self.extra : len(array) - self.end]
 
     def whole(self, index: int) -> int:
@@ -263,7 +265,7 @@ def _kept(before: list[Any], after: list[Any]) -> _Kept | None:
         return _Kept(differing, stop, end)
     if start == 0 and end == 0:
         return None
-    return _Kept(list(range(start, stop)), stop, end)
+    return _Kept(range(start, stop), stop, end)
 
 
 def _paired_by_index(before: list[Any], after: list[Any], differing: list[int]) -> bool:
