@@ -19,7 +19,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state_conflicts import FieldConflict, Guards, Mark, MergeRecord, Resolution, merge_onto
-from tandem.core.state_diff import operation_diff, patch_diff, value_diff
+from tandem.core.state_diff import field_diff, operation_diff, patch_diff, shared_diff
 from tandem.core.state_merge import (
     MISSING,
     ORDER,
@@ -32,6 +32,7 @@ from tandem.core.state_merge import (
     insert_element,
     overlaps,
     patch_changes,
+    patch_in_place,
     path_label,
     pointer_of,
     resolve,
@@ -65,10 +66,27 @@ class Proposal:
     """`base` with the operations applied: the proposed state as the agent sees it."""
     touched: list[FieldPath] = field(default_factory=list)
     """The fields the operations wrote (in `frame`'s terms)."""
+    version: int = 0
+    """Counts the deltas applied to `frame` (which may change in place: see `owned`)."""
+    owned: Owned = field(default_factory=Owned, repr=False, compare=False)
+    """Containers of `frame` that its deltas copied since it was last read (merged): the next
+    delta changes those in place, so a run of appends to a long array copies it once."""
+    merged: tuple[tuple[Any, ...], Any] | None = field(default=None, repr=False, compare=False)
+    """(what it was merged onto, the `MergeOutcome`): its last merge, for the readers that
+    show it (the panel asks for its diff and its conflicts on every repaint)."""
+    _paths: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def paths(self) -> set[str]:
-        """The JSON pointers this proposal writes."""
-        return {str(op.get("path", "")) for op in self.operations}
+        """The JSON pointers this proposal writes (kept as its deltas arrive: read it, do not change it)."""
+        return self._paths
+
+    def extend(self, operations: Patch, frame: Any, touched: list[FieldPath]) -> None:
+        """Its next delta was applied: `frame` is the result and `touched` the fields written."""
+        self.operations.extend(operations)
+        self._paths.update(str(op.get("path", "")) for op in operations)
+        self.frame = frame
+        self.touched.extend(touched)
+        self.version += 1
 
 
 @dataclass(frozen=True)
@@ -143,16 +161,7 @@ def _field_diff(before: Any, after: Any, path: FieldPath) -> Patch | None:
     """
     if ORDER in path:
         return None
-    old, new = resolve(before, path), resolve(after, path)
-    if old is MISSING:
-        pointer = pointer_of(after, path)
-        return None if pointer is None or new is MISSING else [{"op": "add", "path": pointer, "value": new}]
-    pointer = pointer_of(before, path)
-    if pointer is None:
-        return None
-    if new is MISSING:
-        return [{"op": "remove", "path": pointer}]
-    return None if pointer_of(after, path) != pointer else value_diff(pointer, old, new)
+    return field_diff(resolve(before, path), pointer_of(before, path), after, path)
 
 
 _NO_GUARDS = Guards(())
@@ -171,15 +180,20 @@ class AgentState:
     exception that keeps a run of agent deltas at O(size of the change): the containers an
     agent delta copied are *owned* by the state until a reader next gets a reference to the
     value (`_owned`), and the next delta changes those in place instead of copying them
-    again. Every reader, and every write other than that plain agent delta, first ends the
-    ownership (`_show`), under a lock the in-place write holds.
+    again. Every reader, and every write other than an agent delta, first ends the
+    ownership (`_show`), under a lock the in-place write holds. The same holds for the
+    agent's frame while the person's edits are pending (`_base_owned`: a delta is applied to
+    it and merged onto the committed value, both in place) and for each proposal's frame
+    (`Proposal.owned`, ended when the proposal is merged for a reader).
     """
 
     def __init__(self, value: JsonValue = None, *, model: type[BaseModel] | None = None) -> None:
         self._committed: Any = copy.deepcopy(value) if value is not None else ({} if model else None)
         self._proposals: dict[str, Proposal] = {}
-        self._view: Any = None
-        self._view_valid = False
+        self._view: tuple[int, Any] | None = None
+        """(the stamp it was computed at, the committed value with the proposals merged)."""
+        self._view_stamp = 0
+        """Counts the changes the view must follow (written on the engine thread only)."""
         self._revision = 0
         self._last_patch: tuple[int, Patch] | None = None
         """(revision, operations): the last commit was these operations applied to the value before it."""
@@ -202,6 +216,9 @@ class AgentState:
         self._guard_cache: tuple[tuple[int, ...], Guards] | None = None
         self._marks: dict[FieldPath, Mark] = {}
         """Fields the person wrote, with the latest write's sequence number, author and time."""
+        self._base_owned = Owned()
+        """Containers of the agent's frame that its deltas copied while it was not the committed
+        value (the person's edits pending), that no reader has seen: changed in place."""
         self._owned = Owned()
         """Containers of the committed value that agent deltas copied since a reader last got a
         reference to it: the next delta may change them in place."""
@@ -255,7 +272,8 @@ class AgentState:
         """What the commit after `revision` changed, as `jsonpatch.make_patch(before, after)` would list it.
 
         Costs O(size of the change) for a write that applied RFC 6902 operations as sent (see
-        `patch_diff`); a merge or a snapshot is diffed whole (once, when asked). Needs no
+        `patch_diff`); a merge or a snapshot is diffed (once, when asked) where it differs from
+        the value before (`shared_diff`: what a merge did not write it shares, a snapshot nothing). Needs no
         reference to the value before, so a reader that describes each change lets the next
         delta write in place.
 
@@ -276,7 +294,8 @@ class AgentState:
             if diff is None:
                 after = _as_document(self._committed)
                 try:
-                    diff = list(jsonpatch.make_patch(before, after))
+                    # A merge shares all it did not write with the value before: diffed where it wrote.
+                    diff = shared_diff(before, after)
                 except (TypeError, ValueError):  # not a JSON document: say it was replaced
                     diff = [{"op": "replace", "path": "", "value": after}]
             self._last_change = (at, before, patch, diff)
@@ -289,14 +308,18 @@ class AgentState:
         Treat as read-only (it shares what the proposals do not change with `committed`).
         """
         self._show()
-        if not self._view_valid:
-            view = self._committed
-            if self._proposals:
-                view = _as_document(view)
-            for proposal in self._proposals.values():
-                view = self._merged_proposal(proposal, view).value
-            self._view, self._view_valid = view, True
-        return self._view
+        cached = self._view
+        stamp = self._view_stamp  # read first: a change while this reader merges makes it stale
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        view = self._committed
+        proposals = list(self._proposals.values())
+        if proposals:
+            view = _as_document(view)
+        for proposal in proposals:
+            view = self._merged_proposal(proposal, view).value
+        self._view = (stamp, view)
+        return view
 
     @property
     def proposals(self) -> list[str]:
@@ -316,7 +339,9 @@ class AgentState:
         self._show()
         committed = _as_document(self._committed)
         merged = self._merged_proposal(self._proposals[proposal_id], committed).value
-        return list(jsonpatch.make_patch(committed, merged))
+        # The merge shares with the committed value all the proposal did not write: the diff
+        # walks the rest only (make_patch's operations, without walking the whole state).
+        return shared_diff(committed, merged)
 
     def proposal_conflicts(self, proposal_id: str) -> list[str]:
         """The fields where accepting the proposal would conflict with the person's writes (readable names)."""
@@ -441,15 +466,24 @@ class AgentState:
             frame = self._agent_view()
             proposal = Proposal(proposal_id, base=frame, seq=self._base_seq, frame=frame)
         operations = copy.deepcopy(patch)
+        owned = proposal.owned
         try:
             # The agent computed it against its own frame, never against the person's edits.
-            frame, touched = apply_patch(proposal.frame, operations)
+            # The containers of the frame its earlier deltas copied, nobody has read since, are
+            # changed in place (the lock keeps a reader on another thread from reading them
+            # half-written); a refused operation undoes the ones before it.
+            with self._lock:
+                owned.begin()
+                try:
+                    frame, touched = apply_patch(proposal.frame, operations, owned)
+                except MergeError:
+                    owned.rollback()
+                    raise
+                owned.commit()
+                proposal.extend(operations, frame, touched)
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        proposal.operations.extend(operations)
-        proposal.frame = frame
-        proposal.touched.extend(touched)
         self._proposals[proposal_id] = proposal
         self._changed_now()
 
@@ -520,6 +554,7 @@ class AgentState:
                 self._settle(conflict, "edit", who, at)
         found: list[Conflict] = []
         for proposal in self._proposals.values():
+            proposal.owned.clear()  # its values are handed out below: never changed in place after
             for op in patch:
                 path = str(op.get("path", ""))
                 for proposed_path in proposal.paths():
@@ -642,15 +677,32 @@ class AgentState:
         return view
 
     def _merged_proposal(self, proposal: Proposal, onto: Any) -> Any:
-        """`proposal` merged onto `onto` by the rules of an agent write (a `MergeOutcome`)."""
-        base = _as_document(proposal.base)
-        changes = patch_changes(base, proposal.frame, proposal.touched)
-        return merge_onto(onto, proposal.frame, changes, self._guards(since=proposal.seq))
+        """`proposal` merged onto `onto` by the rules of an agent write (a `MergeOutcome`).
+
+        Kept until the proposal, `onto` or the person's guarded fields change: a repaint of
+        the panel asks for the diff and the conflicts of the same merge (never changed after:
+        what it holds is shared with the values it was made from, which are never changed).
+        """
+        guards = self._guards(since=proposal.seq)
+        with self._lock:
+            # Read now, the frame is shared with the merge (and what it hands out): its next
+            # delta copies what it writes again.
+            proposal.owned.clear()
+            key = (onto, proposal.version, guards)
+            cached = proposal.merged
+            if cached is not None and cached[0][0] is onto and cached[0][1] == key[1] and cached[0][2] is guards:
+                return cached[1]
+            frame, touched = proposal.frame, proposal.touched[:]
+        changes = patch_changes(_as_document(proposal.base), frame, touched)
+        outcome = merge_onto(onto, frame, changes, guards)
+        proposal.merged = (key, outcome)
+        return outcome
 
     def _show(self) -> None:
         """A reference to the value is about to leave (or be kept): nothing of it changes in place any more."""
         with self._lock:
             self._owned.clear()
+            self._base_owned.clear()
 
     def _write_in_place(self, patch: Patch) -> bool:
         """Commit an agent delta, changing the containers it owns in place (O(change)).
@@ -687,11 +739,60 @@ class AgentState:
                 raise
             owned.commit()
             self._committed = self._base = value
-            self._view_valid = False
+            self._view_stamp += 1
             self._revision += 1
             self._last_patch = (self._revision, patch)
             self._last_change = (self._revision, None, patch, diff)
         return True
+
+    def _write_base_in_place(self, base: Any, patch: Patch) -> tuple[Any, list[Any]] | None:
+        """Apply an agent delta to its frame, changing the containers earlier deltas copied in place.
+
+        The frame is the agent's alone while the person's edits are pending (the committed value
+        differs from it): no reader holds what it owns (`_show`, `begin_run` and a new proposal
+        end that). A write whose field changes hand out a container it owns (the merge puts them
+        into the committed value) ends the ownership too.
+
+        Returns:
+            (the frame after, its field changes), or None, having changed nothing, when the
+            delta must be applied copy-on-write (see `patch_in_place`).
+
+        Raises:
+            MergeError: the delta does not apply; nothing changed.
+        """
+        owned = self._base_owned
+        with self._lock:
+            written = patch_in_place(base, patch, owned)
+            if written is None:
+                owned.clear()
+            elif any(type(value) in (dict, list) and value in owned for _path, value in written[1]):
+                owned.clear()
+        return written
+
+    def _merge_in_place(self, theirs: Any, changes: list[Any], guards: Guards) -> Any:
+        """Merge an agent write onto the person's edits, changing the containers the state owns in place.
+
+        A run of deltas streamed over the person's edits then copies a long array once, not once
+        per delta (see `_write_in_place`). Only when no model validates the value (a refused
+        value must stay as it was) and, when diffs are kept, no array order changes (the diff
+        is read at each field as it is written: the value before is not kept).
+
+        Returns:
+            The `MergeOutcome`, or None (nothing done) when the merge must copy.
+        """
+        if self.model is not None or (self._keep_diffs and any(ORDER in path for path, _value in changes)):
+            return None
+        with self._lock:
+            outcome = merge_onto(_as_document(self._committed), theirs, changes, guards, self._owned, diff=self._keep_diffs)
+            if outcome.conflicts:
+                self._owned.clear()  # the person's values are handed out (the conflicts): never changed after
+            diff = outcome.diff if self._keep_diffs else None  # (kept only when asked for)
+            self._committed = outcome.value
+            self._view_stamp += 1
+            self._revision += 1
+            self._last_patch = None
+            self._last_change = (self._revision, None, None, diff)
+        return outcome
 
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
@@ -703,13 +804,19 @@ class AgentState:
             except MergeError as exc:
                 self._diverge(f"state patch failed: {exc}")
                 raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        self._show()
+        if not guards:
+            self._show()  # (a merge onto the person's edits changes only what the state owns)
         base = _as_document(self._base)
         # The commonest write (top-level members, nothing of the person's pending) needs no
         # field changes: the shallow fast path is enough.
         fast = None if guards else _patched_members(base, patch)
         try:
-            new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
+            written = self._write_base_in_place(base, patch) if guards else None
+            if written is not None:
+                new_base, changes = written
+            else:
+                new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
+                changes = None
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
@@ -719,12 +826,16 @@ class AgentState:
             self._base = new_base
             return
         source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
-        changes = patch_changes(base, new_base, touched)
-        outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
-        self._commit(outcome.value, note=f"agent {source}")
-        if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
-            # A delta streamed over the person's edits: its diff is read at its one field.
-            self._merged_field = (self._revision, outcome.applied[0])
+        if changes is None:
+            changes = patch_changes(base, new_base, touched)
+        outcome = self._merge_in_place(new_base, changes, guards)
+        if outcome is None:
+            self._show()
+            outcome = merge_onto(_as_document(self._committed), new_base, changes, guards)
+            self._commit(outcome.value, note=f"agent {source}")
+            if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
+                # A delta streamed over the person's edits: its diff is read at its one field.
+                self._merged_field = (self._revision, outcome.applied[0])
         self._base = new_base
         self._record_merge(outcome, new_base, source, author, self._now(), always=True)
 
@@ -790,7 +901,7 @@ class AgentState:
             self._owned.clear()
             self._last_change = (self._revision + 1, _as_document(self._committed), patch, None)
             self._committed = value
-            self._view_valid = False
+            self._view_stamp += 1
             self._revision += 1
             self._last_patch = None if patch is None else (self._revision, patch)
 
@@ -813,5 +924,5 @@ class AgentState:
         self.conflicts = [c for c in self.conflicts if c.proposal_id != proposal_id]
 
     def _changed_now(self) -> None:
-        self._view_valid = False
+        self._view_stamp += 1
         self._changed.notify(self)

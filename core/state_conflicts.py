@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tandem.core.state_diff import field_diff
 from tandem.core.state_merge import (
     MISSING,
     ORDER,
@@ -25,6 +26,7 @@ from tandem.core.state_merge import (
     path_from_json,
     path_label,
     path_to_json,
+    pointer_of,
     resolve,
     same_value,
 )
@@ -160,6 +162,8 @@ class MergeOutcome:
     agreed: list[FieldPath] = field(default_factory=list)
     conflicts: list[tuple[FieldPath, Any, Any]] = field(default_factory=list)
     """(field, the person's value, the agent's value) per conflicting field, broadest field first seen."""
+    diff: list[dict[str, Any]] | None = field(default_factory=list)
+    """When asked: RFC 6902 operations that turn `ours` into `value` (None: not known)."""
 
 
 class Guards:
@@ -194,19 +198,25 @@ class Guards:
         return found
 
 
-def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guards) -> MergeOutcome:
+def merge_onto(
+    ours: Any, theirs: Any, changes: list[FieldChange], guards: Guards, owned: Owned | None = None, *, diff: bool = False
+) -> MergeOutcome:
     """Merge the agent's `changes` (computed base → `theirs`) onto the committed value `ours`.
 
     Args:
-        ours: The committed value (never changed in place).
+        ours: The committed value (never changed in place, but for the containers in `owned`).
         theirs: The agent's document after its write, where conflicting values are read.
         changes: The agent's field changes.
         guards: The fields the person owns right now.
+        owned: Containers of `ours` the caller copied and has shown no one: changed in place
+            (and the merge's copies added), as `assign` does. A change that cannot be written
+            changes nothing.
+        diff: Describe what the merge changed (`MergeOutcome.diff`), each field as it is written.
     """
     outcome = MergeOutcome(ours)
     seen: set[FieldPath] = set()
     # Containers copied by this merge are changed in place by its later writes (see `assign`).
-    owned = Owned()
+    owned = Owned() if owned is None else owned
     for path, value in changes:
         overlapping = guards.overlapping(path)
         if overlapping:
@@ -220,9 +230,11 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
             else:
                 outcome.conflicts.append((broadest, mine, agent))
             continue
+        if diff:
+            old, pointer = resolve(outcome.value, path), pointer_of(outcome.value, path)
         try:
             if path and isinstance(path[-1], ById) and value is not MISSING and resolve(outcome.value, path) is MISSING:
-                outcome.value = insert_element(outcome.value, path, value, theirs)
+                outcome.value = insert_element(outcome.value, path, value, theirs, owned)
             else:
                 outcome.value = assign(outcome.value, path, value, owned)
         except MergeError:
@@ -233,6 +245,10 @@ def merge_onto(ours: Any, theirs: Any, changes: list[FieldChange], guards: Guard
                 outcome.conflicts.append((path, resolve(outcome.value, path), value))
             continue
         outcome.applied.append(path)
+        if diff and outcome.diff is not None:
+            # Read at the field just written: the operations apply in turn, as written.
+            said = field_diff(old, pointer, outcome.value, path)
+            outcome.diff = None if said is None else outcome.diff + said
     return outcome
 
 

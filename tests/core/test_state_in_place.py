@@ -245,6 +245,107 @@ def test_writes_in_place_copy_a_long_array_once_per_reading() -> None:
     assert state._committed["items"] is not shown and len(shown) == 10_101
 
 
+@pytest.mark.parametrize("keep", [False, True], ids=["no diffs", "diffs kept"])
+def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(keep: bool) -> None:
+    """The person's edit is pending: each agent delta is applied to the agent's frame and merged onto
+    the committed value, both in place between readings (and the diffs read at the fields written)."""
+    state = AgentState({"title": "t", "count": 0, "items": [{"id": n, "done": False} for n in range(10_000)]})
+    if keep:
+        state.keep_diffs()
+    state.edit([{"op": "replace", "path": "/title", "value": "mine"}], who="p", at=1.0, record=False)
+    shown = state.committed
+    held = _dump(shown)
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": -1}}])
+    copied, frame = state._committed["items"], state._base["items"]
+    for n in range(100):
+        revision = state.revision
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 10_000 + n}}])
+        if keep:
+            assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{10_001 + n}", "value": {"id": 10_000 + n}}]
+        state.apply_delta([{"op": "replace", "path": f"/items/{n}/done", "value": True}])
+    revision = state.revision
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "two"}}, {"op": "replace", "path": "/count", "value": 1}])
+    if keep:
+        assert state.diff_since(revision) == [{"op": "add", "path": "/items/10101", "value": {"id": "two"}},
+                                              {"op": "replace", "path": "/count", "value": 1}]
+    assert state._committed["items"] is copied, "a merged delta copied the array again"
+    assert state._base["items"] is frame, "a delta copied the agent's frame again"
+    assert _dump(shown) == held
+    state.apply_delta([{"op": "replace", "path": "/title", "value": "theirs"}])  # a conflict: the person's value is handed out
+    [conflict] = state.open_conflicts
+    mine = conflict.mine
+    assert mine == "mine" and state.committed["title"] == "mine"
+    later = state.committed
+    later_held = _dump(later)
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "after"}}])
+    assert _dump(later) == later_held and state.committed["items"][-1] == {"id": "after"}
+    assert state.committed["items"][:100] == [{"id": n, "done": True} for n in range(100)]
+
+
+def test_a_proposals_deltas_copy_a_long_array_once_per_reading() -> None:
+    """Predictive state: a tool call's deltas into one proposal write its frame in place between readings."""
+    state = AgentState({"items": [{"id": n} for n in range(10_000)]})
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": -1}}], proposal_id="p")
+    copied = state._proposals["p"].frame["items"]
+    for n in range(100):
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 10_000 + n}}], proposal_id="p")
+        state.apply_delta([{"op": "replace", "path": f"/items/{n}/id", "value": -2 - n}], proposal_id="p")
+    assert state._proposals["p"].frame["items"] is copied, "a delta into the proposal copied its array again"
+    shown = state.value
+    held = _dump(shown)
+    diff = state.proposal_diff("p")
+    diff_held = json.dumps(diff)
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": "after"}}], proposal_id="p")
+    assert state._proposals["p"].frame["items"] is not copied, "the frame was read: the next delta copies"
+    assert _dump(shown) == held and json.dumps(diff) == diff_held
+    assert len(state.value["items"]) == 10_102 and len(state.committed["items"]) == 10_000
+
+
+def test_a_refused_proposal_delta_is_undone_in_place() -> None:
+    state = AgentState({"items": [1, 2], "count": 0})
+    state.apply_delta([{"op": "add", "path": "/items/-", "value": 3}], proposal_id="p")  # the frame's own copy now
+    before = state._proposals["p"].frame
+    dumped = _dump(before)
+    with pytest.raises(PatchError):
+        state.apply_delta([{"op": "add", "path": "/items/-", "value": 4}, {"op": "remove", "path": "/missing"}], proposal_id="p")
+    assert _dump(state._proposals["p"].frame) == dumped and state._proposals["p"].frame is before
+    state.clear_divergence()
+    state.apply_delta([{"op": "replace", "path": "/count", "value": 1}], proposal_id="p")
+    assert state.value == {"items": [1, 2, 3], "count": 1}
+    assert state.proposal_diff("p") == [{"op": "add", "path": "/items/2", "value": 3}, {"op": "replace", "path": "/count", "value": 1}]
+
+
+def test_a_reader_of_a_proposal_on_another_thread_never_sees_it_change() -> None:
+    """The state panel merges proposals on the UI thread while the engine thread writes them."""
+    state = AgentState({"title": "t", "items": []})
+    state.edit([{"op": "replace", "path": "/title", "value": "mine"}], who="p", at=1.0, record=False)
+    got: list[tuple[Any, str]] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            if state.proposals:
+                view = state.value
+                diff = state.proposal_diff("p")
+                got.append(((view, diff), json.dumps([view, diff])))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for n in range(2_000):
+            state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": n, "done": False}}], proposal_id="p")
+            if n % 3 == 0:
+                state.apply_delta([{"op": "replace", "path": f"/items/{n // 2}/done", "value": True},
+                                   {"op": "replace", "path": "/title", "value": f"theirs {n}"}], proposal_id="p")
+    finally:
+        done.set()
+        reader.join()
+    assert got, "the reader never read"
+    for held, dumped in got:
+        assert json.dumps(held) == dumped
+    assert len(state.value["items"]) == 2_000 and state.proposal_conflicts("p") == ["/title"]
+
+
 # -- in place = jsonpatch, in place = the general path ------------------------------------------
 
 
@@ -332,12 +433,17 @@ def _observed(state: AgentState) -> tuple[Any, ...]:
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(start=st.dictionaries(keys, documents, max_size=3), data=st.data())
-def test_writing_in_place_gives_what_copying_gives(start: dict[str, Any], data: st.DataObject) -> None:
-    """Two states take the same writes: one read after every step (every write copies), one only at the end."""
+@given(start=st.dictionaries(keys, documents, max_size=3), data=st.data(), keep=st.booleans())
+def test_writing_in_place_gives_what_copying_gives(start: dict[str, Any], data: st.DataObject, keep: bool) -> None:
+    """Two states take the same writes: one read after every step (every write copies), one only at the end.
+
+    With diffs kept or not: a merge onto the person's edits writes in place only when its diff
+    can be read at its one field, or when no diff is kept.
+    """
     copying, in_place = AgentState(copy.deepcopy(start)), AgentState(copy.deepcopy(start))
-    copying.keep_diffs()
-    in_place.keep_diffs()
+    if keep:
+        copying.keep_diffs()
+        in_place.keep_diffs()
     outcomes: list[tuple[str, str]] = []
     diffs: list[tuple[Any, Any]] = []
     for _step in range(data.draw(st.integers(1, 30))):
@@ -345,6 +451,8 @@ def test_writing_in_place_gives_what_copying_gives(start: dict[str, Any], data: 
         revisions = (copying.revision, in_place.revision)
         outcomes.append((_act(copying, action), _act(in_place, action)))
         copying.committed  # noqa: B018 (a reader looks: the next write copies)
+        copying.value  # noqa: B018 (and the proposals are merged: their next deltas copy too)
+        copying.base  # noqa: B018 (and the agent's frame)
         diffs.append((copying.diff_since(revisions[0]), in_place.diff_since(revisions[1])))
         if outcomes[-1][0] == "PatchError":
             copying.clear_divergence()

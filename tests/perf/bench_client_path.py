@@ -19,14 +19,15 @@ One untimed warm-up of each, then `--pairs` rounds of floor / ask --json / ask (
 the ratio of each ask run to the floor run of its round, medians printed. The machine this runs
 on is shared: absolute times are noisy, the ratios measured side by side are what to read.
 
-`--state-cost [--rounds R]`: the cost per STATE_DELTA, first thousand against last thousand, through `tandem ask`
+`--state-cost [--rounds R] [--state-stream NAME ...]`: the cost per STATE_DELTA, first thousand against last thousand, through `tandem ask`
 in a child process that reads its main thread's CPU clock around every applied delta: (1) the mix
 of `--events` events (at least 200,000: 2,000 deltas) with elements sized so the state grows to ~1 MB,
 timing the application of each delta with its notifications (the printer's output); (2) a stream
 of only STATE_DELTAs (`--deltas`, default 10,000, ~100 B each: ~1 MB in one array of 10,000
 elements), timing also the interval from one delta to the next (its whole path); (3) the same
 number of deltas into one array as mixed writes (appends, `replace /items/<n>/done`, two-operation
-deltas: an append and `replace /count`). With `--baseline DIR`, the baseline tree's runs
+deltas: an append and `replace /count`); (4) those mixed writes into one proposal (a `PredictState`
+mapping, the tool call pending: predictive state, never committed). With `--baseline DIR`, the baseline tree's runs
 interleaved with ours, each printed.
 
 `--app`: the same stream through the Tandem Textual app, headless, as a whole process
@@ -145,6 +146,27 @@ def build_state_events(deltas: int, item_size: int = 100, *, writes: bool = Fals
             if kind == 2:
                 delta.append({"op": "replace", "path": "/count", "value": appended})
         yield {"type": "STATE_DELTA", "delta": delta}
+    yield {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+
+
+def build_proposal_events(deltas: int, item_size: int = 100) -> Iterator[dict[str, object]]:
+    """Predictive state: `deltas` STATE_DELTAs into one proposal (a pending tool call's prediction).
+
+    A `PredictState` mapping of `/items` to the tool `write_items`, the tool call started, then the
+    deltas as for `build_state_events(writes=True)` (appends, a change inside an element, an append
+    and a counter), the call's end and result, RUN_FINISHED (which drops the proposal).
+    """
+    yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+    yield {"type": "STATE_SNAPSHOT", "snapshot": {"title": "growing", "items": [], "count": 0}}
+    yield {"type": "CUSTOM", "name": "PredictState", "value": [{"state_key": "items", "tool": "write_items"},
+                                                              {"state_key": "count", "tool": "write_items"}]}
+    yield {"type": "TOOL_CALL_START", "toolCallId": "call-p", "toolCallName": "write_items"}
+    for event in build_state_events(deltas, item_size, writes=True):
+        if event["type"] == "STATE_DELTA":
+            yield event
+    yield {"type": "TOOL_CALL_ARGS", "toolCallId": "call-p", "delta": "{}"}
+    yield {"type": "TOOL_CALL_END", "toolCallId": "call-p"}
+    yield {"type": "TOOL_CALL_RESULT", "messageId": "result-p", "toolCallId": "call-p", "content": "ok", "role": "tool"}
     yield {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
 
 
@@ -446,6 +468,8 @@ def main() -> None:
     parser.add_argument("--state-cost", action="store_true", help="cost per STATE_DELTA, first vs last thousand")
     parser.add_argument("--deltas", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5, help="--state-cost: runs of each side (medians over them)")
+    parser.add_argument("--state-stream", action="append", choices=["mix", "deltas", "writes", "proposal"],
+                        help="--state-cost: only this stream (repeatable; default all four)")
     parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
     parser.add_argument("--app", action="store_true", help="the Textual app (headless) beside ask --json")
@@ -467,24 +491,34 @@ def main() -> None:
         if args.state_cost:
             rounds = args.rounds
             base_env = None if args.baseline is None else baseline_env(args.baseline, env, Path(home) / "baseline")
-            # At least 2,000 deltas: the first and the last thousand must not overlap.
-            events = max(args.events, 2_000 * STATE_EVERY)
-            deltas = events // STATE_EVERY
-            body, count = encode(build_events(events, item_size=1_000_000 // deltas))
-            print(f"state cost, the mix: {count:,} events, {deltas:,} STATE_DELTAs of ~{1_000_000 // deltas:,} B "
-                  f"(the state grows to ~1 MB); CPU, medians of {rounds}")
-            with Firehose(body) as server:
-                state_cost(server.url, env, rounds, intervals=False, base_env=base_env)
-            body, count = encode(build_state_events(args.deltas))
-            print(f"state cost, only deltas: {args.deltas:,} STATE_DELTAs of ~100 B (the state grows to "
-                  f"~{args.deltas * 100 / 1e6:.1f} MB, an array of {args.deltas:,} elements)")
-            with Firehose(body) as server:
-                state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
-            body, count = encode(build_state_events(args.deltas, writes=True))
-            print(f"state cost, mixed writes: {args.deltas:,} STATE_DELTAs into one array (appends, replaces inside "
-                  "an element, two-operation deltas: an append and a counter)")
-            with Firehose(body) as server:
-                state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
+            streams = args.state_stream or ["mix", "deltas", "writes", "proposal"]
+            if "mix" in streams:
+                # At least 2,000 deltas: the first and the last thousand must not overlap.
+                events = max(args.events, 2_000 * STATE_EVERY)
+                deltas = events // STATE_EVERY
+                body, count = encode(build_events(events, item_size=1_000_000 // deltas))
+                print(f"state cost, the mix: {count:,} events, {deltas:,} STATE_DELTAs of ~{1_000_000 // deltas:,} B "
+                      f"(the state grows to ~1 MB); CPU, medians of {rounds}")
+                with Firehose(body) as server:
+                    state_cost(server.url, env, rounds, intervals=False, base_env=base_env)
+            if "deltas" in streams:
+                body, count = encode(build_state_events(args.deltas))
+                print(f"state cost, only deltas: {args.deltas:,} STATE_DELTAs of ~100 B (the state grows to "
+                      f"~{args.deltas * 100 / 1e6:.1f} MB, an array of {args.deltas:,} elements)")
+                with Firehose(body) as server:
+                    state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
+            if "writes" in streams:
+                body, count = encode(build_state_events(args.deltas, writes=True))
+                print(f"state cost, mixed writes: {args.deltas:,} STATE_DELTAs into one array (appends, replaces inside "
+                      "an element, two-operation deltas: an append and a counter)")
+                with Firehose(body) as server:
+                    state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
+            if "proposal" in streams:
+                body, count = encode(build_proposal_events(args.deltas))
+                print(f"state cost, a proposal: the same {args.deltas:,} mixed writes as STATE_DELTAs into one pending "
+                      "proposal (predictive state of a tool call), never committed")
+                with Firehose(body) as server:
+                    state_cost(server.url, env, rounds, intervals=True, base_env=base_env)
             return
         if args.growth:
             item_size = 1_000 if args.state_mb else 40
