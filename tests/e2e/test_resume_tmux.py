@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 from _terminal import STILL, TANDEM, Terminal
 
-from tandem.core import ChatMessage, ChatUpdate
-from tandem.core.content import TextContent
-from tandem.core.log_entries import SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
+from _block_threads import answer_label, write_answers
 from tandem.core.store import ThreadStore
 from tandem.core.store.tail import read_tail
 
@@ -30,28 +28,15 @@ pytestmark = [
 
 TURNS = 4
 ANSWERS_PER_TURN = 30
-LAST = f"Answer {TURNS - 1}.{ANSWERS_PER_TURN - 1}:"
+LAST = answer_label(TURNS - 1, ANSWERS_PER_TURN - 1)
 COMPOSER = "essage the agent"
 """Text of the composer's line, left out of the comparison (its cursor blinks)."""
 
 
 def _write_thread(store_path: Path) -> None:
     """A thread of one-line answers (as `bench_restore.write_block_thread` writes, fewer)."""
-    with ThreadStore(store_path) as store, store.create("one-line answers") as thread:
-        for t in range(TURNS):
-            turn_id = f"t{t}"
-            request = [ChatMessage.user(f"question {t}")]
-            thread.append(TurnStarted(turn_id=turn_id, messages=request, at=float(t)))
-            thread.append(SegmentStarted(turn_id=turn_id, index=0, continuation=request))
-            for m in range(ANSWERS_PER_TURN):
-                message_id = f"m{t}-{m}"
-                for delta in (f"Answer {t}.{m}: ", "a **short** paragraph of text.\n"):
-                    update = ChatUpdate(message_id=message_id, contents=[TextContent(text=delta)],
-                                        raw={"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": delta})
-                    thread.append(UpdateLogged(turn_id=turn_id, update=update))
-            thread.append(SegmentEnded(turn_id=turn_id, index=0, outcome="completed"))
-            thread.append(TurnEnded(turn_id=turn_id, status="completed"))
-            thread.commit()
+    with ThreadStore(store_path) as store:
+        write_answers(store, "one-line answers", turns=TURNS, answers_per_turn=ANSWERS_PER_TURN)
 
 
 def _resume(data: Path) -> Terminal:

@@ -44,6 +44,9 @@ from tandem.core.scripted import ScriptedChatClient
 from tandem.core.state import AgentState
 from tandem.core.store import ThreadStore
 from tandem.core.thread import ConversationThread
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _block_threads (run as a script too)
+from _block_threads import write_answers  # noqa: E402
 from tandem.core.store.thread import paused_gc
 
 RESUME_CHILD = Path(__file__).with_name("resume_child.py")
@@ -155,23 +158,7 @@ TUI_TURNS = 100
 
 def write_block_thread(store: ThreadStore, blocks: int) -> str:
     """A thread of `blocks` text blocks: user messages and short answers, one commit per turn."""
-    per_turn = blocks // TUI_TURNS
-    with store.create("bench: 10,000 blocks") as thread:
-        for t in range(TUI_TURNS):
-            turn_id = f"t{t}"
-            request = [ChatMessage.user(f"question {t}")]
-            thread.append(TurnStarted(turn_id=turn_id, messages=request, at=float(t)))
-            thread.append(SegmentStarted(turn_id=turn_id, index=0, continuation=request))
-            for m in range(per_turn - 1):
-                message_id = f"m{t}-{m}"
-                for delta in (f"Answer {t}.{m}: ", "a **short** paragraph of text.\n"):
-                    update = ChatUpdate(message_id=message_id, contents=[TextContent(text=delta)],
-                                        raw={"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": delta})
-                    thread.append(UpdateLogged(turn_id=turn_id, update=update))
-            thread.append(SegmentEnded(turn_id=turn_id, index=0, outcome="completed"))
-            thread.append(TurnEnded(turn_id=turn_id, status="completed"))
-            thread.commit()
-        return thread.thread_id
+    return write_answers(store, "bench: 10,000 blocks", turns=TUI_TURNS, answers_per_turn=blocks // TUI_TURNS - 1)
 
 
 ROOT = Path(__file__).resolve().parents[2]

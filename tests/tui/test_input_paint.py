@@ -39,13 +39,20 @@ def test_the_seams_it_relies_on_are_present() -> None:
     assert seams_present()
 
 
+async def _composer_focused(pilot: Any) -> Any:
+    """The started app's composer input, focused and laid out."""
+    app = pilot.app
+    await started(pilot)
+    composer = app.main.composer.input
+    composer.focus()
+    await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+    return composer
+
+
 async def test_a_key_typed_during_a_batch_is_painted_alone_at_once() -> None:
     app = Scripted([text("hello")]).app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        composer = app.main.composer.input
-        composer.focus()
-        await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+        composer = await _composer_focused(pilot)
         shown = _watch_display(app)
         before = app.main.input_first_paints
         with app.batch_update():  # every regular frame is held back until it ends
@@ -68,10 +75,7 @@ async def test_a_composer_that_grows_waits_for_the_layout() -> None:
     # A new line makes the composer taller: its old region would crop it, so the regular frame paints it.
     app = Scripted([text("hello")]).app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        composer = app.main.composer.input
-        composer.focus()
-        await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+        composer = await _composer_focused(pilot)
         height = composer.outer_size.height
         shown = _watch_display(app)
         with app.batch_update():
@@ -92,10 +96,7 @@ async def test_a_key_typed_just_before_the_stream_asks_for_a_layout_goes_out_ahe
     # stream then asks for a layout, which that frame would do first, the key painted after it.
     app = Scripted([text("hello")]).app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        composer = app.main.composer.input
-        composer.focus()
-        await wait_for(pilot, lambda: app.focused is composer and not app.main._layout_required, "the composer focused")
+        composer = await _composer_focused(pilot)
         shown = _watch_display(app)
         reflows: list[int] = []
         reflow = app.main._compositor.reflow
