@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 else:
     _WidgetBase = object
 
-_component_classes = DOMNode._get_component_classes.__func__  # (Textual's, cached per class)
+# (Textual's, cached per class: an lru_cache'd classmethod, which mypy cannot see through)
+_component_classes = DOMNode._get_component_classes.__func__  # type: ignore[attr-defined]
 
 
 class LazyComponentStyles(_WidgetBase):
@@ -34,7 +35,7 @@ class LazyComponentStyles(_WidgetBase):
     """
 
     @classmethod
-    def _get_component_classes(cls) -> frozenset[str]:
+    def _get_component_classes(cls) -> frozenset[str]:  # type: ignore[override]  # (Textual's is lru_cache'd)
         return frozenset()  # (what `Stylesheet.apply` asks: none at mount)
 
     def get_component_styles(self, *names: str) -> RenderStyles:
