@@ -153,6 +153,10 @@ class Pipeline:
         """The interactive blocks among `blocks`, in order: the few a decision may still be
         waiting on, found without walking the whole conversation (`AgentContext.pending_blocks`)."""
         self.by_id: dict[str, Block] = {}
+        self._next_suffix: dict[str, int] = {}
+        """Per id base, the lowest `~N` suffix that may still be free: `by_id` only grows, so
+        `unique_id` resumes there instead of counting from 2 (a run of a million id-less CUSTOM
+        events shares one base, and counting from 2 each time made them quadratic)."""
         self._active: list[tuple[Block, Handler]] = []
         self.segment_blocks: list[Block] = []
         self.turn_id: str | None = None
@@ -312,7 +316,8 @@ class Pipeline:
         """`base`, or `base~N` if taken: deterministic, so replay yields the same ids."""
         if base not in self.by_id:
             return base
-        n = 2
+        n = self._next_suffix.get(base, 2)
         while f"{base}~{n}" in self.by_id:
             n += 1
+        self._next_suffix[base] = n
         return f"{base}~{n}"

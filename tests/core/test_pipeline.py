@@ -191,6 +191,24 @@ class TestBlockIdentity:
         run(agent.pipeline, text("c", message_id=None))
         assert [b.id for b in agent.pipeline.blocks] == ["t1.0/text", "t1.0/text~2", "t1.0/text~3"]
 
+    def test_id_less_events_sharing_one_base_cost_linear_lookups(self) -> None:
+        # A server sending CUSTOM events without message ids gives every debug block one base;
+        # counting the `~N` suffix from 2 each time was quadratic (100,000 events: minutes).
+        class CountingIds(dict):
+            lookups = 0
+
+            def __contains__(self, key: object) -> bool:
+                CountingIds.lookups += 1
+                return super().__contains__(key)
+
+        agent = new_agent()
+        agent.pipeline.by_id = CountingIds()
+        count = 2000
+        run(agent.pipeline, *(ChatUpdate(contents=[DebugContent(label="custom", value=i)]) for i in range(count)))
+        ids = [b.id for b in agent.pipeline.blocks]
+        assert ids[:3] == ["debug/t1.0", "debug/t1.0~2", "debug/t1.0~3"] and ids[-1] == f"debug/t1.0~{count}"
+        assert CountingIds.lookups < 5 * count
+
     def test_emitted_blocks_join_the_conversation(self) -> None:
         agent = new_agent()
         run(agent.pipeline, text("hi"))
