@@ -165,6 +165,25 @@ class TestOversizedEvents:
         assert result.turn["status"] == "error" and "larger than 32 MiB" in result.turn["error"], result.turn
 
 
+class TestNumbers:
+    def test_a_number_too_large_for_a_float_is_null_in_strict_json_output(self) -> None:
+        # 1e400 is valid JSON; parsed, it is infinity, and `--json` printed `Infinity`.
+        started, finished = run()
+        body = (sse(started) + b'data: {"type": "STATE_SNAPSHOT", "snapshot": {"big": 1e400, "small": -1e400, '
+                b'"zero": -0, "fine": 1.5}}\n\n' + sse(finished))
+        with raw_agui(Response([body])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed"
+
+        def refuse(constant: str) -> None:
+            raise AssertionError(f"{constant} in --json output")
+
+        lines = [json.loads(line, parse_constant=refuse) for line in result.stdout.splitlines()]
+        [state] = [line["state"] for line in lines if line["event"] == "state"]
+        assert state == {"big": None, "small": None, "zero": 0, "fine": 1.5}
+
+
 class TestCompressedBodies:
     """A body compressed although identity was asked for is decoded; a bomb is stopped by the event cap."""
 
