@@ -262,13 +262,8 @@ class ActivityHandler:
 
     def handle(self, context: UpdateContext, block: Block | None) -> Transition:
         part = context.part
-        if not isinstance(part, ActivityContent):
-            return PASS
-        if block is not None:
-            if isinstance(block, ActivityBlock) and block.id == f"activity/{part.activity_id}":
-                block.apply(part.content, part.patch, part.replace)
-                return Update()
-            return PASS
+        if block is not None or not isinstance(part, ActivityContent):
+            return PASS  # its blocks are emitted `offered=False`: phase 1 never offers them a part
         earlier = context.pipeline.by_id.get(f"activity/{part.activity_id}")
         if isinstance(earlier, ActivityBlock):
             earlier.apply(part.content, part.patch, part.replace)
@@ -280,7 +275,8 @@ class ActivityHandler:
             author=context.update.author,
         )
         new.apply(part.content, part.patch, part.replace)
-        return Emit(new)
+        # Found again by id above (in this segment or a later one): never offered parts in phase 1.
+        return Emit(new, offered=False)
 
 
 class ErrorHandler:

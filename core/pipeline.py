@@ -50,6 +50,11 @@ class Emit:
     """The part starts a new block."""
 
     block: Block
+    offered: bool = True
+    """Whether later parts are offered to the block (phase 1) while it is active. False for a
+    block its handler finds again by id in phase 2 (activity lines): it still stays active until
+    the segment ends, but a segment of 20,000 distinct steps no longer offers every part to every
+    step before it (quadratic: the run never finished)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,14 @@ class Pipeline:
         """The interactive blocks among `blocks`, in order: the few a decision may still be
         waiting on, found without walking the whole conversation (`AgentContext.pending_blocks`)."""
         self.by_id: dict[str, Block] = {}
+        self._next_suffix: dict[str, int] = {}
+        """Per id base, the lowest `~N` suffix that may still be free: `by_id` only grows, so
+        `unique_id` resumes there instead of counting from 2 (a run of a million id-less CUSTOM
+        events shares one base, and counting from 2 each time made them quadratic)."""
         self._active: list[tuple[Block, Handler]] = []
+        """The active blocks offered parts in phase 1, oldest first."""
+        self._opened: list[Block] = []
+        """Every block emitted in this segment, in order: the ones still active complete at its end."""
         self.segment_blocks: list[Block] = []
         self.turn_id: str | None = None
         self.segment_index = 0
@@ -189,9 +201,12 @@ class Pipeline:
 
     def end_segment(self) -> list[InteractiveBlock]:
         """Complete every active block; return the segment's interactive blocks in order."""
+        for block in self._opened:
+            block.complete()  # in the order they came; idempotent for the ones already completed
         for block, _handler in self._active:
             block.complete()
         self._active.clear()
+        self._opened.clear()
         return [b for b in self.segment_blocks if isinstance(b, InteractiveBlock)]
 
     def add_user_message(self, message: ChatMessage, turn_id: str, ordinal: int) -> TextBlock:
@@ -282,7 +297,9 @@ class Pipeline:
                     for old in superseded:
                         old.complete()
             self._add(block)
-            self._active.append((block, handler))
+            self._opened.append(block)
+            if transition.offered:
+                self._active.append((block, handler))
         elif isinstance(transition, Complete):
             target = transition.block or offered
             if target is not None:
@@ -312,7 +329,8 @@ class Pipeline:
         """`base`, or `base~N` if taken: deterministic, so replay yields the same ids."""
         if base not in self.by_id:
             return base
-        n = 2
+        n = self._next_suffix.get(base, 2)
         while f"{base}~{n}" in self.by_id:
             n += 1
+        self._next_suffix[base] = n
         return f"{base}~{n}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from tandem.core.compaction import compact_entries
 from tandem.core.log_entries import LogEntry, logged_update
@@ -49,9 +49,9 @@ class ConversationThread(abc.ABC):
     def entries(self) -> list[LogEntry]:
         """Every committed entry, in order."""
 
-    def replay_entries(self) -> list[LogEntry]:
-        """What `restore()` replays: entries that rebuild the same conversation as `entries()`,
-        possibly fewer (`core.compaction`: no raw events, text deltas joined)."""
+    def replay_entries(self) -> Iterable[LogEntry]:
+        """What `restore()` replays (once, in order): entries that rebuild the same conversation
+        as `entries()`, possibly fewer (`core.compaction`: no raw events, text deltas joined)."""
         return compact_entries(self.entries())
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ non-ASCII and control characters. Imports nothing from Textual.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -503,7 +504,34 @@ class JsonPrinter(Printer):
         )
 
     def _write_json(self, value: dict[str, Any]) -> None:
-        self._write(dumps_agent_json(value) + "\n")
+        self._write(_json_line(value) + "\n")
+
+
+def _json_line(value: dict[str, Any]) -> str:
+    """`value` as strict JSON: a number too large for a float (`1e400`, valid JSON, parsed as
+    infinity) is written `null`, as the log stores it, never `Infinity`, which no JSON reader
+    of `--json` output accepts. A value that cannot be shown at all becomes a placeholder."""
+    try:
+        return json.dumps(value, allow_nan=False, default=str)
+    except ValueError as exc:
+        if "Out of range float" in str(exc):
+            try:
+                return dumps_agent_json(_finite(value), allow_nan=False)
+            except RecursionError:
+                pass
+    except (RecursionError, TypeError, MemoryError):
+        pass
+    return dumps_agent_json(value)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if value - value == 0 else None  # inf - inf and nan - nan are nan
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _milestone(block: Block) -> tuple[Any, ...]:

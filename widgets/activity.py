@@ -10,7 +10,7 @@ from textual.widgets import ProgressBar, Static
 
 from tandem.core.blocks.misc import ActivityBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, sanitize
 
 __all__ = ["ActivityView"]
 
@@ -33,7 +33,7 @@ def progress_line(kind: str, value: Any) -> Content | None:
         return None
     status = str(value.get("status", "running"))
     mark = _PROGRESS_MARKS.get(status, "·")
-    line = Content(f"{mark} {kind}: ") + agent_text(name)
+    line = Content(f"{mark} {kind}: ") + agent_line(name)
     description = value.get("description")
     if isinstance(description, str) and description:
         line = line + Content(" — ") + agent_text(description)

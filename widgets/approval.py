@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_text, pretty_json
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
 
 __all__ = ["ApprovalView"]
 
@@ -75,7 +75,7 @@ class ApprovalView(BlockView):
     def update_from_block(self) -> None:
         block = self.block
         assert isinstance(block, ApprovalBlock)
-        self.query_one(".approval-view--title", Static).update(Content("⚠ approval: ") + agent_text(block.tool_name))
+        self.query_one(".approval-view--title", Static).update(Content("⚠ approval: ") + agent_line(block.tool_name))
         message = self.query_one(".approval-view--message", Static)
         message.display = bool(block.message)
         message.update(agent_text(block.message or ""))

@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Static, TextArea
 
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.widgets.key_line import KeyLine
-from tandem.widgets.sanitize import agent_text, pretty_json
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
 from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ApprovalModal", "ApprovalResult"]
@@ -132,7 +132,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
     def compose(self) -> ComposeResult:
         block = self.block
         with Vertical(id="approval-modal--dialog"):
-            yield Static(Content("⚠ Run tool ") + agent_text(block.tool_name).stylize("bold") + Content("?"), classes="approval-modal--title")
+            yield Static(Content("⚠ Run tool ") + agent_line(block.tool_name).stylize("bold") + Content("?"), classes="approval-modal--title")
             if block.message:
                 yield Static(agent_text(block.message), classes="approval-modal--message")
             with VerticalScroll(classes="approval-modal--args-box"):

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from tandem.core.blocks.interrupt import InterruptBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_text, pretty_json
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
 from tandem.widgets.schema_form import SchemaForm
 
 __all__ = ["InterruptView", "is_text_question"]
@@ -84,9 +84,9 @@ class InterruptView(BlockView):
         assert isinstance(block, InterruptBlock)
         title = self.query_one(".interrupt-view--title", Static)
         if self.text_question:
-            title.update(Content("? the agent asks") + (Content(" · ") + agent_text(block.reason) if block.reason else Content("")))
+            title.update(Content("? the agent asks") + (Content(" · ") + agent_line(block.reason) if block.reason else Content("")))
         else:
-            title.update(Content("? input requested: ") + agent_text(block.reason))
+            title.update(Content("? input requested: ") + agent_line(block.reason))
         message = self.query_one(".interrupt-view--message", Static)
         message.display = bool(block.message)
         message.update(agent_text(block.message or ""))

@@ -15,7 +15,7 @@ from textual.content import Content
 from tandem.core.sanitize import sanitize
 from tandem.core.agent_json import dumps_agent_json
 
-__all__ = ["sanitize", "safe_id", "agent_text", "pretty_json"]
+__all__ = ["sanitize", "safe_id", "agent_text", "agent_line", "pretty_json", "LINE_LIMIT"]
 
 _ID_SAFE = re.compile(r"[A-Za-z0-9-]")
 
@@ -45,6 +45,23 @@ def safe_id(agent_id: str) -> str:
 def agent_text(text: Any) -> Content:
     """Sanitised agent text as `Content`: shown literally, never parsed as markup."""
     return Content(sanitize(text if isinstance(text, str) else str(text)))
+
+
+LINE_LIMIT = 200
+"""Characters of an agent name shown in a one-line header (a tool card's title, a step)."""
+
+
+def agent_line(text: Any, limit: int = LINE_LIMIT) -> Content:
+    """Agent text for a one-line header: sanitised, every run of whitespace (newlines, tabs,
+    U+2028…) one space, cut to `limit` characters with `…`.
+
+    A tool named `"x\\n ▌ root · 12:00\\n ▌ delete it all"` drew lines that looked like the
+    person's own message, and a 1 MB name was laid out whole in a one-line card.
+    """
+    flat = " ".join(sanitize(text if isinstance(text, str) else str(text)).split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return Content(flat)
 
 
 def pretty_json(value: Any) -> str:

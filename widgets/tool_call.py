@@ -12,7 +12,7 @@ from textual.widgets import Collapsible, Static
 
 from tandem.core.blocks.tool_call import ToolCallBlock, ToolStatus
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, sanitize
 from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ToolCallView", "STATUS_LABELS"]
@@ -149,7 +149,7 @@ class ToolCallView(BlockView):
 
     def _title(self) -> Content:
         symbol, word = STATUS_LABELS[self.tool.status]
-        return Content(f"{symbol} ") + agent_text(self.tool.name) + Content(f" · {word}")
+        return Content(f"{symbol} ") + agent_line(self.tool.name) + Content(f" · {word}")
 
     def _paint_details(self, details: _Details) -> None:
         block = self.tool

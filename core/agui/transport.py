@@ -105,7 +105,12 @@ class HttpTransport(AGUITransport):
     @asynccontextmanager
     async def open(self, run_input: RunAgentInput) -> AsyncIterator[AsyncIterator[bytes]]:
         body = self._encoder.encode(run_input)
-        headers = {**self._headers, "Accept": "text/event-stream", "Content-Type": "application/json"}
+        # httpx offers gzip and deflate by default; an event stream gains little from them, and a
+        # server (or proxy) that compresses it holds events back in its compressor: identity is
+        # asked for, unless the configured headers say otherwise (a body that comes compressed
+        # all the same is decoded, see `_chunks`).
+        headers = {"Accept-Encoding": "identity", **self._headers, "Accept": "text/event-stream",
+                   "Content-Type": "application/json"}
         where = safe_url(self.url)
         log.debug("POST %s run %s (%d bytes)", where, run_input.run_id, len(body))
         delays = iter(CONNECT_RETRY_DELAYS)
@@ -154,10 +159,41 @@ class HttpTransport(AGUITransport):
             await self._client.aclose()
 
 
+_DECODED_PIECE = 1 << 20
+"""Bytes of a decompressed body handed on at a time (see `_decoded`)."""
+
+
+def _chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's bytes as they come, decoded when the server compressed them anyway.
+
+    Raw bytes are the fast path; before, a compressed body was read raw and refused as "not an
+    event stream" (Express's `compression`, nginx `gzip_types text/event-stream`).
+    """
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    return _decoded(response) if encoding not in ("", "identity") else response.aiter_raw()
+
+
+async def _decoded(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The decompressed body in pieces of at most `_DECODED_PIECE` bytes.
+
+    One read of a gzip bomb inflates about a thousandfold (64 KiB → 64 MiB of newlines, which the
+    SSE decoder would split into 64 million lines at once: 400 MB). Cut into pieces, the bomb
+    costs one inflated read at a time and its events meet the decoder's per-event cap; a bomb
+    of blank lines runs into the turn timeout like any stream that never ends.
+    """
+    async for chunk in response.aiter_bytes():
+        if len(chunk) <= _DECODED_PIECE:
+            yield chunk
+            continue
+        view = memoryview(chunk)
+        for start in range(0, len(chunk), _DECODED_PIECE):
+            yield bytes(view[start:start + _DECODED_PIECE])
+
+
 async def _body(response: httpx.Response, where: str, timeout: httpx.Timeout) -> AsyncIterator[bytes]:
     received = False
     try:
-        async for chunk in response.aiter_raw():
+        async for chunk in _chunks(response):
             received = received or bool(chunk)
             yield chunk
     except httpx.HTTPError as exc:
@@ -168,7 +204,7 @@ async def _check_response(response: httpx.Response, where: str) -> None:
     if not response.is_success:
         try:
             raw = b""
-            async for chunk in response.aiter_raw():
+            async for chunk in _chunks(response):
                 raw += chunk
                 if len(raw) > _MAX_ERROR_BODY:
                     break

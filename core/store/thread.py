@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -152,8 +152,9 @@ class SqliteThread(ConversationThread):
             rows = connection.execute("SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (self.thread_id,)).fetchall()
         return decode_entries(rows, self._where)
 
-    def replay_entries(self) -> list[LogEntry]:
-        """The entries `restore()` replays: the compacted copy, then the log's tail.
+    def replay_entries(self) -> Iterator[LogEntry]:
+        """The entries `restore()` replays: the compacted copy, then the log's tail (parsed as
+        they are iterated, see `ReplayCopy.read`).
 
         Raises:
             LogStoreError: the thread is closed, or its entries could not be read.

@@ -54,6 +54,8 @@ class Response:
     chunks: Sequence[bytes]
     hold_open: bool = False
     content_type: bytes = b"text/event-stream"
+    headers: bytes = b""
+    """More response header lines, each ending in CRLF (e.g. `content-encoding: gzip\r\n`)."""
     trickle: bytes = b""
     """Sent every `trickle_every` seconds after the chunks, until the server stops (a stream that never ends)."""
     trickle_every: float = 0.5
@@ -66,6 +68,8 @@ class RawAgui:
     responses: list[Response]
     url: str = ""
     bodies: list[bytes] = field(default_factory=list)
+    heads: list[bytes] = field(default_factory=list)
+    """The request line and headers of each request, as received."""
     stop: threading.Event = field(default_factory=threading.Event)
 
 
@@ -88,10 +92,11 @@ def _handler(state: RawAgui) -> type[socketserver.BaseRequestHandler]:
                     return
                 body += piece
             state.bodies.append(body)
+            state.heads.append(head)
             response = state.responses.pop(0) if state.responses else Response([sse(*run())])
             try:
                 conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: " + response.content_type
-                             + b"\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n")
+                             + b"\r\ncache-control: no-cache\r\nconnection: close\r\n" + response.headers + b"\r\n")
                 for chunk in response.chunks:
                     conn.sendall(chunk)
                 if response.trickle:

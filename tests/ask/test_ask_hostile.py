@@ -6,7 +6,9 @@ reads them over HTTP. No test may end in a traceback; each checks the person is 
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 
 from _ask_harness import ask
 from _raw_agui import Response, raw_agui, run, sse, text_events, tool_events
@@ -158,6 +160,55 @@ class TestOversizedEvents:
         chunks = [opening] + [megabyte] * (MAX_EVENT_BYTES // len(megabyte) + 8)
         with raw_agui(Response(chunks, hold_open=True)) as server:
             result = ask("--url", server.url, "--json", "--read-timeout", "20", "go")
+        _no_traceback(result)
+        assert result.returncode != 0
+        assert result.turn["status"] == "error" and "larger than 32 MiB" in result.turn["error"], result.turn
+
+
+class TestNumbers:
+    def test_a_number_too_large_for_a_float_is_null_in_strict_json_output(self) -> None:
+        # 1e400 is valid JSON; parsed, it is infinity, and `--json` printed `Infinity`.
+        started, finished = run()
+        body = (sse(started) + b'data: {"type": "STATE_SNAPSHOT", "snapshot": {"big": 1e400, "small": -1e400, '
+                b'"zero": -0, "fine": 1.5}}\n\n' + sse(finished))
+        with raw_agui(Response([body])) as server:
+            result = ask("--url", server.url, "--json", "go")
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed"
+
+        def refuse(constant: str) -> None:
+            raise AssertionError(f"{constant} in --json output")
+
+        lines = [json.loads(line, parse_constant=refuse) for line in result.stdout.splitlines()]
+        [state] = [line["state"] for line in lines if line["event"] == "state"]
+        assert state == {"big": None, "small": None, "zero": 0, "fine": 1.5}
+
+
+class TestCompressedBodies:
+    """A body compressed although identity was asked for is decoded; a bomb is stopped by the event cap."""
+
+    def test_identity_is_asked_for_and_a_gzipped_stream_is_read_all_the_same(self) -> None:
+        # Express's `compression` and nginx `gzip_types text/event-stream` compress an event
+        # stream; the body used to be read raw and refused as "not an event stream".
+        body = gzip.compress(sse(*run(*text_events("squeezed"))))
+        with raw_agui(Response([body], headers=b"content-encoding: gzip\r\n")) as server:
+            result = ask("--url", server.url, "--json", "go")
+            heads = list(server.heads)
+        _no_traceback(result)
+        assert result.returncode == 0 and result.turn["status"] == "completed" and result.text == "squeezed"
+        assert b"accept-encoding: identity" in heads[0].lower()
+
+    def test_a_gzip_bomb_is_stopped_at_the_event_cap_with_a_message(self) -> None:
+        from tandem.core.agui.sse import MAX_EVENT_BYTES
+
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+        zeros = b"\0" * (1024 * 1024)
+        body = compressor.compress(sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}) + b"data: ")
+        for _ in range(MAX_EVENT_BYTES // len(zeros) + 8):
+            body += compressor.compress(zeros)
+        body += compressor.flush()
+        with raw_agui(Response([body], headers=b"content-encoding: gzip\r\n")) as server:
+            result = ask("--url", server.url, "--json", "go")
         _no_traceback(result)
         assert result.returncode != 0
         assert result.turn["status"] == "error" and "larger than 32 MiB" in result.turn["error"], result.turn

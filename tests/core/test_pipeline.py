@@ -26,6 +26,7 @@ from tandem.core import (
 )
 from tandem.core.content import (
     A2UIMessageContent,
+    ActivityContent,
     ApprovalResponseContent,
     Content,
     DebugContent,
@@ -190,6 +191,52 @@ class TestBlockIdentity:
         agent.pipeline.end_segment()
         run(agent.pipeline, text("c", message_id=None))
         assert [b.id for b in agent.pipeline.blocks] == ["t1.0/text", "t1.0/text~2", "t1.0/text~3"]
+
+    def test_id_less_events_sharing_one_base_cost_linear_lookups(self) -> None:
+        # A server sending CUSTOM events without message ids gives every debug block one base;
+        # counting the `~N` suffix from 2 each time was quadratic (100,000 events: minutes).
+        class CountingIds(dict):
+            lookups = 0
+
+            def __contains__(self, key: object) -> bool:
+                CountingIds.lookups += 1
+                return super().__contains__(key)
+
+        agent = new_agent()
+        agent.pipeline.by_id = CountingIds()
+        count = 2000
+        run(agent.pipeline, *(ChatUpdate(contents=[DebugContent(label="custom", value=i)]) for i in range(count)))
+        ids = [b.id for b in agent.pipeline.blocks]
+        assert ids[:3] == ["debug/t1.0", "debug/t1.0~2", "debug/t1.0~3"] and ids[-1] == f"debug/t1.0~{count}"
+        assert CountingIds.lookups < 5 * count
+
+    def test_distinct_activities_are_not_offered_every_later_part(self) -> None:
+        # 20,000 STEP_STARTED/FINISHED pairs in one segment never finished: each new step was
+        # offered to every step before it (phase 1), all still active until the segment's end.
+        agent = new_agent()
+        [handler] = [h for h in agent.pipeline.handlers if type(h).__name__ == "ActivityHandler"]
+        calls = 0
+        handle = handler.handle
+
+        def counted(context: UpdateContext, block: Block | None) -> Transition:
+            nonlocal calls
+            calls += 1
+            return handle(context, block)
+
+        handler.handle = counted  # type: ignore[method-assign]
+        count = 500
+
+        def step(i: int, status: str) -> ChatUpdate:
+            return ChatUpdate(contents=[ActivityContent(activity_id=f"step:{i}", activity_type="step",
+                                                        content={"name": f"s{i}", "status": status})])
+
+        run(agent.pipeline, *(u for i in range(count) for u in (step(i, "running"), step(i, "finished"))))
+        assert calls <= 2 * count
+        steps = [b for b in agent.pipeline.blocks if b.kind == "activity"]
+        assert len(steps) == count and all(b.value["status"] == "finished" for b in steps)
+        assert all(b.lifecycle is Lifecycle.ACTIVE for b in steps)  # open until the segment ends
+        agent.pipeline.end_segment()
+        assert all(b.lifecycle is Lifecycle.INACTIVE for b in steps)
 
     def test_emitted_blocks_join_the_conversation(self) -> None:
         agent = new_agent()

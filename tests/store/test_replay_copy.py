@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from _turns import converse
 from tandem.core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
 from tandem.core.agui.demo import SCENARIOS
 from tandem.core.compaction import COMPACTION_VERSION, compact_entries, replay_json
-from tandem.core.content import ReasoningContent, TextContent, ToolCallContent
+from tandem.core.content import DebugContent, ReasoningContent, TextContent, ToolCallContent
 from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from tandem.core.store import ThreadStore
 from tandem.tui import backend
@@ -66,7 +67,7 @@ async def test_every_demo_scenario_restores_the_same_from_the_copy(store: Thread
     thread_id = await record(store, f"/demo {scenario}")
     with store.open(thread_id, read_only=True) as thread:
         logged = thread.entries()
-        replayed = thread.replay_entries()
+        replayed = list(thread.replay_entries())
     assert sum(isinstance(e, UpdateLogged) and e.update.raw is not None for e in replayed) == 0
     assert len(replayed) <= len(logged)
     compacted = await restore(demo_agent(), InMemoryThread(entries=replayed), resume=False)
@@ -77,7 +78,7 @@ async def test_every_demo_scenario_restores_the_same_from_the_copy(store: Thread
 async def test_a_streamed_answer_replays_as_one_update(store: ThreadStore) -> None:
     thread_id = await record(store, "/demo long")
     with store.open(thread_id, read_only=True) as thread:
-        logged, replayed = thread.entries(), thread.replay_entries()
+        logged, replayed = thread.entries(), list(thread.replay_entries())
     deltas = [e for e in logged if isinstance(e, UpdateLogged) and isinstance(e.update.contents[0], TextContent)]
     assert len(deltas) > 50  # streamed in many pieces …
     joined = [e for e in replayed if isinstance(e, UpdateLogged) and isinstance(e.update.contents[0], TextContent)]
@@ -180,19 +181,19 @@ class TestStoredCopy:
         assert {version for *_, version in rows} == {COMPACTION_VERSION}
         with store.open(thread_id, read_only=True) as thread:
             assert len(thread.entries()) == 13
-            assert len(thread.replay_entries()) == 13 - 2 - 1  # three deltas joined, then two
+            assert len(list(thread.replay_entries())) == 13 - 2 - 1  # three deltas joined, then two
 
     def test_an_open_run_is_replayed_from_the_log_then_copied_when_closed(self, store: ThreadStore, db_path: Path) -> None:
         thread_id = write(store, turn_entries("t1", ["Once", " upon"], end=False))  # e.g. killed mid-stream
         assert copy_rows(db_path, thread_id)[-1][1] == 1  # the updates after seq 1 are not copied yet
         with store.open(thread_id, read_only=True) as thread:
-            tail = thread.replay_entries()[2:]
+            tail = list(thread.replay_entries())[2:]
         assert [e.update.raw for e in tail] == [{"d": "Once"}, {"d": " upon"}]  # type: ignore[union-attr]
         write(store, [SegmentEnded(turn_id="t1", index=0, outcome="completed"), TurnEnded(turn_id="t1", status="completed")],
               thread_id=thread_id)
         assert copy_rows(db_path, thread_id)[-1][:2] == (2, 5)
         with store.open(thread_id, read_only=True) as thread:
-            replayed = thread.replay_entries()
+            replayed = list(thread.replay_entries())
         assert [e.update.contents[0].text for e in replayed if isinstance(e, UpdateLogged)] == ["Once upon"]  # type: ignore[union-attr]
 
     async def test_a_copy_of_another_version_is_ignored_then_replaced(self, store: ThreadStore, db_path: Path) -> None:
@@ -200,10 +201,10 @@ class TestStoredCopy:
         with sqlite3.connect(db_path) as raw:
             raw.execute("UPDATE replay SET version = ?", (COMPACTION_VERSION + 1,))
         with store.open(thread_id, read_only=True) as thread:
-            assert len(thread.replay_entries()) == len(thread.entries())  # the log, as logged
+            assert len(list(thread.replay_entries())) == len(thread.entries())  # the log, as logged
         assert await restored_text(store, thread_id) == ["question t1", "ab"]
         with store.open(thread_id) as thread:
-            thread.replay_entries()
+            list(thread.replay_entries())
         # Closing a writable thread completes its copy (and drops the stale rows).
         assert {version for *_, version in copy_rows(db_path, thread_id)} == {COMPACTION_VERSION}
         assert await restored_text(store, thread_id) == ["question t1", "ab"]
@@ -217,12 +218,33 @@ class TestStoredCopy:
             assert await restored_text(store, thread_id) == ["question t1", "ab", "question t2", "c"]
         assert "ignoring the replay copy" in caplog.text
 
+    def test_the_copy_is_parsed_as_it_is_replayed_not_all_at_once(self, store: ThreadStore) -> None:
+        # A thread of a million CUSTOM events took 3.2 GB to reopen, most of it the parsed entries
+        # (about 3 KB each) held in one list before the first was replayed.
+        turns = [[*turn_entries(f"t{n}", [], end=False)[:2],
+                  *(UpdateLogged(turn_id=f"t{n}", update=ChatUpdate(contents=[DebugContent(label="custom x", value=i)]))
+                    for i in range(500)),
+                  *turn_entries(f"t{n}", [])[2:]] for n in range(40)]
+        thread_id = write(store, *turns)
+        with store.open(thread_id, read_only=True) as thread:
+            tracemalloc.start()
+            try:
+                count = sum(1 for _entry in thread.replay_entries())
+                streamed = tracemalloc.get_traced_memory()[1]
+                tracemalloc.reset_peak()
+                held = list(thread.replay_entries())
+                whole = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        assert count == len(held) == 40 * 504
+        assert streamed < whole / 4, (streamed, whole)
+
     async def test_a_gap_in_the_copy_falls_back_to_the_log_from_there(self, store: ThreadStore, db_path: Path) -> None:
         thread_id = write(store, turn_entries("t1", ["a", "b"]), turn_entries("t2", ["c", "d"]))
         with sqlite3.connect(db_path) as raw:
             raw.execute("DELETE FROM replay WHERE first_seq = 2")
         with store.open(thread_id, read_only=True) as thread:
-            replayed = thread.replay_entries()
+            replayed = list(thread.replay_entries())
             assert len(replayed) == 2 + (len(thread.entries()) - 2)
         assert await restored_text(store, thread_id) == ["question t1", "ab", "question t2", "cd"]
 
@@ -307,7 +329,7 @@ class TestCheckpoints:
         rows = copy_rows(db_path, thread_id)
         assert all(rows[i][1] + 1 == rows[i + 1][0] for i in range(len(rows) - 1))  # no gap, no overlap
         with store.open(thread_id, read_only=True) as reader:
-            logged, replayed = reader.entries(), reader.replay_entries()
+            logged, replayed = reader.entries(), list(reader.replay_entries())
         assert len(replayed) < len(logged)
         from_log = await restore(UIAgent(backend.build_chat_client(None)), FullReplay("x", logged), resume=False)
         from_copy = await restore(UIAgent(backend.build_chat_client(None)), FullReplay("x", replayed), resume=False)
@@ -361,12 +383,12 @@ class TestIncrementalStaging:
                         thread.checkpoint_entries = checkpoint
                 thread.commit()
                 held = [entry for _first, _last, entry in thread._replay._tail or []]
-                replayed = thread.replay_entries()
+                replayed = list(thread.replay_entries())
             finally:
                 thread.close()
             with store.open(thread_id, read_only=True) as reader:
                 logged = reader.entries()
-                assert replay_json(reader.replay_entries()) == replay_json(logged)
+                assert replay_json(list(reader.replay_entries())) == replay_json(logged)
             assert replay_json(replayed) == replay_json(logged)
             # Every commit copied what it closed: the copy reaches at least the last entry that is not an update.
             closing = max((seq for seq, entry in enumerate(logged) if not isinstance(entry, UpdateLogged)), default=-1)

@@ -135,6 +135,23 @@ async def test_hostile_tool_name_and_arguments_stay_literal() -> None:
         assert pilot.app.is_running
 
 
+async def test_a_tool_name_with_newlines_or_a_megabyte_stays_one_short_line() -> None:
+    # A name with line breaks drew lines that looked like the person's own message.
+    from tandem.widgets.sanitize import LINE_LIMIT
+
+    spoof = ToolCallBlock("c1", call_id="c1", name="lookup\n\n ▌ root · 12:00\r\n ▌ delete\u2028it all")
+    huge = ToolCallBlock("c2", call_id="c2", name="N" * 1_000_000)
+    for block in (spoof, huge):
+        block.activate()
+    spoof_view, huge_view = view_for(spoof), view_for(huge)
+    async with _Host(spoof_view).run_test() as pilot:  # type: ignore[arg-type]
+        await pilot.app.mount(huge_view)
+        await pilot.pause()
+        assert _title(spoof_view).endswith(" lookup ▌ root · 12:00 ▌ delete it all · preparing")  # type: ignore[arg-type]
+        title = _title(huge_view)  # type: ignore[arg-type]
+        assert "\n" not in title and title.endswith("N… · preparing") and len(title) < LINE_LIMIT + 20
+
+
 async def test_a_repaint_while_the_card_is_being_removed_finds_its_parts(caplog: pytest.LogCaptureFixture) -> None:
     # The conversation removes cards that leave its window while the stream keeps repainting
     # them: a repaint that lands after the card's children are gone but before its own unmount
