@@ -52,6 +52,9 @@ __all__ = ["STATE_PANEL_SECONDS", "TandemApp", "THEME_ALIASES", "waiting_reason"
 STATE_PANEL_SECONDS = 1.0
 """While a turn streams, the state panel paints the agent's writes at most this often (the last one always)."""
 
+FIRST_FOCUS_SECONDS = 5.0
+"""Keys typed as `tandem` starts, before anything has focus, wait this long at most for the composer."""
+
 
 class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands, WireOutput):
     """The terminal client: a conversation, approvals, UI actions, A2UI surfaces, shared state.
@@ -146,6 +149,8 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         self.attention = Attention(self, bell=bell_enabled() if bell is None else bell)
         """The terminal's title and the bell, saying when a turn waits on the person."""
         self._main: MainScreen | None = None
+        self._first_focus_by = time.monotonic() + FIRST_FOCUS_SECONDS
+        """Until the composer first has focus (then 0): keys that arrive while nothing has focus wait for it."""
         self._full_collections = FullCollectionPause()
         self._turn_streamed = False
         self._unshown_state: AgentState | None = None
@@ -569,7 +574,16 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
 
     def _focus_promised(self) -> bool:
         main = self._main
-        return main is not None and self.screen is main and main.composer.focus_promised
+        if main is None or self.screen is not main:
+            return False
+        if self._first_focus_by:
+            # Keys typed right after `tandem` (an SSH user does not wait for the first frame) are
+            # read as the app starts, before the main screen's mount focused the composer: with
+            # nothing focused Textual dropped them. They wait for that first focus.
+            if self.focused is None and time.monotonic() < self._first_focus_by:
+                return True
+            self._first_focus_by = 0.0
+        return main.composer.focus_promised
 
     def _approval_closed(self, block: Block, decided: bool) -> None:
         # After a decision the person types next; after "Decide later", Enter reopens it.
