@@ -201,9 +201,9 @@ class Pipeline:
 
     def end_segment(self) -> list[InteractiveBlock]:
         """Complete every active block; return the segment's interactive blocks in order."""
+        # Every active block was opened in this segment (`_active` is a subset of `_opened`, both
+        # cleared here): in the order they came; idempotent for the ones already completed.
         for block in self._opened:
-            block.complete()  # in the order they came; idempotent for the ones already completed
-        for block, _handler in self._active:
             block.complete()
         self._active.clear()
         self._opened.clear()

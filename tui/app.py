@@ -513,7 +513,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         """
         from tandem.widgets import TextView
 
-        if self._main is not None and self._main.status is not None and self._main.status.value == "streaming":
+        if self._streaming():
             return  # a new turn holds them again
         if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.workers):
             self.set_timer(FRAME_SECONDS, self._release_when_painted)
