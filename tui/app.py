@@ -27,7 +27,7 @@ from tandem.tui.composer import waiting_reason
 from tandem.tui.conversation import Conversation
 from tandem.tui.decisions import Decisions
 from tandem.tui.engine import ContextFactory, Engine
-from tandem.tui.garbage import FullCollectionPause
+from tandem.tui.idle_collection import IdleCollection
 from tandem.tui.key_order import KeyOrder
 from tandem.tui.screens.main_screen import MainScreen
 from tandem.tui.sending import Sending
@@ -56,7 +56,7 @@ FIRST_FOCUS_SECONDS = 5.0
 """Keys typed as `tandem` starts, before anything has focus, wait this long at most for the composer."""
 
 
-class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands, WireOutput):
+class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands, WireOutput):
     """The terminal client: a conversation, approvals, UI actions, A2UI surfaces, shared state.
 
     Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
@@ -69,7 +69,8 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
     engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
     (`SurfaceActions._confirm_url_from_engine`). Lifecycle: mount starts
     the engine after the first frame; unmount (or quit) stops it before the app's loop closes.
-    While a turn streams, Python's collector scans only what the turn made (`tui.garbage`).
+    Python's collector scans only what the turn made, and the whole heap when the app is idle
+    (`tui.garbage`, `tui.idle_collection`).
     """
 
     CSS_PATH = MAIN_SCREEN_TCSS
@@ -151,8 +152,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         self._main: MainScreen | None = None
         self._first_focus_by = time.monotonic() + FIRST_FOCUS_SECONDS
         """Until the composer first has focus (then 0): keys that arrive while nothing has focus wait for it."""
-        self._full_collections = FullCollectionPause()
-        self._turn_streamed = False
+        self._init_idle_collection()
         self._unshown_state: AgentState | None = None
         """The state the panel does not show yet (not mounted, hidden, or a paint put off while streaming)."""
         self._last_state_paint = 0.0
@@ -219,7 +219,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         # that would each time make a full collection walk what Textual already holds. Held
         # (`tui.garbage`) until the conversation's first frame (the first status, see
         # `bridge_status_changed`).
-        self._full_collections.hold()
+        self._collector.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
         self.call_after_refresh(self._start_engine)
 
@@ -292,7 +292,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         self._refresh_title(context)
 
     async def on_unmount(self) -> None:
-        self._full_collections.close()
+        self._close_idle_collection()
         self.attention.close()
         await self.stop_engine()
 
@@ -388,6 +388,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         # Keys first: what the person typed is painted before more of the stream is laid out.
         if isinstance(event, (events.Key, events.Paste, events.MouseDown)) and not event.is_forwarded:
             self.bridge.hold_for_input()
+        self._note_input(event)
         await super().on_event(event)
 
     def on_bridge_call(self, message: Bridge.Call) -> None:
@@ -493,35 +494,6 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
             return None
         block = context.agent.pipeline.by_id.get(f"tool/{proposal_id}")
         return block.name or None if isinstance(block, ToolCallBlock) else None
-
-    def _hold_full_collections(self, *, streaming: bool) -> None:
-        # A full collection of the whole heap stops both threads for up to ~0.5 s once a long
-        # conversation is on screen: while a turn streams, the collector sees only what it made.
-        if streaming:
-            self._full_collections.hold()
-            self._turn_streamed = True
-        elif self._full_collections.held:
-            self.call_after_refresh(self._release_when_painted)
-
-    def _release_when_painted(self) -> None:
-        """Unfreeze the heap once the text views drained (no collection is forced: `tui.garbage`).
-
-        The turn's last status comes with its last text, which the text views go on appending to
-        their Markdown for a while (up to a second for a long answer): a full collection CPython
-        starts then (after a long turn the old generation grew by more than a quarter) would stall
-        that tail for a time proportional to the heap, i.e. to the conversation's length.
-        """
-        from tandem.widgets import TextView
-
-        if self._streaming():
-            return  # a new turn holds them again
-        if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.workers):
-            self.set_timer(FRAME_SECONDS, self._release_when_painted)
-            return
-        # After a turn, its garbage is collected before the heap is unfrozen (the walk covers
-        # what the turn made); not after start-up's hold, which covers a restored thread.
-        self._full_collections.release(collect=self._turn_streamed)
-        self._turn_streamed = False
 
     def _painting(self) -> bool:
         # A frame may still be due while the app shuts down and its screens are gone.

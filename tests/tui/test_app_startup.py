@@ -56,16 +56,22 @@ class _Node:
     self: object
 
 
+def _settled(app: TandemApp) -> bool:
+    return not app._collector.held and app._collector.frozen
+
+
 class TestFullCollections:
-    async def test_older_objects_frozen_while_streaming_and_unfrozen_after(self) -> None:
+    async def test_older_objects_frozen_while_streaming_and_the_turn_collected_after(self) -> None:
         gate = asyncio.Event()
         script = Scripted([[text("first "), gate, text("last")]])
-        async with script.app().run_test(size=(100, 30)) as pilot:
+        app = script.app()
+        app.QUIET_SECONDS = 0.0
+        async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
-            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the start-up hold released")
+            await wait_for(pilot, lambda: _settled(app), "the start-up hold settled")
             await send(pilot, "go")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
-            assert gc.get_freeze_count() > 0
+            assert app._collector.held and gc.get_freeze_count() > 0
             assert gc.get_threshold()[2] < 1000  # full collections still run (of what the turn made)
             # A cycle made during the turn is garbage a collection frees now, not at the turn's end.
             node = _Node()
@@ -84,22 +90,23 @@ class TestFullCollections:
             try:
                 app.engine.loop.call_soon_threadsafe(gate.set)
                 await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the end of the turn")
-                # Unfrozen once the answer is painted, without a forced collection of the whole heap.
-                await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+                await wait_for(pilot, lambda: _settled(app), "the turn settled")
             finally:
                 gc.callbacks.remove(watch)
-            # The turn's garbage was collected before unfreezing: a walk of what the turn made only.
-            assert full_collections and full_collections[-1] is True
+            # The turn's garbage was collected with the older heap frozen: a walk of what the turn made only.
+            assert full_collections and all(full_collections)
+            assert gc.get_freeze_count() > 0  # and it stays frozen: no walk of the whole heap follows
 
     async def test_a_short_turn_runs_no_full_collection_of_the_heap(self) -> None:
         script = Scripted([[text("one")], [text("two")]])
-        async with script.app().run_test(size=(100, 30)) as pilot:
+        app = script.app()
+        app.QUIET_SECONDS = 0.0
+        async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await send(pilot, "first")
             await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 1, "turn 1")
-            await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+            await wait_for(pilot, lambda: _settled(app), "turn 1 settled")
             ballast = [[n] for n in range(200_000)]  # an old generation far larger than a turn makes
-            gc.collect()
             unfrozen: list[bool] = []  # per full collection: did it walk the unfrozen heap (the ballast)?
 
             def watch(phase: str, info: dict[str, int]) -> None:
@@ -110,13 +117,48 @@ class TestFullCollections:
             try:
                 await send(pilot, "second")
                 await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 2, "turn 2")
-                await wait_for(pilot, lambda: gc.get_freeze_count() == 0, "the heap unfrozen")
+                await wait_for(pilot, lambda: _settled(app), "turn 2 settled")
                 await pilot.pause(0.1)
             finally:
                 gc.callbacks.remove(watch)
-            # The turn's own collection (before unfreezing) walks what the turn made, never the ballast.
+            # The turn's own collection walks what the turn made, never the ballast.
             assert not any(unfrozen)
             del ballast
+
+    async def test_the_turns_collection_waits_while_the_person_types(self) -> None:
+        script = Scripted([[text("one")]])
+        app = script.app()
+        app.QUIET_SECONDS = 0.5
+        async with app.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "first")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 1, "turn 1")
+            # Typing the next message right away: each key puts the walk off by QUIET_SECONDS.
+            for key in "typing on":
+                await pilot.press(key if key != " " else "space")
+                await pilot.pause(0.1)
+                assert app._collector.held
+            await wait_for(pilot, lambda: _settled(app), "settled once the person paused")
+            assert app.main.composer.input.text == "typing on"
+
+    async def test_the_whole_heap_is_swept_once_the_app_is_idle(self) -> None:
+        script = Scripted([[text("one")]])
+        app = script.app()
+        app.QUIET_SECONDS = 0.0
+        app.IDLE_SECONDS = 0.3
+        async with app.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "first")
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 1, "turn 1")
+            await wait_for(pilot, lambda: _settled(app), "turn 1 settled")
+            node = _Node()
+            node.self = node
+            probe = weakref.ref(node)
+            gc.freeze()  # as old as the conversation (what an old message's views are)
+            del node
+            await pilot.press("x")  # the person did something: a sweep is due once idle
+            await wait_for(pilot, lambda: probe() is None, "the frozen cycle swept")
+            assert _settled(app) and not app._collector.sweep_due
 
     async def test_unfrozen_when_the_app_exits_mid_stream(self) -> None:
         gate = asyncio.Event()
@@ -126,6 +168,15 @@ class TestFullCollections:
             await send(pilot, "go")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
             assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() == 0
+
+    async def test_unfrozen_when_the_app_exits_settled(self) -> None:
+        script = Scripted([[text("one")]])
+        app = script.app()
+        app.QUIET_SECONDS = 0.0
+        async with app.run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await wait_for(pilot, lambda: _settled(app), "settled")
         assert gc.get_freeze_count() == 0
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tandem.tui.garbage import YOUNG_THRESHOLD, FullCollectionPause, trim_heap
+from tandem.tui.garbage import POSTPONED_THRESHOLD, YOUNG_THRESHOLD, FullCollectionPause, trim_heap
 
 
 class _Node:
@@ -30,8 +30,10 @@ def test_holding_raises_the_young_threshold_and_releasing_restores_it() -> None:
     pause.hold()
     assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
     assert gc.get_freeze_count() > 0
-    assert pause.release() is True
+    assert pause.settle(collect=False) is True
     assert gc.get_threshold() == (700, 10, 10)
+    assert pause.frozen and not pause.held and gc.get_freeze_count() > 0  # settled: still frozen
+    assert pause.release() is True
     assert gc.get_freeze_count() == 0
 
 
@@ -41,8 +43,8 @@ def test_hold_and_release_are_idempotent_and_restore_what_the_first_hold_found()
     pause.hold()
     pause.hold()  # a second hold must not record the raised thresholds as the ones to restore
     assert gc.get_threshold() == (YOUNG_THRESHOLD, 7, 9)
-    assert pause.release() is True
-    assert pause.release() is False
+    assert pause.settle(collect=False) is True
+    assert pause.settle(collect=False) is False
     assert gc.get_threshold() == (500, 7, 9)
 
 
@@ -78,26 +80,30 @@ def test_a_cycle_made_while_held_is_freed_by_the_collector_on_its_own() -> None:
     pause.release()
 
 
-def test_releasing_after_a_turn_collects_its_cycles_while_the_older_heap_stays_frozen() -> None:
+def test_settling_after_a_turn_collects_its_cycles_and_freezes_what_survives() -> None:
     gc.set_threshold(700, 10, 10)
     pause = FullCollectionPause()
     pause.hold()
-    gc.disable()  # no collection of its own in between: only the release's may free the cycle
+    gc.disable()  # no collection of its own in between: only the settle's may free the cycle
     try:
         node = _Node()
         node.self = node
         probe = weakref.ref(node)
         del node
+        kept = _Node()  # made during the turn and still used after it
+        frozen_before = gc.get_freeze_count()
         assert probe() is not None
-        assert pause.release(collect=True) is True
+        assert pause.settle(collect=True) is True
         assert probe() is None
+        assert gc.get_freeze_count() > frozen_before  # the turn's survivors frozen with the rest
+        assert gc.is_tracked(kept)
     finally:
         gc.enable()
     assert gc.get_threshold() == (700, 10, 10)
-    assert gc.get_freeze_count() == 0
+    assert pause.sweep_due
 
 
-def test_releasing_without_collect_leaves_cycles_to_the_collector() -> None:
+def test_settling_without_collect_freezes_the_cycles_until_a_sweep() -> None:
     pause = FullCollectionPause()
     pause.hold()
     gc.disable()
@@ -106,11 +112,43 @@ def test_releasing_without_collect_leaves_cycles_to_the_collector() -> None:
         node.self = node
         probe = weakref.ref(node)
         del node
-        pause.release()
-        assert probe() is not None  # nothing forced: CPython's own rule decides
+        pause.settle(collect=False)
+        gc.collect()
+        assert probe() is not None  # frozen: a collection of its own does not walk it
+        pause.sweep()
+        assert probe() is None
+        assert not pause.sweep_due and pause.frozen and gc.get_freeze_count() > 0
     finally:
         gc.enable()
-        gc.collect()
+
+
+def test_a_cycle_among_frozen_objects_is_freed_by_the_sweep_only() -> None:
+    pause = FullCollectionPause()
+    node = _Node()
+    pause.hold()  # `node` is older than the turn: frozen
+    pause.settle(collect=True)
+    node.self = node
+    probe = weakref.ref(node)
+    del node  # garbage now, among frozen objects (an old message's views unmounted)
+    gc.collect()
+    assert probe() is not None
+    pause.sweep()
+    assert probe() is None
+
+
+def test_no_sweep_while_a_turn_holds_the_collector() -> None:
+    pause = FullCollectionPause()
+    pause.hold()
+    node = _Node()
+    node.self = node
+    probe = weakref.ref(node)
+    gc.freeze()  # as if it were older than the turn
+    del node
+    pause.sweep()
+    assert probe() is not None and pause.held
+    pause.settle(collect=False)
+    pause.sweep()
+    assert probe() is None
 
 
 def test_trimming_the_heap_is_harmless_where_it_exists_and_a_no_op_elsewhere() -> None:
@@ -120,3 +158,22 @@ def test_trimming_the_heap_is_harmless_where_it_exists_and_a_no_op_elsewhere() -
     trimmed = trim_heap()
     assert trimmed == (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc")
     assert trim_heap() == trimmed  # looked up once
+
+
+def test_a_postponed_full_collection_runs_again_once_a_new_turn_holds() -> None:
+    gc.set_threshold(700, 10, 10)
+    pause = FullCollectionPause()
+    pause.hold()
+    pause.postpone()  # the turn ended: its walk waits for the person to pause
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, POSTPONED_THRESHOLD)
+    pause.hold()  # the next turn started first
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
+    pause.postpone()
+    pause.settle(collect=False)
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_postponing_is_nothing_when_not_held() -> None:
+    gc.set_threshold(700, 10, 10)
+    FullCollectionPause().postpone()
+    assert gc.get_threshold() == (700, 10, 10)
