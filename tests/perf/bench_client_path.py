@@ -255,12 +255,22 @@ def cpu_of(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), result.stdout
 
 
+HOME_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+
+
 def child_env(home: Path) -> dict[str, str]:
-    """No user config, no saved threads: a fresh HOME and XDG dirs."""
-    env = dict(os.environ)
-    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+    """No user config, no saved threads: a fresh HOME and XDG dirs; bytecode cached as an install has it.
+
+    With `PYTHONDONTWRITEBYTECODE` set (as on the helpers' machines) and nothing compiled for an
+    editable install, every child compiled Tandem's modules from source: ~0.1 s of CPU in each
+    `ask` and each app run that an installed package (pip writes the bytecode) never pays, and
+    more for the app, which imports more of them. The cache goes to `home/pycache` (not the
+    source tree) and the untimed warm-up runs fill it for every side, the baseline's included.
+    """
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONDONTWRITEBYTECODE", "TANDEM_HEADERS")}
+    for name in HOME_VARIABLES:
         env[name] = str(home)
-    env.pop("TANDEM_HEADERS", None)
+    env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
     return env
 
 
@@ -301,9 +311,8 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
         import tempfile
 
         with tempfile.TemporaryDirectory() as home:  # each saving run starts from an empty store
-            fresh = child_env(Path(home))
-            return cpu_of(argv, fresh if side_env is None else dict(side_env, **{k: fresh[k] for k in (
-                "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}))
+            # (only the data directories are fresh: the bytecode cache stays the warmed one)
+            return cpu_of(argv, dict(side_env or env, **{name: home for name in HOME_VARIABLES}))
 
     for argv, side_env in sides.values():  # warm-up (and a check that each side reads the whole stream)
         cpu, out = run(argv, side_env)
