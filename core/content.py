@@ -207,7 +207,8 @@ class FinishContent(ContentPart):
 class DebugContent(ContentPart):
     """Protocol traffic with no neutral meaning (custom or raw events, unknown event types).
 
-    Kept in the log and shown in a debug view, never dropped.
+    Kept whole in the log, never dropped; the debug view shows a segment's parts of one label as one
+    block with the latest values (`handlers.DebugBlock`).
     """
 
     kind: Literal["debug"] = "debug"

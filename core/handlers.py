@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 from collections.abc import Mapping
 
 from tandem.core.blocks.approval import ApprovalBlock
@@ -296,8 +298,20 @@ class ErrorHandler:
         return Emit(new)
 
 
+DEBUG_VALUES_KEPT = 20
+"""How many of the latest values a debug block keeps (the log keeps them all)."""
+
+
 class DebugBlock(Block):
-    """Protocol traffic with no neutral meaning, for a debug view (hidden by default)."""
+    """Protocol traffic with no neutral meaning, for a debug view (hidden by default): the parts
+    of one label (`raw`, `custom NAME`…) in one segment.
+
+    Owns the label, how many parts it took and the latest `DEBUG_VALUES_KEPT` of their values.
+    One block per label and segment, not one per part: ag-ui-langgraph on its defaults sends a RAW
+    event (~1 KB: the whole LangChain event) beside every token, and a block each kept them all
+    in memory for the life of the conversation (10,000 tokens: 20,000 blocks) and gave every view
+    and output a block to add per token. The update log still keeps every part whole.
+    """
 
     kind = "debug"
     marker = True
@@ -305,21 +319,46 @@ class DebugBlock(Block):
     def __init__(self, id: str, *, label: str, value: object, **kwargs: object) -> None:
         super().__init__(id, **kwargs)  # type: ignore[arg-type]
         self.label = label
-        self.value = value
+        self.count = 1
+        """How many parts the block took (the values of all but the latest few are in the log only)."""
+        self._values: deque[object] = deque((value,), maxlen=DEBUG_VALUES_KEPT)
+
+    @property
+    def value(self) -> object:
+        """The latest part's value."""
+        return self._values[-1]
+
+    @property
+    def values(self) -> list[object]:
+        """The latest parts' values (at most `DEBUG_VALUES_KEPT`), oldest first."""
+        return list(self._values)
+
+    def add(self, value: object) -> None:
+        """Take one more part of the same label."""
+        self.count += 1
+        self._values.append(value)
+        self.changed()
 
     def content(self) -> dict[str, object]:
-        return {"label": self.label, "value": self.value}
+        return {"label": self.label, "value": self.value, "count": self.count, "values": self.values}
 
 
 class DebugHandler:
-    """Debug parts (custom or raw protocol events) become debug blocks, completed at once."""
+    """Debug parts (custom or raw protocol events) become debug blocks, completed at once: the
+    first of a label in a segment makes one, the rest of the segment's are added to it."""
 
     def handle(self, context: UpdateContext, block: Block | None) -> Transition:
         part = context.part
         if block is not None or not isinstance(part, DebugContent):
             return PASS
-        new = DebugBlock(context.block_id(f"debug/{context.message_key()}"), label=part.label, value=part.value)
-        context.pipeline.add_block(new)
+        pipeline = context.pipeline
+        key = f"debug/{pipeline.turn_id or 'turn'}.{pipeline.segment_index}/{part.label}"
+        earlier = pipeline.by_id.get(key)
+        if isinstance(earlier, DebugBlock):
+            earlier.add(part.value)
+            return Update(earlier)
+        new = DebugBlock(context.block_id(key), label=part.label, value=part.value)
+        pipeline.add_block(new)
         return Update(new)
 
 

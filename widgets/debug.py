@@ -15,7 +15,8 @@ __all__ = ["DebugView"]
 
 
 class DebugView(BlockView):
-    """A debug block's label and JSON value; hidden unless the screen has the `-debug` class.
+    """A debug block's label (with how many parts it took) and its latest JSON values; hidden
+    unless the screen has the `-debug` class.
 
     Owns two Statics. UI thread only.
     """
@@ -44,5 +45,10 @@ class DebugView(BlockView):
     def update_from_block(self) -> None:
         block = self.block
         assert isinstance(block, DebugBlock)
-        self.query_one(".debug-view--label", Static).update(agent_text(f"⚙ {block.label}"))
-        self.query_one(".debug-view--value", Static).update(agent_text(pretty_json(block.value)))
+        label = f"⚙ {block.label}"
+        if block.count > 1:
+            kept = len(block.values)
+            label += f" ×{block.count:,}" + (f" (the last {kept} shown; all are in the log)" if kept < block.count else "")
+        self.query_one(".debug-view--label", Static).update(agent_text(label))
+        value = block.values if block.count > 1 else block.value
+        self.query_one(".debug-view--value", Static).update(agent_text(pretty_json(value)))

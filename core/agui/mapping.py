@@ -474,7 +474,7 @@ class EventMapper:
 
     def _raw(self, event: Any, raw: Any) -> list[ChatUpdate]:
         value = {"event": event.event, "source": event.source}
-        return [_update([DebugContent(label="raw", value=value)], raw, author=self._author(event))]
+        return [_update([_debug("raw", value)], raw, author=self._author(event))]
 
     def _custom(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if event.name == ON_INTERRUPT:
@@ -487,8 +487,7 @@ class EventMapper:
                 mapping = PredictStateMapping.parse(entry)
                 if mapping is not None and mapping not in self._predict:
                     self._predict.append(mapping)
-        label = f"custom {event.name}"
-        return [_update([DebugContent(label=label, value=event.value)], raw, author=self._author(event))]
+        return [_update([_debug(f"custom {event.name}", event.value)], raw, author=self._author(event))]
 
     # -- run lifecycle -----------------------------------------------------------------------
 
@@ -561,3 +560,10 @@ def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:
 def _first_segment(path: str) -> str:
     segment = path.split("/", 2)[1] if path.startswith("/") else path
     return segment.replace("~1", "/").replace("~0", "~")
+
+
+def _debug(label: str, value: Any) -> DebugContent:
+    """A debug part around `value`, parsed JSON, built without validating it again: ag-ui-langgraph
+    sends a ~1 KB RAW event beside every token, and validating it as `JsonValue` walked all of it."""
+    part: DebugContent = _part(DebugContent, {"kind": "debug", "label": label, "value": value}, {"label", "value"})
+    return part

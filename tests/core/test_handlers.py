@@ -19,7 +19,7 @@ from tandem.core import (
     UIAgent,
 )
 from tandem.core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent, TextContent
-from tandem.core.handlers import DebugBlock
+from tandem.core.handlers import DEBUG_VALUES_KEPT, DebugBlock
 from tandem.core.scripted import ScriptedChatClient
 
 
@@ -241,7 +241,24 @@ class TestActivityErrorsDebugFinish:
         (block,) = agent.pipeline.blocks
         assert isinstance(block, DebugBlock)
         assert block.lifecycle is Lifecycle.INACTIVE
-        assert block.content() == {"label": "CUSTOM", "value": {"x": 1}}
+        assert block.content() == {"label": "CUSTOM", "value": {"x": 1}, "count": 1, "values": [{"x": 1}]}
+
+    def test_a_segments_debug_parts_of_one_label_are_one_block_keeping_the_latest_values(self) -> None:
+        # ag-ui-langgraph on its defaults: a RAW event beside every token.
+        agent = new_agent()
+        for n in range(DEBUG_VALUES_KEPT + 5):
+            feed(agent, ChatUpdate(contents=[DebugContent(label="raw", value={"n": n})]),
+                 text(f"w{n} "), ChatUpdate(contents=[DebugContent(label="custom tick", value=n)]))
+        raw, said, tick = agent.pipeline.blocks
+        assert isinstance(raw, DebugBlock) and isinstance(tick, DebugBlock) and isinstance(said, TextBlock)
+        assert said.text == "".join(f"w{n} " for n in range(DEBUG_VALUES_KEPT + 5))  # one text block, whole
+        assert raw.count == DEBUG_VALUES_KEPT + 5 and tick.count == DEBUG_VALUES_KEPT + 5
+        assert raw.values == [{"n": n} for n in range(5, DEBUG_VALUES_KEPT + 5)]
+        assert raw.value == {"n": DEBUG_VALUES_KEPT + 4}
+        agent.pipeline.end_segment()
+        agent.pipeline.begin_segment("t1", 1)
+        feed(agent, ChatUpdate(contents=[DebugContent(label="raw", value="next")]))
+        assert agent.pipeline.blocks[-1].content() == {"label": "raw", "value": "next", "count": 1, "values": ["next"]}
 
     def test_a_finish_part_makes_no_block(self) -> None:
         agent = new_agent()

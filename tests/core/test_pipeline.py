@@ -30,6 +30,7 @@ from tandem.core.content import (
     ApprovalResponseContent,
     Content,
     DebugContent,
+    ErrorContent,
     InputResponseContent,
     TextContent,
     ToolCallContent,
@@ -193,7 +194,7 @@ class TestBlockIdentity:
         assert [b.id for b in agent.pipeline.blocks] == ["t1.0/text", "t1.0/text~2", "t1.0/text~3"]
 
     def test_id_less_events_sharing_one_base_cost_linear_lookups(self) -> None:
-        # A server sending CUSTOM events without message ids gives every debug block one base;
+        # A server sending RUN_ERRORs without message ids gives every error block one base;
         # counting the `~N` suffix from 2 each time was quadratic (100,000 events: minutes).
         class CountingIds(dict):
             lookups = 0
@@ -205,9 +206,9 @@ class TestBlockIdentity:
         agent = new_agent()
         agent.pipeline.by_id = CountingIds()
         count = 2000
-        run(agent.pipeline, *(ChatUpdate(contents=[DebugContent(label="custom", value=i)]) for i in range(count)))
+        run(agent.pipeline, *(ChatUpdate(contents=[ErrorContent(message=f"error {i}")]) for i in range(count)))
         ids = [b.id for b in agent.pipeline.blocks]
-        assert ids[:3] == ["debug/t1.0", "debug/t1.0~2", "debug/t1.0~3"] and ids[-1] == f"debug/t1.0~{count}"
+        assert ids[:3] == ["error/t1.0", "error/t1.0~2", "error/t1.0~3"] and ids[-1] == f"error/t1.0~{count}"
         assert CountingIds.lookups < 5 * count
 
     def test_distinct_activities_are_not_offered_every_later_part(self) -> None:

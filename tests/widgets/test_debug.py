@@ -28,3 +28,18 @@ async def test_hidden_until_screen_is_in_debug_mode() -> None:
         await pilot.pause()
         assert view.styles.display == "block"
         assert str(view.query_one(".debug-view--value", Static).render()) == '{\n  "type": "CUSTOM\\u001b"\n}'
+
+
+async def test_a_block_of_many_parts_says_how_many_and_shows_the_latest() -> None:
+    block = DebugBlock("debug-1", label="raw", value={"n": 0})
+    for n in range(1, 30):
+        block.add({"n": n})
+    view = view_for(block)
+    app = _Host(view)
+    async with app.run_test() as pilot:
+        app.screen.add_class("-debug")
+        await pilot.pause()
+        label = str(view.query_one(".debug-view--label", Static).render())
+        assert label == "⚙ raw ×30 (the last 20 shown; all are in the log)"
+        shown = str(view.query_one(".debug-view--value", Static).render())
+        assert '"n": 29' in shown and '"n": 10' in shown and '"n": 9' not in shown
