@@ -13,6 +13,9 @@ every other part stay one update each, so state mappers that predict state from 
 arguments see every chunk as they did live; a custom state mapper that claims text parts sees
 one joined part per run instead of one per delta.
 
+Debug parts (protocol traffic such as RAW events) are folded: a segment's parts of one label
+keep the first and the latest values, which is all a debug block shows (`fold_debug_parts`).
+
 The live path joins the same runs (`text_runs`, `joined_run`) within each batch of updates
 that arrived together, so a custom handler or state mapper sees the same thing live and
 restored; the log still gets every update.
@@ -25,28 +28,82 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from tandem.core.content import ReasoningContent, TextContent
+from tandem.core.content import DEBUG_VALUES_KEPT, DebugContent, ReasoningContent, TextContent
 from tandem.core.log_entries import LogEntry, UpdateLogged
 from tandem.core.messages import ChatUpdate
 
-__all__ = ["COMPACTION_VERSION", "compact_entries", "join_text_runs", "joined_run", "joined_update", "replay_json",
+__all__ = ["COMPACTION_VERSION", "compact_entries", "fold_debug_parts", "join_text_runs", "joined_run", "joined_update", "replay_json",
            "text_run_key", "text_runs"]
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
-COMPACTION_VERSION = 1
+COMPACTION_VERSION = 2
 """Bumped whenever `compact_entries` changes what it produces: stored copies of another version
 are ignored and rebuilt."""
 
 
 def compact_entries(entries: Sequence[LogEntry]) -> list[LogEntry]:
-    """`entries` with each run of text (or reasoning) deltas joined into one update.
+    """`entries` with the debug parts a restore does not need folded (`fold_debug_parts`) and
+    each run of text (or reasoning) deltas joined into one update.
 
     Other entries are returned as they are (the same objects; a store drops their raw events
     when it writes the copy: `replay_json`). Replaying the result through `restore()` yields
     the same blocks, ids, state and history as replaying `entries`.
     """
-    return [entry for entry, _size in join_text_runs(entries)]
+    return [entry for entry, _size in join_text_runs([entry for _index, entry in fold_debug_parts(entries)])]
+
+
+def fold_debug_parts(entries: Sequence[LogEntry]) -> list[tuple[int, LogEntry]]:
+    """What a restore needs of `entries`' debug parts: (index in `entries`, entry) of what is kept.
+
+    A debug block stands for every part of its label in a segment and keeps only the latest
+    `DEBUG_VALUES_KEPT` values (`handlers.DebugBlock`); ag-ui-langgraph sends a ~1 KB RAW event
+    beside every token, so the copy of a 10,000-token answer held 25 MB of values nobody shows.
+    Within each stretch of updates (any other entry, a segment's start or end, ends it), of the
+    updates of one turn that each hold one debug part of a label: the first stays (it makes the
+    block, where it was made live), those between it and the last are dropped, and the last
+    becomes one update of the latest values, its first part `folded` over the values dropped.
+    Replayed, the block ends with the same count and values as live, and the text runs the
+    dropped parts cut join again. A stretch with a part already folded is left as it is.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    stretches: list[dict[tuple[str, str], list[int]]] = [groups]
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, UpdateLogged):
+            groups = {}
+            stretches.append(groups)
+            continue
+        contents = entry.update.contents
+        first = contents[0] if contents else None
+        if first.__class__ is DebugContent and all(part.__class__ is DebugContent and part.label == first.label  # type: ignore[union-attr]
+                                                   for part in contents):
+            groups.setdefault((entry.turn_id, first.label), []).append(index)  # type: ignore[union-attr]
+    replaced: dict[int, LogEntry | None] = {}
+    for stretch in stretches:
+        for members in stretch.values():
+            if len(members) < 3 or any(len(entries[i].update.contents) > 1 or entries[i].update.contents[0].folded  # type: ignore[union-attr]
+                                       for i in members):
+                continue  # folded already (a copy compacted again): as it is
+            for index in members[1:-1]:
+                replaced[index] = None
+            replaced[members[-1]] = _folded([entries[i] for i in members[1:]])  # type: ignore[misc]
+    if not replaced:
+        return list(enumerate(entries))
+    kept: list[tuple[int, LogEntry]] = []
+    for index, entry in enumerate(entries):
+        new = replaced.get(index, entry)
+        if new is not None:
+            kept.append((index, new))
+    return kept
+
+
+def _folded(run: list[UpdateLogged]) -> UpdateLogged:
+    """The last of `run` (updates of one debug label) holding the run's latest values, folded over the rest."""
+    latest = run[-DEBUG_VALUES_KEPT:]
+    parts = [entry.update.contents[0] for entry in latest]
+    parts[0] = _replaced(parts[0], {"folded": len(run) - len(latest)})
+    last = run[-1]
+    return last.model_copy(update={"update": _replaced(last.update, {"contents": parts, "raw": None})})
 
 
 def join_text_runs(entries: Sequence[LogEntry]) -> list[tuple[LogEntry, int]]:

@@ -204,6 +204,10 @@ class FinishContent(ContentPart):
     reason: Literal["stop", "tool_calls", "interrupt", "cancelled"] = "stop"
 
 
+DEBUG_VALUES_KEPT = 20
+"""How many of the latest values of a label and segment a debug block keeps (the log keeps them all)."""
+
+
 class DebugContent(ContentPart):
     """Protocol traffic with no neutral meaning (custom or raw events, unknown event types).
 
@@ -214,6 +218,9 @@ class DebugContent(ContentPart):
     kind: Literal["debug"] = "debug"
     label: str
     value: JsonValue = None
+    folded: int = Field(default=0, ge=0)
+    """How many earlier parts of this label (and segment) this one also stands for: a thread's
+    compacted copy keeps only the latest values a debug block shows (`compaction.fold_debug_parts`)."""
 
 
 Content = Annotated[

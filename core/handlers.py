@@ -14,6 +14,7 @@ from tandem.core.blocks.text import ReasoningBlock, TextBlock
 from tandem.core.blocks.tool_call import ToolCallBlock
 from tandem.core.blocks.ui_action import UIActionBlock, UIActionFunction
 from tandem.core.content import (
+    DEBUG_VALUES_KEPT,
     ActivityContent,
     ApprovalRequestContent,
     DebugContent,
@@ -298,10 +299,6 @@ class ErrorHandler:
         return Emit(new)
 
 
-DEBUG_VALUES_KEPT = 20
-"""How many of the latest values a debug block keeps (the log keeps them all)."""
-
-
 class DebugBlock(Block):
     """Protocol traffic with no neutral meaning, for a debug view (hidden by default): the parts
     of one label (`raw`, `custom NAME`…) in one segment.
@@ -316,10 +313,10 @@ class DebugBlock(Block):
     kind = "debug"
     marker = True
 
-    def __init__(self, id: str, *, label: str, value: object, **kwargs: object) -> None:
+    def __init__(self, id: str, *, label: str, value: object, folded: int = 0, **kwargs: object) -> None:
         super().__init__(id, **kwargs)  # type: ignore[arg-type]
         self.label = label
-        self.count = 1
+        self.count = 1 + folded
         """How many parts the block took (the values of all but the latest few are in the log only)."""
         self._values: deque[object] = deque((value,), maxlen=DEBUG_VALUES_KEPT)
 
@@ -333,9 +330,9 @@ class DebugBlock(Block):
         """The latest parts' values (at most `DEBUG_VALUES_KEPT`), oldest first."""
         return list(self._values)
 
-    def add(self, value: object) -> None:
-        """Take one more part of the same label."""
-        self.count += 1
+    def add(self, value: object, folded: int = 0) -> None:
+        """Take one more part of the same label (standing for `folded` earlier ones too)."""
+        self.count += 1 + folded
         self._values.append(value)
         self.changed()
 
@@ -355,9 +352,9 @@ class DebugHandler:
         key = f"debug/{pipeline.turn_id or 'turn'}.{pipeline.segment_index}/{part.label}"
         earlier = pipeline.by_id.get(key)
         if isinstance(earlier, DebugBlock):
-            earlier.add(part.value)
+            earlier.add(part.value, part.folded)
             return Update(earlier)
-        new = DebugBlock(context.block_id(key), label=part.label, value=part.value)
+        new = DebugBlock(context.block_id(key), label=part.label, value=part.value, folded=part.folded)
         pipeline.add_block(new)
         return Update(new)
 

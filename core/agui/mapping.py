@@ -565,5 +565,6 @@ def _first_segment(path: str) -> str:
 def _debug(label: str, value: Any) -> DebugContent:
     """A debug part around `value`, parsed JSON, built without validating it again: ag-ui-langgraph
     sends a ~1 KB RAW event beside every token, and validating it as `JsonValue` walked all of it."""
-    part: DebugContent = _part(DebugContent, {"kind": "debug", "label": label, "value": value}, {"label", "value"})
+    part: DebugContent = _part(DebugContent, {"kind": "debug", "label": label, "value": value, "folded": 0},
+                                {"label", "value"})
     return part

@@ -16,7 +16,7 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 
-from tandem.core.compaction import COMPACTION_VERSION, join_text_runs, replay_json, text_run_key
+from tandem.core.compaction import COMPACTION_VERSION, fold_debug_parts, join_text_runs, replay_json, text_run_key
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, UpdateLogged
 from tandem.core.store.entries_codec import decode_entries
@@ -156,13 +156,15 @@ def _open_run(entry: LogEntry) -> bool:
 
 
 def _joined(tail: list[SpanEntry]) -> list[SpanEntry]:
-    """`tail` with each run of text deltas joined into one entry spanning the run's numbers."""
+    """`tail` with debug parts folded and each run of text deltas joined into one entry spanning
+    the run's numbers (the numbers of the debug parts dropped between them too)."""
     if len(tail) < 2:
         return tail
-    joined = join_text_runs([entry for _first, _last, entry in tail])
+    kept = fold_debug_parts([entry for _first, _last, entry in tail])
+    joined = join_text_runs([entry for _index, entry in kept])
     out: list[SpanEntry] = []
     position = 0
     for entry, size in joined:
-        out.append((tail[position][0], tail[position + size - 1][1], entry))
+        out.append((tail[kept[position][0]][0], tail[kept[position + size - 1][0]][1], entry))
         position += size
     return out

@@ -18,7 +18,8 @@ from _turns import converse
 from tandem.core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
 from tandem.core.agui.demo import SCENARIOS
 from tandem.core.compaction import COMPACTION_VERSION, compact_entries, replay_json
-from tandem.core.content import DebugContent, ReasoningContent, TextContent, ToolCallContent
+from tandem.core.content import DEBUG_VALUES_KEPT, DebugContent, ErrorContent, ReasoningContent, TextContent, ToolCallContent
+from tandem.core.handlers import DebugBlock
 from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from tandem.core.store import ThreadStore
 from tandem.tui import backend
@@ -220,9 +221,10 @@ class TestStoredCopy:
 
     def test_the_copy_is_parsed_as_it_is_replayed_not_all_at_once(self, store: ThreadStore) -> None:
         # A thread of a million CUSTOM events took 3.2 GB to reopen, most of it the parsed entries
-        # (about 3 KB each) held in one list before the first was replayed.
+        # (about 3 KB each) held in one list before the first was replayed. (Debug parts are
+        # folded in the copy now: error parts are kept one an entry.)
         turns = [[*turn_entries(f"t{n}", [], end=False)[:2],
-                  *(UpdateLogged(turn_id=f"t{n}", update=ChatUpdate(contents=[DebugContent(label="custom x", value=i)]))
+                  *(UpdateLogged(turn_id=f"t{n}", update=ChatUpdate(contents=[ErrorContent(message=f"error {i}")]))
                     for i in range(500)),
                   *turn_entries(f"t{n}", [])[2:]] for n in range(40)]
         thread_id = write(store, *turns)
@@ -395,3 +397,41 @@ class TestIncrementalStaging:
             rows = copy_rows(Path(tmp) / "threads.sqlite3", thread_id)
             assert (rows[-1][1] if rows else -1) >= closing
             assert len(held) <= 1  # at most the run still open, joined
+
+
+class TestDebugTrafficInTheCopy:
+    """ag-ui-langgraph on its defaults: a RAW event beside every token (and CUSTOM ones now and then)."""
+
+    @staticmethod
+    def langgraph_turn(turn: str, tokens: int) -> list[LogEntry]:
+        entries = turn_entries(turn, [], end=False)
+        for n in range(tokens):
+            entries.append(UpdateLogged(turn_id=turn, update=ChatUpdate(contents=[DebugContent(label="raw", value={"n": n})],
+                                                                        raw={"type": "RAW"})))
+            entries.append(UpdateLogged(turn_id=turn, update=ChatUpdate(message_id=f"{turn}-m", contents=[TextContent(text=f"w{n} ")],
+                                                                        raw={"d": n})))
+            if n % 7 == 0:
+                entries.append(UpdateLogged(turn_id=turn, update=ChatUpdate(contents=[DebugContent(label="custom tick", value=n)])))
+        return entries + turn_entries(turn, [])[2:]
+
+    @pytest.mark.parametrize("pieces", [1, 3, 11])
+    async def test_the_copy_keeps_what_the_debug_blocks_show_and_restores_the_same(self, store: ThreadStore, pieces: int) -> None:
+        first, second = self.langgraph_turn("t1", 60), self.langgraph_turn("t2", 5)
+        # Committed in `pieces` batches: each checkpoint folds what it closes.
+        size = -(-len(first) // pieces)
+        thread_id = write(store, *(first[i:i + size] for i in range(0, len(first), size)), second)
+        with store.open(thread_id, read_only=True) as thread:
+            logged, replayed = thread.entries(), list(thread.replay_entries())
+        kept = sum(len(e.update.contents) for e in replayed if isinstance(e, UpdateLogged) and isinstance(e.update.contents[0], DebugContent))
+        assert kept <= pieces * 2 * (2 + DEBUG_VALUES_KEPT) + 2 * 7  # not 60 + 9 + 5 + 1 values
+        compacted = await restore(demo_agent(), InMemoryThread(entries=replayed), resume=False)
+        reference = await restore(demo_agent(), FullReplay(entries=logged), resume=False)
+        assert picture(compacted) == picture(reference)
+        raw = next(b for b in reference.blocks if isinstance(b, DebugBlock) and b.label == "raw")
+        assert raw.count == 60 and raw.values == [{"n": n} for n in range(60 - DEBUG_VALUES_KEPT, 60)]
+
+    def test_folding_is_left_to_a_stretch_not_yet_folded(self) -> None:
+        entries = self.langgraph_turn("t1", 30)
+        once = compact_entries(entries)
+        assert compact_entries(once) == once
+
