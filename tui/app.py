@@ -491,7 +491,7 @@ class TandemApp(KeyOrder, ThreadCommands, Decisions, SurfaceActions, Sending, Ap
         context = self.context
         if context is None:
             return None
-        block = context.agent.pipeline.by_id.get(f"tool/{proposal_id}")
+        block = context.agent.pipeline.newest(f"tool/{proposal_id}")
         return block.name or None if isinstance(block, ToolCallBlock) else None
 
     def _hold_full_collections(self, *, streaming: bool) -> None:
