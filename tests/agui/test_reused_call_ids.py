@@ -32,11 +32,11 @@ def shown(context: AgentContext) -> list[tuple[str, str, Any]]:
     return [(b.id, b.kind, b.content()) for b in context.blocks]
 
 
-async def two_turns(pai_server: PaiServer, scenario: str, store: ThreadStore, dispose: Any,
+async def two_turns(pai_server: PaiServer, scenario: str, store: ThreadStore, disposed: Any,
                     decide: list[Any] | None = None) -> tuple[AgentContext, str]:
     client = AGUIChatClient(pai_server.url_for(scenario), read_timeout=10)
     context = AgentContext(UIAgent(client), thread=store.create())
-    dispose(context)
+    disposed(context)
     decisions = iter(decide or [])
 
     def answer(pending: list[Block]) -> None:
@@ -54,7 +54,7 @@ async def replayed(store: ThreadStore, thread_id: str, pai_server: PaiServer, sc
 
 
 async def test_a_backend_call_id_used_again_shows_two_cards_each_with_its_result(
-        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:
+        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:  # noqa: F811
     with ThreadStore(tmp_path / "threads.sqlite3") as store:
         context, thread_id = await two_turns(pai_server, "backend_tool", store, dispose)
         sunny = "Sunny, 21C in Paris"
@@ -71,7 +71,7 @@ async def test_a_backend_call_id_used_again_shows_two_cards_each_with_its_result
 
 
 async def test_an_approved_and_a_rejected_call_under_one_id_keep_their_own_results(
-        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:
+        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:  # noqa: F811
     def approve(block: ApprovalBlock) -> None:
         block.approve()
 
