@@ -179,21 +179,11 @@ class UIActionHandler:
         return Update(action)
 
 
-def _starts_call(part: ToolCallContent) -> bool:
-    """Whether `part` starts a streamed call: it names the tool and carries nothing else.
-
-    That is what `TOOL_CALL_START` maps to. A whole call (a snapshot's or a history's), a piece
-    of the arguments, their end and an encrypted value all belong to a call already started.
-    """
-    return (part.name is not None and part.arguments is None and not part.arguments_delta and not part.done
-            and part.encrypted_value is None)
-
-
 def _another_call(card: ToolCallBlock | UIActionBlock, settled: bool, part: ToolCallContent,
                   context: UpdateContext) -> bool:
     """Whether `part` starts another call under the id of `card`, the newest card with that id
     (the module docstring's rule; `settled`: the card has its result, or its decision)."""
-    if not settled or not _starts_call(part):
+    if not settled or not part.starts_call:
         return False
     return card.turn_id != context.pipeline.turn_id or card.name != part.name
 

@@ -19,6 +19,7 @@ from _raw_agui import Response, raw_agui, run, sse, text_events, tool_events
 
 from tandem.core.agent import UIAgent
 from tandem.core.blocks import ToolCallBlock
+from tandem.core.export import to_markdown
 from tandem.core.replay import restore
 from tandem.core.scripted import ScriptedChatClient
 from tandem.core.store import ThreadStore
@@ -66,7 +67,11 @@ def test_each_run_s_call_1_is_its_own_card_with_its_own_result(env: dict[str, st
     # `tandem --resume` replays the saved log to the same cards.
     with ThreadStore(Path(env["XDG_DATA_HOME"]) / "tandem" / "threads.sqlite3") as store:
         restored = asyncio.run(_restored(store, third.turn["thread"]))
+        exported = to_markdown(store.read(third.turn["thread"]))
     assert restored == [("tool/call_1", "A"), ("tool/call_1~2", "B"), ("tool/call_1~3", "noon")]
+    # The export too: three calls, each with its own arguments and result.
+    assert exported.count("**Tool call") == 3 and "**Tool result**" not in exported
+    assert exported.index('"a"') < exported.index('"A"') < exported.index('"b"') < exported.index('"B"')
 
 
 async def _restored(store: ThreadStore, thread_id: str) -> list[tuple[str, object]]:
