@@ -12,15 +12,15 @@ rule, applied by `ToolCallHandler` and `UIActionHandler`:
   A tool card is settled once it has a result (`ToolCallBlock.has_result`), a UI action once
   it is decided. Except when that card is of the current turn and names the same tool: that
   is taken for a server re-sending, in a continuation run, the call it already had answered
-  (as `core/agui/snapshot_messages.py` does), since running a client action twice is the
-  worse mistake than showing a repeated call once.
+  (as `core/agui/snapshot_messages.py` does): running a client action twice is worse than
+  showing a repeated call once.
 - Every other part for a known id is the call seen again and goes to the **newest** card with
   that id (`Pipeline.newest`): a start of a call that has no result yet (a resumed run streams
   the interrupted call again), a whole call re-sent by a messages snapshot or a resumed run,
   an argument piece, an encrypted value. So do results, and the approvals that name a call.
 
-Both tests read only what the updates did to the blocks (results, and decisions, which are
-logged and replayed in place), so replaying the log on `--resume` gives the same cards and ids
+Both tests read only what the updates did to the blocks (results) and the decisions (logged,
+and replayed in place), never the clock or the protocol, so replaying the log on `--resume` gives the same cards and ids
 as the live run. The AG-UI client makes the matching decision for the events themselves
 (`core/agui/mapping.py`: a call of the history streamed again is dropped as a replay unless
 its history call has a result) and sends each occurrence back with its own result.
