@@ -73,6 +73,18 @@ class ToolCallContent(ContentPart):
     encrypted_value: str | None = None
     """Opaque provider value attached to the call: stored and sent back untouched, never displayed."""
 
+    @property
+    def starts_call(self) -> bool:
+        """Whether this part starts a streamed call: it names the tool and carries nothing else.
+
+        That is what AG-UI's `TOOL_CALL_START` maps to. A whole call (a snapshot's or a
+        history's), a piece of the arguments, their end and an encrypted value all belong to a
+        call already started. Under the id of a call that has its result, a start is another
+        call (`core/handlers.py`).
+        """
+        return (self.name is not None and self.arguments is None and not self.arguments_delta and not self.done
+                and self.encrypted_value is None)
+
 
 class ToolResultContent(ContentPart):
     """The result of a tool call, matched to it by `call_id`."""

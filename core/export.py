@@ -305,7 +305,9 @@ class _Transcript:
 
     def tool_call(self, part: ToolCallContent) -> None:
         call = self.calls.get(part.call_id)
-        if call is None:
+        if call is None or (call.result and part.starts_call):
+            # A start under the id of an answered call is another call (servers that number
+            # their calls afresh in every run): its own entry, as it has its own card.
             call = self.calls[part.call_id] = _Call(part.call_id)
             self.run = None
             self.items.append(call)

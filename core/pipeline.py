@@ -162,6 +162,10 @@ class Pipeline:
         """Per id base, the lowest `~N` suffix that may still be free: `by_id` only grows, so
         `unique_id` resumes there instead of counting from 2 (a run of a million id-less CUSTOM
         events shares one base, and counting from 2 each time made them quadratic)."""
+        self._suffixed: dict[str, str] = {}
+        """The suffixed ids `unique_id` handed out whose blocks are not added yet, with their base."""
+        self._newest_of: dict[str, Block] = {}
+        """Per id base that `unique_id` had to suffix, the newest block added under it (`newest`)."""
         self._active: list[tuple[Block, Handler]] = []
         """The active blocks offered parts in phase 1, oldest first."""
         self._opened: list[Block] = []
@@ -321,6 +325,8 @@ class Pipeline:
         if not block.is_marker:
             self.newest_content = block
         self.by_id[block.id] = block
+        if self._suffixed and (base := self._suffixed.pop(block.id, None)) is not None:
+            self._newest_of[base] = block
         self.segment_blocks.append(block)
         block.activate()
         self._block_added.notify(block)
@@ -333,4 +339,13 @@ class Pipeline:
         while f"{base}~{n}" in self.by_id:
             n += 1
         self._next_suffix[base] = n
-        return f"{base}~{n}"
+        unique = f"{base}~{n}"
+        self._suffixed[unique] = base
+        return unique
+
+    def newest(self, base: str) -> Block | None:
+        """The block added last under an id `unique_id` made from `base` (`base` itself, or
+        `base~N`), or None: a tool call id a server used again in a later run has one card per
+        call, and its results, approvals and lookups go to the newest."""
+        newest = self._newest_of.get(base)
+        return newest if newest is not None else self.by_id.get(base)

@@ -492,7 +492,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         context = self.context
         if context is None:
             return None
-        block = context.agent.pipeline.by_id.get(f"tool/{proposal_id}")
+        block = context.agent.pipeline.newest(f"tool/{proposal_id}")
         return block.name or None if isinstance(block, ToolCallBlock) else None
 
     def _painting(self) -> bool:

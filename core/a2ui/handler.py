@@ -68,7 +68,7 @@ class A2UIHandler:
             source = f"message:{context.message_key()}:{_op_key(dict(part.message))}"
             return self._dispatch(context, inbound, source, fallback=f"message/{context.message_key()}")
         if isinstance(part, ToolResultContent) and looks_like_a2ui(part.result):
-            if isinstance(context.pipeline.by_id.get(f"tool/{part.call_id}"), ToolCallBlock):
+            if isinstance(context.pipeline.newest(f"tool/{part.call_id}"), ToolCallBlock):
                 return PASS  # the tool block takes the result; `watch` reads it from there
             return self._tool_result(context, part.call_id, part.result, part.error)
         return PASS
@@ -91,7 +91,9 @@ class A2UIHandler:
             if pipeline is None:
                 return
             update_context = _SyntheticContext(pipeline, changed)
-            transition = self._tool_result(update_context, changed.call_id, changed.result, changed.error)  # type: ignore[arg-type]
+            # Keyed by the card, not the call id: a call id a server used again is another call.
+            transition = self._tool_result(update_context, changed.call_id, changed.result, changed.error,  # type: ignore[arg-type]
+                                           source=f"tool:{changed.id}")
             if isinstance(transition, Emit):
                 pipeline.add_block(transition.block)
 
@@ -120,8 +122,10 @@ class A2UIHandler:
         self._activity_content[key] = content
         return self._dispatch(context, from_activity(content), f"activity:{key}", fallback=f"activity/{key}", cumulative=True)
 
-    def _tool_result(self, context: UpdateContext, call_id: str, result: JsonValue, error: str | None) -> Transition:
-        return self._dispatch(context, from_tool_result(result, error), f"tool:{call_id}", fallback=f"tool/{call_id}", cumulative=True)
+    def _tool_result(self, context: UpdateContext, call_id: str, result: JsonValue, error: str | None,
+                     *, source: str | None = None) -> Transition:
+        return self._dispatch(context, from_tool_result(result, error), source or f"tool:{call_id}",
+                              fallback=f"tool/{call_id}", cumulative=True)
 
     # -- routing to surfaces -----------------------------------------------------------------
 

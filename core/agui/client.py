@@ -231,7 +231,7 @@ class AGUIChatClient(ChatClient):
             async with self._transport.open(run_input) as body, aclosing(self._payloads(body)) as batches:
                 # One loop, no generator layer per stage, and the updates of a chunk go out
                 # together: every hop would otherwise cost each update.
-                run = _RunPath(self, mapper, history_calls)
+                run = _RunPath(self, mapper)
                 position = 0
                 deadline = None if self.turn_timeout is None else time.monotonic() + self.turn_timeout
                 while True:
@@ -344,12 +344,12 @@ class _RunPath:
     stream checks of the run; the client owns the counters.
     """
 
-    def __init__(self, client: AGUIChatClient, mapper: EventMapper, history_calls: dict[str, Any]) -> None:
+    def __init__(self, client: AGUIChatClient, mapper: EventMapper) -> None:
         self.client = client
         self.mapper = mapper
         self.expander = ChunkExpander()
         self.verifier = EventVerifier()
-        self.checks = _StreamChecks(history_calls)
+        self.checks = _StreamChecks()
         self.fast = False
         # content-delta type → (its id field, the ids now open for it (the verifier's own sets),
         # what maps it: `EventMapper.delta_update`, or for text, the most of a stream, its own)
@@ -464,13 +464,12 @@ def _turn_timeout(seconds: float | None) -> TransportTimeout:
 class _StreamChecks:
     """Checks over one stream that the verifier's ordering rules do not cover, kept out of the
     mapper: event types AG-UI does not define (shown as a warning, with the closest known type),
-    and tool-call ids reused for a new call (a protocol error naming the event)."""
+    and tool-call ids reused for a new call within a run (a protocol error naming the event)."""
 
-    def __init__(self, history_calls: dict[str, Any]) -> None:
-        # A finished call of the history may come again under its own name: LangGraph streams the
-        # interrupted call again when it resumes, and the mapper knows it is a replay. Under
-        # another name it is a different call passing itself off as the finished one.
-        self._finished_calls = {call_id: call.name for call_id, call in history_calls.items() if call.resolved}
+    def __init__(self) -> None:
+        # Only within the run: a call of the history may come again (LangGraph streams the
+        # interrupted call again when it resumes), and an id an earlier run used may name a new
+        # call (servers that number their calls afresh in every run); the mapper tells which.
         self._seen_calls: set[str] = set()
         self._warned: set[str] = set()
 
@@ -478,9 +477,7 @@ class _StreamChecks:
         if event_type in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):
             call_id = data.get("toolCallId")
             if isinstance(call_id, str) and (event_type == "TOOL_CALL_START" or call_id not in self._seen_calls):
-                finished_as = self._finished_calls.get(call_id)
-                renamed = finished_as is not None and data.get("toolCallName") not in (None, finished_as)
-                if call_id in self._seen_calls or renamed:
+                if call_id in self._seen_calls:
                     error = ProtocolError(f"event {position} ({event_type}) reuses tool call id {call_id!r} "
                                           f"of an earlier call (now named {str(data.get('toolCallName'))[:80]!r})")
                     error.event_type, error.position = event_type, position

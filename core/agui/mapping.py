@@ -9,7 +9,7 @@ update: starts and ends of messages carry no content and map to nothing.
 | TEXT_MESSAGE_CONTENT | `TextContent` (message id, role from the start event) |
 | REASONING_MESSAGE_CONTENT | `ReasoningContent`; a message that repeats, whole, a thought the run already completed is not shown (a `DebugContent` at its end) |
 | REASONING_ENCRYPTED_VALUE | `ReasoningContent(encrypted_value)`; on a tool call `ToolCallContent(encrypted_value)`; on a tool result message the result again, with the value |
-| TOOL_CALL_START / ARGS / END | `ToolCallContent` (name, argument deltas, `done` with parsed arguments); calls to tools the request did not declare are `informational_only` |
+| TOOL_CALL_START / ARGS / END | `ToolCallContent` (name, argument deltas, `done` with parsed arguments); calls to tools the request did not declare are `informational_only`; a call of the history streamed again is mapped to nothing when it is that call again (see below) |
 | TOOL_CALL_RESULT | `ToolResultContent`, role `tool` |
 | STATE_SNAPSHOT / STATE_DELTA | `StateSnapshotContent` / `StateDeltaContent`, with `proposal_id` when predictive; keys an adapter reserves for itself (`adapter_state.py`) are set aside |
 | ACTIVITY_SNAPSHOT / DELTA | `ActivityContent` |
@@ -18,6 +18,15 @@ update: starts and ends of messages carry no content and map to nothing.
 | RUN_STARTED, RAW, CUSTOM, unknown types | `DebugContent` (a `CUSTOM on_interrupt` also announces an interrupt) |
 | RUN_FINISHED | approval / input requests for interrupts (its outcome's, else those announced by `CUSTOM on_interrupt`), then `FinishContent` |
 | RUN_ERROR | `ErrorContent` (the client raises `AgentRunError` after yielding it) |
+
+**A history call streamed again.** ag-ui-langgraph streams the interrupted call again when
+the run resumes: a `TOOL_CALL_START` under the id of a history call that has **no result**
+yet is that call, shown and sent already; its events map to nothing and its result still finds
+it. A history call that **has** its result is a new call under the same id (servers that number
+their calls `call_1`, `call_2`… afresh in every run), mapped as any other, unless the result came
+in the current turn (since the last user message with text) and the name is the same: that is
+a server re-sending, in a continuation run, what it had answered, and a client tool must not
+run twice. The handlers give the new call a card of its own (`core/handlers.py`).
 
 **Predictive state.** While a call to a tool named by a `PredictStateMapping` (configured, or
 announced by a `CUSTOM` `PredictState` event in the run) is unresolved, state writes touching
@@ -36,7 +45,7 @@ from tandem.core.agui.adapter_state import adapter_keys, is_adapter_key
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
 from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
-from tandem.core.agui.snapshot_messages import SnapshotReconciler
+from tandem.core.agui.snapshot_messages import SnapshotReconciler, answered_in_current_turn
 from tandem.core.unvalidated import envelope as _envelope
 from tandem.core.unvalidated import part as _part
 from tandem.core.unvalidated import text_update as _text_update
@@ -86,8 +95,10 @@ class EventMapper:
         self._predict: list[PredictStateMapping] = list(self._configured)
         self.calls: dict[str, KnownCall] = dict(known_calls or {})
         """Every tool call known so far, by id."""
-        self._history_calls = frozenset(self.calls)
+        self._history_calls = set(self.calls)  # until the run starts a new call under one of their ids
         self._replayed: set[str] = set()  # history calls the server streams again (a resumed run)
+        self._sent = sent
+        self._answered_in_turn: set[str] | None = None  # read from `sent` on the first history call streamed again
         self._run_calls: list[str] = []
         self._snapshots = SnapshotReconciler(sent, self.calls, self._declared)
         self._snapshots.known_ids.update(known_message_ids)
@@ -301,10 +312,12 @@ class EventMapper:
 
     def _call_start(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if event.tool_call_id in self._history_calls:
-            # A call of the history streamed again: ag-ui-langgraph replays the interrupted call
-            # when it resumes. It is shown and sent already; its result still finds it.
-            self._replayed.add(event.tool_call_id)
-            return []
+            if self._streamed_again(event.tool_call_id, event.tool_call_name):
+                # ag-ui-langgraph replays the interrupted call when it resumes. It is shown and
+                # sent already; its result still finds it.
+                self._replayed.add(event.tool_call_id)
+                return []
+            self._history_calls.discard(event.tool_call_id)  # a new call under an id used before
         informational = event.tool_call_name not in self._declared
         self.calls[event.tool_call_id] = KnownCall(
             event.tool_call_name, event.parent_message_id, informational_only=informational
@@ -317,6 +330,15 @@ class EventMapper:
             "arguments": None, "done": False, "informational_only": informational, "encrypted_value": None,
         }, {"call_id", "name", "informational_only"})
         return [_update([part], raw, message_id=event.parent_message_id, author=self._author(event))]
+
+    def _streamed_again(self, call_id: str, name: str) -> bool:
+        """Whether a start under the id of a history call is that call again (the module docstring)."""
+        call = self.calls[call_id]
+        if not call.resolved:
+            return True
+        if self._answered_in_turn is None:
+            self._answered_in_turn = answered_in_current_turn(self._sent)
+        return call_id in self._answered_in_turn and call.name == name
 
     def _call_args(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if event.tool_call_id in self._replayed:

@@ -6,7 +6,8 @@ Servers are stateless, so every run carries the **full** history:
 - an assistant message becomes a `ReasoningMessage` for its reasoning (with `encryptedValue`
   echoed untouched) and an `AssistantMessage` for its text and tool calls;
 - each tool result becomes a `ToolMessage` (the last result per call wins, which is how an
-  encrypted value that arrived after its result is sent back);
+  encrypted value that arrived after its result is sent back; a call under an id an earlier
+  call had, from a server that numbers its calls afresh in every run, has its own);
 - a user message holding `ApprovalResponseContent` / `InputResponseContent` parts is not a
   message at all: the last one becomes `resume` entries, one per **open** interrupt (an open
   interrupt without an answer is sent as cancelled), earlier ones are dropped — except answers
@@ -218,12 +219,21 @@ def to_agui_messages(messages: Sequence[ChatMessage], cache: ConversionCache | N
             continue
         head, tool_results = _convert(message, index)
         out.extend(head)
+        _forget_answered(head, results)
         for call_id, tool_message in tool_results:
             _add_result(out, results, call_id, tool_message)
     if cache is not None:
         assert confirmations is not None
         cache.keep(messages, out, results, confirmations, answered or (resumed is not None and cache.answered))
     return out
+
+
+def _forget_answered(messages: Sequence[Message], results: dict[str, int]) -> None:
+    """The calls of `messages` are new: a result for one of their ids is theirs, added after
+    them, not in place of the result of an earlier call under the same id."""
+    for message in messages:
+        for call in getattr(message, "tool_calls", None) or ():
+            results.pop(call.id, None)
 
 
 def _add_result(out: list[Message], results: dict[str, int], call_id: str, tool_message: Message) -> None:
@@ -265,7 +275,9 @@ def _convert_answers(message: ChatMessage, index: int, confirmations: set[str], 
                 results[part.request_id] = len(out)
                 out.append(_confirmation_result(part))
     elif message.role == "assistant":
-        out.extend(_assistant_messages(message, message_id))
+        head = _assistant_messages(message, message_id)
+        out.extend(head)
+        _forget_answered(head, results)
     for part in message.contents:
         if isinstance(part, ToolResultContent):
             _add_result(out, results, part.call_id,
@@ -373,8 +385,11 @@ def known_calls(messages: Sequence[ChatMessage], declared: frozenset[str],
     for message in messages[start:] if start else messages:
         for part in message.contents:
             if isinstance(part, ToolCallContent):
-                call = calls.setdefault(part.call_id, KnownCall(part.name, message.message_id,
-                                                                informational_only=part.name not in declared))
+                call = calls.get(part.call_id)
+                if call is None or call.resolved:
+                    # Under the id of an answered call, a new call: what the mapper checks is the latest.
+                    call = calls[part.call_id] = KnownCall(part.name, message.message_id,
+                                                           informational_only=part.name not in declared)
                 call.name = part.name or call.name
                 if part.arguments is not None:
                     call.arguments = dict(part.arguments)

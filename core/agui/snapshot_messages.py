@@ -54,7 +54,7 @@ from tandem.core.content import ActivityContent, ReasoningContent, TextContent, 
 from tandem.core.messages import ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
 
-__all__ = ["SnapshotReconciler", "text_of", "call_signature"]
+__all__ = ["SnapshotReconciler", "text_of", "call_signature", "answered_in_current_turn"]
 
 
 def call_signature(name: str | None, arguments: Any) -> tuple[str, str]:
@@ -255,12 +255,23 @@ class SnapshotReconciler:
         return False
 
 
-def _answered_in_current_turn(sent: Sequence[Message]) -> set[tuple[str, str]]:
-    """Signatures of the calls answered since the last user message with text."""
+def _current_turn_start(sent: Sequence[Message]) -> int:
+    """The index of the last user message with text (0 without one): where the current turn starts."""
     start = 0
     for index, message in enumerate(sent):
         if isinstance(message, UserMessage) and text_of(message.content):
             start = index
+    return start
+
+
+def answered_in_current_turn(sent: Sequence[Message]) -> set[str]:
+    """Ids of the calls a tool message answered since the last user message with text."""
+    return {m.tool_call_id for m in sent[_current_turn_start(sent):] if isinstance(m, ToolMessage)}
+
+
+def _answered_in_current_turn(sent: Sequence[Message]) -> set[tuple[str, str]]:
+    """Signatures of the calls answered since the last user message with text."""
+    start = _current_turn_start(sent)
     calls: dict[str, tuple[str, str]] = {}
     answered: set[tuple[str, str]] = set()
     for message in sent[start:]:

@@ -56,6 +56,9 @@ class ToolCallBlock(Block):
         self.status = ToolStatus.STREAMING_ARGUMENTS
         self.result: JsonValue = None
         self.error: str | None = None
+        self.has_result = False
+        """Whether a result (or error) was recorded: the call is answered, and a later start of a
+        call under the same id is another call (`ToolCallHandler`)."""
         for attribute in self.argument_map.values():
             setattr(self, attribute, None)
         if self.result_attribute:
@@ -98,6 +101,7 @@ class ToolCallBlock(Block):
             self.finish_arguments()
         self.result = result
         self.error = error
+        self.has_result = True
         if self.result_attribute:
             setattr(self, self.result_attribute, _decode_result(result))
         if self.status not in (ToolStatus.DENIED, ToolStatus.CANCELLED):

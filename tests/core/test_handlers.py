@@ -18,8 +18,17 @@ from tandem.core import (
     UIActionBlock,
     UIAgent,
 )
-from tandem.core.content import ActivityContent, DebugContent, ErrorContent, FinishContent, ReasoningContent, TextContent
-from tandem.core.handlers import DEBUG_VALUES_KEPT, DebugBlock
+from tandem.core.content import (
+    DEBUG_VALUES_KEPT,
+    ActivityContent,
+    DebugContent,
+    ErrorContent,
+    FinishContent,
+    ReasoningContent,
+    TextContent,
+    ToolCallContent,
+)
+from tandem.core.handlers import DebugBlock
 from tandem.core.scripted import ScriptedChatClient
 
 
@@ -124,6 +133,56 @@ class TestToolCalls:
         assert type(block) is ToolCallBlock
         assert block.informational_only
         assert ran == []
+
+
+class TestCallIdsUsedAgain:
+    """The module docstring's rule: a start under the id of a settled card is another call."""
+
+    @staticmethod
+    def next_turn(agent: UIAgent, turn: str) -> None:
+        agent.pipeline.end_segment()
+        agent.pipeline.begin_segment(turn, 0)
+
+    def cards(self, agent: UIAgent) -> list[tuple[str, object]]:
+        return [(b.id, b.result) for b in agent.pipeline.blocks if isinstance(b, ToolCallBlock)]
+
+    def test_an_answered_id_started_in_a_later_turn_is_a_new_card_and_takes_its_result(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "lookup"), tool_call("c1", delta='{"q": "a"}', done=True), tool_result("c1", "A"))
+        self.next_turn(agent, "t2")
+        feed(agent, tool_call("c1", "lookup"), tool_call("c1", delta='{"q": "b"}', done=True))
+        self.next_turn(agent, "t2")  # the result in the next segment goes to the newest card
+        feed(agent, tool_result("c1", "B"))
+        assert self.cards(agent) == [("tool/c1", "A"), ("tool/c1~2", "B")]
+        assert agent.pipeline.newest("tool/c1") is agent.pipeline.by_id["tool/c1~2"]
+
+    def test_what_is_the_same_call_again_keeps_one_card(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "lookup"))
+        self.next_turn(agent, "t1")
+        feed(agent, tool_call("c1", "lookup"))  # no result yet: a resumed run streams it again
+        feed(agent, tool_result("c1", "A"))
+        self.next_turn(agent, "t1")
+        feed(agent, tool_call("c1", "lookup"))  # answered, of this turn, the same tool: a re-send
+        self.next_turn(agent, "t2")
+        feed(agent, tool_call("c1", "lookup", arguments={}, done=True))  # a whole call: a snapshot's
+        feed(agent, ChatUpdate(contents=[ToolCallContent(call_id="c1", name="lookup", encrypted_value="x")]))
+        assert self.cards(agent) == [("tool/c1", "A")]
+
+    def test_another_tool_under_the_id_in_the_same_turn_is_a_new_card(self) -> None:
+        agent = new_agent()
+        feed(agent, tool_call("c1", "lookup"), tool_result("c1", "A"), tool_call("c1", "get_time"))
+        assert [(b.id, b.name) for b in agent.pipeline.blocks] == [("tool/c1", "lookup"), ("tool/c1~2", "get_time")]  # type: ignore[attr-defined]
+
+    def test_a_decided_ui_action_started_in_a_later_turn_is_a_new_action(self) -> None:
+        agent = new_agent(ui_actions={"set_theme": lambda args: "ok"})
+        feed(agent, tool_call("a1", "set_theme", arguments={"theme": "dark"}, done=True))
+        (first,) = agent.pipeline.blocks
+        assert isinstance(first, UIActionBlock) and first.decline()
+        self.next_turn(agent, "t2")
+        feed(agent, tool_call("a1", "set_theme"), tool_result("a1", "echo"))
+        assert [b.id for b in agent.pipeline.blocks] == ["action/a1", "action/a1~2"]
+        assert (first.echoed_result, agent.pipeline.by_id["action/a1~2"].echoed_result) == (None, "echo")  # type: ignore[attr-defined]
 
 
 class TestUIActions:

@@ -24,6 +24,10 @@ What the model does is chosen by a keyword of the last user message:
 | `think` | streams reasoning ("Thinking it over carefully."), then the answer |
 | anything else | answers `PLAIN_ANSWER` |
 
+A call's id is `call_<tool>_<n>`, n counting the user messages, unless the message also says
+`same id`: then it is `call_<tool>` in every turn, as fake models that number their calls afresh
+in each run do.
+
 After a tool result the model answers "Done: <result>." (`colour`: "You chose <answer>."). Every
 request body is recorded in `LangGraphServer.requests`. Run `python tests/frameworks/langgraph_server.py
 [--port N]` to serve it by hand (`tandem ask --url http://127.0.0.1:N/ hello`).
@@ -167,7 +171,8 @@ def script(messages: Sequence[BaseMessage]) -> Reply:
         return Reply(reasoning=REASONING_TEXT, text="The answer is 42.")
     for keyword, (name, arguments) in _CALLS.items():
         if keyword in said:
-            return Reply(calls=((f"call_{name}_{turn}", name, arguments),))
+            call_id = f"call_{name}" if "same id" in said else f"call_{name}_{turn}"
+            return Reply(calls=((call_id, name, arguments),))
     return Reply(text=PLAIN_ANSWER)
 
 

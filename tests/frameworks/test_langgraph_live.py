@@ -24,7 +24,7 @@ if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, 
 from langgraph_scenarios import REPO, SCENARIOS  # noqa: E402
 from langgraph_server import PLAIN_ANSWER, LangGraphServer  # noqa: E402
 
-from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock  # noqa: E402
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
 from tandem.core.context import AgentContext  # noqa: E402
 from tandem.core.turns import Status, TurnStatus  # noqa: E402
 from tandem.tui.backend import build_context  # noqa: E402
@@ -98,6 +98,34 @@ async def test_a_second_message_gets_a_real_reply_and_no_message_is_sent_twice(
     signatures = Counter(_signature(m) for m in last)
     assert [s for s, n in signatures.items() if n > 1] == []
     assert [m["content"] for m in last if m["role"] == "user"] == [said, "and now hello"]
+
+
+async def test_a_call_id_used_again_in_the_next_turn_gets_its_own_card(langgraph_server: LangGraphServer) -> None:
+    """Both turns call `delete_file` as `call_delete_file`: approved, then rejected. The resumed runs
+    stream each interrupted call again (the same call), the second turn's is a new one."""
+    context = build_context(langgraph_server.url)
+    decisions = iter([lambda block: block.approve(), lambda block: block.reject(reason="not now")])
+
+    def on_status(status: Status) -> None:
+        if status is Status.AWAITING_INPUT:
+            [block] = context.pending_blocks
+            next(decisions)(block)
+
+    context.on_status_changed(on_status)
+    try:
+        for said in ("delete it, same id", "delete it again, same id"):
+            turn = await context.send(said)
+            await asyncio.wait_for(turn.wait(), 60)
+            assert turn.status is TurnStatus.COMPLETED, turn.error
+    finally:
+        await context.dispose()
+    cards = [(b.id, b.call_id, b.status.value, b.result) for b in context.blocks if isinstance(b, ToolCallBlock)]
+    assert cards == [("tool/call_delete_file", "call_delete_file", "succeeded", "deleted notes.txt"),
+                     ("tool/call_delete_file~2", "call_delete_file", "denied", "kept notes.txt (not now)")]
+    approvals = [b.tool_block.id for b in context.blocks if isinstance(b, ApprovalBlock) and b.tool_block]
+    assert approvals == ["tool/call_delete_file", "tool/call_delete_file~2"]
+    texts = [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+    assert texts == ["Done: deleted notes.txt.", "Done: kept notes.txt (not now)."]
 
 
 async def test_a_declined_question_is_answered_as_cancelled_and_the_thread_goes_on(
