@@ -138,7 +138,7 @@ class FunctionInvokingChatClient(DelegatingChatClient):
     Owns the registry of automatic tools. When the inner stream ends with calls to those tools
     (and the server did not run them), it runs them, yields their results as tool-role updates,
     and streams again with the calls and results appended, up to `max_rounds` times. A call that
-    already has a result in the history is never run again, whatever the server re-sends.
+    already has a result in the history is never run again when a server re-sends it whole.
     """
 
     def __init__(self, inner: ChatClient, tools: dict[str, ToolFunction] | None = None, *, max_rounds: int = 8) -> None:
@@ -186,12 +186,15 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             finally:
                 folder.watchers.remove(watch)
             runnable = [c for c in calls.values() if c.name in self.tools and c.call_id not in answered]
-            if runnable:
-                # The history is read only when a local tool was called: a turn without one costs
-                # nothing per history message here.
-                answered.update(part.call_id for message in history for part in message.contents
-                                if isinstance(part, ToolResultContent))
-                runnable = [c for c in runnable if c.call_id not in answered]
+            if any(not call.started for call in runnable):
+                # The history is read only when a local tool was called whole (a snapshot's): a
+                # turn without one costs nothing per history message here. A call streamed from
+                # its start is new even under an id the history answered: servers number their
+                # calls afresh in every run, and the chat client keeps a server's replay of an
+                # answered call from starting again (`core.agui.mapping`).
+                in_history = {part.call_id for message in history for part in message.contents
+                              if isinstance(part, ToolResultContent)}
+                runnable = [c for c in runnable if c.started or c.call_id not in in_history]
             if not runnable or _round == self.max_rounds:
                 return
             produced = folder.messages_since(start)  # this round's, before its results are folded
@@ -235,8 +238,11 @@ class _PendingCall:
         self.name: str | None = None
         self._chunks: list[str] = []
         self._complete: dict[str, Any] | None = None
+        self.started = False
+        """Whether the call was streamed from its start (`ToolCallContent.starts_call`), not re-sent whole."""
 
     def absorb(self, part: ToolCallContent) -> None:
+        self.started = self.started or part.starts_call
         self.name = part.name or self.name
         if part.arguments is not None:
             self._complete = dict(part.arguments)

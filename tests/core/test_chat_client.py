@@ -23,7 +23,7 @@ from tandem.core import (
     ToolCallBlock,
     ToolStatus,
 )
-from tandem.core.content import TextContent, ToolResultContent
+from tandem.core.content import TextContent, ToolCallContent, ToolResultContent
 from tandem.core.scripted import RecordingChatClient, ReplayChatClient, ScriptedChatClient
 
 
@@ -137,6 +137,20 @@ class TestFunctionInvokingChatClient:
         await collect(FunctionInvokingChatClient(inner, {"lookup": runs.append}), history)
         assert runs == []
         assert len(inner.requests) == 1
+
+    async def test_a_call_streamed_from_its_start_under_an_answered_id_is_run(self) -> None:
+        # A server that numbers its calls afresh in every run (pydantic-ai's TestModel, fake
+        # models): the id is answered in the history, yet this is a new call, streamed from its start.
+        runs: list[dict] = []
+        start = ChatUpdate(contents=[ToolCallContent(call_id="c1", name="lookup")])
+        arguments = ChatUpdate(contents=[ToolCallContent(call_id="c1", arguments_delta='{"q": 2}', done=True)])
+        inner = ScriptedChatClient([[start, arguments, finish()], [text("found it again", message_id="m2"), finish()]])
+        history = [ChatMessage.user("look it up"),
+                   ChatMessage(role="tool", contents=[ToolResultContent(call_id="c1", result="found earlier")]),
+                   ChatMessage.user("and now?")]
+        await collect(FunctionInvokingChatClient(inner, {"lookup": runs.append}), history)
+        assert runs == [{"q": 2}]
+        assert len(inner.requests) == 2
 
     async def test_stops_after_max_rounds(self) -> None:
         segments = [[tool_call(f"c{n}", "again", arguments={}), finish()] for n in range(4)]
