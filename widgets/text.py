@@ -12,6 +12,7 @@ from typing import Any, ClassVar, NamedTuple
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
+from textual.await_remove import AwaitRemove
 from textual.content import Content
 from textual import events
 from textual.theme import Theme
@@ -22,6 +23,7 @@ from tandem.core.blocks.base import Lifecycle
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
+from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
@@ -38,9 +40,9 @@ class TextViewStatistics(NamedTuple):
     chars_written: int
     """Characters appended to Markdown chunks; equals the sanitised text length when only suffixes are fed."""
     chunks: int
-    """How many Markdown widgets the message is split across."""
+    """How many chunks the message is split across (live Markdown, frozen, or hidden with no widget)."""
     hidden_chunks: int = 0
-    """How many of them are hidden (far above the viewport, see `TextView.hide_above`)."""
+    """How many of them are hidden (far above the viewport, see `TextView.hide_above`): kept as their source, no widget."""
     appended_at: float = 0.0
     """`time.perf_counter()` when the last append to a Markdown chunk completed (0: none yet)."""
     frozen_chunks: int = 0
@@ -206,7 +208,9 @@ class TextView(LaidOutOnce, BlockView):
     which is never rendered again. Only the last chunk, holding the paragraph being written, is
     live; a new width or theme thaws the frozen ones (they freeze again once painted). The
     chunks far above the viewport are hidden (`hide_above`, called by the scrolling container)
-    behind a spacer of their height, and shown again when the reader scrolls near them. UI
+    behind a spacer of their height: their widgets are removed and only their source is kept
+    (`HiddenChunk`), so what a long answer holds stays bounded however long it grows, and their
+    Markdown is built again when the reader scrolls near them. UI
     thread only. The time comes from the optional `timestamp` attribute (epoch seconds) the app
     sets; without it no time is shown (snapshots show no clock).
     """
@@ -279,13 +283,14 @@ class TextView(LaidOutOnce, BlockView):
         self._deferred_swaps: list[tuple[Markdown, FrozenMarkdown]] = []
         self._deferred_hide: int | None = None
         self._deferred_timer: Any = None
-        self._chunks: list[Markdown | FrozenMarkdown] = []
+        self._chunks: list[Markdown | FrozenMarkdown | HiddenChunk] = []
         self._freeze_scheduled = False
         self._freeze_attempts = 0
         self._shown_header: Content | None = None
         self._swap_lock: asyncio.Lock | None = None
         self._frozen_width = 0
-        self._hidden_heights: list[int] = []
+        self._hidden = 0  # the chunks hidden: a leading run of `HiddenChunk`s in `_chunks`
+        self._show_to: int | None = None  # hidden chunks from here on are being shown (`_show_hidden`)
         self._spacer = _Spacer(classes="text-view--spacer")
         self._hidden_width = 0
         self._paints = 0
@@ -316,8 +321,8 @@ class TextView(LaidOutOnce, BlockView):
 
     def on_resize(self, _event: events.Resize) -> None:
         # A new width rewraps every chunk: the heights the spacer stands for no longer hold.
-        if self._hidden_heights and self.size.width != self._hidden_width:
-            self._hide_chunks(0)
+        if self._hidden and self.size.width != self._hidden_width:
+            self._show_chunks(0)
         # ... and the lines frozen chunks hold were painted for the old width.
         if self._frozen_width and self.size.width != self._frozen_width:
             self._thaw_all()
@@ -345,12 +350,12 @@ class TextView(LaidOutOnce, BlockView):
         """Paints, characters written and chunk count so far."""
         frozen = sum(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks)
         return TextViewStatistics(
-            self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights), self._appended_at, frozen
+            self._paints, self._chars_written, len(self._chunks), self._hidden, self._appended_at, frozen
         )
 
     @property
-    def chunks(self) -> list[Markdown | FrozenMarkdown]:
-        """The widgets holding the message, in order: live Markdown, or frozen (both have `source`)."""
+    def chunks(self) -> list[Markdown | FrozenMarkdown | HiddenChunk]:
+        """The pieces of the message, in order: live Markdown, frozen, or hidden with no widget (all have `source`)."""
         return list(self._chunks)
 
     def hide_above(self, top: int) -> None:
@@ -358,7 +363,9 @@ class TextView(LaidOutOnce, BlockView):
 
         The hidden chunks (a leading run, never the last chunk, which may still grow) give way to
         one spacer of their total height, so nothing below them moves and the scroll position
-        holds. Cheap when nothing changes: the caller may call it on every scroll and frame.
+        holds; their widgets are removed (each keeps only its source: `HiddenChunk`) and built
+        again when they are shown. Cheap when nothing changes: the caller may call it on every
+        scroll and frame.
 
         Args:
             top: The highest line to keep laid out, in this view's coordinates (0 is its top
@@ -366,17 +373,14 @@ class TextView(LaidOutOnce, BlockView):
                 Chunks below the viewport stay laid out.
         """
         chunks = self._chunks
-        hidden = len(self._hidden_heights)
+        hidden = self._hidden
         if len(chunks) < 2 or (not hidden and top <= 0):
             return
-        y = self._spacer.virtual_region.y if hidden else chunks[0].virtual_region.y
-        keep_hidden = 0
-        for index, chunk in enumerate(chunks[:-1]):
-            height = self._hidden_heights[index] if index < hidden else chunk.outer_size.height
-            if not height or y + height > top:
-                break
-            y += height
-            keep_hidden = index + 1
+        if self._show_to is not None:
+            # Chunks are being built to be shown: their heights are not known yet.
+            self._show_to = min(self._show_to, self._keep_hidden(top))
+            return
+        keep_hidden = self._keep_hidden(top)
         if keep_hidden > hidden and self._streaming():
             # More to hide while text streams in: the next drain pass hides them inside its batch,
             # so the screen lays the change out with the pass instead of once more on its own
@@ -385,23 +389,102 @@ class TextView(LaidOutOnce, BlockView):
             self._defer()
             return
         self._deferred_hide = None
-        if keep_hidden != hidden:
+        if keep_hidden > hidden:
             self._hide_chunks(keep_hidden)
+        elif keep_hidden < hidden:
+            self._show_chunks(keep_hidden)
 
-    def _hide_chunks(self, count: int) -> None:
-        """Hide the first `count` chunks behind the spacer and show the rest."""
-        heights = self._hidden_heights
-        for index, chunk in enumerate(self._chunks):
-            if index < count and index >= len(heights):
-                heights.append(chunk.outer_size.height)
-                chunk.display = False
-            elif index >= count and index < len(heights):
-                chunk.display = True
-                self._schedule_freeze()  # a live chunk shown again can freeze once painted
-        del heights[count:]
+    def _keep_hidden(self, top: int) -> int:
+        """How many leading chunks lie wholly above `top` (laid out ones only: a chunk not laid out yet ends the run)."""
+        chunks = self._chunks
+        hidden = self._hidden
+        y = self._spacer.virtual_region.y if hidden else chunks[0].virtual_region.y
+        keep_hidden = 0
+        for index, chunk in enumerate(chunks[:-1]):
+            if isinstance(chunk, HiddenChunk):
+                height = chunk.height
+            else:
+                height = chunk.outer_size.height if chunk.is_attached else 0
+            if not height or y + height > top:
+                break
+            y += height
+            keep_hidden = index + 1
+        return keep_hidden
+
+    def _hide_chunks(self, count: int) -> AwaitRemove | None:
+        """Hide the chunks up to `count` behind the spacer: their widgets go, their source stays.
+
+        Returns the removal of their widgets (None when none), for a caller inside a batch to
+        await: the removal asks the screen for a layout once it is done.
+        """
+        chunks = self._chunks
+        gone: list[Widget] = []
+        if self._holds_selection():
+            count = 0  # copying the selection needs the text of every widget it reaches into
+        for index in range(self._hidden, min(count, len(chunks) - 1)):
+            chunk = chunks[index]
+            assert not isinstance(chunk, HiddenChunk)  # (hidden chunks are a leading run)
+            height = chunk.outer_size.height if chunk.is_attached else 0
+            if not height:
+                break  # a swap still mounting it, or not laid out: it hides on a later call
+            # Out of this frame's layout at once (the removal completes later, in messages).
+            chunk.display = False
+            chunks[index] = HiddenChunk(chunk.source, height)
+            gone.append(chunk)
+            self._hidden = index + 1
+        self._set_spacer()
+        if not gone:
+            return None
+        return self.remove_children(gone)
+
+    def _holds_selection(self) -> bool:
+        """Whether text inside this view is selected (Textual copies it from the selected widgets)."""
+        selections = self.screen.selections
+        return bool(selections) and any(self in widget.ancestors for widget in selections)
+
+    def _show_chunks(self, count: int) -> None:
+        """Show the hidden chunks from `count` on: their Markdown is built again (`_show_hidden`)."""
+        if count >= self._hidden:
+            return
+        if self._show_to is not None:
+            self._show_to = min(self._show_to, count)  # (the worker under way shows these too)
+            return
+        self._show_to = count
+        self.run_worker(self._show_hidden(), group=self.DRAIN_GROUP, exit_on_error=False)
+
+    async def _show_hidden(self) -> None:
+        """Build and mount the Markdown of the hidden chunks from `_show_to` on, in place of their share of the spacer.
+
+        A worker, so the mount and the spacer's shrinking are one frame (`painted_batch`): the
+        blocks of a `BuiltMarkdown` mount a few turns of the loop after it, and a frame painted
+        between would show the spacer shrunk and the chunk not yet there (what follows would jump
+        up and back). The chunks are built from their source at the current width and theme:
+        they look as they did, and freeze again once painted.
+        """
+        try:
+            while self.is_attached and self._show_to is not None and self._show_to < self._hidden:
+                count, hidden = self._show_to, self._hidden
+                shown: list[Widget] = []
+                with painted_batch(self):
+                    for index in range(count, hidden):
+                        chunk = self._chunks[index]
+                        assert isinstance(chunk, HiddenChunk)
+                        built = BuiltMarkdown(chunk.source, open_links=False, classes="text-view--chunk")
+                        self._chunks[index] = built
+                        shown.append(built)
+                    self._hidden = count
+                    self._set_spacer()
+                    await self.mount_all(shown, after=self._spacer)
+                self._schedule_freeze()  # a chunk shown again can freeze once painted
+        finally:
+            self._show_to = None
+
+    def _set_spacer(self) -> None:
+        """Size the spacer to the hidden chunks' total height (shown only when there are any)."""
         self._hidden_width = self.size.width
-        self._spacer.styles.height = sum(heights)
-        self._spacer.display = bool(heights)
+        hidden = self._chunks[: self._hidden]
+        self._spacer.styles.height = sum(chunk.height for chunk in hidden if isinstance(chunk, HiddenChunk))
+        self._spacer.display = bool(self._hidden)
 
     def _header(self) -> Content:
         block = self.block
@@ -572,8 +655,10 @@ class TextView(LaidOutOnce, BlockView):
             self._deferred_timer.stop()
             self._deferred_timer = None
         hide, self._deferred_hide = self._deferred_hide, None
-        if hide is not None and hide > len(self._hidden_heights):
-            self._hide_chunks(hide)
+        if hide is not None and hide > self._hidden and self._show_to is None:
+            removal = self._hide_chunks(hide)
+            if removal is not None:
+                await removal  # (inside the pass's batch: laid out with it, not after it)
         swaps, self._deferred_swaps = self._deferred_swaps, []
         for live, frozen in swaps:
             if live not in self._chunks or frozen.painted_width != live.outer_size.width or not live.display:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Offset
+from textual.selection import Selection
 from textual.widgets import Static
 from textual.widgets._markdown import MarkdownParagraph
 
+from _text_host import wait_until
+
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView, view_for
+from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.text import ChunkSplitter
 
 
@@ -218,18 +223,38 @@ class TestHidingFarChunks:
             assert view.statistics().hidden_chunks == 4
             assert [chunk.display for chunk in view.chunks] == [False, False, False, False, True]
             assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            # A hidden chunk keeps its source, not its widgets.
+            await wait_until(pilot, lambda: len(view.query_children(".text-view--chunk")) == 1, "hidden chunks removed")
+            assert all(isinstance(chunk, HiddenChunk) for chunk in view.chunks[:4])
+            assert _source(view) == view.block.text  # type: ignore[attr-defined]
 
             view.hide_above(tops[3] + 1)
-            await pilot.pause()
-            assert view.statistics().hidden_chunks == 3  # the chunk reaching into the range is back
+            await wait_until(pilot, lambda: view.statistics().hidden_chunks == 3, "the chunk reaching into the range back")
+            await wait_until(pilot, lambda: view.chunks[3].outer_size.height, "the chunk built again and laid out")
             assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            assert view.chunks[3].virtual_region.y == tops[3]
 
             view.hide_above(0)
-            await pilot.pause()
-            assert view.statistics().hidden_chunks == 0
+            await wait_until(pilot, lambda: view.statistics().hidden_chunks == 0, "every chunk back")
+            await wait_until(pilot, lambda: all(chunk.outer_size.height for chunk in view.chunks), "all laid out")
             assert all(chunk.display for chunk in view.chunks)
+            assert [chunk.virtual_region.y for chunk in view.chunks] == tops
             assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
             assert _source(view) == view.block.text  # type: ignore[attr-defined]
+
+    async def test_a_selection_in_the_view_keeps_its_chunks(self) -> None:
+        # Textual copies a selection from the widgets it reaches into: they stay while it lasts.
+        async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
+            view = await self._long_view(pilot)
+            screen = pilot.app.screen
+            screen.selections = {view.chunks[1]: Selection(Offset(0, 0), Offset(5, 0))}
+            view.hide_above(10_000)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 0
+            screen.clear_selection()
+            view.hide_above(10_000)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 4
 
     async def test_the_last_chunk_is_never_hidden(self) -> None:
         async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
