@@ -257,6 +257,9 @@ class TextView(LaidOutOnce, BlockView):
     """How soon a freeze pass that met another widget's batch update looks again."""
     DEFER_SECONDS: ClassVar[float] = 0.5
     """The longest a freeze's swap or a hide waits for the next drain pass (to share its layout) while the block streams."""
+    CHUNKS_PER_PASS: ClassVar[int] = 4
+    """New chunks one drain pass mounts at most (about two screens): the next pass mounts more,
+    once the layout between them let the view hide what went far above the viewport."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
@@ -555,7 +558,7 @@ class TextView(LaidOutOnce, BlockView):
         """
         try:
             while self._outbox:
-                outbox, self._outbox = self._outbox, []
+                outbox, self._outbox = self._take_pass()
                 self._in_pass = True
                 try:
                     with painted_batch(self):
@@ -572,6 +575,20 @@ class TextView(LaidOutOnce, BlockView):
                     await self._next_frame()
         finally:
             self._draining = False
+
+    def _take_pass(self) -> tuple[list[list[str]], list[list[str]]]:
+        """What one pass appends (at most `CHUNKS_PER_PASS` new chunks) and what waits for the next one.
+
+        A stream faster than the frames brings many chunks in one flush (the pty bench's 20,000
+        tokens came in two): built in one pass, they were all mounted at once, a widget per
+        paragraph, before any could be hidden, and the process kept that peak. A few per pass,
+        the ones far above the viewport are hidden (their widgets removed) between passes.
+        """
+        outbox = self._outbox
+        if len(outbox) <= self.CHUNKS_PER_PASS + 1:
+            return outbox, []
+        # (The rest starts with an empty entry: its first piece is a new chunk, not more of the last one.)
+        return outbox[: self.CHUNKS_PER_PASS + 1], [[], *outbox[self.CHUNKS_PER_PASS + 1 :]]
 
     async def _append_pass(self, outbox: list[list[str]]) -> None:
         """Append one snapshot of the queue: the first entry to the last chunk, each further one to a new chunk."""
