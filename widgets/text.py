@@ -28,6 +28,7 @@ from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.sanitize import sanitize
+from tandem.widgets.styles_cache import forget_removed_styles
 
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter", "BuiltMarkdown"]
 
@@ -438,7 +439,9 @@ class TextView(LaidOutOnce, BlockView):
         self._set_spacer()
         if not gone:
             return None
-        return self.remove_children(gone)
+        removal = self.remove_children(gone)
+        forget_removed_styles()
+        return removal
 
     def _holds_selection(self) -> bool:
         """Whether text inside this view is selected (Textual copies it from the selected widgets)."""
@@ -774,6 +777,7 @@ class TextView(LaidOutOnce, BlockView):
             with painted_batch(self):
                 await self.mount(new, after=old)
                 await old.remove()
+            forget_removed_styles()
         if isinstance(new, Markdown):
             self._schedule_freeze()  # thawed: it freezes again once it is built and painted
 
