@@ -258,9 +258,10 @@ class TextView(LaidOutOnce, BlockView):
     """How soon a freeze pass that met another widget's batch update looks again."""
     DEFER_SECONDS: ClassVar[float] = 0.5
     """The longest a freeze's swap or a hide waits for the next drain pass (to share its layout) while the block streams."""
-    CHUNKS_PER_PASS: ClassVar[int] = 4
-    """New chunks one drain pass mounts at most (about two screens): the next pass mounts more,
-    once the layout between them let the view hide what went far above the viewport."""
+    CHUNKS_PER_PASS: ClassVar[int] = 8
+    """New chunks one drain pass mounts at most (a few screens): the next pass mounts more, once
+    the layout between them let the view hide what went far above the viewport. Each pass is a
+    frame that renders a screen of new text, so fewer cost CPU in a burst (4: ~20% more)."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
