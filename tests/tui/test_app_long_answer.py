@@ -94,3 +94,7 @@ class TestLongAnswer:
                 await wait_for(pilot, lambda: _top_rows(app) == streamed, "the top as it was streamed", 300)
             except AssertionError:
                 assert _top_rows(app) == streamed  # (shows the rows that differ)
+            # Only the top was built: the chunks far below went from one hidden run to the other.
+            await wait_for(pilot, lambda: view.statistics().hidden_below >= view.statistics().chunks - 6,
+                           "the chunks far below the top hidden")
+            assert sum(1 for _ in view.walk_children()) < 150
