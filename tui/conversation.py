@@ -153,7 +153,7 @@ class Conversation(Vertical):
     fill the screen; scrolling to the top or bottom edge mounts the next `chunk` views there and
     unmounts as many at the far end; Home, and going to a decision far above (`reveal`), mount the
     views around where they go and drop the rest. Inside one long message,
-    the chunks far above the viewport are hidden too (`TextView.hide_above`, after every scroll
+    the chunks far from the viewport are hidden too (`TextView.hide_outside`, after every scroll
     and every layout that changed the content's height). Core keeps every block, so a view is
     rebuilt from its block whenever it comes back. UI thread only.
     """
@@ -184,7 +184,7 @@ class Conversation(Vertical):
     max_mounted: ClassVar[int] = 100
     """The most views ever mounted at once."""
     margin: ClassVar[float] = 1.0
-    """How far above the viewport (in viewport heights) a long message's chunks stay laid out."""
+    """How far above and below the viewport (in viewport heights) a long message's chunks stay laid out."""
     burst: ClassVar[int] = 20
     """Views mounted when more than `window` blocks arrive at once (a restored thread) before the
     view has a size: enough to fill a tall terminal; scrolling up mounts the rest. With a size,
@@ -611,10 +611,13 @@ class Conversation(Vertical):
         from tandem.widgets import TextView
 
         scroller = self.scroller
-        top = int(scroller.scroll_y - scroller.scrollable_content_region.height * self.margin)
+        height = scroller.scrollable_content_region.height
+        top = int(scroller.scroll_y - height * self.margin)
+        bottom = int(scroller.scroll_y + height * (1 + self.margin))
         for view in self._views.values():
             if isinstance(view, TextView) and view.is_mounted and view.statistics().chunks > 1:
-                view.hide_above(top - view.virtual_region.y)
+                y = view.virtual_region.y
+                view.hide_outside(top - y, bottom - y)
 
     def _extend_up(self) -> None:
         anchor = self._views.get(self._shown[self._lo].id)

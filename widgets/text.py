@@ -12,6 +12,8 @@ from typing import Any, ClassVar, NamedTuple
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
+from textual.await_remove import AwaitRemove
+from textual.widget import AwaitMount
 from textual.content import Content
 from textual import events
 from textual.theme import Theme
@@ -22,10 +24,12 @@ from tandem.core.blocks.base import Lifecycle
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
+from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.sanitize import sanitize
+from tandem.widgets.styles_cache import forget_removed_styles
 
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter", "BuiltMarkdown"]
 
@@ -38,13 +42,15 @@ class TextViewStatistics(NamedTuple):
     chars_written: int
     """Characters appended to Markdown chunks; equals the sanitised text length when only suffixes are fed."""
     chunks: int
-    """How many Markdown widgets the message is split across."""
+    """How many chunks the message is split across (live Markdown, frozen, or hidden with no widget)."""
     hidden_chunks: int = 0
-    """How many of them are hidden (far above the viewport, see `TextView.hide_above`)."""
+    """How many of them are hidden (far above the viewport, see `TextView.hide_outside`): kept as their source, no widget."""
     appended_at: float = 0.0
     """`time.perf_counter()` when the last append to a Markdown chunk completed (0: none yet)."""
     frozen_chunks: int = 0
     """How many chunks are frozen (painted once, kept as lines: `FrozenMarkdown`)."""
+    hidden_below: int = 0
+    """How many chunks are hidden far below the viewport (a finished message scrolled back), kept as their source."""
 
 
 class ChunkSplitter:
@@ -205,8 +211,10 @@ class TextView(LaidOutOnce, BlockView):
     frozen once it has been painted: replaced by one `FrozenMarkdown` holding its painted lines,
     which is never rendered again. Only the last chunk, holding the paragraph being written, is
     live; a new width or theme thaws the frozen ones (they freeze again once painted). The
-    chunks far above the viewport are hidden (`hide_above`, called by the scrolling container)
-    behind a spacer of their height, and shown again when the reader scrolls near them. UI
+    chunks far above the viewport (and far below it, once the message is finished) are hidden
+    (`hide_outside`, called by the scrolling container) behind a spacer of their height: their widgets are removed and only their source is kept
+    (`HiddenChunk`), so what a long answer holds stays bounded however long it grows, and their
+    Markdown is built again when the reader scrolls near them. UI
     thread only. The time comes from the optional `timestamp` attribute (epoch seconds) the app
     sets; without it no time is shown (snapshots show no clock).
     """
@@ -253,6 +261,10 @@ class TextView(LaidOutOnce, BlockView):
     """How soon a freeze pass that met another widget's batch update looks again."""
     DEFER_SECONDS: ClassVar[float] = 0.5
     """The longest a freeze's swap or a hide waits for the next drain pass (to share its layout) while the block streams."""
+    CHUNKS_PER_PASS: ClassVar[int] = 8
+    """New chunks one drain pass mounts at most (a few screens): the next pass mounts more, once
+    the layout between them let the view hide what went far above the viewport. Each pass is a
+    frame that renders a screen of new text, so fewer cost CPU in a burst (4: ~20% more)."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
@@ -279,14 +291,18 @@ class TextView(LaidOutOnce, BlockView):
         self._deferred_swaps: list[tuple[Markdown, FrozenMarkdown]] = []
         self._deferred_hide: int | None = None
         self._deferred_timer: Any = None
-        self._chunks: list[Markdown | FrozenMarkdown] = []
+        self._chunks: list[Markdown | FrozenMarkdown | HiddenChunk] = []
         self._freeze_scheduled = False
         self._freeze_attempts = 0
         self._shown_header: Content | None = None
         self._swap_lock: asyncio.Lock | None = None
         self._frozen_width = 0
-        self._hidden_heights: list[int] = []
+        self._hidden = 0  # the chunks hidden above: a leading run of `HiddenChunk`s in `_chunks`
+        self._hidden_below = 0  # ... and below: the run just before the last chunk (a finished message)
+        self._target: tuple[int, int] | None = None  # (leading, trailing) hidden, while `_show_hidden` goes there
+        self._gone: list[Widget] = []  # chunk widgets just hidden, to be removed
         self._spacer = _Spacer(classes="text-view--spacer")
+        self._spacer_below = _Spacer(classes="text-view--spacer")
         self._hidden_width = 0
         self._paints = 0
         self._chars_written = 0
@@ -298,6 +314,7 @@ class TextView(LaidOutOnce, BlockView):
         # A finished message (a resumed thread, a view scrolled back into the window) mounts
         # with its Markdown built, in the same mount as the view: one layout, no drain.
         yield from self._finished_chunks()
+        yield self._spacer_below  # (moved before the last chunk when chunks below hide)
         yield Static(Content("⏹ stopped"), classes="text-view--stopped")
 
     def on_mount(self) -> None:
@@ -316,8 +333,8 @@ class TextView(LaidOutOnce, BlockView):
 
     def on_resize(self, _event: events.Resize) -> None:
         # A new width rewraps every chunk: the heights the spacer stands for no longer hold.
-        if self._hidden_heights and self.size.width != self._hidden_width:
-            self._hide_chunks(0)
+        if (self._hidden or self._hidden_below) and self.size.width != self._hidden_width:
+            self._move_to(0, 0)
         # ... and the lines frozen chunks hold were painted for the old width.
         if self._frozen_width and self.size.width != self._frozen_width:
             self._thaw_all()
@@ -345,63 +362,213 @@ class TextView(LaidOutOnce, BlockView):
         """Paints, characters written and chunk count so far."""
         frozen = sum(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks)
         return TextViewStatistics(
-            self._paints, self._chars_written, len(self._chunks), len(self._hidden_heights), self._appended_at, frozen
+            self._paints, self._chars_written, len(self._chunks), self._hidden, self._appended_at, frozen,
+            self._hidden_below,
         )
 
     @property
-    def chunks(self) -> list[Markdown | FrozenMarkdown]:
-        """The widgets holding the message, in order: live Markdown, or frozen (both have `source`)."""
+    def chunks(self) -> list[Markdown | FrozenMarkdown | HiddenChunk]:
+        """The pieces of the message, in order: live Markdown, frozen, or hidden with no widget (all have `source`)."""
         return list(self._chunks)
 
-    def hide_above(self, top: int) -> None:
-        """Lay out only the chunks that reach below `top`; hide the ones wholly above it.
+    def hide_outside(self, top: int, bottom: int | None = None) -> None:
+        """Lay out only the chunks near the viewport; hide the ones wholly above `top` (or below `bottom`).
 
-        The hidden chunks (a leading run, never the last chunk, which may still grow) give way to
-        one spacer of their total height, so nothing below them moves and the scroll position
-        holds. Cheap when nothing changes: the caller may call it on every scroll and frame.
+        The hidden chunks (a leading run, and once the message is finished a trailing run; never
+        the last chunk) give way to a spacer of their total height each, so nothing moves and the
+        scroll position holds; their widgets are removed (each keeps only its source:
+        `HiddenChunk`) and built again when they are shown. A chunk that goes from one run to the
+        other (Home or End on a long answer) is not built on the way. Cheap when nothing
+        changes: the caller may call it on every scroll and frame.
 
         Args:
             top: The highest line to keep laid out, in this view's coordinates (0 is its top
                 edge): the viewport's top minus a margin, so a chunk is back before it is seen.
-                Chunks below the viewport stay laid out.
+            bottom: The lowest line to keep laid out (the viewport's bottom plus a margin); None
+                leaves the chunks below as they are. Only a finished message hides chunks below.
         """
         chunks = self._chunks
-        hidden = len(self._hidden_heights)
-        if len(chunks) < 2 or (not hidden and top <= 0):
+        if len(chunks) < 2:
             return
-        y = self._spacer.virtual_region.y if hidden else chunks[0].virtual_region.y
-        keep_hidden = 0
-        for index, chunk in enumerate(chunks[:-1]):
-            height = self._hidden_heights[index] if index < hidden else chunk.outer_size.height
-            if not height or y + height > top:
-                break
-            y += height
-            keep_hidden = index + 1
-        if keep_hidden > hidden and self._streaming():
+        hidden = self._keep_hidden(top)
+        if self._streaming():
+            below = 0
+        else:
+            below = self._hidden_below if bottom is None else self._keep_hidden_below(bottom)
+        below = min(below, len(chunks) - 1 - hidden)
+        if self._target is not None:
+            self._target = (hidden, below)  # (the worker under way goes there instead)
+            return
+        if hidden > self._hidden and self._streaming():
             # More to hide while text streams in: the next drain pass hides them inside its batch,
             # so the screen lays the change out with the pass instead of once more on its own
             # (they are far above the viewport: nothing the reader sees waits for it).
-            self._deferred_hide = keep_hidden
+            self._deferred_hide = hidden
             self._defer()
             return
         self._deferred_hide = None
-        if keep_hidden != hidden:
-            self._hide_chunks(keep_hidden)
+        self._move_to(hidden, below)
 
-    def _hide_chunks(self, count: int) -> None:
-        """Hide the first `count` chunks behind the spacer and show the rest."""
-        heights = self._hidden_heights
-        for index, chunk in enumerate(self._chunks):
-            if index < count and index >= len(heights):
-                heights.append(chunk.outer_size.height)
-                chunk.display = False
-            elif index >= count and index < len(heights):
-                chunk.display = True
-                self._schedule_freeze()  # a live chunk shown again can freeze once painted
-        del heights[count:]
+    def _keep_hidden(self, top: int) -> int:
+        """How many leading chunks lie wholly above `top` (a chunk not laid out yet ends the run)."""
+        chunks = self._chunks
+        y = self._spacer.virtual_region.y if self._hidden else self._top_of(chunks[0])
+        keep = 0
+        for index, chunk in enumerate(chunks[:-1]):
+            height = self._height(chunk)
+            if not height or y + height > top:
+                break
+            y += height
+            keep = index + 1
+        return keep
+
+    def _keep_hidden_below(self, bottom: int) -> int:
+        """How many chunks before the last lie wholly below `bottom` (counted upwards from the last)."""
+        chunks = self._chunks
+        last = chunks[-1]
+        if isinstance(last, HiddenChunk) or not last.is_attached or not last.outer_size.width:
+            return self._hidden_below  # (being swapped or built: nothing to measure from)
+        # (Its height may be 0: an answer that ends with a blank line ends with an empty chunk.)
+        y = last.virtual_region.y
+        keep = 0
+        for index in range(len(chunks) - 2, -1, -1):
+            height = self._height(chunks[index])
+            y -= height
+            if not height or y < bottom:
+                break
+            keep = len(chunks) - 1 - index
+        return keep
+
+    def _top_of(self, chunk: Markdown | FrozenMarkdown | HiddenChunk) -> int:
+        """Where the first chunk starts (hidden, it is the first of the trailing run: the bottom spacer)."""
+        return self._spacer_below.virtual_region.y if isinstance(chunk, HiddenChunk) else chunk.virtual_region.y
+
+    @staticmethod
+    def _height(chunk: Markdown | FrozenMarkdown | HiddenChunk) -> int:
+        """The height `chunk` was laid out at (0: not laid out, or not mounted yet)."""
+        if isinstance(chunk, HiddenChunk):
+            return chunk.height
+        return chunk.outer_size.height if chunk.is_attached else 0
+
+    def _move_to(self, hidden: int, below: int) -> None:
+        """Hide `hidden` leading and `below` trailing chunks (the last one aside) and show the rest:
+        at once if nothing is to be built, else in a worker (`_show_hidden`)."""
+        if (hidden, below) == (self._hidden, self._hidden_below):
+            return
+        if hidden >= self._hidden and below >= self._hidden_below:
+            self._apply_target(hidden, below)  # only hiding: nothing to wait for
+            return
+        self._target = (hidden, below)
+        self.run_worker(self._show_hidden(), group=self.DRAIN_GROUP, exit_on_error=False)
+
+    async def _show_hidden(self) -> None:
+        """Go to `_target`, building the Markdown of the hidden chunks it shows, in one frame.
+
+        A worker, so the mount and the spacers' change are one frame (`painted_batch`): the
+        blocks of a `BuiltMarkdown` mount a few turns of the loop after it, and a frame painted
+        between would show a spacer shrunk and the chunk not yet there (what follows would jump
+        up and back). The chunks are built from their source at the current width and theme:
+        they look as they did, and freeze again once painted.
+        """
+        try:
+            while self.is_attached and self._target is not None:
+                target = self._target
+                if target == (self._hidden, self._hidden_below):
+                    break
+                with painted_batch(self):
+                    mounts, removal = self._apply_target(*target)
+                    for mounted in mounts:
+                        await mounted
+                    if removal is not None:
+                        await removal
+                self._schedule_freeze()  # a chunk shown again can freeze once painted
+                if self._target == target:
+                    break  # (as near as it could go: a chunk not laid out stays)
+        finally:
+            self._target = None
+
+    def _apply_target(self, hidden: int, below: int) -> tuple[list[AwaitMount], AwaitRemove | None]:
+        """Hide and build chunks so that `hidden` lead and `below` trail; returns the mounts and the removal.
+
+        A chunk hidden in both runs stays a `HiddenChunk` (it only changes spacer); one shown now
+        is built and mounted after the top spacer (it was above) or before the bottom one; one
+        hidden now is removed. A chunk that is not laid out cannot be hidden: the run stops there.
+        """
+        chunks = self._chunks
+        last = len(chunks) - 1
+        if self._holds_selection():
+            # Copying the selection needs the text of every widget it reaches into.
+            hidden, below = min(hidden, self._hidden), min(below, self._hidden_below)
+        old_hidden, old_first_below = self._hidden, last - self._hidden_below
+        for index in range(old_hidden, min(hidden, old_first_below)):
+            if not self._hide(index):
+                hidden = index
+                break
+        for index in range(old_first_below - 1, max(last - below, hidden) - 1, -1):
+            if not self._hide(index):
+                below = last - index - 1
+                break
+        hidden, below = max(hidden, 0), max(below, 0)
+        first_below = last - below
+        above_built = self._build(hidden, min(old_hidden, first_below))
+        below_built = self._build(max(old_first_below, hidden), first_below)
+        if below and not self._hidden_below:
+            end = chunks[-1]
+            assert not isinstance(end, HiddenChunk)
+            self.move_child(self._spacer_below, before=end)  # (the trailing run sits before the last chunk)
+        self._hidden, self._hidden_below = hidden, below
+        self._set_spacer()
+        mounts = []
+        if above_built:
+            mounts.append(self.mount_all(above_built, after=self._spacer))
+        if below_built:
+            mounts.append(self.mount_all(below_built, before=self._spacer_below))
+        gone, self._gone = self._gone, []
+        removal = self.remove_children(gone) if gone else None
+        if gone:
+            forget_removed_styles()
+        return mounts, removal
+
+    def _hide(self, index: int) -> bool:
+        """Put a `HiddenChunk` in the place of chunk `index` (False: it is not laid out, it stays)."""
+        chunk = self._chunks[index]
+        if isinstance(chunk, HiddenChunk):
+            return True
+        height = self._height(chunk)
+        if not height:
+            return False
+        # Out of this frame's layout at once (the removal completes later, in messages).
+        chunk.display = False
+        self._chunks[index] = HiddenChunk(chunk.source, height)
+        self._gone.append(chunk)
+        return True
+
+    def _build(self, start: int, stop: int) -> list[Widget]:
+        """Put Markdown built from their source in the place of the hidden chunks `start` to `stop`."""
+        built: list[Widget] = []
+        for index in range(start, stop):
+            chunk = self._chunks[index]
+            if not isinstance(chunk, HiddenChunk):
+                continue  # (shown already)
+            markdown = BuiltMarkdown(chunk.source, open_links=False, classes="text-view--chunk")
+            self._chunks[index] = markdown
+            built.append(markdown)
+        return built
+
+    def _holds_selection(self) -> bool:
+        """Whether text inside this view is selected (Textual copies it from the selected widgets)."""
+        selections = self.screen.selections
+        return bool(selections) and any(self in widget.ancestors for widget in selections)
+
+    def _set_spacer(self) -> None:
+        """Size the spacers to the hidden chunks' total heights (shown only when there are any)."""
         self._hidden_width = self.size.width
-        self._spacer.styles.height = sum(heights)
-        self._spacer.display = bool(heights)
+        chunks = self._chunks
+        above = chunks[: self._hidden]
+        below = chunks[len(chunks) - 1 - self._hidden_below : len(chunks) - 1]
+        for spacer, hidden in ((self._spacer, above), (self._spacer_below, below)):
+            spacer.styles.height = sum(chunk.height for chunk in hidden if isinstance(chunk, HiddenChunk))
+            spacer.display = bool(hidden)
 
     def _header(self) -> Content:
         block = self.block
@@ -472,7 +639,7 @@ class TextView(LaidOutOnce, BlockView):
         """
         try:
             while self._outbox:
-                outbox, self._outbox = self._outbox, []
+                outbox, self._outbox = self._take_pass()
                 self._in_pass = True
                 try:
                     with painted_batch(self):
@@ -489,6 +656,20 @@ class TextView(LaidOutOnce, BlockView):
                     await self._next_frame()
         finally:
             self._draining = False
+
+    def _take_pass(self) -> tuple[list[list[str]], list[list[str]]]:
+        """What one pass appends (at most `CHUNKS_PER_PASS` new chunks) and what waits for the next one.
+
+        A stream faster than the frames brings many chunks in one flush (the pty bench's 20,000
+        tokens came in two): built in one pass, they were all mounted at once, a widget per
+        paragraph, before any could be hidden, and the process kept that peak. A few per pass,
+        the ones far above the viewport are hidden (their widgets removed) between passes.
+        """
+        outbox = self._outbox
+        if len(outbox) <= self.CHUNKS_PER_PASS + 1:
+            return outbox, []
+        # (The rest starts with an empty entry: its first piece is a new chunk, not more of the last one.)
+        return outbox[: self.CHUNKS_PER_PASS + 1], [[], *outbox[self.CHUNKS_PER_PASS + 1 :]]
 
     async def _append_pass(self, outbox: list[list[str]]) -> None:
         """Append one snapshot of the queue: the first entry to the last chunk, each further one to a new chunk."""
@@ -572,8 +753,10 @@ class TextView(LaidOutOnce, BlockView):
             self._deferred_timer.stop()
             self._deferred_timer = None
         hide, self._deferred_hide = self._deferred_hide, None
-        if hide is not None and hide > len(self._hidden_heights):
-            self._hide_chunks(hide)
+        if hide is not None and hide > self._hidden and self._target is None:
+            _mounts, removal = self._apply_target(hide, self._hidden_below)
+            if removal is not None:
+                await removal  # (inside the pass's batch: laid out with it, not after it)
         swaps, self._deferred_swaps = self._deferred_swaps, []
         for live, frozen in swaps:
             if live not in self._chunks or frozen.painted_width != live.outer_size.width or not live.display:
@@ -672,6 +855,7 @@ class TextView(LaidOutOnce, BlockView):
             with painted_batch(self):
                 await self.mount(new, after=old)
                 await old.remove()
+            forget_removed_styles()
         if isinstance(new, Markdown):
             self._schedule_freeze()  # thawed: it freezes again once it is built and painted
 

@@ -130,10 +130,17 @@ class PtyApp:
 
     def rss_mb(self) -> float:
         """The process's resident memory (VmRSS), in MiB."""
+        return self._status_mb("VmRSS")
+
+    def peak_rss_mb(self) -> float:
+        """The most resident memory the process has had so far (VmHWM), in MiB."""
+        return self._status_mb("VmHWM")
+
+    def _status_mb(self, field: str) -> float:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
-        raise RuntimeError("no VmRSS in /proc status")
+        raise RuntimeError(f"no {field} in /proc status")
 
     def close(self, seconds: float = 15) -> None:
         """Quit with Ctrl+Q; kill the process group if it has not exited within `seconds`."""

@@ -14,7 +14,9 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
    before anything of the thread is painted); each resume also until its status says idle
    (the replayed thread ready). With `--compare TANDEM` (another checkout's `tandem`, e.g. the
    main branch's), its resume of its own copy of the same thread joins the rounds;
-3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer);
+3. one long answer: a fresh app's VmRSS before and after `long 20000` (one 20,000-token answer of
+   paragraphs, lists and code fences), its peak (VmHWM) and the turn's CPU; with `--only long`,
+   `--rounds` fresh apps, interleaved with `--compare`'s when given;
 4. per short turn: two apps side by side, one whose thread holds 2,000 prior messages and one
    with 10 (the same Markdown messages end both, so both screens show the same), each sent the
    same short turns back to back, interleaved; wall and CPU time (utime + stime of the process)
@@ -205,17 +207,32 @@ def live_and_resume(url: str, blocks: int, rounds: int, compare: Path | None = N
     return figures
 
 
-def long_answer(url: str, tokens: int) -> tuple[float, float]:
-    with tempfile.TemporaryDirectory() as data:
-        app = PtyTandem(["--url", url], data)
-        try:
-            ready(app)
-            before = app.rss_mb()
-            turn(app, f"long {tokens}", long_marker(tokens))
-            app.settle()
-            return before, app.rss_mb()
-        finally:
-            app.close()
+def long_answer(url: str, tokens: int, rounds: int, compare: Path | None = None) -> dict[str, dict[str, float]]:
+    """Rounds of a fresh app sent `long TOKENS`, interleaved with `compare`'s (the order rotating):
+    the medians of VmRSS before and after the answer, the peak (VmHWM) and the turn's CPU."""
+    kinds: tuple[str, ...] = ("this",) if compare is None else ("this", "compare")
+    runs: dict[str, list[tuple[float, float, float, float]]] = {kind: [] for kind in kinds}
+    with tempfile.TemporaryDirectory() as pycache:
+        for index in range(rounds):
+            for which in kinds[index % len(kinds):] + kinds[: index % len(kinds)]:
+                with tempfile.TemporaryDirectory() as data:
+                    if which == "compare":
+                        assert compare is not None
+                        app = PtyTandem(["--url", url], data, tandem=compare, pycache=pycache)
+                    else:
+                        app = PtyTandem(["--url", url], data)
+                    try:
+                        ready(app)
+                        before, cpu = app.rss_mb(), app.cpu_seconds()
+                        turn(app, f"long {tokens}", long_marker(tokens))
+                        cpu = app.cpu_seconds() - cpu
+                        app.settle()
+                        runs[which].append((before, app.rss_mb(), app.peak_rss_mb(), cpu))
+                    finally:
+                        app.close()
+    names = ("before", "after", "peak", "cpu")
+    return {which: {name: statistics.median(run[i] for run in values) for i, name in enumerate(names)}
+            for which, values in runs.items()}
 
 
 def per_turn(url: str, server_requests: list[tuple[int, int]], history: int, turns: int) -> None:
@@ -276,7 +293,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved (bare app, resume) rounds")
     parser.add_argument("--only", choices=("live", "long", "turns"), default=None)
     parser.add_argument("--compare", type=Path, default=None, metavar="TANDEM",
-                        help="another checkout's tandem command, resumed in the same interleaved rounds")
+                        help="another checkout's tandem command, resumed (or sent the long answer) in the same "
+                             "interleaved rounds")
     args = parser.parse_args()
     compile_sources()
     print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
@@ -299,8 +317,13 @@ def main() -> None:
                       f"replayed thread ready (idle) at {f[which + ' ready']:.3f} s wall")
             print(f"  VmRSS once resumed: {f['resumed']:.0f} MB")
         if args.only in (None, "long"):
-            before, after = long_answer(server.url, args.long)
-            print(f"one {args.long:,}-token answer: a fresh app from {before:.0f} MB to {after:.0f} MB")
+            rounds = args.rounds if args.only == "long" else 1
+            figures = long_answer(server.url, args.long, rounds, args.compare)
+            print(f"one {args.long:,}-token answer, a fresh app each time (medians of {rounds} interleaved rounds):")
+            for which, f in figures.items():
+                label = "this tree" if which == "this" else f"{args.compare}"[-38:]
+                print(f"  {label:38} VmRSS {f['before']:.0f} MB → {f['after']:.0f} MB (peak VmHWM {f['peak']:.0f} MB), "
+                      f"turn CPU {f['cpu']:.2f} s")
         if args.only in (None, "turns"):
             per_turn(server.url, server.requests, args.history, args.turns)
 

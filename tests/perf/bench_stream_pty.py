@@ -21,7 +21,8 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
   (a block rebuilt with the content and size it already had);
 - key → painted: while streaming, a new character (one not in the answer) is typed into the
   composer every ~150 ms; the latency is the time until that character is on the wire;
-- the same key latency with nothing streaming (quiet), as a baseline in the same process.
+- the same key latency with nothing streaming (quiet), as a baseline in the same process;
+- the process's resident memory (VmRSS) before the answer and once it is painted, and its peak (VmHWM).
 
 Prints the figures of each run; asserts nothing about time. The machine is shared: absolute
 numbers are noisy, compare the figures of one run.
@@ -229,6 +230,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
         try:
             app.wait_for(b"idle", 0, 60)
             time.sleep(1.0)
+            rss_before = app.rss_mb()
             # Quiet key latency: the composer has focus at start; each key is a new character.
             quiet = [app.key_latency(character) for character in KEYS[:10]]
             app.type("\x7f" * 10)  # backspace them away
@@ -264,6 +266,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
                 print(state.read_text() if state.exists() else "(no state written)", file=sys.stderr)
                 raise
             cpu, ui_cpu = app.cpu_seconds() - cpu_started, app.main_thread_cpu_seconds() - ui_started
+            rss_after, rss_peak = app.rss_mb(), app.peak_rss_mb()
             while len(server.ends) < len(server.starts):
                 time.sleep(0.01)
             sent = server.ends[-1] - started
@@ -304,6 +307,9 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             "keys": len(streaming),
             "quiet_p50": percentile(quiet, 0.5),
             "quiet_p99": percentile(quiet, 0.99),
+            "rss_before": rss_before,
+            "rss_after": rss_after,
+            "rss_peak": rss_peak,
         }
 
 
@@ -348,7 +354,9 @@ def main() -> None:
                         f"{r['renders_per_k_tokens']:.1f} per 1,000 tokens, of which wasted (same content and size "
                         f"as before) {r['rerenders']}; re-measures/frame {r['measures_per_frame']:.2f}\n"
                         f"    key→painted streaming p50 {r['key_p50'] * 1000:.0f} ms p99 {r['key_p99'] * 1000:.0f} ms "
-                        f"({r['keys']} keys), quiet p50 {r['quiet_p50'] * 1000:.0f} ms p99 {r['quiet_p99'] * 1000:.0f} ms",
+                        f"({r['keys']} keys), quiet p50 {r['quiet_p50'] * 1000:.0f} ms p99 {r['quiet_p99'] * 1000:.0f} ms\n"
+                        f"    memory: VmRSS {r['rss_before']:.0f} MB before the answer, {r['rss_after']:.0f} MB once it is "
+                        f"painted (peak VmHWM {r['rss_peak']:.0f} MB)",
                         flush=True,
                     )
     finally:

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Offset
+from textual.selection import Selection
 from textual.widgets import Static
 from textual.widgets._markdown import MarkdownParagraph
 
+from _text_host import wait_until
+
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView, view_for
+from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.text import ChunkSplitter
+
+
+def _runs(view: TextView) -> tuple[int, int]:
+    """How many chunks are hidden above and below."""
+    stats = view.statistics()
+    return stats.hidden_chunks, stats.hidden_below
 
 
 class _Host(App[None]):
@@ -183,7 +194,7 @@ class TestLook:
 
 
 class TestHidingFarChunks:
-    """`hide_above`: chunks wholly above the kept range hide behind a spacer of their height."""
+    """`hide_outside`: chunks wholly above the kept range hide behind a spacer of their height."""
 
     async def _long_view(self, pilot: object) -> TextView:
         app = pilot.app  # type: ignore[attr-defined]
@@ -194,7 +205,7 @@ class TestHidingFarChunks:
         block.complete()
         view.refresh_block()
         await app.workers.wait_for_complete()
-        # `hide_above` measures the chunks: wait until every one is laid out (on a loaded machine
+        # `hide_outside` measures the chunks: wait until every one is laid out (on a loaded machine
         # one pause may come before the layout, and nothing would be hidden).
         for _ in range(500):
             await pilot.pause()  # type: ignore[attr-defined]
@@ -213,28 +224,77 @@ class TestHidingFarChunks:
             last_y, height = tops[-1], view.outer_size.height
 
             # (`view.chunks` is read again each time: a finished chunk is replaced when it freezes.)
-            view.hide_above(last_y)
+            view.hide_outside(last_y)
             await pilot.pause()
             assert view.statistics().hidden_chunks == 4
             assert [chunk.display for chunk in view.chunks] == [False, False, False, False, True]
             assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            # A hidden chunk keeps its source, not its widgets.
+            await wait_until(pilot, lambda: len(view.query_children(".text-view--chunk")) == 1, "hidden chunks removed")
+            assert all(isinstance(chunk, HiddenChunk) for chunk in view.chunks[:4])
+            assert _source(view) == view.block.text  # type: ignore[attr-defined]
 
-            view.hide_above(tops[3] + 1)
-            await pilot.pause()
-            assert view.statistics().hidden_chunks == 3  # the chunk reaching into the range is back
+            view.hide_outside(tops[3] + 1)
+            await wait_until(pilot, lambda: view.statistics().hidden_chunks == 3, "the chunk reaching into the range back")
+            await wait_until(pilot, lambda: view.chunks[3].outer_size.height, "the chunk built again and laid out")
             assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
+            assert view.chunks[3].virtual_region.y == tops[3]
 
-            view.hide_above(0)
-            await pilot.pause()
-            assert view.statistics().hidden_chunks == 0
+            view.hide_outside(0)
+            await wait_until(pilot, lambda: view.statistics().hidden_chunks == 0, "every chunk back")
+            await wait_until(pilot, lambda: all(chunk.outer_size.height for chunk in view.chunks), "all laid out")
             assert all(chunk.display for chunk in view.chunks)
+            assert [chunk.virtual_region.y for chunk in view.chunks] == tops
             assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (last_y, height)
             assert _source(view) == view.block.text  # type: ignore[attr-defined]
+
+    async def test_a_finished_message_hides_far_chunks_below_too_and_they_move_between_the_runs(self) -> None:
+        # Home on a long answer builds the chunks at the top only; End builds the ones at the end.
+        async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
+            view = await self._long_view(pilot)
+            tops = [chunk.virtual_region.y for chunk in view.chunks]
+            height = view.outer_size.height
+
+            def laid_out() -> bool:
+                shown = [chunk for chunk in view.chunks if not isinstance(chunk, HiddenChunk)]
+                return all(chunk.is_attached and chunk.outer_size.height for chunk in shown)
+
+            view.hide_outside(-10, tops[2])
+            await wait_until(pilot, lambda: view.statistics().hidden_below == 2, "chunks 2 and 3 hidden below")
+            assert [isinstance(chunk, HiddenChunk) for chunk in view.chunks] == [False, False, True, True, False]
+            await wait_until(pilot, lambda: len(view.query_children(".text-view--chunk")) == 3, "their widgets removed")
+            await wait_until(pilot, laid_out, "laid out")
+            assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (tops[-1], height)
+
+            view.hide_outside(tops[-1])  # (End): 2 and 3 go from one run to the other, unbuilt
+            await wait_until(pilot, lambda: _runs(view) == (4, 0), "all but the last hidden above")
+            await wait_until(pilot, lambda: len(view.query_children(".text-view--chunk")) == 1, "one widget")
+            assert (view.chunks[-1].virtual_region.y, view.outer_size.height) == (tops[-1], height)
+
+            view.hide_outside(0, 10_000)
+            await wait_until(pilot, lambda: _runs(view) == (0, 0), "every chunk back")
+            await wait_until(pilot, laid_out, "laid out")
+            assert [chunk.virtual_region.y for chunk in view.chunks] == tops
+            assert _source(view) == view.block.text  # type: ignore[attr-defined]
+
+    async def test_a_selection_in_the_view_keeps_its_chunks(self) -> None:
+        # Textual copies a selection from the widgets it reaches into: they stay while it lasts.
+        async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
+            view = await self._long_view(pilot)
+            screen = pilot.app.screen
+            screen.selections = {view.chunks[1]: Selection(Offset(0, 0), Offset(5, 0))}
+            view.hide_outside(10_000)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 0
+            screen.clear_selection()
+            view.hide_outside(10_000)
+            await pilot.pause()
+            assert view.statistics().hidden_chunks == 4
 
     async def test_the_last_chunk_is_never_hidden(self) -> None:
         async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
             view = await self._long_view(pilot)
-            view.hide_above(10_000)
+            view.hide_outside(10_000)
             await pilot.pause()
             assert view.statistics().hidden_chunks == 4
             assert view.chunks[-1].display
@@ -242,7 +302,7 @@ class TestHidingFarChunks:
     async def test_a_new_width_shows_every_chunk_again(self) -> None:
         async with _ScrollHost(TextView(_block(), blocks_per_chunk=5)).run_test(size=(60, 20)) as pilot:
             view = await self._long_view(pilot)
-            view.hide_above(10_000)
+            view.hide_outside(10_000)
             await pilot.pause()
             assert view.statistics().hidden_chunks == 4
             await pilot.resize_terminal(40, 20)
