@@ -201,7 +201,7 @@ def to_agui_messages(messages: Sequence[ChatMessage], cache: ConversionCache | N
     """
     start = 0
     out: list[Message] = []
-    results: dict[str, int] = {}  # call id → index in `out`, so a later result replaces an earlier one
+    results: dict[str, int] = {}  # call id → index in `out` (or REUSED), so a later result replaces an earlier one
     confirmations: set[str] | None = None  # computed only when a message holds answers (or for the cache)
     resumed = cache.resume(messages, lambda kept: _confirmation_calls(messages[kept:])) if cache is not None else None
     if resumed is not None:
@@ -228,20 +228,32 @@ def to_agui_messages(messages: Sequence[ChatMessage], cache: ConversionCache | N
     return out
 
 
+REUSED = -1
+"""In the result positions: the id's call was answered, and a later call under the same id is not yet."""
+
+
 def _forget_answered(messages: Sequence[Message], results: dict[str, int]) -> None:
     """The calls of `messages` are new: a result for one of their ids is theirs, added after
     them, not in place of the result of an earlier call under the same id."""
     for message in messages:
         for call in getattr(message, "tool_calls", None) or ():
-            results.pop(call.id, None)
+            if call.id in results:
+                results[call.id] = REUSED
 
 
 def _add_result(out: list[Message], results: dict[str, int], call_id: str, tool_message: Message) -> None:
-    if call_id in results:
-        out[results[call_id]] = tool_message
-    else:
-        results[call_id] = len(out)
-        out.append(tool_message)
+    index = results.get(call_id)
+    if index is not None and index != REUSED:
+        out[index] = tool_message
+        return
+    if index == REUSED and tool_message.id == f"tool-{call_id}":
+        # The result of a later call under an id used before: a message id of its own, or a
+        # server that merges messages by id (LangGraph's `add_messages`) replaces the first
+        # call's result with it and never sees the new one. Its position makes it stable
+        # across requests (the history only grows).
+        tool_message = tool_message.model_copy(update={"id": f"tool-{call_id}~{len(out)}"})
+    results[call_id] = len(out)
+    out.append(tool_message)
 
 
 def _convert(message: ChatMessage, index: int) -> tuple[tuple[Message, ...], tuple[tuple[str, Message], ...]]:
@@ -271,7 +283,8 @@ def _convert_answers(message: ChatMessage, index: int, confirmations: set[str], 
         # else: an earlier run's decisions, already sent as resume entries, except the answers
         # to ADK confirmations, which are tool results and stay in the history:
         for part in message.contents:
-            if isinstance(part, _RESPONSE_KINDS) and part.request_id in confirmations and part.request_id not in results:
+            if (isinstance(part, _RESPONSE_KINDS) and part.request_id in confirmations
+                    and results.get(part.request_id, REUSED) == REUSED):
                 results[part.request_id] = len(out)
                 out.append(_confirmation_result(part))
     elif message.role == "assistant":

@@ -128,6 +128,25 @@ async def test_a_call_id_used_again_in_the_next_turn_gets_its_own_card(langgraph
     assert texts == ["Done: deleted notes.txt.", "Done: kept notes.txt (not now)."]
 
 
+async def test_a_client_tool_called_under_the_same_id_in_the_next_turn_runs_and_is_answered(
+        langgraph_server: LangGraphServer) -> None:
+    """Both turns call `generate_haiku` (run by Tandem) as `call_generate_haiku`: the second call
+    runs too (it was left "running"), and its result reaches the graph as a message of its own
+    (under the first one's id, LangGraph's `add_messages` replaced that and never answered)."""
+    context = build_context(langgraph_server.url)
+    try:
+        for said in ("a haiku, same id", "another haiku, same id"):
+            turn = await context.send(said)
+            await asyncio.wait_for(turn.wait(), 60)
+            assert turn.status is TurnStatus.COMPLETED, turn.error
+    finally:
+        await context.dispose()
+    cards = [(b.id, b.status.value) for b in context.blocks if isinstance(b, ToolCallBlock)]
+    assert cards == [("tool/call_generate_haiku", "succeeded"), ("tool/call_generate_haiku~2", "succeeded")]
+    texts = [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
+    assert texts == ['Done: {"shown": true}.', 'Done: {"shown": true}.']
+
+
 async def test_a_declined_question_is_answered_as_cancelled_and_the_thread_goes_on(
         langgraph_server: LangGraphServer) -> None:
     context = build_context(langgraph_server.url)
