@@ -27,6 +27,7 @@ from tandem.tui.composer import waiting_reason
 from tandem.tui.conversation import Conversation
 from tandem.tui.decisions import Decisions
 from tandem.tui.engine import ContextFactory, Engine
+from tandem.tui.flush_frame import FlushFrame
 from tandem.tui.idle_collection import IdleCollection
 from tandem.tui.key_order import KeyOrder
 from tandem.tui.screens.main_screen import MainScreen
@@ -133,6 +134,8 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self.endpoint = endpoint
         self.engine = Engine(context_factory)
         self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
+        self.flush_frame = FlushFrame(lambda: self._main)
+        """Holds the frames back while a flush's mounts settle: one layout and one paint per flush."""
         self.context: AgentContext | None = None
         """The conversation (read on the UI thread; call its methods only through the bridge)."""
         self.ready = asyncio.Event()
@@ -397,11 +400,13 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
     def bridge_blocks_added(self, blocks: list[Block]) -> None:
         if not self._painting():
             return
+        self.flush_frame.open()
         if self.clock is not None:
             now = self.clock()
             for block in blocks:
                 self._times.setdefault(block.id, now)
-        self.main.blocks_added(blocks)
+        mounting = self.main.blocks_added(blocks)
+        self.flush_frame.wait_for(mounting.done, mounting.views)
         self.approvals.offer(blocks)
         self._update_waiting()
 
@@ -410,6 +415,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
 
         if not self._painting():
             return
+        self.flush_frame.open()
         self.main.blocks_changed(blocks)
         self.approvals.refresh(blocks)
         if any(isinstance(block, InteractiveBlock) for block in blocks):
@@ -418,6 +424,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
     def bridge_status_changed(self, status: Status) -> None:
         if not self._painting():
             return
+        self.flush_frame.open()
         self.main.set_status(status)
         self._hold_full_collections(streaming=status.value == "streaming")
         if status.value != "streaming" and self._state_timer is not None:
@@ -439,6 +446,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         """
         if not self._painting():
             return
+        self.flush_frame.open()
         self._unshown_state = state
         if not self.main.state_panel_mounted:
             return  # the panel shows it once mounted (see `_start_engine`)
