@@ -69,3 +69,19 @@ async def test_a_flush_that_mounts_a_finished_answer_and_a_card_is_laid_out_once
     assert late == []
     # ... because they came before it (their content, set as they mounted).
     assert any(kind == "request" and inside(widget) for kind, widget in events[flushed:first_layout])
+
+
+async def test_a_key_typed_while_a_flush_frame_is_held_is_painted_at_once() -> None:
+    script = Scripted([[text("hi")]])
+    async with script.app().run_test(size=(100, 40)) as pilot:
+        app = await started(pilot)
+        app.main.composer.input.focus()
+        await pilot.pause()
+        alone = app.main.input_first_paints
+        app.main.hold_frames()  # (as a flush's frame is held while its mounts settle)
+        try:
+            await pilot.press("x")
+            await wait_for(pilot, lambda: app.main.input_first_paints > alone, "the key painted alone")
+        finally:
+            app.main.release_frames()
+        assert app.main.composer.input.text == "x"

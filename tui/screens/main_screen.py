@@ -113,6 +113,10 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
         return isinstance(widget, ComposerInput)
 
+    def _frame_held_back(self) -> bool:
+        # A flush's frame held while its mounts settle (`tui.flush_frame`) keeps a key waiting too.
+        return self.frames_held or super()._frame_held_back()
+
     def streams(self, widget: Widget) -> bool:
         conversation = self.conversation
         return widget is conversation or conversation in widget.ancestors
