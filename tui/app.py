@@ -27,6 +27,7 @@ from tandem.tui.composer import waiting_reason
 from tandem.tui.conversation import Conversation
 from tandem.tui.decisions import Decisions
 from tandem.tui.engine import ContextFactory, Engine
+from tandem.tui.flush_frame import FlushFrame
 from tandem.tui.idle_collection import IdleCollection
 from tandem.tui.key_order import KeyOrder
 from tandem.tui.screens.main_screen import MainScreen
@@ -133,6 +134,8 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self.endpoint = endpoint
         self.engine = Engine(context_factory)
         self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
+        self.flush_frame = FlushFrame(lambda: self._main)
+        """Holds the frames back while a flush's mounts settle: one layout and one paint per flush."""
         self.context: AgentContext | None = None
         """The conversation (read on the UI thread; call its methods only through the bridge)."""
         self.ready = asyncio.Event()
@@ -157,6 +160,8 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         """The state the panel does not show yet (not mounted, hidden, or a paint put off while streaming)."""
         self._last_state_paint = 0.0
         self._state_timer: Timer | None = None
+        self._state_due = False
+        """The panel's paint put off while streaming is due, and left to the next flush (on its way)."""
         self.state_panel_paints = 0
         """How many times the state panel was painted (for tests and benchmarks)."""
         self._startup_failed = False
@@ -397,11 +402,13 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
     def bridge_blocks_added(self, blocks: list[Block]) -> None:
         if not self._painting():
             return
+        self._flush_started()
         if self.clock is not None:
             now = self.clock()
             for block in blocks:
                 self._times.setdefault(block.id, now)
-        self.main.blocks_added(blocks)
+        mounting = self.main.blocks_added(blocks)
+        self.flush_frame.wait_for(mounting.done, mounting.views)
         self.approvals.offer(blocks)
         self._update_waiting()
 
@@ -410,6 +417,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
 
         if not self._painting():
             return
+        self._flush_started()
         self.main.blocks_changed(blocks)
         self.approvals.refresh(blocks)
         if any(isinstance(block, InteractiveBlock) for block in blocks):
@@ -418,6 +426,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
     def bridge_status_changed(self, status: Status) -> None:
         if not self._painting():
             return
+        self._flush_started()
         self.main.set_status(status)
         self._hold_full_collections(streaming=status.value == "streaming")
         if status.value != "streaming" and self._state_timer is not None:
@@ -439,6 +448,7 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         """
         if not self._painting():
             return
+        self._flush_started()
         self._unshown_state = state
         if not self.main.state_panel_mounted:
             return  # the panel shows it once mounted (see `_start_engine`)
@@ -448,19 +458,36 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
             return  # painted when the panel opens, or it just did
         wait = self._last_state_paint + STATE_PANEL_SECONDS - time.monotonic()
         if wait > 0 and self._streaming() and not self._working_in_panel():
-            if self._state_timer is None:
-                self._state_timer = self.set_timer(wait, self._paint_unshown_state)
+            if self._state_timer is None and not self._state_due:
+                self._state_timer = self.set_timer(wait, self._state_paint_due)
             return
         self._paint_state(state)
 
+    def _flush_started(self) -> None:
+        """A flush hands over a change: its frame is held until it settles, and a state paint due goes with it."""
+        self.flush_frame.open()
+        if self._state_due:
+            self._paint_unshown_state()
+
+    def _state_paint_due(self) -> None:
+        self._state_timer = None
+        if self._streaming() and self.bridge.flush_scheduled:
+            # A flush is on its way (within half a second while streaming): painted with it, the
+            # panel costs no layout and paint of the screen of its own.
+            self._state_due = True
+            return
+        self._paint_unshown_state()
+
     def _paint_unshown_state(self) -> None:
         self._state_timer = None
+        self._state_due = False
         state = self._unshown_state
         if state is not None and self._painting() and self.main.state_panel_mounted and self.main.panel_visible:
             self._paint_state(state)
 
     def _paint_state(self, state: AgentState) -> None:
         self._unshown_state = None
+        self._state_due = False
         self._last_state_paint = time.monotonic()
         if self._state_timer is not None:
             self._state_timer.stop()

@@ -282,6 +282,11 @@ class Bridge:
             self._timer_pending = True
             self._timer = self.target.set_timer(delay, self._timed_flush)
 
+    @property
+    def flush_scheduled(self) -> bool:
+        """Whether a flush is on its way (UI thread): a wake-up was posted, or its timer is set."""
+        return self._timer_pending or self._wake_pending
+
     def hold_for_input(self) -> None:
         """Input arrived (UI thread): paint it before more stream changes (at most `input_hold_seconds`)."""
         now = time.monotonic()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,7 +21,16 @@ if TYPE_CHECKING:
     from tandem.core.blocks.base import Block
     from tandem.widgets.block_view import BlockView
 
-__all__ = ["Conversation", "ConversationScroll", "NewContentHint"]
+__all__ = ["Conversation", "ConversationScroll", "Mounting", "NewContentHint"]
+
+
+class Mounting(NamedTuple):
+    """What `Conversation.add_blocks` started: mounts and removals under way, and the views it mounted."""
+
+    done: list[Awaitable[object]]
+    """Completes once each mount or removal is done."""
+    views: list[Widget]
+    """The views being mounted (their children post their layout requests once prompted)."""
 
 
 class ConversationScroll(VerticalScroll, can_focus=True):
@@ -327,16 +336,22 @@ class Conversation(Vertical):
             if not self._shown:
                 self.scroller.query_children("#welcome").set(display=True)
 
-    def add_blocks(self, blocks: Iterable[Block]) -> None:
-        """Append blocks; mounted at once while following, else announced by the hint."""
+    def add_blocks(self, blocks: Iterable[Block]) -> Mounting:
+        """Append blocks; mounted at once while following, else announced by the hint.
+
+        Returns:
+            The mounts and removals this started, and the views it mounted (the app's flush
+            frame waits for them to settle before the screen lays the flush out).
+        """
         # The replayed thread: its views replace the stored last screenful's, in this frame.
         self.drop_preview()
         batch = list(blocks)
         self.all_blocks.extend(batch)
         new = self._shown_of(batch)  # once per batch: a resumed thread adds thousands at once
         self._shown.extend(new)
+        started = Mounting([], [])
         if not new:
-            return
+            return started
         self._hide_welcome()
         at_end = self._hi == len(self._shown) - len(new)
         if self.following and at_end:
@@ -354,14 +369,17 @@ class Conversation(Vertical):
             else:
                 keep = self._fill_count(len(self._shown), screens=1.0 + self.margin / 2)
             new_lo = max(self._lo, len(self._shown) - keep)
-            self._unmount(self._shown[self._lo : min(new_lo, self._hi)])
+            removal = self._unmount(self._shown[self._lo : min(new_lo, self._hi)])
+            if removal is not None:
+                started.done.append(removal)
             self._lo = new_lo
             self._hi = max(self._hi, new_lo)
-            self._mount_range(self._hi, len(self._shown))
+            started.views.extend(self._mount_range(self._hi, len(self._shown), awaiting=started.done))
             self._scroll_to_end()
         else:
             self._unseen = True
             self._update_hint()
+        return started
 
     def refresh_blocks(self, blocks: Iterable[Block]) -> None:
         """Repaint the views of changed blocks that are mounted (others repaint when mounted)."""

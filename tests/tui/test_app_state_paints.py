@@ -128,3 +128,46 @@ async def test_a_hidden_panel_is_painted_when_it_opens(tmp_path: Path) -> None:
         await pilot.pause()
         assert items_shown(app) == ITEMS
         release(app, gate)
+
+
+def writes_then_talks(gates: tuple[asyncio.Event, asyncio.Event]) -> Any:
+    """A segment: the writes of `writes_then_holds`, then more text once the first gate opens, then the end at the second."""
+
+    async def segment(messages: Any, options: Any) -> AsyncIterator[ChatUpdate]:
+        async for update in writes_then_holds(gates[0])(messages, options):
+            yield update
+        await gates[1].wait()
+        yield text(" for good")
+
+    return segment
+
+
+async def test_a_put_off_paint_due_while_a_flush_is_on_its_way_goes_with_that_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Painted alone, the panel is a layout and a paint of the screen of its own, beside the flush's.
+    from tandem.tui.bridge import Bridge
+
+    gates = (asyncio.Event(), asyncio.Event())
+    script = Scripted([writes_then_talks(gates)])
+    app = script.app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "go")
+        await written_and_handed_over(pilot, app)
+        paints = app.state_panel_paints
+        assert app._state_timer is not None and items_shown(app) != ITEMS  # put off
+        wake = Bridge.wake
+        monkeypatch.setattr(Bridge, "wake", lambda self: None)  # the next flush waits for the test
+        release(app, gates[0])
+        await wait_for(pilot, lambda: app.bridge.flush_scheduled, "more text, its flush on its way")
+        app._state_timer.stop()
+        app._state_paint_due()  # (what the timer calls when the put-off paint is due)
+        await pilot.pause()
+        assert app.state_panel_paints == paints  # not alone ...
+        monkeypatch.setattr(Bridge, "wake", wake)
+        app.bridge.flush()
+        assert app.state_panel_paints == paints + 1  # ... with the flush
+        await wait_for(pilot, lambda: items_shown(app) == ITEMS, "the last state painted")
+        release(app, gates[1])
+        await wait_for(pilot, lambda: app.main.status is not None and app.main.status.value == "idle", "the turn's end")

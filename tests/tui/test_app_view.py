@@ -100,6 +100,8 @@ class TestWindow:
         async with script.app().run_test(size=(80, 24)) as pilot:
             app = await started(pilot)
             await send(pilot, "go")
+            # (`painted` waits for the views mounted: the answer's may come a flush after the question's.)
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(app.conversation.all_blocks) == 2, "the answer")
             await painted(pilot)
             view = app.conversation.mounted_views[-1]
             assert isinstance(view, TextView)

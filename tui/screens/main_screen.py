@@ -19,7 +19,8 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from tandem.tui.composer import COMPOSER_HINT, Composer, ComposerInput
-from tandem.tui.conversation import Conversation
+from tandem.tui.conversation import Conversation, Mounting
+from tandem.tui.flush_frame import HeldFrames
 from tandem.tui.input_paint import InputFirstPaint
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class _MapKeepingCompositor(Compositor):
         return result
 
 
-class MainScreen(InputFirstPaint, Screen[None]):
+class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
     """Lays out the conversation view, composer, state panel and status line.
 
     Owns the layout and what the status line says; the app owns the engine and tells the
@@ -111,6 +112,10 @@ class MainScreen(InputFirstPaint, Screen[None]):
     def paints_alone(self, widget: Widget) -> bool:
         # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
         return isinstance(widget, ComposerInput)
+
+    def _frame_held_back(self) -> bool:
+        # A flush's frame held while its mounts settle (`tui.flush_frame`) keeps a key waiting too.
+        return self.frames_held or super()._frame_held_back()
 
     def streams(self, widget: Widget) -> bool:
         conversation = self.conversation
@@ -410,9 +415,9 @@ class MainScreen(InputFirstPaint, Screen[None]):
         if reason is None and self.app.focused is None:
             self.composer.focus_input()
 
-    def blocks_added(self, blocks: list[Block]) -> None:
-        """New blocks from the bridge (UI thread)."""
-        self.conversation.add_blocks(blocks)
+    def blocks_added(self, blocks: list[Block]) -> Mounting:
+        """New blocks from the bridge (UI thread); returns the mounts this started."""
+        return self.conversation.add_blocks(blocks)
 
     def blocks_changed(self, blocks: list[Block]) -> None:
         """Changed blocks from the bridge (UI thread)."""
