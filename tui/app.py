@@ -479,7 +479,9 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self._paint_unshown_state()
 
     def _paint_unshown_state(self) -> None:
-        self._state_timer = None
+        if self._state_timer is not None:
+            self._state_timer.stop()  # painted now (the stream ended, or a flush took it): not again later
+            self._state_timer = None
         self._state_due = False
         state = self._unshown_state
         if state is not None and self._painting() and self.main.state_panel_mounted and self.main.panel_visible:
