@@ -171,14 +171,11 @@ class FlushFrame:
 
     async def _requests_handed_in(self, screen: HeldFrames, roots: list[Widget], deadline: float) -> None:
         """Prompt every widget under `roots` with a request waiting; return once the screen has taken them."""
+        # Imported here: the widgets are not on the start-up path (`tui.app`).
+        from tandem.widgets.laid_out_once import hand_in_layout_requests
+
         mounted = [node for root in roots if root.is_attached for node in root.walk_children(Widget, with_self=True)]
-        waiting = [node for node in mounted if node._layout_required or node._repaint_required]
-        for node in waiting:
-            node.check_idle()
-        limit = min(deadline, time.monotonic() + self.REQUESTS_WAIT_SECONDS)
-        while waiting and time.monotonic() < limit:
-            await asyncio.sleep(0)
-            waiting = [node for node in waiting if node._layout_required or node._repaint_required]
+        await hand_in_layout_requests(mounted, min(deadline, time.monotonic() + self.REQUESTS_WAIT_SECONDS))
         # What they posted is in the screen's queue now: a callback queued behind it runs once
         # the screen has handled it.
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import time
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, TypeVar, overload
 
@@ -15,7 +17,7 @@ from textual.widgets._markdown import MarkdownBlock
 
 from tandem.widgets.markdown_styles import LazyComponentStyles
 
-__all__ = ["LaidOutOnce", "StreamMarkdown", "laid_out_once"]
+__all__ = ["LaidOutOnce", "StreamMarkdown", "hand_in_layout_requests", "laid_out_once"]
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -185,3 +187,19 @@ class StreamMarkdown(LaidOutOnce, Markdown):
 def _stream_block_class(block_class: type[MarkdownBlock]) -> type[MarkdownBlock]:
     """`block_class` laid out once, its component styles resolved when first used (same name, same CSS)."""
     return type(block_class.__name__, (LazyComponentStyles, _laid_out_once(block_class)), {"__module__": __name__})
+
+
+async def hand_in_layout_requests(nodes: Iterable[Widget], until: float) -> None:
+    """Prompt each of `nodes` with a layout or repaint request waiting (`check_idle`) and return
+    once all have posted them, or at monotonic time `until` (a widget that never settles cannot
+    hold frames back).
+
+    A widget whose content was set before it mounted posts its request only when it next goes
+    idle, after the Resize of the layout that follows: left alone, that request costs the screen a
+    second layout and paint."""
+    waiting = [node for node in nodes if node._layout_required or node._repaint_required]
+    for node in waiting:
+        node.check_idle()
+    while waiting and time.monotonic() < until:
+        await asyncio.sleep(0)
+        waiting = [node for node in waiting if node._layout_required or node._repaint_required]

@@ -25,7 +25,7 @@ from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 from tandem.widgets.hidden_chunk import HiddenChunk
-from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown
+from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown, hand_in_layout_requests
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.sanitize import sanitize
@@ -701,13 +701,7 @@ class TextView(LaidOutOnce, BlockView):
         handles what they posted (inside a batch it runs after-refresh callbacks as soon as its
         queue is empty).
         """
-        deadline = time.monotonic() + self.REQUESTS_WAIT_SECONDS
-        waiting = [node for node in self.walk_children(Widget) if node._layout_required or node._repaint_required]
-        for node in waiting:
-            node.check_idle()
-        while waiting and time.monotonic() < deadline:
-            await asyncio.sleep(0)
-            waiting = [node for node in waiting if node._layout_required or node._repaint_required]
+        await hand_in_layout_requests(self.walk_children(Widget), time.monotonic() + self.REQUESTS_WAIT_SECONDS)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def resolve() -> None:
