@@ -8,11 +8,13 @@ panel and the approval modal. Every wait is on a fact (a block, a status, a stat
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from _tui_harness import send, shown_text, started, wait_for
 from textual.pilot import Pilot
+from textual.css.query import NoMatches
 from textual.errors import NoWidget
 from textual.widget import Widget
 from textual.widgets import Input, TextArea, Tree
@@ -52,29 +54,56 @@ def state_of(app: TandemApp) -> Any:
     return app.context.agent.state.committed
 
 
-async def click(pilot: Pilot[Any], widget: Widget, offset: tuple[int, int] = (1, 0)) -> None:
-    """Click `widget` at `offset` once the layout put it under that point.
+async def click(pilot: Pilot[Any], target: Widget | Callable[[], Widget], offset: tuple[int, int] = (1, 0)) -> None:
+    """Click `target` at `offset` once the layout put it under that point.
 
     A widget shown, moved or scrolled into view by a change is laid out on a later frame;
     clicking before that lands on whatever was there, so this waits for the fact first.
+    `target` may be a function that finds the widget: a list that remounts its children (the
+    state panel's conflict cards, when a later paint changes one) replaces the widget a test
+    found first, and a removed widget is never under the pointer again.
     """
+
+    def widget() -> Widget:
+        return target() if callable(target) else target
 
     def under_pointer() -> bool:
         try:
-            found, _ = pilot.app.screen.get_widget_at(widget.region.x + offset[0], widget.region.y + offset[1])
-        except NoWidget:
+            aimed = widget()
+        except NoMatches:  # between a list's removing its children and mounting the new ones
             return False
-        return found is widget
+        try:
+            found, _ = pilot.app.screen.get_widget_at(aimed.region.x + offset[0], aimed.region.y + offset[1])
+        except NoWidget:
+            found = None
+        if found is aimed:
+            return True
+        # A later layout (a repaint above it, a list growing) can move it out of view again
+        # after it was scrolled there: aim again, as a person would.
+        aimed.scroll_visible(animate=False, immediate=True)
+        return False
+
+    def what_is_there() -> str:
+        try:
+            aimed = widget()
+        except NoMatches:
+            return f"{target!r} to be found"
+        try:
+            found, region = pilot.app.screen.get_widget_at(aimed.region.x + offset[0], aimed.region.y + offset[1])
+        except NoWidget:
+            found, region = None, None
+        return (f"{aimed!r} under the pointer (its region {aimed.region}, attached {aimed.is_attached},"
+                f" displayed {aimed.display}; there now: {found!r} at {region})")
 
     # Pilot pauses between placing the pointer and pressing: a layout in that moment (text still
     # laying out above, under load) moves the widget away and the press lands beside it (in these
     # tests on a card's own background, which does nothing): wait for it again and press again.
     for _ in range(5):
-        widget.scroll_visible(animate=False, immediate=True)
-        await wait_for(pilot, under_pointer, f"{widget!r} under the pointer")
-        if await pilot.click(widget, offset=offset):
+        widget().scroll_visible(animate=False, immediate=True)
+        await wait_for(pilot, under_pointer, what_is_there)
+        if await pilot.click(widget(), offset=offset):
             return
-    raise AssertionError(f"the click at {offset} missed {widget!r} five times")
+    raise AssertionError(f"the click at {offset} missed {widget()!r} five times")
 
 
 async def tab_to(pilot: Pilot[Any], widget: Widget) -> None:

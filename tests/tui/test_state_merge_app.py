@@ -155,7 +155,7 @@ class TestEditingWhileTheAgentWrites:
             [mine] = [str(w.render()) for w in panel.query(".state-conflict-view--mine").results(Static)]
             assert mine.startswith('yours: ["Boil the pasta in salted water.",')
 
-            await click(pilot, panel.query_one(".state-conflict-view--agent-button"))
+            await click(pilot, lambda: panel.query_one(".state-conflict-view--agent-button"))
             await wait_for(pilot, lambda: len(state_of(app)["recipe"]["instructions"]) == len(STARTER_RECIPE["instructions"]) + 1, "the agent's instructions taken")
             recipe = state_of(app)["recipe"]
             assert recipe["instructions"][0] == STARTER_RECIPE["instructions"][0]
@@ -244,7 +244,7 @@ class TestRestoredConflicts:
             await wait_for(pilot, lambda: conflict_lines(second) == before, "the same conflict cards after resume")
             assert state_of(second) == committed
             # The open one is still the person's call.
-            await click(pilot, panel.query_one(".state-conflict-view--agent-button"))
+            await click(pilot, lambda: panel.query_one(".state-conflict-view--agent-button"))
             await wait_for(pilot, lambda: state_of(second)["title"] == "Agent's pasta", "the agent's title taken")
 
 
@@ -287,7 +287,7 @@ class TestAPydanticAIServer:
                 assert lines[0] == "⚠ conflict at /todos"
                 assert lines[1].startswith('yours: ["write more tests", "review PR"] — ada, ')
                 assert lines[2].startswith('agent\'s: ["write tests", "review PR", "write tests", "review PR"] — ') and lines[2].endswith("(delta)")
-                await click(pilot, panel.query_one(".state-conflict-view--mine-button"))
+                await click(pilot, lambda: panel.query_one(".state-conflict-view--mine-button"))
                 await wait_for(pilot, lambda: not panel.query(".state-conflict-view--mine-button"), "the conflict settled")
 
                 await send(pilot, "and one more")
