@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 from ag_ui.core import RunAgentInput
 
+from tandem.core.agui.gather import gathered
 from tandem.core.agui.request_cache import BodyEncoder
 from tandem.core.agui.tls_on_demand import TlsOnDemandTransport
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
@@ -124,7 +125,8 @@ class HttpTransport(AGUITransport):
                         if retrying:
                             retrying = self._tell_connecting(False)
                         await _check_response(response, where)
-                        yield _body(response, where, self._timeout)
+                        async with gathered(_body(response, where, self._timeout)) as chunks:
+                            yield chunks
                     return
                 except httpx.ConnectError as exc:
                     # Retried only while the server has never answered (it may be starting up), and
