@@ -39,10 +39,21 @@ import gc
 import sys
 from typing import Any
 
-__all__ = ["FullCollectionPause", "POSTPONED_THRESHOLD", "YOUNG_THRESHOLD", "skip_collection_at_exit", "trim_heap"]
+__all__ = ["FullCollectionPause", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "YOUNG_THRESHOLD", "skip_collection_at_exit", "trim_heap"]
 
 YOUNG_THRESHOLD = 10_000
 """Allocations between young collections while held (CPython's default is 700)."""
+
+
+MIDDLE_THRESHOLD = 2
+"""Young collections between middle ones while held (CPython's default is 10).
+
+A middle collection walks what survived the young ones since the last middle one, each object
+once before it is promoted, so how often it runs changes its pauses, not its total: with ten
+young collections of `YOUNG_THRESHOLD` between them, the middle ones during a 2,000 tokens/s
+stream took 26-79 ms each, stopping both threads (a key typed then waited for it too); every
+second one, 15-28 ms each, 80-123 ms in all over the same 10 s stream as 89-118 before
+(`tests/perf/loop_probe.py` in the pty bench, two and three runs)."""
 
 
 POSTPONED_THRESHOLD = 1_000_000
@@ -109,15 +120,18 @@ class FullCollectionPause:
         return self._frozen
 
     def hold(self) -> None:
-        """Freeze every object that exists now: collections scan only what is made from now on, and
-        young ones run every `YOUNG_THRESHOLD` allocations. Idempotent."""
+        """Freeze every object that exists now: collections scan only what is made from now on,
+        young ones run every `YOUNG_THRESHOLD` allocations and middle ones every `MIDDLE_THRESHOLD`
+        young ones. Idempotent."""
         if not self._held:
             self._held = True
             self._freeze()
             self._thresholds = gc.get_threshold()
         assert self._thresholds is not None
         young, middle, old = self._thresholds  # a turn following a postponed walk: full collections run again
-        gc.set_threshold(max(young, YOUNG_THRESHOLD), middle, old)
+        if young < YOUNG_THRESHOLD:  # a higher one was tuned by someone else (`tandem ask`): kept as found
+            young, middle = YOUNG_THRESHOLD, MIDDLE_THRESHOLD
+        gc.set_threshold(young, middle, old)
 
     def postpone(self) -> None:
         """While still held, start no full collection on its own: the turn ended and its walk waits

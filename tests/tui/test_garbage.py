@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tandem.tui.garbage import POSTPONED_THRESHOLD, YOUNG_THRESHOLD, FullCollectionPause, trim_heap
+from tandem.tui.garbage import MIDDLE_THRESHOLD, POSTPONED_THRESHOLD, YOUNG_THRESHOLD, FullCollectionPause, trim_heap
 
 
 class _Node:
@@ -24,11 +24,11 @@ def _collector() -> Iterator[None]:
     gc.set_threshold(*thresholds)
 
 
-def test_holding_raises_the_young_threshold_and_releasing_restores_it() -> None:
+def test_holding_sets_the_young_and_middle_thresholds_and_releasing_restores_them() -> None:
     gc.set_threshold(700, 10, 10)
     pause = FullCollectionPause()
     pause.hold()
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 10)
     assert gc.get_freeze_count() > 0
     assert pause.settle(collect=False) is True
     assert gc.get_threshold() == (700, 10, 10)
@@ -42,7 +42,7 @@ def test_hold_and_release_are_idempotent_and_restore_what_the_first_hold_found()
     pause = FullCollectionPause()
     pause.hold()
     pause.hold()  # a second hold must not record the raised thresholds as the ones to restore
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, 7, 9)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 9)
     assert pause.settle(collect=False) is True
     assert pause.settle(collect=False) is False
     assert gc.get_threshold() == (500, 7, 9)
@@ -165,9 +165,9 @@ def test_a_postponed_full_collection_runs_again_once_a_new_turn_holds() -> None:
     pause = FullCollectionPause()
     pause.hold()
     pause.postpone()  # the turn ended: its walk waits for the person to pause
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, POSTPONED_THRESHOLD)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, POSTPONED_THRESHOLD)
     pause.hold()  # the next turn started first
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 10)
     pause.postpone()
     pause.settle(collect=False)
     assert gc.get_threshold() == (700, 10, 10)
