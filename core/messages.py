@@ -43,7 +43,11 @@ class ChatUpdate(BaseModel):
     """One streamed update: an envelope (role, message id, author) around content parts.
 
     `raw` keeps the original protocol event as JSON-ready data, so the log never loses what
-    the neutral vocabulary cannot name. Immutable; round-trips through JSON losslessly.
+    the neutral vocabulary cannot name; where the whole payload is the update's one debug part
+    (AG-UI's RAW and CUSTOM events, and unknown ones), `raw` keeps only the envelope the part
+    does not (type, timestamp…), so that the log holds the payload once: the event is the
+    envelope plus the part's value (`event`/`source` of a RAW event, `value` of a CUSTOM one,
+    the whole of an unknown one). Immutable; round-trips through JSON losslessly.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -154,7 +154,8 @@ class EventMapper:
             raw: its JSON-ready form.
         """
         if isinstance(event, UnknownEvent):
-            return [_update([DebugContent(label=f"unknown event {event.type}", value=raw)], raw)]
+            envelope = {"type": raw.get("type")} if isinstance(raw, dict) else raw
+            return [_update([DebugContent(label=f"unknown event {event.type}", value=raw)], envelope)]
         return self._handlers[event.type](event, raw)
 
     def map_delta(self, event_type: str, key: str, delta: str, subagent_run_id: str | None, raw: Any) -> list[ChatUpdate]:
@@ -496,7 +497,7 @@ class EventMapper:
 
     def _raw(self, event: Any, raw: Any) -> list[ChatUpdate]:
         value = {"event": event.event, "source": event.source}
-        return [_update([_debug("raw", value)], raw, author=self._author(event))]
+        return [_update([_debug("raw", value)], _without_held(raw, _RAW_HELD), author=self._author(event))]
 
     def _custom(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if event.name == ON_INTERRUPT:
@@ -509,7 +510,8 @@ class EventMapper:
                 mapping = PredictStateMapping.parse(entry)
                 if mapping is not None and mapping not in self._predict:
                     self._predict.append(mapping)
-        return [_update([_debug(f"custom {event.name}", event.value)], raw, author=self._author(event))]
+        return [_update([_debug(f"custom {event.name}", event.value)], _without_held(raw, _CUSTOM_HELD),
+                        author=self._author(event))]
 
     # -- run lifecycle -----------------------------------------------------------------------
 
@@ -582,6 +584,24 @@ def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:
 def _first_segment(path: str) -> str:
     segment = path.split("/", 2)[1] if path.startswith("/") else path
     return segment.replace("~1", "/").replace("~0", "~")
+
+
+_RAW_HELD = frozenset({"event", "source"})
+"""A RAW event's fields its debug part holds (its value)."""
+_CUSTOM_HELD = frozenset({"value"})
+"""A CUSTOM event's field its debug part holds (its value)."""
+
+
+def _without_held(raw: Any, held: frozenset[str]) -> Any:
+    """`raw` without the fields the update's debug part holds: the log stores them once, not twice.
+
+    ag-ui-langgraph (on its defaults) sends a RAW event of 1-5 KB beside every token; kept whole
+    in `raw` as well as in the part, each was serialised and written twice. The event is the
+    envelope plus the part's value (`ChatUpdate.raw`).
+    """
+    if not isinstance(raw, dict):
+        return raw
+    return {key: value for key, value in raw.items() if key not in held}
 
 
 def _debug(label: str, value: Any) -> DebugContent:

@@ -186,6 +186,27 @@ class TestMapping:
         assert [d.label for d in debug] == ["run started", "unknown event FANCY_NEW_THING", "custom n", "raw"]
         assert debug[1].value == {"type": "FANCY_NEW_THING", "x": 1}
 
+    async def test_a_debug_payload_is_stored_once_and_the_event_can_be_rebuilt(self) -> None:
+        """ag-ui-langgraph sends a RAW event of 1-5 KB beside every token: its payload lives in the
+        debug part; `raw` keeps the rest of the event, so the log writes the payload once."""
+        raw_event = {"type": "RAW", "event": {"event": "on_chat_model_stream", "data": {"chunk": "x" * 500}},
+                     "source": "langgraph", "timestamp": 17}
+        custom = {"type": "CUSTOM", "name": "progress", "value": {"done": [1, 2]}, "timestamp": 18}
+        unknown = {"type": "FANCY_NEW_THING", "x": {"deep": [1]}}
+        updates = await run([START, raw_event, custom, unknown, FINISH])
+        by_label = {u.contents[0].label: u for u in updates if isinstance(u.contents[0], DebugContent)}
+
+        raw_update, custom_update = by_label["raw"], by_label["custom progress"]
+        unknown_update = by_label["unknown event FANCY_NEW_THING"]
+        assert raw_update.raw == {"type": "RAW", "timestamp": 17}
+        assert {**raw_update.raw, **raw_update.contents[0].value} == raw_event
+        assert custom_update.raw == {"type": "CUSTOM", "name": "progress", "timestamp": 18}
+        assert {**custom_update.raw, "value": custom_update.contents[0].value} == custom
+        assert unknown_update.raw == {"type": "FANCY_NEW_THING"} and unknown_update.contents[0].value == unknown
+        assert raw_update.model_dump_json().count("x" * 500) == 1
+        assert custom_update.model_dump_json().count('"done"') == 1
+        assert unknown_update.model_dump_json().count('"deep"') == 1
+
     async def test_subagents_attribute_and_steps_stay_visible(self) -> None:
         events = [
             START,
