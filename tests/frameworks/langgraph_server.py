@@ -22,6 +22,7 @@ What the model does is chosen by a keyword of the last user message:
 | `delete` | calls `delete_file(path="notes.txt")`: the tool `interrupt()`s with `{reason: "tool_call", toolCallId, message, responseSchema}` and deletes when the answer has `approved: true` |
 | `colour` | calls `ask_colour()`: the tool `interrupt("Which colour?")`s and the model answers "You chose <answer>." |
 | `think` | streams reasoning ("Thinking it over carefully."), then the answer |
+| `long N` | answers `PLAIN_ANSWER` N times over (a long answer: a token and a RAW event per word, for benches) |
 | anything else | answers `PLAIN_ANSWER` |
 
 A call's id is `call_<tool>_<n>`, n counting the user messages, unless the message also says
@@ -36,6 +37,7 @@ request body is recorded in `LangGraphServer.requests`. Run `python tests/framew
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
 import threading
@@ -165,6 +167,8 @@ def script(messages: Sequence[BaseMessage]) -> Reply:
         if result.startswith("colour: "):
             return Reply(text=f"You chose {result.removeprefix('colour: ')}.")
         return Reply(text=f"Done: {result}.")
+    if (long := re.search(r"\blong (\d+)", said)) is not None:
+        return Reply(text=" ".join([PLAIN_ANSWER] * int(long.group(1))))
     if "count" in said:
         return Reply(text="Counted.")
     if "think" in said:
