@@ -5,32 +5,30 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, ClassVar, NamedTuple
 
-from markdown_it import MarkdownIt
 from textual.app import ComposeResult
-from textual.await_complete import AwaitComplete
-from textual.await_remove import AwaitRemove
-from textual.widget import AwaitMount
 from textual.content import Content
 from textual import events
-from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from tandem.core.blocks.base import Lifecycle
 from tandem.core.blocks.text import TextBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
+from tandem.widgets.chunk_freezing import ChunkFreezing
+from tandem.widgets.chunk_window import ChunkWindow
+from tandem.widgets.frozen_markdown import FrozenMarkdown
 from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown, hand_in_layout_requests
+from tandem.widgets.markdown_chunks import BuiltMarkdown, ChunkSplitter, shared_parser
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
+from tandem.widgets.painted_batch import painted_batch
 from tandem.widgets.sanitize import sanitize
-from tandem.widgets.styles_cache import forget_removed_styles
 
+# (`ChunkSplitter`, `BuiltMarkdown`, `shared_parser` and `painted_batch` are also imported from here,
+# by `value_viewer` and the tests: they stay importable from this module.)
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter", "BuiltMarkdown"]
 
 
@@ -53,168 +51,27 @@ class TextViewStatistics(NamedTuple):
     """How many chunks are hidden far below the viewport (a finished message scrolled back), kept as their source."""
 
 
-class ChunkSplitter:
-    """Finds where a growing Markdown text may be cut into a new chunk.
-
-    Owns the scan state (fence, partial line, blocks in the current chunk), so each call costs
-    O(length of the new text), not O(message). A cut is allowed only at a blank line outside a
-    fenced code block, after `blocks_per_chunk` blocks in the current chunk.
-    """
-
-    def __init__(self, blocks_per_chunk: int) -> None:
-        self.blocks_per_chunk = blocks_per_chunk
-        self._partial = ""
-        self._fence: str | None = None
-        self._blocks = 0
-        self._previous_blank = True
-
-    def feed(self, text: str) -> list[int]:
-        """Scan new text; return the offsets in `text` after which a new chunk starts."""
-        cuts: list[int] = []
-        position = 0
-        for piece in text.splitlines(keepends=True):
-            position += len(piece)
-            if not piece.endswith("\n"):
-                self._partial += piece
-                break
-            line = self._partial + piece
-            self._partial = ""
-            if self._scan_line(line):
-                cuts.append(position)
-        return cuts
-
-    def _scan_line(self, line: str) -> bool:
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip(" "))
-        if indent < 4 and stripped[:3] in ("```", "~~~"):
-            marker = stripped[0] * (len(stripped) - len(stripped.lstrip(stripped[0])))
-            if self._fence is None:
-                self._fence = marker
-            elif stripped.startswith(self._fence) and not stripped.lstrip(self._fence[0]):
-                self._fence = None
-        blank = not stripped
-        if self._fence is None and blank and not self._previous_blank:
-            self._blocks += 1
-            self._previous_blank = True
-            if self._blocks >= self.blocks_per_chunk:
-                self._blocks = 0
-                return True
-            return False
-        self._previous_blank = blank
-        return False
-
-
-_parser: MarkdownIt | None = None
-
-
-def shared_parser() -> MarkdownIt:
-    """The one "gfm-like" parser every streamed chunk uses, with raw HTML read as text.
-
-    Textual's `Markdown.append` builds a new `MarkdownIt("gfm-like")` for every append (its
-    rules compiled again: ~1 ms each, 20 appends a second while a turn streams); a parser keeps
-    no state between `parse` calls (each gets its own environment), so one serves them all.
-    Textual's Markdown draws no HTML token: with markdown-it's `html` option on, a person's
-    `<b>x</b>` showed as "x" and an agent's `<div>…</div>` line vanished whole. A terminal cannot
-    render HTML, so it is shown as the characters that were written. UI thread only, like the
-    widgets that call it.
-    """
-    global _parser
-    if _parser is None:
-        _parser = MarkdownIt("gfm-like", {"html": False})
-    return _parser
-
-
-class BuiltMarkdown(StreamMarkdown):
-    """A `Markdown` whose blocks are built when it is made, and mounted with it in one pass.
-
-    Owns nothing beyond `Markdown`: it only skips the empty document `Markdown` loads when it is
-    mounted (which would remove the blocks composed here). `Markdown` mounts its blocks itself
-    once mounted: an empty widget first, a parse in a thread, then the blocks in a second mount
-    and a second layout; a finished message (a resumed thread, a view scrolled back into the
-    window) needs neither step. It stays a `Markdown` in every other way (appends, links,
-    selection, freezing).
-    """
-
-    def __init__(self, source: str, *, open_links: bool = True, classes: str | None = None) -> None:
-        super().__init__(open_links=open_links, classes=classes, parser_factory=shared_parser)
-        self._markdown = source
-        self._skip_update = True
-        lines = source.splitlines()
-        # Where `Markdown.append` resumes parsing (what `Markdown.update` would have set).
-        self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
-
-    def compose(self) -> ComposeResult:
-        yield from self._build_from_source(self._markdown)
-
-    def update(self, markdown: str) -> AwaitComplete:
-        if self._skip_update and not markdown:
-            # The empty document `Markdown._on_mount` loads: the blocks are composed already.
-            self._skip_update = False
-            self._theme = self.app.theme
-
-            async def nothing() -> None:
-                pass
-
-            return AwaitComplete(nothing())
-        self._skip_update = False
-        return super().update(markdown)
-
-
-def _rendered(chunk: Widget) -> bool:
-    """Whether every block of `chunk` has its lines rendered at its current size (painted, not stale)."""
-    for node in chunk.walk_children(Widget):
-        if not node.is_container and (node._dirty_regions or node._render_cache.size != node.size):
-            return False
-    return True
-
-
-def _wholly_shown(chunk: Widget) -> bool:
-    """Whether all of `chunk` is inside what the screen shows (then the next frame paints what is stale in it)."""
-    try:
-        region, clip = chunk.screen._compositor.visible_widgets[chunk]
-    except (KeyError, LookupError, AttributeError):  # not on the screen (or no screen yet)
-        return False
-    return bool(clip.contains_region(region))
-
-
-@contextmanager
-def painted_batch(widget: Widget) -> Iterator[None]:
-    """`App.batch_update` that lets the screen paint what the batch changed once it ends.
-
-    Textual 8.2.8 (pinned) ends a batch by prompting the app only: a screen that handled the
-    batch's repaint and layout requests while the batch held its frames back (its update timer
-    stays paused) is idle by then and hears nothing more, so nothing is painted until some other
-    message reaches it (a key, a clock tick a second later). That is how a stream painted as one
-    batch per drain pass stalled at one frame a second in a real terminal. Prompting the screen
-    too (`check_idle`, a no-op while its queue is busy) lets it resume its update timer.
-    """
-    screen = widget.screen
-    with widget.app.batch_update():
-        yield
-    screen.check_idle()
-
-
 class _Spacer(LaidOutOnce, Widget):
     """Stands in for the hidden chunks of a `TextView` (their total height); owns nothing."""
 
 
-class TextView(LaidOutOnce, BlockView):
+class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
     """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
 
     Owns one or more Markdown chunk widgets, the spacer standing in for hidden ones, and a drain
     worker that appends to the last chunk, coalescing what arrives while Markdown is busy. Each
-    paint feeds only the text added since the last paint (a token costs O(token), not
-    O(message)); after `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank
-    line outside a code fence, so the per-append cost of Textual's Markdown (which grows with its
-    document) stays bounded. Textual lays out every displayed widget on every frame and a
-    Markdown chunk is a widget per block, so a chunk that is finished (a later one exists) is
-    frozen once it has been painted: replaced by one `FrozenMarkdown` holding its painted lines,
-    which is never rendered again. Only the last chunk, holding the paragraph being written, is
-    live; a new width or theme thaws the frozen ones (they freeze again once painted). The
-    chunks far above the viewport (and far below it, once the message is finished) are hidden
-    (`hide_outside`, called by the scrolling container) behind a spacer of their height: their widgets are removed and only their source is kept
-    (`HiddenChunk`), so what a long answer holds stays bounded however long it grows, and their
-    Markdown is built again when the reader scrolls near them. UI
+    paint feeds only the text added since the last paint (a token costs O(token), not O(message));
+    after `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank line outside a
+    code fence, so the per-append cost of Textual's Markdown (which grows with its document) stays
+    bounded. Textual lays out every displayed widget on every frame and a Markdown chunk is a widget
+    per block, so a chunk that is finished (a later one exists) is frozen once it has been painted:
+    replaced by one `FrozenMarkdown` holding its painted lines, which is never rendered again
+    (`ChunkFreezing`). Only the last chunk, holding the paragraph being written, is live; a new
+    width or theme thaws the frozen ones (they freeze again once painted). The chunks far above the
+    viewport (and far below it, once the message is finished) are hidden (`hide_outside`, called by
+    the scrolling container: `ChunkWindow`) behind a spacer of their height: their widgets are
+    removed and only their source is kept (`HiddenChunk`), so what a long answer holds stays bounded
+    however long it grows, and their Markdown is built again when the reader scrolls near them. UI
     thread only. The time comes from the optional `timestamp` attribute (epoch seconds) the app
     sets; without it no time is shown (snapshots show no clock).
     """
@@ -370,205 +227,6 @@ class TextView(LaidOutOnce, BlockView):
     def chunks(self) -> list[Markdown | FrozenMarkdown | HiddenChunk]:
         """The pieces of the message, in order: live Markdown, frozen, or hidden with no widget (all have `source`)."""
         return list(self._chunks)
-
-    def hide_outside(self, top: int, bottom: int | None = None) -> None:
-        """Lay out only the chunks near the viewport; hide the ones wholly above `top` (or below `bottom`).
-
-        The hidden chunks (a leading run, and once the message is finished a trailing run; never
-        the last chunk) give way to a spacer of their total height each, so nothing moves and the
-        scroll position holds; their widgets are removed (each keeps only its source:
-        `HiddenChunk`) and built again when they are shown. A chunk that goes from one run to the
-        other (Home or End on a long answer) is not built on the way. Cheap when nothing
-        changes: the caller may call it on every scroll and frame.
-
-        Args:
-            top: The highest line to keep laid out, in this view's coordinates (0 is its top
-                edge): the viewport's top minus a margin, so a chunk is back before it is seen.
-            bottom: The lowest line to keep laid out (the viewport's bottom plus a margin); None
-                leaves the chunks below as they are. Only a finished message hides chunks below.
-        """
-        chunks = self._chunks
-        if len(chunks) < 2:
-            return
-        hidden = self._keep_hidden(top)
-        if self._streaming():
-            below = 0
-        else:
-            below = self._hidden_below if bottom is None else self._keep_hidden_below(bottom)
-        below = min(below, len(chunks) - 1 - hidden)
-        if self._target is not None:
-            self._target = (hidden, below)  # (the worker under way goes there instead)
-            return
-        if hidden > self._hidden and self._streaming():
-            # More to hide while text streams in: the next drain pass hides them inside its batch,
-            # so the screen lays the change out with the pass instead of once more on its own
-            # (they are far above the viewport: nothing the reader sees waits for it).
-            self._deferred_hide = hidden
-            self._defer()
-            return
-        self._deferred_hide = None
-        self._move_to(hidden, below)
-
-    def _keep_hidden(self, top: int) -> int:
-        """How many leading chunks lie wholly above `top` (a chunk not laid out yet ends the run)."""
-        chunks = self._chunks
-        y = self._spacer.virtual_region.y if self._hidden else self._top_of(chunks[0])
-        keep = 0
-        for index, chunk in enumerate(chunks[:-1]):
-            height = self._height(chunk)
-            if not height or y + height > top:
-                break
-            y += height
-            keep = index + 1
-        return keep
-
-    def _keep_hidden_below(self, bottom: int) -> int:
-        """How many chunks before the last lie wholly below `bottom` (counted upwards from the last)."""
-        chunks = self._chunks
-        last = chunks[-1]
-        if isinstance(last, HiddenChunk) or not last.is_attached or not last.outer_size.width:
-            return self._hidden_below  # (being swapped or built: nothing to measure from)
-        # (Its height may be 0: an answer that ends with a blank line ends with an empty chunk.)
-        y = last.virtual_region.y
-        keep = 0
-        for index in range(len(chunks) - 2, -1, -1):
-            height = self._height(chunks[index])
-            y -= height
-            if not height or y < bottom:
-                break
-            keep = len(chunks) - 1 - index
-        return keep
-
-    def _top_of(self, chunk: Markdown | FrozenMarkdown | HiddenChunk) -> int:
-        """Where the first chunk starts (hidden, it is the first of the trailing run: the bottom spacer)."""
-        return self._spacer_below.virtual_region.y if isinstance(chunk, HiddenChunk) else chunk.virtual_region.y
-
-    @staticmethod
-    def _height(chunk: Markdown | FrozenMarkdown | HiddenChunk) -> int:
-        """The height `chunk` was laid out at (0: not laid out, or not mounted yet)."""
-        if isinstance(chunk, HiddenChunk):
-            return chunk.height
-        return chunk.outer_size.height if chunk.is_attached else 0
-
-    def _move_to(self, hidden: int, below: int) -> None:
-        """Hide `hidden` leading and `below` trailing chunks (the last one aside) and show the rest:
-        at once if nothing is to be built, else in a worker (`_show_hidden`)."""
-        if (hidden, below) == (self._hidden, self._hidden_below):
-            return
-        if hidden >= self._hidden and below >= self._hidden_below:
-            self._apply_target(hidden, below)  # only hiding: nothing to wait for
-            return
-        self._target = (hidden, below)
-        self.run_worker(self._show_hidden(), group=self.DRAIN_GROUP, exit_on_error=False)
-
-    async def _show_hidden(self) -> None:
-        """Go to `_target`, building the Markdown of the hidden chunks it shows, in one frame.
-
-        A worker, so the mount and the spacers' change are one frame (`painted_batch`): the
-        blocks of a `BuiltMarkdown` mount a few turns of the loop after it, and a frame painted
-        between would show a spacer shrunk and the chunk not yet there (what follows would jump
-        up and back). The chunks are built from their source at the current width and theme:
-        they look as they did, and freeze again once painted.
-        """
-        try:
-            while self.is_attached and self._target is not None:
-                target = self._target
-                if target == (self._hidden, self._hidden_below):
-                    break
-                with painted_batch(self):
-                    mounts, removal = self._apply_target(*target)
-                    for mounted in mounts:
-                        await mounted
-                    if removal is not None:
-                        await removal
-                self._schedule_freeze()  # a chunk shown again can freeze once painted
-                if self._target == target:
-                    break  # (as near as it could go: a chunk not laid out stays)
-        finally:
-            self._target = None
-
-    def _apply_target(self, hidden: int, below: int) -> tuple[list[AwaitMount], AwaitRemove | None]:
-        """Hide and build chunks so that `hidden` lead and `below` trail; returns the mounts and the removal.
-
-        A chunk hidden in both runs stays a `HiddenChunk` (it only changes spacer); one shown now
-        is built and mounted after the top spacer (it was above) or before the bottom one; one
-        hidden now is removed. A chunk that is not laid out cannot be hidden: the run stops there.
-        """
-        chunks = self._chunks
-        last = len(chunks) - 1
-        if self._holds_selection():
-            # Copying the selection needs the text of every widget it reaches into.
-            hidden, below = min(hidden, self._hidden), min(below, self._hidden_below)
-        old_hidden, old_first_below = self._hidden, last - self._hidden_below
-        for index in range(old_hidden, min(hidden, old_first_below)):
-            if not self._hide(index):
-                hidden = index
-                break
-        for index in range(old_first_below - 1, max(last - below, hidden) - 1, -1):
-            if not self._hide(index):
-                below = last - index - 1
-                break
-        hidden, below = max(hidden, 0), max(below, 0)
-        first_below = last - below
-        above_built = self._build(hidden, min(old_hidden, first_below))
-        below_built = self._build(max(old_first_below, hidden), first_below)
-        if below and not self._hidden_below:
-            end = chunks[-1]
-            assert not isinstance(end, HiddenChunk)
-            self.move_child(self._spacer_below, before=end)  # (the trailing run sits before the last chunk)
-        self._hidden, self._hidden_below = hidden, below
-        self._set_spacer()
-        mounts = []
-        if above_built:
-            mounts.append(self.mount_all(above_built, after=self._spacer))
-        if below_built:
-            mounts.append(self.mount_all(below_built, before=self._spacer_below))
-        gone, self._gone = self._gone, []
-        removal = self.remove_children(gone) if gone else None
-        if gone:
-            forget_removed_styles()
-        return mounts, removal
-
-    def _hide(self, index: int) -> bool:
-        """Put a `HiddenChunk` in the place of chunk `index` (False: it is not laid out, it stays)."""
-        chunk = self._chunks[index]
-        if isinstance(chunk, HiddenChunk):
-            return True
-        height = self._height(chunk)
-        if not height:
-            return False
-        # Out of this frame's layout at once (the removal completes later, in messages).
-        chunk.display = False
-        self._chunks[index] = HiddenChunk(chunk.source, height)
-        self._gone.append(chunk)
-        return True
-
-    def _build(self, start: int, stop: int) -> list[Widget]:
-        """Put Markdown built from their source in the place of the hidden chunks `start` to `stop`."""
-        built: list[Widget] = []
-        for index in range(start, stop):
-            chunk = self._chunks[index]
-            if not isinstance(chunk, HiddenChunk):
-                continue  # (shown already)
-            markdown = BuiltMarkdown(chunk.source, open_links=False, classes="text-view--chunk")
-            self._chunks[index] = markdown
-            built.append(markdown)
-        return built
-
-    def _holds_selection(self) -> bool:
-        """Whether text inside this view is selected (Textual copies it from the selected widgets)."""
-        selections = self.screen.selections
-        return bool(selections) and any(self in widget.ancestors for widget in selections)
-
-    def _set_spacer(self) -> None:
-        """Size the spacers to the hidden chunks' total heights (shown only when there are any)."""
-        self._hidden_width = self.size.width
-        chunks = self._chunks
-        above = chunks[: self._hidden]
-        below = chunks[len(chunks) - 1 - self._hidden_below : len(chunks) - 1]
-        for spacer, hidden in ((self._spacer, above), (self._spacer_below, below)):
-            spacer.styles.height = sum(chunk.height for chunk in hidden if isinstance(chunk, HiddenChunk))
-            spacer.display = bool(hidden)
 
     def _header(self) -> Content:
         block = self.block
@@ -765,115 +423,3 @@ class TextView(LaidOutOnce, BlockView):
         await self.mount(chunk, before=self.query_one(".text-view--stopped"))
         if len(self._chunks) > 1:
             self._schedule_freeze()  # the chunk before this one is finished
-
-    # -- freezing finished chunks ------------------------------------------------------------
-
-    def _schedule_freeze(self) -> None:
-        # A new reason to freeze (a chunk finished, was thawed or shown): a whole budget of
-        # attempts, also when a pass that is waiting for a chunk to be painted is already due.
-        self._freeze_attempts = 0
-        if self._in_pass:
-            # While a batch holds the frame back Textual runs after-refresh callbacks at once:
-            # the freeze pass would find nothing painted and spend its attempts inside the batch.
-            self._freeze_after_pass = True
-            return
-        if not self._freeze_scheduled and self.is_mounted:
-            self._freeze_scheduled = True
-            self.call_after_refresh(self._freeze_finished)
-
-    def _freeze_finished(self) -> None:
-        """Freeze every finished, shown, idle chunk that has been painted; try again after the next frame if one is not."""
-        self._freeze_scheduled = False
-        if not self.is_attached:
-            return
-        if self._in_pass:
-            self._freeze_after_pass = True  # (due before the pass began: it runs after it instead)
-            return
-        if self.app._batch_count:
-            # Another batch (a swap, another view's pass) holds the frame back: nothing gets
-            # painted until it ends, so look again shortly, without spending an attempt.
-            self._freeze_scheduled = True
-            self.set_timer(self.BATCH_RETRY_SECONDS, self._freeze_finished)
-            return
-        if self._frozen_width and self._frozen_width != self.size.width:
-            # The width changed since the last freeze and this pass runs before the view's Resize
-            # is handled: freezing now would record the new width, the handler would see nothing
-            # to thaw, and the chunks frozen at the old width would keep their old lines for good.
-            self._thaw_all()
-            return
-        waiting = False
-        deferred = {id(live) for live, _frozen in self._deferred_swaps}
-        for index, chunk in enumerate(self._chunks[:-1]):
-            if not isinstance(chunk, Markdown) or not chunk.display or id(chunk) in deferred:
-                continue  # frozen already (or waiting to be swapped), or hidden
-            if not _rendered(chunk):
-                # Some of it scrolled past unseen: freezing would render it only to freeze it (it
-                # is hidden soon, and freezes if it is shown again). But a chunk not laid out yet
-                # (the next one was mounted at once), or shown whole and stale only until the next
-                # frame, is painted then: try again after it, or it stays live Markdown (laid out
-                # on every frame) until another chunk starts, or for good once the answer ended.
-                waiting = waiting or not chunk.size.height or _wholly_shown(chunk)
-                continue
-            # Appending or (re)building: the painted lines would miss text.
-            busy = chunk.lock.is_locked or chunk._initial_markdown is not None
-            strips = None if busy else paint(chunk)
-            if strips is None:
-                waiting = True
-                continue
-            self._frozen_width = self.size.width
-            frozen = FrozenMarkdown(chunk, strips, classes="text-view--chunk")
-            if self._streaming():
-                # The swap (a mount and a removal) is a layout of the screen: while text streams
-                # in, the next drain pass does it inside its batch, so it costs no layout of its own.
-                self._deferred_swaps.append((chunk, frozen))
-                self._defer()
-                continue
-            self._chunks[index] = frozen
-            self.run_worker(self._swap(chunk, frozen), group=self.DRAIN_GROUP, exit_on_error=False)
-        if waiting and self._freeze_attempts < self.FREEZE_ATTEMPTS and self.is_mounted:
-            self._freeze_attempts += 1
-            self._freeze_scheduled = True
-            self.call_after_refresh(self._freeze_finished)
-
-    async def _swap(self, old: Widget, new: Widget) -> None:
-        """Put `new` where `old` is, in one frame (no frame shows neither or both).
-
-        One swap at a time, in the order asked: a thaw asked while the freeze it undoes is still
-        mounting waits for it.
-        """
-        if self._swap_lock is None:
-            self._swap_lock = asyncio.Lock()
-        async with self._swap_lock:
-            if not old.is_attached or not self.is_attached:
-                return  # the view was cleared meanwhile
-            with painted_batch(self):
-                await self.mount(new, after=old)
-                await old.remove()
-            forget_removed_styles()
-        if isinstance(new, Markdown):
-            self._schedule_freeze()  # thawed: it freezes again once it is built and painted
-
-    def _thaw_all(self) -> None:
-        """Put live Markdown back for every frozen chunk (their lines hold an old width or theme)."""
-        self._frozen_width = 0
-        self._deferred_swaps.clear()  # (painted at the old width or theme too)
-        for index, chunk in enumerate(self._chunks):
-            if isinstance(chunk, FrozenMarkdown):
-                self._thaw(index, chunk)
-        self._schedule_freeze()
-
-    def _thaw(self, index: int, frozen: FrozenMarkdown) -> None:
-        live = StreamMarkdown(frozen.source, open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
-        live.display = frozen.display
-        self._chunks[index] = live
-        self.run_worker(self._swap(frozen, live), group=self.DRAIN_GROUP, exit_on_error=False)
-
-    def on_frozen_markdown_thaw(self, message: FrozenMarkdown.Thaw) -> None:
-        # A press outside a link may start a selection: only live Markdown can be selected.
-        message.stop()
-        if message.frozen in self._chunks:
-            self._thaw(self._chunks.index(message.frozen), message.frozen)
-
-    def _theme_changed(self, _theme: Theme) -> None:
-        if self._deferred_swaps or any(isinstance(chunk, FrozenMarkdown) for chunk in self._chunks):
-            self._thaw_all()
