@@ -15,7 +15,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.sanitize import sanitize
-from tandem.widgets.text import shared_parser
+from tandem.widgets.markdown_chunks import shared_parser
 
 __all__ = ["ValueViewer", "looks_like_markdown", "value_text"]
 
