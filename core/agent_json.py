@@ -12,11 +12,13 @@ thread.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "null_unrepresentable_numbers",
     "MAX_JSON_DEPTH",
     "AgentJSONError",
     "dumps_agent_json",
@@ -127,3 +129,25 @@ def dumps_agent_json(value: Any, **options: Any) -> str:
         return json.dumps(value, **options)
     except (RecursionError, ValueError, TypeError, MemoryError) as exc:
         return f"«a value that cannot be shown as JSON: {type(exc).__name__}»"
+
+
+def null_unrepresentable_numbers(value: Any) -> int:
+    """Replace, in place, every number of `value` too large for a float with None; return how many.
+
+    `1e400` is valid JSON, but a float cannot hold it: parsed, it is infinity, which the log and
+    every JSON output write as `null`. Shown as `inf` live, it came back `null` after a resume;
+    made null as it is read, what was seen is what is replayed. Walks with a stack, not recursion.
+    """
+    replaced = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, item in items:
+            if isinstance(item, float):
+                if item != item or item in (math.inf, -math.inf):
+                    node[key] = None
+                    replaced += 1
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+    return replaced

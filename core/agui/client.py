@@ -25,6 +25,7 @@ import asyncio
 import difflib
 import functools
 import logging
+import re
 import time
 import uuid
 from contextlib import aclosing
@@ -51,6 +52,7 @@ from tandem.core.agui.request_cache import CallsCache, ConversionCache
 from tandem.core.agui.sse import OPENING_BYTES, SSEDecoder, preview
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
 from tandem.core.agui.verifier import EventVerifier
+from tandem.core.agent_json import null_unrepresentable_numbers
 from tandem.core.chat_client import ChatClient
 from tandem.core.content import ErrorContent
 from tandem.core.errors import AgentRunError, ProtocolError, TransportError, TransportTimeout
@@ -64,6 +66,9 @@ _MIN_SAFE = -_MAX_SAFE
 _CHUNKS = (TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent)
 """The events `ChunkExpander` rewrites."""
 _NOT_PLAIN = object()
+_MAY_OVERFLOW = (re.compile(rb"[eE]\+?\d{3}|\d{309}"), re.compile(r"[eE]\+?\d{3}|\d{309}"))
+"""What a payload (bytes, str) holds if a number in it may be too large for a float: an exponent
+of three digits or more, or 309 digits in a row (a string may match too: then the walk finds nothing)."""
 """Marks a delta with members a plain delta may not have."""
 FINISH_GRACE = 0.5
 """Seconds the client still reads after RUN_FINISHED or RUN_ERROR, for a next run the same
@@ -384,6 +389,8 @@ class _RunPath:
                             updates.append(update)  # type: ignore[arg-type]
                             fast += 1
                         continue
+                if _MAY_OVERFLOW[payload.__class__ is str].search(payload) is not None:  # type: ignore[arg-type]
+                    self._null_unrepresentable(data, event_type, position, updates)
                 updates.extend(self.general(data, event_type, position))  # appended as they come
         finally:
             self.client._events += position - start
@@ -418,6 +425,15 @@ class _RunPath:
                 or (subagent is not None and subagent.__class__ is not str)):
             return _NOT_PLAIN
         return build(key, delta, subagent, data)  # type: ignore[operator]
+
+    def _null_unrepresentable(self, data: dict[str, Any], event_type: str, position: int,
+                              updates: list[ChatUpdate]) -> None:
+        """Numbers too large for a float become null as they are read, and the person is told."""
+        replaced = null_unrepresentable_numbers(data)
+        if replaced:
+            updates.append(self.checks.warning(
+                f"event {position} ({event_type[:80]}) holds {replaced} number(s) too large for a float "
+                "(such as 1e400): read as null", position))
 
     def general(self, data: dict[str, Any], event_type: str, position: int) -> Iterator[ChatUpdate]:
         """The updates of any other event: validated, expanded, verified and mapped.

@@ -102,7 +102,8 @@ def parse_payload(payload: str | bytes, position: int) -> dict[str, Any]:
     """Parse one SSE `data` payload into a JSON object with a string `type`.
 
     Uses pydantic-core's JSON parser (several times faster than `json`); NaN and Infinity are
-    refused, so the result is always JSON-ready.
+    refused. A number too large for a float (`1e400`) still parses as infinity: the run path
+    makes it null (`agent_json.null_unrepresentable_numbers`).
 
     Raises:
         ProtocolError: the payload is not JSON, or not an object with a string `type`.

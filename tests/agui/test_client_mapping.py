@@ -17,6 +17,7 @@ from tandem.core.content import (
     ApprovalRequestContent,
     ApprovalResponseContent,
     DebugContent,
+    ErrorContent,
     FinishContent,
     InputRequestContent,
     InputResponseContent,
@@ -176,6 +177,35 @@ class TestChunks:
         assert parts(updates, FinishContent) == [FinishContent(reason="tool_calls")]
         synthesized = [u.raw["type"] for u in updates]
         assert "TEXT_MESSAGE_CONTENT" in synthesized and "TEXT_MESSAGE_CHUNK" not in synthesized
+
+
+class TestNumbersTooLargeForAFloat:
+    """`1e400` is valid JSON that a float cannot hold: read as null (what the log and every JSON
+    output write), with a warning, so that what is seen live is what a resume replays."""
+
+    async def test_they_are_read_as_null_and_the_person_is_told(self) -> None:
+        snapshot = b'{"big": 1e400, "small": -2E+999, "long": 1' + b"0" * 400 + b'.5, "exact": 1' + b"0" * 400 + \
+            b', "fine": 1.5e300, "text": "e123 is a string", "deep": [[{"x": 9e999}]]}'
+        body = (sse(START) + b'data: {"type": "STATE_SNAPSHOT", "snapshot": ' + snapshot + b"}\n\n" + sse(FINISH))
+
+        async def source(_run_input: RunAgentInput) -> AsyncIterator[bytes]:
+            yield body
+
+        updates = await run([], client=AGUIChatClient.from_byte_source(source, predict_state=None))
+        [state] = parts(updates, StateSnapshotContent)
+        assert state.snapshot == {"big": None, "small": None, "long": None, "exact": 10**400, "fine": 1.5e300,
+                                  "text": "e123 is a string", "deep": [[{"x": None}]]}
+        [warning] = [p for p in parts(updates, ErrorContent) if p.code == "protocol warning"]
+        assert "4 number(s) too large for a float" in warning.message and "STATE_SNAPSHOT" in warning.message
+        # What the log keeps reads back the same.
+        for update in updates:
+            assert ChatUpdate.model_validate_json(update.model_dump_json()) == update
+
+    async def test_a_string_that_looks_like_one_costs_a_walk_and_no_warning(self) -> None:
+        events = [START, {"type": "CUSTOM", "name": "note", "value": {"text": "1e400 and 9" * 3}}, FINISH]
+        updates = await run(events)
+        assert not [p for p in parts(updates, ErrorContent) if p.code == "protocol warning"]
+        assert parts(updates, DebugContent)[-1].value == {"text": "1e400 and 9" * 3}
 
 
 class TestMapping:
