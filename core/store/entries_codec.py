@@ -1,17 +1,28 @@
-"""Reading stored log entries: JSON rows parsed into `LogEntry` models, fast."""
+"""Log entries as stored: JSON text, compressed when large, parsed back into `LogEntry` models, fast.
+
+An entry of `COMPRESS_FROM` bytes or more is stored as a zlib-compressed BLOB (schema 6): such
+entries are the ones agents bloat (ag-ui-langgraph's tokens carry their ~1.2 KB LangChain event,
+each RAW event too), and they compress 2-3x; the many small ones (a token's text delta) are
+left as text, which compressing would barely shrink and only slow.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterator, Sequence
+from typing import cast
 
 from pydantic import TypeAdapter, ValidationError
 
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry
 
-__all__ = ["decode_entries", "paused_gc"]
+__all__ = ["COMPRESS_FROM", "decode_entries", "entry_text", "paused_gc", "stored_entry"]
+
+COMPRESS_FROM = 1024
+"""Bytes of JSON from which an entry is stored compressed."""
 
 _ENTRY = TypeAdapter(LogEntry)
 _ENTRIES = TypeAdapter(list[LogEntry])
@@ -42,12 +53,37 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def decode_entries(rows: list[tuple[int, str]], where: str) -> list[LogEntry]:
+def stored_entry(text: str) -> str | bytes:
+    """What the store writes for an entry's JSON `text`: the text, or its zlib BLOB when large."""
+    if len(text) < COMPRESS_FROM:
+        return text
+    return zlib.compress(text.encode(), 1)  # level 1: most of the gain on such JSON, a fraction of the CPU
+
+
+def entry_text(stored: str | bytes, seq: int, where: str) -> str:
+    """An entry's JSON text from what the store holds (see `stored_entry`).
+
+    Raises:
+        LogStoreError: a BLOB that does not decompress (it names the row).
+    """
+    if isinstance(stored, str):
+        return stored
+    try:
+        return zlib.decompress(stored).decode()
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise LogStoreError(f"entry {seq} in {where} is damaged: its compressed JSON does not decompress ({exc})") from exc
+
+
+def decode_entries(stored: Sequence[tuple[int, str | bytes]], where: str) -> list[LogEntry]:
     """Parse stored `(seq, json)` rows into log entries, in order.
 
     Raises:
-        LogStoreError: a row is not a log entry this version understands (it names the row).
+        LogStoreError: a row is not a log entry this version understands, or is damaged (it names the row).
     """
+    if all(isinstance(json, str) for _seq, json in stored):
+        rows = cast("Sequence[tuple[int, str]]", stored)
+    else:
+        rows = [(seq, entry_text(json, seq, where)) for seq, json in stored]
     try:
         # One parse per JSON array of _BATCH rows, several times faster than a parse per row
         # (and than one array of every row, whose parse tree is too big to reuse its memory);

@@ -115,6 +115,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE entries_by_rowid RENAME TO entries",
         ),
     ),
+    Migration(
+        6,
+        "an entry's json may be a zlib-compressed BLOB (core.store.entries_codec): older versions must not read it",
+        # Nothing to change in the tables: SQLite keeps a BLOB as it is in a TEXT column. The version
+        # is what stops an older Tandem from reading compressed entries as text.
+        (),
+    ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
 

@@ -231,16 +231,21 @@ class ThreadStore:
         return decode_entries(self.read_json(thread_id), f"thread {thread_id} of {self.path}")
 
     def read_json(self, thread_id: str) -> list[tuple[int, str]]:
-        """The committed entries of a thread as stored: `(seq, JSON)` pairs, in order.
+        """The committed entries of a thread as their JSON text: `(seq, JSON)` pairs, in order
+        (what is stored compressed is decompressed, see `entries_codec.stored_entry`).
 
         Raises:
-            LogStoreError: no such thread.
+            LogStoreError: no such thread, or a damaged compressed entry.
         """
+        from tandem.core.store.entries_codec import entry_text
+
         self._require(thread_id)
         with self._locked() as connection:
-            return connection.execute(
+            rows = connection.execute(
                 "SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (thread_id,)
             ).fetchall()
+        where = f"thread {thread_id} of {self.path}"
+        return [(seq, entry_text(stored, seq, where)) for seq, stored in rows]
 
     def info(self, thread_id: str) -> ThreadInfo:
         """One thread's list row.

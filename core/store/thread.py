@@ -14,7 +14,7 @@ from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged, logged_update
 from tandem.core.messages import ChatUpdate
 from tandem.core.store.connection import connect, translated, write_transaction
-from tandem.core.store.entries_codec import decode_entries, paused_gc
+from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry
 from tandem.core.store.lock import ThreadLock
 from tandem.core.store.replay_copy import ReplayCopy
 from tandem.core.store.titles import title_from_messages
@@ -122,7 +122,8 @@ class SqliteThread(ConversationThread):
             return
         connection = self._writable()
         batch = list(self._pending)
-        rows = [(self.thread_id, self._next_seq + i, entry.entry, entry.model_dump_json()) for i, entry in enumerate(batch)]
+        rows = [(self.thread_id, self._next_seq + i, entry.entry, stored_entry(entry.model_dump_json()))
+                for i, entry in enumerate(batch)]
         starts = [entry for entry in batch if isinstance(entry, TurnStarted)]
         title = next((t for t in (title_from_messages(s.messages) for s in starts) if t), None)
         with translated(self.path):

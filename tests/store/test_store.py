@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import inspect
+import os
 import sqlite3
 import stat
 import subprocess
@@ -314,10 +316,11 @@ class TestMigrations:
     def test_entries_of_a_kilobyte_take_about_their_size_on_disk(self, store: ThreadStore, db_path: Path) -> None:
         """ag-ui-langgraph's token entries are ~1.2 KB (each carries its LangChain event): in a
         WITHOUT ROWID table (schema 1-4) they took about four times their size in pages."""
-        raw_event = {"type": "TEXT_MESSAGE_CONTENT", "rawEvent": {"metadata": "m" * 1000}}
         with store.create() as thread:
             thread.append(turn())
             for n in range(1000):
+                # Random text: what is stored (compressed from schema 6) stays ~1.5 KB a row.
+                raw_event = {"type": "TEXT_MESSAGE_CONTENT", "rawEvent": {"metadata": base64.b64encode(os.urandom(1500)).decode()}}
                 thread.append(UpdateLogged(turn_id="t1", update=ChatUpdate(contents=[TextContent(text=f"w{n} ")],
                                                                            raw=raw_event)))
             thread.commit()
@@ -356,3 +359,52 @@ def test_thread_is_a_conversation_thread(store: ThreadStore) -> None:
 
     with store.create() as thread:
         assert isinstance(thread, ConversationThread) and isinstance(thread, SqliteThread)
+
+
+class TestCompressedEntries:
+    """Entries of `COMPRESS_FROM` bytes or more are stored as zlib BLOBs (schema 6), read back whole."""
+
+    @staticmethod
+    def _bloated(n: int) -> UpdateLogged:
+        # ag-ui-langgraph's token: the text delta, and its LangChain event in `rawEvent`.
+        event = {"event": "on_chat_model_stream", "run_id": "01a235bd-a8c9", "metadata": {"langgraph_node": "agent",
+                 "checkpoint_ns": "agent:720f22c9-7ac0", "tags": ["seq:step:1"] * 60}, "chunk": f"w{n} "}
+        return UpdateLogged(turn_id="t1", update=ChatUpdate(message_id="m1", contents=[TextContent(text=f"w{n} ")],
+                                                            raw={"type": "TEXT_MESSAGE_CONTENT", "delta": f"w{n} ",
+                                                                 "rawEvent": event}))
+
+    def test_a_large_entry_is_stored_compressed_and_read_back_whole(self, store: ThreadStore, db_path: Path) -> None:
+        from tandem.core.store.entries_codec import COMPRESS_FROM
+
+        written = [turn(), update("small"), *(self._bloated(n) for n in range(3))]
+        with store.create() as thread:
+            for entry in written:
+                thread.append(entry)
+            thread.commit()
+            thread_id = thread.thread_id
+            assert thread.entries() == written
+        with sqlite3.connect(db_path) as raw:
+            stored = raw.execute("SELECT typeof(json), length(json) FROM entries WHERE thread_id = ? ORDER BY seq",
+                                 (thread_id,)).fetchall()
+        big = len(written[2].model_dump_json())
+        assert big >= COMPRESS_FROM
+        assert [kind for kind, _size in stored] == ["text", "text", "blob", "blob", "blob"]
+        assert stored[2][1] < big / 2
+        assert store.read(thread_id) == written
+        assert [text for _seq, text in store.read_json(thread_id)] == [e.model_dump_json() for e in written]
+        with store.open(thread_id) as again:  # the replay copy is built from them too
+            assert list(again.replay_entries())[0] == written[0]
+
+    def test_a_damaged_blob_is_named(self, store: ThreadStore, db_path: Path) -> None:
+        with store.create() as thread:
+            thread.append(turn())
+            thread.append(self._bloated(0))
+            thread.commit()
+            thread_id = thread.thread_id
+        with sqlite3.connect(db_path) as raw:
+            raw.execute("UPDATE entries SET json = ? WHERE thread_id = ? AND seq = 1", (b"not zlib", thread_id))
+        with pytest.raises(LogStoreError, match="entry 1 .* is damaged"):
+            store.read(thread_id)
+        with pytest.raises(LogStoreError, match="entry 1 .* is damaged"):
+            store.read_json(thread_id)
+
