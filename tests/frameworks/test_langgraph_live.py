@@ -100,6 +100,17 @@ async def test_a_second_message_gets_a_real_reply_and_no_message_is_sent_twice(
     assert [m["content"] for m in last if m["role"] == "user"] == [said, "and now hello"]
 
 
+async def _completed_turns(context: AgentContext, *messages: str) -> None:
+    """Send each of `messages` in turn, each turn to completion, then dispose of `context`."""
+    try:
+        for said in messages:
+            turn = await context.send(said)
+            await asyncio.wait_for(turn.wait(), 60)
+            assert turn.status is TurnStatus.COMPLETED, turn.error
+    finally:
+        await context.dispose()
+
+
 async def test_a_call_id_used_again_in_the_next_turn_gets_its_own_card(langgraph_server: LangGraphServer) -> None:
     """Both turns call `delete_file` as `call_delete_file`: approved, then rejected. The resumed runs
     stream each interrupted call again (the same call), the second turn's is a new one."""
@@ -112,13 +123,7 @@ async def test_a_call_id_used_again_in_the_next_turn_gets_its_own_card(langgraph
             next(decisions)(block)
 
     context.on_status_changed(on_status)
-    try:
-        for said in ("delete it, same id", "delete it again, same id"):
-            turn = await context.send(said)
-            await asyncio.wait_for(turn.wait(), 60)
-            assert turn.status is TurnStatus.COMPLETED, turn.error
-    finally:
-        await context.dispose()
+    await _completed_turns(context, "delete it, same id", "delete it again, same id")
     cards = [(b.id, b.call_id, b.status.value, b.result) for b in context.blocks if isinstance(b, ToolCallBlock)]
     assert cards == [("tool/call_delete_file", "call_delete_file", "succeeded", "deleted notes.txt"),
                      ("tool/call_delete_file~2", "call_delete_file", "denied", "kept notes.txt (not now)")]
@@ -134,13 +139,7 @@ async def test_a_client_tool_called_under_the_same_id_in_the_next_turn_runs_and_
     runs too (it was left "running"), and its result reaches the graph as a message of its own
     (under the first one's id, LangGraph's `add_messages` replaced that and never answered)."""
     context = build_context(langgraph_server.url)
-    try:
-        for said in ("a haiku, same id", "another haiku, same id"):
-            turn = await context.send(said)
-            await asyncio.wait_for(turn.wait(), 60)
-            assert turn.status is TurnStatus.COMPLETED, turn.error
-    finally:
-        await context.dispose()
+    await _completed_turns(context, "a haiku, same id", "another haiku, same id")
     cards = [(b.id, b.status.value) for b in context.blocks if isinstance(b, ToolCallBlock)]
     assert cards == [("tool/call_generate_haiku", "succeeded"), ("tool/call_generate_haiku~2", "succeeded")]
     texts = [b.text for b in context.blocks if isinstance(b, TextBlock) and b.role == "assistant"]
