@@ -18,12 +18,12 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
-    "null_unrepresentable_numbers",
     "MAX_JSON_DEPTH",
     "AgentJSONError",
     "dumps_agent_json",
     "json_text_depth",
     "loads_agent_json",
+    "null_unrepresentable_numbers",
     "too_deep",
     "value_depth",
 ]
@@ -145,7 +145,7 @@ def null_unrepresentable_numbers(value: Any) -> int:
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, item in items:
             if isinstance(item, float):
-                if item != item or item in (math.inf, -math.inf):
+                if not math.isfinite(item):
                     node[key] = None
                     replaced += 1
             elif isinstance(item, (dict, list)):

@@ -66,10 +66,10 @@ _MIN_SAFE = -_MAX_SAFE
 _CHUNKS = (TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent)
 """The events `ChunkExpander` rewrites."""
 _NOT_PLAIN = object()
+"""Marks a delta with members a plain delta may not have."""
 _MAY_OVERFLOW = (re.compile(rb"[eE]\+?\d{3}|\d{309}"), re.compile(r"[eE]\+?\d{3}|\d{309}"))
 """What a payload (bytes, str) holds if a number in it may be too large for a float: an exponent
 of three digits or more, or 309 digits in a row (a string may match too: then the walk finds nothing)."""
-"""Marks a delta with members a plain delta may not have."""
 FINISH_GRACE = 0.5
 """Seconds the client still reads after RUN_FINISHED or RUN_ERROR, for a next run the same
 stream may hold; then the turn ends even if the server keeps the connection open."""

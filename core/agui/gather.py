@@ -70,11 +70,11 @@ async def gathered(body: AsyncIterator[bytes], seconds: float = GATHER_SECONDS) 
 
     async def read() -> None:
         try:
-            chunks = aiter(body)
+            source = aiter(body)
             while True:
                 asked = time.monotonic()
                 try:
-                    chunk = await anext(chunks)
+                    chunk = await anext(source)
                 except StopAsyncIteration:
                     break
                 caught_up = not ahead.pieces

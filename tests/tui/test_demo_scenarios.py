@@ -16,6 +16,7 @@ from _tui_harness import send, shown_text, started, wait_for
 from textual.pilot import Pilot
 from textual.css.query import NoMatches
 from textual.errors import NoWidget
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Input, TextArea, Tree
 
@@ -67,16 +68,18 @@ async def click(pilot: Pilot[Any], target: Widget | Callable[[], Widget], offset
     def widget() -> Widget:
         return target() if callable(target) else target
 
+    def at_pointer(aimed: Widget) -> tuple[Widget | None, Region | None]:
+        try:
+            return pilot.app.screen.get_widget_at(aimed.region.x + offset[0], aimed.region.y + offset[1])
+        except NoWidget:
+            return None, None
+
     def under_pointer() -> bool:
         try:
             aimed = widget()
         except NoMatches:  # between a list's removing its children and mounting the new ones
             return False
-        try:
-            found, _ = pilot.app.screen.get_widget_at(aimed.region.x + offset[0], aimed.region.y + offset[1])
-        except NoWidget:
-            found = None
-        if found is aimed:
+        if at_pointer(aimed)[0] is aimed:
             return True
         # A later layout (a repaint above it, a list growing) can move it out of view again
         # after it was scrolled there: aim again, as a person would.
@@ -88,10 +91,7 @@ async def click(pilot: Pilot[Any], target: Widget | Callable[[], Widget], offset
             aimed = widget()
         except NoMatches:
             return f"{target!r} to be found"
-        try:
-            found, region = pilot.app.screen.get_widget_at(aimed.region.x + offset[0], aimed.region.y + offset[1])
-        except NoWidget:
-            found, region = None, None
+        found, region = at_pointer(aimed)
         return (f"{aimed!r} under the pointer (its region {aimed.region}, attached {aimed.is_attached},"
                 f" displayed {aimed.display}; there now: {found!r} at {region})")
 
