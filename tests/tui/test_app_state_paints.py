@@ -27,12 +27,18 @@ SIZE = (120, 40)
 ITEMS = 30
 
 
-def writes_then_holds(gate: asyncio.Event) -> Any:
-    """A segment: a snapshot, some text, `ITEMS` appends to `/items`, then it waits for `gate`."""
+def writes_then_holds(gate: asyncio.Event, first_shown: asyncio.Event | None = None) -> Any:
+    """A segment: a snapshot, some text, `ITEMS` appends to `/items`, then it waits for `gate`.
+
+    With `first_shown`, the appends wait for it: on a loaded machine the first flush can
+    otherwise come after every append was applied, and the first paint already shows them all.
+    """
 
     async def segment(_messages: Any, _options: Any) -> AsyncIterator[ChatUpdate]:
         yield snapshot({"items": []})
         yield text("writing the list")
+        if first_shown is not None:
+            await first_shown.wait()
         for n in range(ITEMS):
             yield delta([{"op": "add", "path": "/items/-", "value": n}])
             await asyncio.sleep(0.001)
@@ -69,13 +75,15 @@ def long_state_interval(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_a_streaming_turn_paints_the_panel_once_and_its_last_state_at_the_end(tmp_path: Path) -> None:
-    gate = asyncio.Event()
-    script = Scripted([writes_then_holds(gate)])
+    gate, first_shown = asyncio.Event(), asyncio.Event()
+    script = Scripted([writes_then_holds(gate, first_shown)])
     app = script.app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         before = app.state_panel_paints
         await send(pilot, "go")
+        await wait_for(pilot, lambda: app.state_panel_paints == before + 1, "the first state painted")
+        release(app, first_shown)
         await written_and_handed_over(pilot, app)
         assert app.main.panel_visible  # opened by the agent's first state
         paints = app.state_panel_paints

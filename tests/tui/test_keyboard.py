@@ -221,9 +221,9 @@ class TestTheApprovalModal:
         async with app.run_test(size=(100, 30)) as pilot:
             app.add_class("-sixteen-colours")  # what a 16-colour terminal gets (headless never does)
             await _approval_asked(pilot)
-            await pilot.pause()
             modal = app.screen
-            assert modal.has_class("-guarded")
+            await wait_for(pilot, lambda: modal.has_class("-guarded"), "the modal's guard")
+            await pilot.pause()
             dialog = modal.query_one("#approval-modal--dialog").region
             hidden: list[str] = []
             for y, strip in enumerate(modal._compositor.render_strips()):
@@ -250,7 +250,9 @@ class TestTheApprovalModal:
         async with app.run_test(size=(100, 30)) as pilot:
             await _approval_asked(pilot)
             modal = app.screen
-            await wait_for(pilot, lambda: not modal.has_class("-guarded"), "the guard over")
+            # `guarded` holds until the modal is mounted (a moment after it is pushed), and the class
+            # is only added then: waiting for the class alone can end before the guard began.
+            await wait_for(pilot, lambda: not modal.guarded and not modal.has_class("-guarded"), "the guard over")
             await pilot.press("a")
             await wait_for(pilot, lambda: _pending(app, ApprovalBlock).decision is not None, "approved")
 
