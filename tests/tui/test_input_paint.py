@@ -71,6 +71,24 @@ async def test_a_key_typed_during_a_batch_is_painted_alone_at_once() -> None:
             assert rows and all(region.y <= y < region.bottom for y in rows), (rows, region)
 
 
+async def test_a_key_typed_with_nothing_held_back_is_painted_alone_without_waiting_for_the_frame() -> None:
+    # The regular frame comes on the screen's update timer, up to 1/60 s after the key.
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = await _composer_focused(pilot)
+        await pilot.pause()
+        assert not app.main._frame_held_back()
+        shown = _watch_display(app)
+        before = app.main.input_first_paints
+        await pilot.press("Ж")
+        await wait_for(pilot, lambda: app.main.input_first_paints > before, "the key painted alone")
+        update = next(item[0] for item in shown if isinstance(item[0], ChopsUpdate) and "Ж" in _text_of(item[0]))
+        region = composer.region
+        rows = {y for y, _x1, _x2 in update.spans}
+        assert rows and all(region.y <= y < region.bottom for y in rows), (rows, region)
+        assert composer not in app.main._dirty_widgets  # (the regular frame does not paint it again)
+
+
 async def test_a_composer_that_grows_waits_for_the_layout() -> None:
     # A new line makes the composer taller: its old region would crop it, so the regular frame paints it.
     app = Scripted([text("hello")]).app()
