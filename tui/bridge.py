@@ -287,6 +287,11 @@ class Bridge:
         """Whether a flush is on its way (UI thread): a wake-up was posted, or its timer is set."""
         return self._timer_pending or self._wake_pending
 
+    @property
+    def input_serial(self) -> int:
+        """Counts the input `hold_for_input` was told of (UI thread)."""
+        return self._input_serial
+
     def hold_for_input(self) -> None:
         """Input arrived (UI thread): paint it before more stream changes (at most `input_hold_seconds`)."""
         now = time.monotonic()

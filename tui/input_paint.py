@@ -25,15 +25,25 @@ even when nothing holds the regular frame back: that frame comes on the screen's
 to 1/60 s after the key, so every key waited 16–20 ms for it on a quiet machine (pty bench: p50
 17 ms quiet). Painted alone, the composer's lines are not painted again by that frame.
 
+A layout of the stream alone (every widget that asked for it is the conversation's, or gone)
+does not paint in the same step: its paint goes to a later step of the loop, after a key that
+came during the layout has been handled and painted alone (it waits `INPUT_WAIT_SECONDS` at most
+for that), so a key waits for the larger of the two halves of a stream's frame, not for both.
+The screen's after-refresh callbacks wait for that paint, as they would have waited for the
+frame. A regular frame that comes first paints it instead.
+
 Textual's private seams used (Textual 8.2.8, pinned): `Screen._on_update`, `_layout_required`,
 `_layout_widgets`, `_dirty_widgets`, `_refresh_layout`, `_compositor` (`update_widgets`, `render_update`, `visible_widgets`),
-`Widget._layout_required`, `App._batch_count` and `App._display`. `seams_present()` checks they exist (a test calls
-it); without them the mixin does nothing.
+`Widget._layout_required`, `App._batch_count`, `App._display`, and for the put-off paint `Screen._compositor_refresh`,
+`Screen._callbacks`, `Screen._invoke_and_clear_callbacks` and `Compositor._dirty_regions`. `seams_present()` checks
+they exist (a test calls it); without them the mixin does nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import time
+from typing import Any, ClassVar
 
 from textual import messages
 from textual.app import App
@@ -55,6 +65,10 @@ def seams_present() -> bool:
         and hasattr(Compositor, "render_update")
         and hasattr(Compositor, "visible_widgets")
         and "_layout_required" in Widget.__init__.__code__.co_names
+        and hasattr(Screen, "_compositor_refresh")
+        and hasattr(Screen, "_invoke_and_clear_callbacks")
+        and "_callbacks" in Screen.__init__.__code__.co_names
+        and "_dirty_regions" in Compositor.__init__.__code__.co_names
     )
 
 
@@ -65,13 +79,29 @@ class InputFirstPaint(Screen[Any]):
     """Paints the focused widget's repaint at once while the screen waits for a layout or a batch,
     and typed input at once always.
 
-    Mixed into the main screen; owns nothing but a counter. UI thread only. The paint runs as the
+    Mixed into the main screen; owns counters and the state of a put-off layout paint (when it was
+    put off, the input count and alone-paint count then, the focused widget's place before the
+    layout). UI thread only. The paint runs as the
     screen's next callback, after the messages already queued: the `Layout` message a widget posts
     right after its `Update` (when its size changes) is then known, and such a widget waits.
     """
 
     input_first_paints = 0
     """How many repaints went out ahead of the regular frame (for tests and benchmarks)."""
+    stream_paints_deferred = 0
+    """How many stream layouts left their paint to a later step of the loop (for tests and benchmarks)."""
+
+    INPUT_WAIT_SECONDS: ClassVar[float] = 0.015
+    """The longest a stream layout's paint waits for a key that arrived meanwhile to be painted alone."""
+
+    _deferring = False
+    """Inside a layout of the stream alone, whose paint may go to a later step (see `_refresh_layout`)."""
+    _paint_deferred = False
+    """A layout's paint is owed (`_paint_deferred_layout` sends it)."""
+    _deferred_at = 0.0
+    _serial_at_deferral = 0
+    _alone_at_deferral = 0
+    _region_before_layout: object = None
 
     async def _on_update(self, message: messages.Update) -> None:
         await super()._on_update(message)
@@ -105,12 +135,77 @@ class InputFirstPaint(Screen[Any]):
                 and all(self.streams(other) for asked in self._layout_widgets.values() for other in asked)
             ):
                 self._paint_alone(widget)
-        super()._refresh_layout(size, scroll)
+        # A layout of the stream alone leaves its paint (the larger half of the frame: 20-30 ms
+        # of a 40-50 ms step at 120x40) to a later step of the loop, so that a key that came
+        # during the layout is handled and painted alone first instead of waiting for both
+        # (the key's way in takes a few steps: the driver's callback, the app, the composer,
+        # the screen). After-refresh callbacks wait for that paint (they expect a painted screen).
+        app = self.app
+        self._deferring = (
+            _SEAMS
+            and not app.is_inline
+            and not app._batch_count
+            and self is app.screen
+            and bool(self._layout_widgets)
+            # (a chunk the stream just removed is still listed: it is no longer on the screen)
+            and all(self.streams(other) or not other.is_attached for asked in self._layout_widgets.values() for other in asked)
+        )
+        if self._deferring and widget is not None:
+            self._region_before_layout = self._compositor.visible_widgets.get(widget)
+        try:
+            super()._refresh_layout(size, scroll)
+        finally:
+            self._deferring = False
 
     def _compositor_refresh(self) -> None:
+        if self._deferring:
+            if not self._paint_deferred:
+                self._paint_deferred = True
+                self.stream_paints_deferred += 1
+                self._deferred_at = time.monotonic()
+                self._serial_at_deferral = self.input_serial()
+                self._alone_at_deferral = self.input_first_paints
+                asyncio.get_running_loop().call_soon(self._paint_deferred_layout, 2)
+            return
+        self._paint_deferred = False
         super()._compositor_refresh()
         widget = self.focused
         self._painted_input = None if widget is None else self.typed_input(widget)
+
+    def _paint_deferred_layout(self, hops: int) -> None:
+        """Paint the layout `_compositor_refresh` put off, once a key that came meanwhile went out alone."""
+        if not self._paint_deferred:
+            return  # (a regular frame painted it)
+        if not self.is_attached:
+            self._paint_deferred = False
+            return
+        loop = asyncio.get_running_loop()
+        if hops:
+            loop.call_soon(self._paint_deferred_layout, hops - 1)
+            return
+        if (
+            self.input_serial() != self._serial_at_deferral
+            and self.input_first_paints == self._alone_at_deferral
+            and time.monotonic() - self._deferred_at < self.INPUT_WAIT_SECONDS
+        ):
+            loop.call_later(0.001, self._paint_deferred_layout, 0)
+            return
+        if self.app._batch_count:
+            self._paint_deferred = False
+            self.call_later(self._compositor_refresh)  # (as Textual's layout does inside a batch)
+        else:
+            self._compositor_refresh()
+        if self._callbacks:
+            self.call_next(self._invoke_and_clear_callbacks)
+
+    async def _invoke_and_clear_callbacks(self) -> None:
+        if self._paint_deferred:
+            return  # (run after the put-off paint: they expect the screen painted)
+        await super()._invoke_and_clear_callbacks()
+
+    def input_serial(self) -> int:
+        """A number that changes with every key, paste or click the app received (the screen says)."""
+        return 0
 
     def streams(self, widget: Widget) -> bool:
         """Whether `widget` is part of what streams in (the screen says), which a key's frame may leave for the next one."""
@@ -131,7 +226,7 @@ class InputFirstPaint(Screen[Any]):
 
     def _frame_held_back(self) -> bool:
         """Whether the regular frame will be slow to come: a layout is owed, or a batch holds it."""
-        return bool(self._layout_required or self.app._batch_count)
+        return bool(self._layout_required or self.app._batch_count or self._paint_deferred)
 
     def _may_paint_alone(self, widget: Widget) -> bool:
         app = self.app
@@ -143,8 +238,12 @@ class InputFirstPaint(Screen[Any]):
             and not widget._layout_required
             and widget not in self._layout_widgets
             and not any(widget in laid_out for laid_out in self._layout_widgets.values())
-            and not self._compositor._dirty_regions  # (a layout's repaint held back: not ours to send)
             and widget in self._compositor.visible_widgets
+            and (
+                not self._compositor._dirty_regions  # (a layout's repaint held back: not ours to send) ...
+                # ... unless it is the put-off paint of a layout that left the widget where it was
+                or self._paint_deferred and self._compositor.visible_widgets.get(widget) == self._region_before_layout
+            )
         )
 
     def _paint_alone(self, widget: Widget) -> None:
@@ -152,9 +251,14 @@ class InputFirstPaint(Screen[Any]):
         if not self._may_paint_alone(widget):
             return
         compositor = self._compositor
-        compositor.update_widgets({widget})
         app = self.app
-        update = compositor.render_update(screen_stack=app._background_screens)
+        owed = set(compositor._dirty_regions)  # (a put-off layout paint's: it goes out later, whole)
+        compositor._dirty_regions.clear()
+        try:
+            compositor.update_widgets({widget})
+            update = compositor.render_update(screen_stack=app._background_screens)
+        finally:
+            compositor._dirty_regions.update(owed)
         if update is None:
             return
         self.input_first_paints += 1

@@ -136,3 +136,49 @@ async def test_a_key_typed_just_before_the_stream_asks_for_a_layout_goes_out_ahe
         region = composer.region
         rows = {y for y, _x1, _x2 in shown[first][0].spans}
         assert rows and all(region.y <= y < region.bottom for y in rows), (rows, region)
+
+
+async def test_a_stream_layout_is_painted_a_step_later_and_a_key_meanwhile_goes_out_first(monkeypatch: Any) -> None:
+    # The layout of a flush is the smaller half of its frame; its paint, put off to a later step
+    # of the loop, lets a key that came during the layout be painted alone before it.
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = await _composer_focused(pilot)
+        await pilot.pause()
+        screen = app.main
+        put_off: list[int] = []
+        monkeypatch.setattr(screen, "_paint_deferred_layout", put_off.append)  # (the test sends it)
+        deferred = screen.stream_paints_deferred
+        shown = _watch_display(app)
+        callbacks_saw: list[bool] = []
+        screen.conversation.refresh(layout=True)  # the stream asks for a layout
+        await wait_for(pilot, lambda: put_off, "the layout's paint put off")
+        assert screen.stream_paints_deferred == deferred + 1 and screen._paint_deferred
+        assert not [update for update, _batch in shown if update is not None]  # laid out, not painted
+        screen.call_after_refresh(lambda: callbacks_saw.append(screen._paint_deferred))
+        before = screen.input_first_paints
+        await pilot.press("Ж")
+        await wait_for(pilot, lambda: screen.input_first_paints > before, "the key painted alone")
+        update = next(item[0] for item in shown if isinstance(item[0], ChopsUpdate) and "Ж" in _text_of(item[0]))
+        region = composer.region
+        rows = {y for y, _x1, _x2 in update.spans}
+        assert rows and all(region.y <= y < region.bottom for y in rows), (rows, region)
+        monkeypatch.undo()
+        screen._paint_deferred_layout(0)
+        await wait_for(pilot, lambda: callbacks_saw, "the after-refresh callbacks")
+        assert callbacks_saw == [False]  # they ran once the screen was painted
+        assert not screen._paint_deferred
+
+
+async def test_a_layout_not_only_the_streams_is_painted_at_once() -> None:
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _composer_focused(pilot)
+        await pilot.pause()
+        screen = app.main
+        deferred = screen.stream_paints_deferred
+        shown = _watch_display(app)
+        screen.conversation.refresh(layout=True)
+        screen.query_one("#status-line").refresh(layout=True)  # (not the stream's)
+        await wait_for(pilot, lambda: any(update is not None for update, _batch in shown), "the frame")
+        assert screen.stream_paints_deferred == deferred and not screen._paint_deferred

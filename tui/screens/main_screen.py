@@ -121,6 +121,10 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         conversation = self.conversation
         return widget is conversation or conversation in widget.ancestors
 
+    def input_serial(self) -> int:
+        bridge = getattr(self.app, "bridge", None)
+        return 0 if bridge is None else bridge.input_serial
+
     def typed_input(self, widget: Widget) -> object:
         # Its text and cursor: what a key changes (a cursor blink does not).
         return (widget.text, widget.selection) if isinstance(widget, ComposerInput) else None
