@@ -7,7 +7,10 @@ from operator import is_not
 from typing import Any
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import NodeID, TreeNode
 
@@ -49,7 +52,8 @@ def _label(key: str, value: Any, mark: str) -> str:
 
 
 class StateTreeWidget(Tree[str]):
-    """The state panel's `Tree`, measuring a line's label without rendering it.
+    """The state panel's `Tree`, measuring a line's label without rendering it, and asking for its
+    own style once per render pass, not once per line.
 
     Textual's `Tree` measures every line's label each time it rebuilds its lines (after any
     node changed) to find its width, by rendering the label (a copy, a style pass, the toggle
@@ -67,6 +71,8 @@ class StateTreeWidget(Tree[str]):
         self._label_widths: dict[NodeID, tuple[Text, int]] = {}
         """(label, its cell width) by node id, valid while the node still has that label."""
         self._icon_widths: dict[str, int] = {}
+        self._pass_style: Style | None = None
+        """The widget's style during one `render_lines` pass."""
 
     def get_label_width(self, node: TreeNode[str]) -> int:
         icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
@@ -80,6 +86,21 @@ class StateTreeWidget(Tree[str]):
         width = label.cell_len
         self._label_widths[node._id] = (label, width)
         return icon_width + width
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Textual's `Tree.render_line` asks for `rich_style` (a walk up the DOM for the background
+        # and colours) for every line it renders, a cached line too: the same for all lines of one
+        # pass, so it is asked once per pass.
+        self._pass_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
+    def render_line(self, y: int) -> Strip:
+        style = self._pass_style if self._pass_style is not None else self.rich_style
+        scroll_x, scroll_y = self.scroll_offset
+        return self._render_line(y + scroll_y, scroll_x, scroll_x + self.size.width, style)
 
     def _build(self) -> None:
         super()._build()

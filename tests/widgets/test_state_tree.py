@@ -304,3 +304,42 @@ def _sometimes_open_one(rng: Any, tree: Any, mirror: Any) -> set[str]:
             mirror.fill(node)
             node.expand()
     return {n.data for n in tree._tree_nodes.values() if n.is_expanded and n.data}
+
+
+class _TwoTrees(App[None]):
+    def compose(self) -> ComposeResult:
+        for tree in (StateTreeWidget("state", id="ours"), Tree("state", id="textuals")):
+            for index in range(30):
+                item = tree.root.add(f"{index} {{2}}", expand=index % 3 == 0)
+                item.add_leaf(f"title: item {index}")
+                item.add_leaf("done: false")
+            tree.root.expand()
+            yield tree
+
+
+async def test_its_lines_are_textuals_and_its_style_is_asked_once_a_pass() -> None:
+    from textual.geometry import Region
+
+    app = _TwoTrees()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        ours, textuals = app.query_one("#ours", StateTreeWidget), app.query_one("#textuals", Tree)
+        ours.styles.height = textuals.styles.height = 25
+        await pilot.pause()
+        asked = 0
+        style_of = type(ours).rich_style.fget  # type: ignore[attr-defined]
+
+        def counted(widget: Any) -> Any:
+            nonlocal asked
+            asked += widget is ours
+            return style_of(widget)
+
+        type(ours).rich_style = property(counted)  # type: ignore[method-assign,assignment]
+        try:
+            crop = Region(0, 0, ours.size.width, ours.size.height)
+            lines = ours.render_lines(crop)
+        finally:
+            del type(ours).rich_style  # (back to the inherited property)
+        assert asked == 1
+        assert len(lines) == 25
+        assert [line.text for line in lines] == [line.text for line in textuals.render_lines(crop)]
