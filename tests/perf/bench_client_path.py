@@ -34,7 +34,12 @@ interleaved with ours, each printed.
 (`app_turn_child.py`: the app built as `tandem --url` builds it, keeping no log like
 `ask --no-save`; one message sent, run until the turn is idle and its text written), side by
 side with `ask --json` in the same rounds (floor / ask --json / app); prints CPU per event, the
-app's ratio to `ask --json`, round by round, and the app's CPU split by phase and thread.
+app's ratio to `ask --json`, round by round, and the app's CPU split by phase and thread. The
+same rounds also run both on a short stream of the same mix (`--short-events`, 10,000 by
+default) and print the CPU per event beyond what the run costs anyway (start-up and quitting:
+the difference of the two streams' CPU over the events between them), for each and as a ratio:
+the whole-process ratio charges the app's fixed costs (Textual's imports and first frame, which
+have a target of their own, beside a bare Textual app) to every event.
 
 `--save`: `tandem ask` without `--no-save`, and with `--app` the app with its thread store, as a
 person runs them: both save the turn (100,000 logged updates), each run into a fresh store.
@@ -293,12 +298,16 @@ APP_CHILD = Path(__file__).with_name("app_turn_child.py")
 
 
 def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False, save: bool = False,
-            base_env: dict[str, str] | None = None) -> None:
+            base_env: dict[str, str] | None = None, short: tuple[str, int] | None = None) -> None:
     floor_argv = [sys.executable, __file__, "--floor", url]
     sides: dict[str, tuple[list[str], dict[str, str] | None]] = {
         "floor": (floor_argv, None), "ask --json": (ask_argv(url, as_json=True, save=save), None)}
     if app:
         sides["app"] = ([sys.executable, str(APP_CHILD), url] + (["--save"] if save else []), None)
+        if short is not None:  # the same mix, shorter: what a run costs beyond its events
+            short_url = short[0]
+            sides["ask --json (short)"] = (ask_argv(short_url, as_json=True, save=save), None)
+            sides["app (short)"] = ([sys.executable, str(APP_CHILD), short_url] + (["--save"] if save else []), None)
     else:
         sides["ask"] = (ask_argv(url, as_json=False, save=save), None)
     if base_env is not None:  # the baseline tree's sides, in the same rounds (this tree's bench child)
@@ -323,7 +332,7 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
         for name, (argv, side_env) in sides.items():
             cpu, out = run(argv, side_env)
             times[name].append(cpu)
-            if name.startswith("app"):
+            if name.startswith("app") and not name.endswith("(short)"):
                 first, second = out.decode().strip().splitlines()[-2:]
                 ui_thread.setdefault(name, []).append(float(first.split()[-1]))
                 splits.setdefault(name, []).append(dict(json.loads(second), total=cpu))
@@ -331,12 +340,13 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
     print(f"events: {count:,}; {pairs} rounds of {' / '.join(sides)}; CPU s (user+sys) per run{saved}")
     for name, values in times.items():
         line = f"  {name:12} median {statistics.median(values):6.2f} s  [{', '.join(f'{v:.2f}' for v in values)}]"
-        if name != "floor":
+        if name != "floor" and not name.endswith("(short)"):
             ratios = [v / f for v, f in zip(values, times["floor"])]
             line += f"  ratio to floor: median {statistics.median(ratios):.2f}x [{', '.join(f'{r:.2f}' for r in ratios)}]"
         print(line)
     if app:
-        per_event = {name: statistics.median(values) / count * 1e6 for name, values in times.items()}
+        per_event = {name: statistics.median(values) / count * 1e6 for name, values in times.items()
+                     if not name.endswith("(short)")}
         print("  CPU per event (median): " + ", ".join(f"{name} {us:.1f} µs" for name, us in per_event.items()))
         for suffix in ["", " (base)"] if base_env is not None else [""]:
             app_name, ask_name = "app" + suffix, "ask --json" + suffix
@@ -353,6 +363,16 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
                 "CPU during the turn; quit: after it)")
             ratios = [a / j for a, j in zip(times[app_name], times[ask_name])]
             print(f"    {app_name} / {ask_name}, per round: median {statistics.median(ratios):.2f}x "
+                  f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
+        if short is not None:
+            between = count - short[1]
+            beyond = {name: [(v - s) / between * 1e6 for v, s in zip(times[name], times[f"{name} (short)"])]
+                      for name in ("ask --json", "app")}
+            ratios = [a / j for a, j in zip(beyond["app"], beyond["ask --json"])]
+            print(f"  CPU per event beyond start-up and quitting ({count:,} vs {short[1]:,} events, per round): "
+                  + ", ".join(f"{name} median {statistics.median(values):.1f} µs [{', '.join(f'{v:.1f}' for v in values)}]"
+                              for name, values in beyond.items()))
+            print(f"    app / ask --json, per round: median {statistics.median(ratios):.2f}x "
                   f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
 
 
@@ -482,6 +502,8 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="cProfile `tandem ask` once into FILE")
     parser.add_argument("--json", action="store_true", help="with --profile / --state-child: ask --json")
     parser.add_argument("--app", action="store_true", help="the Textual app (headless) beside ask --json")
+    parser.add_argument("--short-events", type=int, default=10_000,
+                        help="--app: also a stream of this many events, for the CPU per event beyond start-up (0: none)")
     parser.add_argument("--save", action="store_true", help="ask and the app save the turn (a thread store), as they do by default")
     parser.add_argument("--growth", action="store_true", help="at --events N and 4N in the same rounds: the growth of the ratio")
     parser.add_argument("--baseline", metavar="DIR", type=Path, help="also run ask from this source tree (before / after)")
@@ -551,6 +573,12 @@ def main() -> None:
                 print(f"profiled ask{' --json' if args.json else ''}: {cpu:.2f} s CPU → {args.profile}")
                 return
             base_env = None if args.baseline is None else baseline_env(args.baseline, env, Path(home) / "baseline")
+            if args.app and args.short_events:
+                short_body, short_count = encode(build_events(args.short_events, item_size=1_000 if args.state_mb else 40))
+                with Firehose(short_body) as short_server:
+                    compare(server.url, env, args.pairs, count, app=True, save=args.save, base_env=base_env,
+                            short=(short_server.url, short_count))
+                return
             compare(server.url, env, args.pairs, count, app=args.app, save=args.save, base_env=base_env)
 
 
