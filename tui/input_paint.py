@@ -268,7 +268,8 @@ class InputFirstPaint(Screen[Any]):
         # part of what the batch changes, so it goes out now.
         batch, app._batch_count = app._batch_count, 0
         try:
-            app._display(self, update)
+            display = getattr(app, "display_typed_input", app._display)  # (`tui.wire_output`: ahead of a backlog)
+            display(self, update)
         finally:
             app._batch_count = batch
         if not self._frame_held_back():

@@ -25,7 +25,7 @@ Rows are tuples of Rich `Segment`s exactly `width` cells wide. Nothing here writ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from functools import lru_cache
@@ -414,20 +414,24 @@ class ScreenRows:
         """Whether rows were touched since the last render (there may be something to send)."""
         return bool(self._touched)
 
-    def render(self, color_system: ColorSystem) -> str:
+    def render(self, color_system: ColorSystem, rows: Collection[int] | None = None) -> str:
         """The terminal text that turns the sent screen into the target; the sent screen becomes the target.
 
+        With `rows`, only those rows (and no scroll): the others stay pending for the next render.
         Leaves the colours reset and the cursor somewhere on the screen (the caller moves it).
         """
         touched = self._touched
-        self._touched = set()
+        if rows is None:
+            self._touched = set()
+        else:
+            touched, self._touched = touched.intersection(rows), touched.difference(rows)
         target, target_hash = self.target, self._target_hash
         sent_hash = self._sent_hash
         changed = sorted(y for y in touched if target_hash[y] != sent_hash[y])
         if not changed:
             return ""
         out: list[str] = []
-        scroll = self.find_scroll(changed) if len(changed) >= _MIN_CHANGED_FOR_SCROLL else None
+        scroll = self.find_scroll(changed) if rows is None and len(changed) >= _MIN_CHANGED_FOR_SCROLL else None
         if scroll is not None:
             out.append(self._scroll(scroll))
             sent_hash = self._sent_hash
@@ -453,8 +457,12 @@ class ScreenRows:
             append(f"\x1b[{y + 1}H" if start == 0 else f"\x1b[{y + 1};{start + 1}H")
             pen.write(row if start == 0 and end == width else _cut(row, start, end))
         pen.reset()
-        self.sent = list(target)
-        self._sent_hash = list(target_hash)
+        if rows is None:
+            self.sent = list(target)
+            self._sent_hash = list(target_hash)
+        else:
+            for y in changed:
+                self.sent[y], self._sent_hash[y] = target[y], target_hash[y]
         return "".join(out)
 
     def _shifted(self, rows: list[Any], scroll: Scroll, blank: Any) -> list[Any]:

@@ -161,15 +161,17 @@ def wire_driver(driver_class: type[Any]) -> type[Any]:
 
 
 class _RowsUpdate(CompositorUpdate):
-    """A frame of the screen model: what `App._display` writes between the synchronized-output marks."""
+    """A frame of the screen model: what `App._display` writes between the synchronized-output marks
+    (with `rows`, only those rows of it)."""
 
-    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None]) -> None:
+    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None], rows: set[int] | None = None) -> None:
         self.model = model
         self.failed = failed
+        self.rows = rows
 
     def render_segments(self, console: Console) -> str:
         try:
-            return self.model.render(console._color_system or ColorSystem.TRUECOLOR)
+            return self.model.render(console._color_system or ColorSystem.TRUECOLOR, self.rows)
         except Exception as error:  # a bug here must not end the app: Textual's output takes over
             self.failed(error)
             return ""
@@ -193,10 +195,28 @@ class WireOutput(App[Any]):
         """Frames written through the model."""
         self.wire_deferred = 0
         """Updates merged into a later frame because the output had not drained."""
+        self.wire_overtaken = 0
+        """Frames of typed input written while the output had not drained (`display_typed_input`)."""
         self._wire_waiting = False
+        self._wire_typed_rows: set[int] | None = None
 
     def get_driver_class(self) -> type[Any]:
         return wire_driver(super().get_driver_class())
+
+    def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
+        """`_display` of a frame that paints only what was typed (`tui.input_paint`).
+
+        Its rows go out at once even while the last frame is still on its way: they queue behind
+        it at the driver instead of waiting for the UI thread to learn that it arrived (a stream
+        step can hold that news back tens of milliseconds). The stream's rows merged meanwhile
+        still wait for the output to drain.
+        """
+        if isinstance(update, ChopsUpdate):
+            self._wire_typed_rows = {y for y, _x1, _x2 in update.spans}
+        try:
+            self._display(screen, update)
+        finally:
+            self._wire_typed_rows = None
 
     # -- the seam ----------------------------------------------------------------------------
 
@@ -251,6 +271,12 @@ class WireOutput(App[Any]):
     def _wire_present(self, screen: Screen[Any]) -> None:
         """Write the model's frame, unless the last one is still on its way (then when it arrived)."""
         if self._wire_backlogged():
+            typed = self._wire_typed_rows
+            if typed is not None and self.wire_model.valid:
+                self.wire_overtaken += 1
+                self.wire_frames += 1
+                super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed, typed)))
+                return
             self.wire_deferred += 1
             self.post_display_hook()
             return

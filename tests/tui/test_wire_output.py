@@ -34,6 +34,7 @@ from textual.strip import Strip
 from tandem.core import Status
 from tandem.core.agui.demo.scenarios_chat import build_long_answer
 from tandem.tui.app import TandemApp
+from tandem.tui.composer import ComposerInput
 from tandem.tui.glyphs import fallback_driver, translator
 from tandem.tui.screen_rows import ScreenRows, render_row
 from tandem.tui.wire_output import choose_repaint, seams_present, wire_driver
@@ -275,6 +276,40 @@ class TestASlowLink:
         assert app.wire_deferred >= 5
 
 
+    async def test_typed_input_goes_out_ahead_of_the_held_stream(self) -> None:
+        twin = Twin(80, 24)
+        gate = asyncio.Event()
+        script = Scripted([streamed_segment(_answer(2500), pause=0.004, gate=gate, gate_at=20, token=12)])
+        app = twin_app(twin, script.factory)
+        link = _Link()
+        app.driver_class = _slow_link_driver(twin, link)
+
+        async def scenario(pilot: Pilot[Any]) -> None:
+            await started(pilot)
+            await send(pilot, "long")
+            await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the stream")
+            await wait_for(pilot, lambda: isinstance(app.focused, ComposerInput), "the composer focused")
+            await pilot.pause(0.1)
+            twin.checking = False  # the wire lags behind Textual's frames on purpose now
+            link.blocked = True
+            app.engine.loop.call_soon_threadsafe(gate.set)
+            await wait_for(pilot, lambda: app.wire_deferred >= 3, "frames held back")
+            writes = len(twin.writes)
+            await pilot.press("Ж")
+            await wait_for(pilot, lambda: app.wire_overtaken >= 1, "the key written ahead")
+            assert len(twin.writes) > writes
+            assert "Ж" in "".join(twin.writes[writes:])
+            region = app.main.composer.input.region
+            composer_rows = set(range(region.y, region.bottom))
+            pending_elsewhere = app.wire_model._touched - composer_rows
+            assert pending_elsewhere, "the stream's rows still wait for the link"
+            link.release()
+            await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the answer", 2000)
+            await _settled_against_a_fresh_paint(pilot, twin)
+
+        await run_twin(app, twin, scenario)
+
+
 class _Link:
     """A link that takes nothing while blocked; releasing it calls back as the writer thread would."""
 
@@ -356,6 +391,31 @@ class TestScreenRows:
             expected = _painted(rows, width, height)
             assert cells(terminal) == cells(expected), f"seed {seed}, step {step}"
         assert model.scrolls > 10
+
+    @pytest.mark.parametrize("seed", range(3))
+    def test_some_rows_first_then_the_rest_reach_the_same_screen(self, seed: int) -> None:
+        rng = random.Random(seed)
+        width, height = 40, 14
+        rows = [_random_row(rng, width) for _ in range(height)]
+        model = ScreenRows()
+        terminal = pyte.Screen(width, height)
+        stream = pyte.Stream(terminal)
+        model.apply_full(rows, width, height)
+        stream.feed(model.render(ColorSystem.TRUECOLOR))
+        for step in range(60):
+            before = cells(terminal)
+            lines = rng.randint(1, 3)  # a scroll of the top band, and a row of the bottom changed
+            rows[0:10] = rows[lines:10] + [_random_row(rng, width) for _ in range(lines)]
+            typed = rng.randrange(11, height)
+            rows[typed] = _random_row(rng, width)
+            model.apply_full(rows, width, height)
+            stream.feed(model.render(ColorSystem.TRUECOLOR, {typed}))
+            now, expected = cells(terminal), cells(_painted(rows, width, height))
+            assert now[typed] == expected[typed], f"seed {seed}, step {step}: the row sent first"
+            assert [row for y, row in enumerate(now) if y != typed] == [row for y, row in enumerate(before) if y != typed]
+            assert model.pending
+            stream.feed(model.render(ColorSystem.TRUECOLOR))
+            assert cells(terminal) == expected, f"seed {seed}, step {step}"
 
     def test_partial_updates_splice_into_the_row(self) -> None:
         width = 20
