@@ -12,6 +12,9 @@ frame, and on a slow link those frames queue up behind each other: Esc takes sec
 - while the previous frame is still on its way to the terminal (the driver's writer thread has
   not flushed it: the link is slower than the app), frames are not written but merged in the
   model, and the latest state goes out once the output drained: the cadence follows the link;
+- except what was typed (`display_typed_input`, a frame `tui.input_paint` paints alone): its rows
+  go out at once, queued behind the frame on its way, so a key does not also wait for the UI
+  thread to hear that the output drained (the other rows merged meanwhile still wait);
 - Textual's synchronized output (DEC 2026, when the terminal answered the query), the cursor's
   position and the glyph-fallback driver (`tui.glyphs`) apply as before, since the frame is still
   written by `App._display`.
