@@ -404,9 +404,9 @@ class TestScreenRows:
         stream.feed(model.render(ColorSystem.TRUECOLOR))
         for step in range(60):
             before = cells(terminal)
-            lines = rng.randint(1, 3)  # a scroll of the top band, and a row of the bottom changed
+            lines = rng.randint(1, 3)  # a scroll of the top band, and a row changed (sent first)
             rows[0:10] = rows[lines:10] + [_random_row(rng, width) for _ in range(lines)]
-            typed = rng.randrange(11, height)
+            typed = rng.randrange(11, height) if step % 3 else rng.randrange(0, 10)  # (or a row of the band)
             rows[typed] = _random_row(rng, width)
             model.apply_full(rows, width, height)
             stream.feed(model.render(ColorSystem.TRUECOLOR, {typed}))
