@@ -277,8 +277,7 @@ class WireOutput(App[Any]):
             typed = self._wire_typed_rows
             if typed is not None and self.wire_model.valid:
                 self.wire_overtaken += 1
-                self.wire_frames += 1
-                super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed, typed)))
+                self._wire_write(screen, typed)
                 return
             self.wire_deferred += 1
             self.post_display_hook()
@@ -287,9 +286,13 @@ class WireOutput(App[Any]):
             self.post_display_hook()  # nothing visible changed: not even the synchronized-output marks
             return
         self._wire_waiting = False
+        self._wire_write(screen)
+
+    def _wire_write(self, screen: Screen[Any], rows: set[int] | None = None) -> None:
+        """Write the model's pending rows (or only `rows` of them) as one frame."""
         self.wire_frames += 1
         # A `CompositorUpdate` (as Textual's own): `_display` writes its `render_segments` in a sync.
-        super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed)))
+        super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed, rows)))
 
     def _wire_failed(self, error: BaseException) -> None:
         """The model failed (a bug): from now on Textual's own output, starting with a whole screen."""

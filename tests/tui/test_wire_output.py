@@ -246,26 +246,42 @@ class TestTheTerminalShowsWhatTextualMeant:
         assert app.is_running is False and app.return_code in (0, None)
 
 
+def _slow_link_app() -> tuple[Twin, TandemApp, _Link, asyncio.Event]:
+    """The twin app over a link the test blocks, and a long answer that waits at `gate` after 20 tokens."""
+    twin = Twin(80, 24)
+    gate = asyncio.Event()
+    script = Scripted([streamed_segment(_answer(2500), pause=0.004, gate=gate, gate_at=20, token=12)])
+    app = twin_app(twin, script.factory)
+    link = _Link()
+    app.driver_class = _slow_link_driver(twin, link)
+    return twin, app, link, gate
+
+
+async def _streaming_into_a_blocked_link(pilot: Pilot[Any], twin: Twin, link: _Link, gate: asyncio.Event,
+                                         held: int) -> None:
+    """Send, wait for the stream, block the link, let the answer go on until `held` frames were held back."""
+    app = pilot.app
+    assert isinstance(app, TandemApp)
+    await started(pilot)
+    await send(pilot, "long")
+    await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the stream")
+    await wait_for(pilot, lambda: isinstance(app.focused, ComposerInput), "the composer focused")
+    await pilot.pause(0.1)
+    twin.checking = False  # the wire lags behind Textual's frames on purpose now
+    link.blocked = True
+    writes = len(twin.writes)
+    app.engine.loop.call_soon_threadsafe(gate.set)
+    await wait_for(pilot, lambda: app.wire_deferred >= held, "frames held back")
+    assert len(twin.writes) == writes, "nothing is written while the link has not taken the last frame"
+
+
 class TestASlowLink:
     async def test_frames_wait_for_the_link_and_merge_and_the_last_state_goes_out(self) -> None:
-        twin = Twin(80, 24)
-        gate = asyncio.Event()
-        script = Scripted([streamed_segment(_answer(2500), pause=0.004, gate=gate, gate_at=20, token=12)])
-        app = twin_app(twin, script.factory)
-        link = _Link()
-        app.driver_class = _slow_link_driver(twin, link)
+        twin, app, link, gate = _slow_link_app()
 
         async def scenario(pilot: Pilot[Any]) -> None:
-            await started(pilot)
-            await send(pilot, "long")
-            await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the stream")
-            await pilot.pause(0.1)
-            twin.checking = False  # the wire lags behind Textual's frames on purpose now
-            link.blocked = True
+            await _streaming_into_a_blocked_link(pilot, twin, link, gate, held=5)
             writes = len(twin.writes)
-            app.engine.loop.call_soon_threadsafe(gate.set)
-            await wait_for(pilot, lambda: app.wire_deferred >= 5, "frames held back")
-            assert len(twin.writes) == writes, "nothing is written while the link has not taken the last frame"
             link.release()
             await wait_for(pilot, lambda: len(twin.writes) > writes, "the merged frame")
             assert not link.blocked
@@ -275,25 +291,11 @@ class TestASlowLink:
         await run_twin(app, twin, scenario)
         assert app.wire_deferred >= 5
 
-
     async def test_typed_input_goes_out_ahead_of_the_held_stream(self) -> None:
-        twin = Twin(80, 24)
-        gate = asyncio.Event()
-        script = Scripted([streamed_segment(_answer(2500), pause=0.004, gate=gate, gate_at=20, token=12)])
-        app = twin_app(twin, script.factory)
-        link = _Link()
-        app.driver_class = _slow_link_driver(twin, link)
+        twin, app, link, gate = _slow_link_app()
 
         async def scenario(pilot: Pilot[Any]) -> None:
-            await started(pilot)
-            await send(pilot, "long")
-            await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the stream")
-            await wait_for(pilot, lambda: isinstance(app.focused, ComposerInput), "the composer focused")
-            await pilot.pause(0.1)
-            twin.checking = False  # the wire lags behind Textual's frames on purpose now
-            link.blocked = True
-            app.engine.loop.call_soon_threadsafe(gate.set)
-            await wait_for(pilot, lambda: app.wire_deferred >= 3, "frames held back")
+            await _streaming_into_a_blocked_link(pilot, twin, link, gate, held=3)
             writes = len(twin.writes)
             await pilot.press("Ж")
             await wait_for(pilot, lambda: app.wire_overtaken >= 1, "the key written ahead")
