@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from _thread_harness import SavedScript
-from _tui_harness import CLOCK, approval, painted, send, shown_text, started, text, wait_for
+from _tui_harness import CLOCK, Scripted, approval, painted, send, shown_text, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
@@ -255,3 +255,17 @@ class TestStoreErrors:
                 await wait_for(pilot, lambda: app.startup_error is not None, "the lock error")
         assert app.return_code == 1
         assert "already open" in app.startup_error
+
+
+async def test_the_lines_kept_at_a_quit_never_wait_for_a_refresh_that_does_not_come(monkeypatch: Any) -> None:
+    # (`MainScreen.settled_lines`, awaited by every quit: a process was found stuck in its quit,
+    # its terminal gone, still running half an hour later.)
+    app = Scripted([text("hello")]).app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = app.main
+        monkeypatch.setattr(type(screen), "SETTLE_WAIT_SECONDS", 0.05)
+        monkeypatch.setattr(screen, "_settled", lambda: False)
+        monkeypatch.setattr(screen, "call_after_refresh", lambda *args, **kwargs: True)  # no refresh ever runs them
+        lines = await asyncio.wait_for(screen.settled_lines(), 5)
+        assert lines == screen.painted_lines()

@@ -194,9 +194,13 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
             or self._dirty_widgets
         )
 
+    SETTLE_WAIT_SECONDS: ClassVar[float] = 1.0
+    """The longest `settled_lines` waits for one refresh (a quit must end even if none comes)."""
+
     async def settled_lines(self, frames: int = 6) -> tuple[dict[str, object], int, str] | None:
         """`painted_lines` once the screen drew everything it was given (waiting up to `frames`
-        refreshes: at a quit right after an answer came, its view may not be drawn yet)."""
+        refreshes: at a quit right after an answer came, its view may not be drawn yet; a refresh
+        that does not come within `SETTLE_WAIT_SECONDS` ends the wait: the lines as they are)."""
         if self.status is not None and self.status.value == "streaming":
             return None  # no tail is kept of a turn under way (`ThreadLibrary.retire`): no wait
         for _ in range(frames):
@@ -204,7 +208,10 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
                 break
             painted = asyncio.Event()
             self.call_after_refresh(painted.set)
-            await painted.wait()
+            try:
+                await asyncio.wait_for(painted.wait(), self.SETTLE_WAIT_SECONDS)
+            except TimeoutError:
+                break
         return self.painted_lines()
 
     @property
