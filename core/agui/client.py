@@ -278,7 +278,11 @@ class AGUIChatClient(ChatClient):
         try:
             if limit is None:
                 return await anext(batches)
-            return await asyncio.wait_for(anext(batches), limit)
+            # Not `asyncio.wait_for`: on Python 3.11 it returns the result and swallows a cancel
+            # that lands as the batch is ready, and on a fast stream (the turn timeout on, as by
+            # default) Esc then did nothing about half the time: the answer streamed to its end.
+            async with asyncio.timeout(limit):
+                return await anext(batches)
         except StopAsyncIteration:
             return None
         except TimeoutError:

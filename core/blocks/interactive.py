@@ -72,7 +72,10 @@ class InteractiveBlock(Block):
         self._waiters.append(future)
         timeout = None if self.expires_at is None else max(0.0, self.expires_at - self.env.clock())
         try:
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
+            # (`asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel of the turn
+            # that lands as the decision comes, and the stopped turn would go on.)
+            async with asyncio.timeout(timeout):
+                return await asyncio.shield(future)
         except TimeoutError:
             self.resolve("expired", record=False)
             assert self.decision is not None

@@ -355,3 +355,21 @@ class TestUIAction:
         assert decision is not None and decision.outcome == "failed"
         assert "no UI action named 'highlight'" in (decision.error or "")
         assert block.invocations == 0
+
+
+async def test_a_cancel_that_lands_as_the_decision_comes_stops_the_wait() -> None:
+    # (`asyncio.wait_for` on Python 3.11 returned the decision and swallowed the cancel: a turn
+    # stopped at that moment went on.)
+    cancelled = 0
+    for steps in range(6):
+        block, _ = approval_block(clock=Clock(1_000.0), expires_at=1_060.0)  # an expiry: a timed wait
+        waiting = asyncio.create_task(block.result())
+        await asyncio.sleep(0)
+        block.approve(who="ada")
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        if waiting.cancel():
+            await asyncio.gather(waiting, return_exceptions=True)
+            assert waiting.cancelled(), f"the cancel was lost {steps} loop steps in: {waiting.result()!r}"
+            cancelled += 1
+    assert cancelled >= 1
