@@ -165,7 +165,8 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self.state_panel_paints = 0
         """How many times the state panel was painted (for tests and benchmarks)."""
         self._startup_failed = False
-        self._quitting_on_signal = False
+        self._quitting = False
+        self._engine_stop: asyncio.Future[None] | None = None
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
@@ -296,10 +297,18 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self.bridge.flush()
         self._refresh_title(context)
 
+    UNMOUNT_STOP_SECONDS: ClassVar[float] = 10.0
+    """The longest the app's unmount waits for the engine's stop (a quit's, or its own): past it the
+    process still exits (the engine thread is a daemon; the log's last commit is already on disk)."""
+
     async def on_unmount(self) -> None:
         self._close_idle_collection()
         self.attention.close()
-        await self.stop_engine()
+        try:
+            async with asyncio.timeout(self.UNMOUNT_STOP_SECONDS):
+                await self.stop_engine()
+        except TimeoutError:
+            self.log.warning("the engine did not stop in time")
 
     async def keep_painted_lines(self) -> None:
         """Keep what the screen shows of the conversation being left (a quit, a thread switch),
@@ -316,8 +325,14 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
 
         With saved threads, the conversation is disposed of (nothing logged: an approval left
         pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
-        The UI loop keeps running meanwhile.
+        The UI loop keeps running meanwhile. Callers share one stop: a quit's worker cancelled at
+        shutdown does not cut it short, and the unmount that follows waits for it, not a second.
         """
+        if self._engine_stop is None:
+            self._engine_stop = asyncio.ensure_future(self._stop_engine())
+        await asyncio.shield(self._engine_stop)
+
+    async def _stop_engine(self) -> None:
         if self.engine.running:
             if self.context is not None:
                 await self.keep_painted_lines()
@@ -327,7 +342,9 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
                 self.log.warning("could not detach the bridge")
             if self.threads is not None:
                 try:
-                    await asyncio.wait_for(asyncio.wrap_future(self.engine.submit(self._retire_all())), 5)
+                    # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
+                    async with asyncio.timeout(5):
+                        await asyncio.wrap_future(self.engine.submit(self._retire_all()))
                 except Exception:  # a failing dispose must not block quitting
                     self.log.warning("the conversation did not close cleanly")
         await asyncio.to_thread(self.engine.stop)
@@ -343,8 +360,28 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
             self.threads.close()
 
     async def action_quit(self) -> None:
-        await self.stop_engine()
-        self.exit()
+        self.quit_cleanly()
+
+    def quit_cleanly(self, return_code: int = 0) -> None:
+        """Stop the engine, close the log and exit with `return_code`; asked again while stopping,
+        exit at once (the terminal is still restored by Textual, the engine stopped at unmount).
+
+        The stop runs in a worker, not in the handler that asked: awaited there it would hold the
+        app's message loop, and a stop that hangs would leave nothing (the second Ctrl+Q, a signal's
+        `exit()`) able to end the app.
+        """
+        if self._quitting:
+            self.exit(return_code=return_code)
+            return
+        self._quitting = True
+
+        async def stop_then_exit() -> None:
+            try:
+                await self.stop_engine()
+            finally:
+                self.exit(return_code=return_code)
+
+        self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
 
     QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP")
     """Signals that quit the way Ctrl+Q does: the log is closed and the terminal restored (the
@@ -364,25 +401,11 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
                 return  # not the main thread, or a loop without signal support: nothing to do
 
     def _quit_on_signal(self, number: int) -> None:
-        """A quit signal arrived (on the UI loop): stop the engine, close the log, exit 128+N.
-
-        A second one while stopping exits at once (the terminal is still restored by Textual).
-        """
+        """A quit signal arrived (on the UI loop): quit as Ctrl+Q does, exiting 128+N."""
         import logging
 
         logging.getLogger(__name__).info("signal %d: quitting", number)
-        if self._quitting_on_signal:
-            self.exit(return_code=128 + number)
-            return
-        self._quitting_on_signal = True
-
-        async def quit_cleanly() -> None:
-            try:
-                await self.stop_engine()
-            finally:
-                self.exit(return_code=128 + number)
-
-        self.run_worker(quit_cleanly(), group="signal-quit", exit_on_error=False)
+        self.quit_cleanly(return_code=128 + number)
 
     # -- the bridge's entry points (UI thread) ------------------------------------------------
 

@@ -26,6 +26,7 @@ paints the focused composer alone while the screen owes a layout. The hold is bo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, ClassVar
@@ -185,10 +186,9 @@ class FlushFrame:
                 turn.set_result(None)
 
         if screen.call_later(resolve):
-            try:
-                await asyncio.wait_for(turn, timeout=max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                    await turn
         screen.note_settled(mounted)
 
 

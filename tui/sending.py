@@ -87,8 +87,9 @@ class Sending(App[None]):
         for _ in range(int(READY_WAIT_SECONDS / 0.1)):
             if self.ready.is_set() or self._startup_failed:
                 break
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.ready.wait(), 0.1)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.1):
+                    await self.ready.wait()
         return self.context if self.ready.is_set() else None
 
     def _update_waiting(self) -> None:

@@ -128,6 +128,7 @@ class TestLongConversation:
             await send(pilot, "go")
             await _streamed(pilot, first)
             await first.action_quit()
+            await wait_for(pilot, lambda: not first.engine.running, "the engine stopped by the quit")
         resumed = saved.app(resume="")
         async with resumed.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)

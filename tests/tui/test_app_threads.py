@@ -269,3 +269,32 @@ async def test_the_lines_kept_at_a_quit_never_wait_for_a_refresh_that_does_not_c
         monkeypatch.setattr(screen, "call_after_refresh", lambda *args, **kwargs: True)  # no refresh ever runs them
         lines = await asyncio.wait_for(screen.settled_lines(), 5)
         assert lines == screen.painted_lines()
+
+
+async def test_a_quit_that_hangs_still_ends_at_the_second_ctrl_q(monkeypatch: Any) -> None:
+    # The quit's stop runs beside the message loop: awaited inside it (as it was), a stop that never
+    # ended left nothing (the second Ctrl+Q, a signal) able to end the app but SIGKILL.
+    app = Scripted([text("hello")]).app()
+    never = asyncio.Event()
+
+    async def hangs() -> None:
+        await never.wait()
+
+    monkeypatch.setattr(app, "keep_painted_lines", hangs)
+    monkeypatch.setattr(type(app), "UNMOUNT_STOP_SECONDS", 0.2)
+    async with asyncio.timeout(60):  # fails, rather than hangs, where the quit holds the loop
+        async with app.run_test(size=(80, 24)) as pilot:
+            await started(pilot)
+            await pilot.press("ctrl+q")
+            await pilot.pause(0.1)
+            assert not app._exit, "the first Ctrl+Q should wait for the engine's stop"
+            app.main.composer.input.focus()
+            await pilot.press("o", "k")
+            await wait_for(pilot, lambda: app.main.composer.input.text == "ok", "typing handled while the quit waits")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: app._exit, "the second Ctrl+Q to exit")
+    assert app.return_code == 0
+    never.set()  # the stop goes on, and ends (the engine is a daemon thread: a real process would not wait)
+    assert app._engine_stop is not None
+    await asyncio.wait_for(app._engine_stop, 10)
+    assert not app.engine.running

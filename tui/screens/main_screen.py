@@ -209,7 +209,8 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
             painted = asyncio.Event()
             self.call_after_refresh(painted.set)
             try:
-                await asyncio.wait_for(painted.wait(), self.SETTLE_WAIT_SECONDS)
+                async with asyncio.timeout(self.SETTLE_WAIT_SECONDS):
+                    await painted.wait()
             except TimeoutError:
                 break
         return self.painted_lines()
