@@ -9,7 +9,7 @@ on at once and then waits `GATHER_SECONDS` before reading again, so that the nex
 gather in the socket's buffer and come in one read and one hand-over. A lone event is never
 delayed; one that follows within the pause waits at most `GATHER_SECONDS`, a fraction of a
 frame (the UI paints at most 30 a second, a stream far less often); a server that sends faster
-than Tandem reads never meets a pause.
+than Tandem reads never meets a pause (its reads are large: `_TRICKLE_BYTES`).
 
 Measured with `tests/perf/bench_stream_pty.py` (2,000 tokens/s, sent every 5 ms, four
 interleaved pairs): the engine's CPU per 1,000 tokens (the process's less the UI thread's)
@@ -29,6 +29,11 @@ GATHER_SECONDS = 0.02
 """How long the reading task waits after a chunk that came off the network (see the module)."""
 _WAITED_SECONDS = 0.001
 """A read that took longer than this waited for the network (a buffered chunk comes at once)."""
+_TRICKLE_BYTES = 8_192
+"""A chunk that waited for the network is a trickle's only below this size. A server sending
+faster than Tandem reads fills each read (16-64 KB off a local socket): pausing after such a read
+throttled the firehose of `tests/perf/bench_client_path.py` (13.7 MB) to the socket buffer's
+size per pause, `tandem ask` taking 3.1-3.3 s of wall time for 1.3 s of CPU."""
 _AHEAD_BYTES = 1 << 20
 """Bytes read ahead of the consumer at most: a server faster than Tandem still meets back-pressure
 (the same bound as a decompressed piece, `transport._decoded`)."""
@@ -85,9 +90,9 @@ async def gathered(body: AsyncIterator[bytes], seconds: float = GATHER_SECONDS) 
                 if ahead.size >= _AHEAD_BYTES:
                     ahead.room.clear()
                     await ahead.room.wait()  # the consumer is behind
-                elif caught_up and time.monotonic() - asked > _WAITED_SECONDS:
-                    # The chunk came off the network and the consumer keeps up: a trickle. Let
-                    # the next chunks gather in the socket's buffer (they come in one read).
+                elif caught_up and len(chunk) < _TRICKLE_BYTES and time.monotonic() - asked > _WAITED_SECONDS:
+                    # A small chunk came off the network and the consumer keeps up: a trickle.
+                    # Let the next chunks gather in the socket's buffer (they come in one read).
                     await asyncio.sleep(seconds)
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which raises it
             ahead.error = exc
