@@ -7,13 +7,13 @@ also taking the GIL back from the UI thread. `gathered` reads the body in a task
 when a chunk came off the network while the consumer keeps up (a trickle), the task hands it
 on at once and then waits `GATHER_SECONDS` before reading again, so that the next chunks
 gather in the socket's buffer and come in one read and one hand-over. A lone event is never
-delayed; one that follows within the pause waits at most `GATHER_SECONDS`, a fraction of a
-frame (the UI paints at most 30 a second, a stream far less often); a server that sends faster
-than Tandem reads never meets a pause (its reads are large: `_TRICKLE_BYTES`).
+delayed; one that follows within the pause waits at most `GATHER_SECONDS`, about one frame (the
+UI paints at most 30 a second, a stream far less often: every 0.1-0.5 s); a server that sends
+faster than Tandem reads never meets a pause (its reads are large: `_TRICKLE_BYTES`).
 
-Measured with `tests/perf/bench_stream_pty.py` (2,000 tokens/s, sent every 5 ms, four
-interleaved pairs): the engine's CPU per 1,000 tokens (the process's less the UI thread's)
-71-92 ms without the pause, 51-62 ms with it.
+Measured with `tests/perf/bench_stream_pty.py` (2,000 tokens/s, sent every 5 ms, interleaved
+runs): the engine's CPU per 1,000 tokens (the process's less the UI thread's) 71-92 ms without
+the pause, 51-62 ms with a pause of 20 ms, 41-48 ms (against 58-60 in the same runs) with 40 ms.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from contextlib import asynccontextmanager
 
 __all__ = ["GATHER_SECONDS", "gathered"]
 
-GATHER_SECONDS = 0.02
-"""How long the reading task waits after a chunk that came off the network (see the module)."""
+GATHER_SECONDS = 0.04
+"""How long the reading task waits after a small chunk that came off the network (see the module)."""
 _WAITED_SECONDS = 0.001
 """A read that took longer than this waited for the network (a buffered chunk comes at once)."""
 _TRICKLE_BYTES = 8_192
