@@ -96,3 +96,29 @@ class TestFinishedMessage:
             assert not any(isinstance(chunk, BuiltMarkdown) for chunk in view.chunks)
             assert "".join(chunk.source for chunk in view.chunks) == SHORT
 
+
+
+async def test_no_table_of_contents_message_leaves_the_markdown() -> None:
+    # Textual's Markdown posts one after each append that brings a heading; nothing here shows a
+    # table of contents, and each bubbled up to the app.
+    class Listening(TextHost):
+        def __init__(self, view: TextView) -> None:
+            super().__init__(view)
+            self.contents: list[Markdown.TableOfContentsUpdated] = []
+
+        def on_markdown_table_of_contents_updated(self, message: Markdown.TableOfContentsUpdated) -> None:
+            self.contents.append(message)
+
+    block = _block("# Title\n\nfirst paragraph\n", finished=False)
+    view = TextView(block, blocks_per_chunk=BLOCKS_PER_CHUNK)
+    app = Listening(view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: view.statistics().chars_written == len(block.text) and not view._draining,
+                         "the first text written")
+        block.append("\n## Another heading\n\nmore text\n")
+        view.update_from_block()
+        await wait_until(pilot, lambda: view.statistics().chars_written == len(block.text) and not view._draining,
+                         "the heading appended")
+        await pilot.pause()
+        assert "Another heading" in "".join(chunk.source for chunk in view.chunks)
+    assert app.contents == []
