@@ -413,11 +413,25 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self.bridge.wake()
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            event = self._typed_before_raw_mode(event)
         # Keys first: what the person typed is painted before more of the stream is laid out.
         if isinstance(event, (events.Key, events.Paste, events.MouseDown)) and not event.is_forwarded:
             self.bridge.hold_for_input()
         self._note_input(event)
         await super().on_event(event)
+
+    def _typed_before_raw_mode(self, key: events.Key) -> events.Key:
+        """An Enter typed as `tandem` starts, read before the composer's first focus, is an Enter.
+
+        The terminal was still in its line mode when it was typed (over SSH nobody waits for the
+        first frame), which turns a carriage return into a line feed (ICRNL): the composer took it
+        as Ctrl+J, a new line, and "hello" then Enter sat unsent. A line feed read that early was
+        an Enter: nobody presses Ctrl+J before the app has drawn anything.
+        """
+        if key.key == "ctrl+j" and self._first_focus_by and self.focused is None:
+            return events.Key("enter", "\r")
+        return key
 
     def on_bridge_call(self, message: Bridge.Call) -> None:
         self.bridge.on_call(message)

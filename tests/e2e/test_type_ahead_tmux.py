@@ -67,13 +67,26 @@ def test_a_key_bound_on_the_modal_then_a_reason_typed_at_once(terminal: Terminal
 def test_a_message_typed_as_tandem_starts_is_kept(tmp_path: Path) -> None:
     # Over SSH nobody waits for the first frame: `tandem`, then the message at once. The keys are
     # read as the app starts, before the main screen's mount focused the composer (nothing has
-    # focus then: Textual dropped them, and the person found an empty composer). An Enter typed
-    # that early reaches the app as a line feed (the terminal was not in raw mode yet): a new line.
+    # focus then: Textual dropped them, and the person found an empty composer).
     term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
     try:
         term.type("/demo chat")  # at once: the process has not even started
         term.wait_for(lambda s: "│ /demo chat" in s and "idle" in s, "the message in the composer", seconds=30)
         term.keys("Enter")
         term.wait_for(lambda s: "idle · thread: /demo chat" in s, "the demo's answer, in a thread named for the message", seconds=30)
+    finally:
+        term.close()
+
+
+def test_a_message_and_its_enter_typed_as_tandem_starts_are_sent(tmp_path: Path) -> None:
+    # The Enter was typed while the terminal was still in its line mode, which makes a carriage
+    # return a line feed: the composer took it as Ctrl+J, and the message sat there unsent.
+    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
+    try:
+        term.type("/demo chat")
+        term.keys("Enter")
+        screen = term.wait_for(lambda s: "idle · thread: /demo chat" in s, "the message sent, its thread named for it",
+                               seconds=30)
+        assert "│ /demo chat" not in screen, "the message is still in the composer"
     finally:
         term.close()
