@@ -90,3 +90,18 @@ def test_a_message_and_its_enter_typed_as_tandem_starts_are_sent(tmp_path: Path)
         assert "│ /demo chat" not in screen, "the message is still in the composer"
     finally:
         term.close()
+
+
+def test_lines_typed_as_tandem_starts_stay_lines_until_the_last_enter(tmp_path: Path) -> None:
+    # Only the last line feed read before the first focus is an Enter: the ones inside a text
+    # pasted (or typed) that early are its lines, and no part of it is sent on its own.
+    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
+    try:
+        term.type("first line")
+        term.keys("Enter")
+        term.type("second line")
+        screen = term.wait_for(lambda s: "│ first line" in s and "│ second line" in s and "idle" in s,
+                               "both lines in the composer", seconds=30)
+        assert "thread: first line" not in screen, "the first line was sent on its own"
+    finally:
+        term.close()
