@@ -182,7 +182,9 @@ class StreamApp(PtyApp):
             "TANDEM_PROFILE_RENDERS": str(profile),
         })
         self.watch: tuple[bytes, int, threading.Event, list[float]] | None = None
-        super().__init__([str(tandem), "--url", url], env, columns=columns, rows=rows)
+        # A script (`loop_probe.py`) runs under this interpreter, not whatever `python3` is first on PATH.
+        command = [sys.executable, str(tandem)] if tandem.suffix == ".py" else [str(tandem)]
+        super().__init__([*command, "--url", url], env, columns=columns, rows=rows)
 
     def on_output(self, data: bytes, now: float) -> None:
         if SYNC_QUERY in data:
@@ -246,7 +248,11 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             started = server.starts[-1]
             cpu_started, ui_started = app.cpu_seconds(), app.main_thread_cpu_seconds()
             if spy:  # a sampling profile of the app while it streams (py-spy must be installed)
-                subprocess.Popen(["py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o", spy,
+                # Every thread (each line starts "thread (id): name"), sampled only while it holds
+                # the GIL (what it costs, not what it waits for), at 1 kHz.
+                installed = Path(sys.executable).with_name("py-spy")
+                subprocess.Popen([str(installed) if installed.exists() else "py-spy", "record", "--nonblocking",
+                                  "--threads", "--gil", "-r", "1000", "-f", "raw", "-o", spy,
                                   "-d", str(int(seconds + 1)), "-p", str(app.process.pid)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             # Keys while streaming, every ~150 ms, for the stream's nominal length.
