@@ -18,10 +18,22 @@ pytestmark = [
 ]
 
 
+def _tandem(tmp_path: Path, **size: int) -> Terminal:
+    return Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0", **size)
+
+
 @pytest.fixture
 def terminal(tmp_path: Path) -> Iterator[Terminal]:
-    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0", height=50)  # the whole booking form
+    term = _tandem(tmp_path, height=50)  # the whole booking form
     term.wait_for(lambda s: "/demo chat" in s and "idle" in s, "the welcome screen")
+    yield term
+    term.close()
+
+
+@pytest.fixture
+def starting(tmp_path: Path) -> Iterator[Terminal]:
+    """`tandem` just launched, nothing waited for: what is typed now comes before its first frame."""
+    term = _tandem(tmp_path)
     yield term
     term.close()
 
@@ -64,44 +76,32 @@ def test_a_key_bound_on_the_modal_then_a_reason_typed_at_once(terminal: Terminal
     assert "│ not now" not in screen  # not left in the composer
 
 
-def test_a_message_typed_as_tandem_starts_is_kept(tmp_path: Path) -> None:
+def test_a_message_typed_as_tandem_starts_is_kept(starting: Terminal) -> None:
     # Over SSH nobody waits for the first frame: `tandem`, then the message at once. The keys are
     # read as the app starts, before the main screen's mount focused the composer (nothing has
     # focus then: Textual dropped them, and the person found an empty composer).
-    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
-    try:
-        term.type("/demo chat")  # at once: the process has not even started
-        term.wait_for(lambda s: "│ /demo chat" in s and "idle" in s, "the message in the composer", seconds=30)
-        term.keys("Enter")
-        term.wait_for(lambda s: "idle · thread: /demo chat" in s, "the demo's answer, in a thread named for the message", seconds=30)
-    finally:
-        term.close()
+    starting.type("/demo chat")  # at once: the process has not even started
+    starting.wait_for(lambda s: "│ /demo chat" in s and "idle" in s, "the message in the composer", seconds=30)
+    starting.keys("Enter")
+    starting.wait_for(lambda s: "idle · thread: /demo chat" in s, "the demo's answer, in a thread named for the message", seconds=30)
 
 
-def test_a_message_and_its_enter_typed_as_tandem_starts_are_sent(tmp_path: Path) -> None:
+def test_a_message_and_its_enter_typed_as_tandem_starts_are_sent(starting: Terminal) -> None:
     # The Enter was typed while the terminal was still in its line mode, which makes a carriage
     # return a line feed: the composer took it as Ctrl+J, and the message sat there unsent.
-    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
-    try:
-        term.type("/demo chat")
-        term.keys("Enter")
-        screen = term.wait_for(lambda s: "idle · thread: /demo chat" in s, "the message sent, its thread named for it",
+    starting.type("/demo chat")
+    starting.keys("Enter")
+    screen = starting.wait_for(lambda s: "idle · thread: /demo chat" in s, "the message sent, its thread named for it",
                                seconds=30)
-        assert "│ /demo chat" not in screen, "the message is still in the composer"
-    finally:
-        term.close()
+    assert "│ /demo chat" not in screen, "the message is still in the composer"
 
 
-def test_lines_typed_as_tandem_starts_stay_lines_until_the_last_enter(tmp_path: Path) -> None:
+def test_lines_typed_as_tandem_starts_stay_lines_until_the_last_enter(starting: Terminal) -> None:
     # Only the last line feed read before the first focus is an Enter: the ones inside a text
     # pasted (or typed) that early are its lines, and no part of it is sent on its own.
-    term = Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0")
-    try:
-        term.type("first line")
-        term.keys("Enter")
-        term.type("second line")
-        screen = term.wait_for(lambda s: "│ first line" in s and "│ second line" in s and "idle" in s,
+    starting.type("first line")
+    starting.keys("Enter")
+    starting.type("second line")
+    screen = starting.wait_for(lambda s: "│ first line" in s and "│ second line" in s and "idle" in s,
                                "both lines in the composer", seconds=30)
-        assert "thread: first line" not in screen, "the first line was sent on its own"
-    finally:
-        term.close()
+    assert "thread: first line" not in screen, "the first line was sent on its own"

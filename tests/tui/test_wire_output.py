@@ -366,15 +366,24 @@ def _painted(rows: list[list[Strip]], width: int, height: int) -> pyte.Screen:
     return screen
 
 
+FUZZ_SIZE = (40, 14)
+"""Width and height of the random screens the model is checked on."""
+
+
+def _random_screen(seed: int) -> tuple[random.Random, list[list[Strip]], ScreenRows, pyte.Screen, pyte.Stream]:
+    """The generator of `seed`, a random screen of `FUZZ_SIZE` from it, a fresh model and an empty terminal (fed by the stream)."""
+    rng = random.Random(seed)
+    width, height = FUZZ_SIZE
+    rows = [_random_row(rng, width) for _ in range(height)]
+    terminal = pyte.Screen(width, height)
+    return rng, rows, ScreenRows(), terminal, pyte.Stream(terminal)
+
+
 class TestScreenRows:
     @pytest.mark.parametrize("seed", range(4))
     def test_random_frames_scrolls_and_edits_reach_the_same_screen(self, seed: int) -> None:
-        rng = random.Random(seed)
-        width, height = 40, 14
-        rows = [_random_row(rng, width) for _ in range(height)]
-        model = ScreenRows()
-        terminal = pyte.Screen(width, height)
-        stream = pyte.Stream(terminal)
+        rng, rows, model, terminal, stream = _random_screen(seed)
+        width, height = FUZZ_SIZE
         for step in range(150):
             roll = rng.random()
             if roll < 0.45:  # a band scrolls up or down by 1-3 rows, new rows come in
@@ -396,12 +405,8 @@ class TestScreenRows:
 
     @pytest.mark.parametrize("seed", range(3))
     def test_some_rows_first_then_the_rest_reach_the_same_screen(self, seed: int) -> None:
-        rng = random.Random(seed)
-        width, height = 40, 14
-        rows = [_random_row(rng, width) for _ in range(height)]
-        model = ScreenRows()
-        terminal = pyte.Screen(width, height)
-        stream = pyte.Stream(terminal)
+        rng, rows, model, terminal, stream = _random_screen(seed)
+        width, height = FUZZ_SIZE
         model.apply_full(rows, width, height)
         stream.feed(model.render(ColorSystem.TRUECOLOR))
         for step in range(60):
