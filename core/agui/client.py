@@ -66,7 +66,7 @@ _MIN_SAFE = -_MAX_SAFE
 _CHUNKS = (TextMessageChunkEvent, ToolCallChunkEvent, ReasoningMessageChunkEvent)
 """The events `ChunkExpander` rewrites."""
 _NOT_PLAIN = object()
-"""Marks a delta with members a plain delta may not have."""
+"""A member's default no event can hold: the member is missing."""
 _MAY_OVERFLOW = (re.compile(rb"[eE]\+?\d{3}|\d{309}"), re.compile(r"[eE]\+?\d{3}|\d{309}"))
 """What a payload (bytes, str) holds if a number in it may be too large for a float: an exponent
 of three digits or more, or 309 digits in a row (a string may match too: then the walk finds nothing)."""
@@ -344,13 +344,16 @@ def _parse(payload: str | bytes, position: int) -> tuple[dict[str, Any], str]:
 class _RunPath:
     """One run's path from parsed events to updates, in two parts.
 
-    The fast path (`plain_delta`) takes the bulk of a stream: a text, reasoning or argument
+    The fast path (`take_plain_delta`) takes the bulk of a stream: a text, reasoning or argument
     delta that extends a message or call open right now and carries only the plain members,
-    checked as `plain_delta` and `EventVerifier.accepts_delta` would, mapped without building
-    the event model. Every other event takes the general path (`general`): validate, expand
-    chunks, verify the order, map. `fast` says whether the fast path may be tried: while a run
-    is running and no chunk holds anything open. Owns the expander, the verifier and the
-    stream checks of the run; the client owns the counters.
+    checked as `plain_delta` (core/agui/events.py) and `EventVerifier.accepts_delta` would, mapped without building
+    the event model; the text deltas to one message that come in a row within one chunk of the
+    body become one update (their text joined, their events its `raw`): one update, one log entry
+    and one history fold per run, not per token. Every other event takes the general path
+    (`general`): validate, expand chunks, verify the order, map. `fast` says whether the fast path
+    may be tried: while a run is running and no chunk holds anything open. Owns the expander, the
+    verifier, the stream checks of the run and the text run being joined; the client owns the
+    counters.
     """
 
     def __init__(self, client: AGUIChatClient, mapper: EventMapper) -> None:
@@ -361,11 +364,17 @@ class _RunPath:
         self.checks = _StreamChecks()
         self.fast = False
         # content-delta type → (its id field, the ids now open for it (the verifier's own sets),
-        # what maps it: `EventMapper.delta_update`, or for text, the most of a stream, its own)
-        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type],
-                                     mapper.text_delta if event_type == "TEXT_MESSAGE_CONTENT"
-                                     else functools.partial(mapper.delta_update, event_type))
+        # what takes it: `_join`, bound to the type)
+        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type], functools.partial(self._join, event_type))
                         for event_type, field in DELTA_ID_FIELDS.items()}
+        # The run of deltas being joined: its deltas and events, their type, message or call id
+        # and subagent.
+        self._joined: list[str] = []
+        self._joined_raws: list[Any] = []
+        self._joined_type = ""
+        self._joined_key = ""
+        self._joined_subagent: str | None = None
+        self._out: list[ChatUpdate] = []  # where `extend` appends (the run, once it is cut)
 
     def extend(self, updates: list[ChatUpdate], payloads: list[str | bytes], position: int) -> int:
         """Append the updates of `payloads` (the events after the `position`th) to `updates`;
@@ -375,7 +384,8 @@ class _RunPath:
             ProtocolError: an event is invalid or out of order.
             AgentRunError: an event is the run's RUN_ERROR (raised after its updates).
         """
-        plain_delta, start, fast = self.plain_delta, position, 0
+        take_plain_delta, start = self.take_plain_delta, position
+        self._out = updates
         try:
             for payload in payloads:
                 # `_parse`, inlined for the usual event: a JSON object with a string type.
@@ -386,31 +396,54 @@ class _RunPath:
                 if data.__class__ is not dict or (event_type := data.get("type")).__class__ is not str:
                     data, event_type = _parse(payload, position + 1)  # raises what is wrong with it
                 position += 1  # once parsed: `position - start` events were read
-                if self.fast:
-                    update = plain_delta(data, event_type)
-                    if update is not _NOT_PLAIN:
-                        if update is not None:
-                            updates.append(update)  # type: ignore[arg-type]
-                            fast += 1
-                        continue
+                if self.fast and take_plain_delta(data, event_type):
+                    continue  # joined: appended when its run is cut
+                if self._joined:
+                    self._cut()
                 if _MAY_OVERFLOW[payload.__class__ is str].search(payload) is not None:  # type: ignore[arg-type]
                     self._null_unrepresentable(data, event_type, position, updates)
                 updates.extend(self.general(data, event_type, position))  # appended as they come
         finally:
-            self.client._events += position - start
-            self.client._updates += fast  # the general path counts its own
+            if self._joined:  # a run ends with the chunk it came in: it is shown now, not later
+                self._cut()
+            self.client._events += position - start  # the general path and `_cut` count the updates
         return position
 
-    def plain_delta(self, data: dict[str, Any], event_type: str) -> ChatUpdate | None | object:
-        """The update of an in-order plain content delta (None for an empty one), or
-        `_NOT_PLAIN` when the event needs the general path."""
+    def _join(self, event_type: str, key: str, delta: str, subagent: str | None, raw: Any) -> None:
+        """Take a plain content delta into the run being joined, or start a run with it (the run
+        before it cut) when it is of another type, message, call or subagent. An empty delta is
+        mapped alone: it makes no update."""
+        if not delta:
+            self.mapper.delta_update(event_type, key, delta, subagent, raw)
+            return None
+        if self._joined:
+            if key == self._joined_key and event_type == self._joined_type and subagent == self._joined_subagent:
+                self._joined.append(delta)
+                self._joined_raws.append(raw)
+                return None
+            self._cut()
+        self._joined, self._joined_raws = [delta], [raw]
+        self._joined_type, self._joined_key, self._joined_subagent = event_type, key, subagent
+        return None
+
+    def _cut(self) -> None:
+        """Append the update(s) of the run of deltas being joined (`EventMapper.delta_run`)."""
+        updates = self.mapper.delta_run(self._joined_type, self._joined_key, self._joined, self._joined_subagent,
+                                        self._joined_raws)
+        self._joined, self._joined_raws = [], []
+        self._out.extend(updates)
+        self.client._updates += len(updates)
+
+    def take_plain_delta(self, data: dict[str, Any], event_type: str) -> bool:
+        """Take an in-order plain content delta into the run being joined (`_join`); False when
+        the event needs the general path."""
         rule = self._deltas.get(event_type)
         if rule is None:
-            return _NOT_PLAIN
-        id_field, open_ids, build = rule
+            return False
+        id_field, open_ids, join = rule
         key, delta = data.get(id_field), data.get("delta")
         if key.__class__ is not str or delta.__class__ is not str or key not in open_ids:
-            return _NOT_PLAIN
+            return False
         # Members besides type, id and delta: none, a timestamp, or any of the allowed ones.
         size = len(data)
         timestamp: object
@@ -424,11 +457,12 @@ class _RunPath:
         elif data.keys() <= DELTA_FIELDS:
             timestamp, subagent = data.get("timestamp", 0), data.get("subagentRunId")
         else:
-            return _NOT_PLAIN
+            return False
         if (timestamp.__class__ is not int or not _MIN_SAFE <= timestamp <= _MAX_SAFE  # type: ignore[operator]
                 or (subagent is not None and subagent.__class__ is not str)):
-            return _NOT_PLAIN
-        return build(key, delta, subagent, data)  # type: ignore[operator]
+            return False
+        join(key, delta, subagent, data)
+        return True
 
     def _null_unrepresentable(self, data: dict[str, Any], event_type: str, position: int,
                               updates: list[ChatUpdate]) -> None:

@@ -34,6 +34,8 @@ from tandem.core.context import AgentContext
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 from tandem.core.turns import Status, TurnStatus
 
+from _per_event import per_event
+
 START = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 FINISH = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
 
@@ -54,7 +56,8 @@ def scripted(*runs: list[dict[str, Any]], seen: list[RunAgentInput] | None = Non
 
 
 async def stream(client: AGUIChatClient, history: list[ChatMessage], options: ChatOptions | None = None) -> list[ChatUpdate]:
-    return [u async for u in client.stream(history, options or ChatOptions())]
+    """The run's updates, one per event (`per_event`: the deltas a chunk joined taken apart)."""
+    return per_event([u async for u in client.stream(history, options or ChatOptions())])
 
 
 def parts(updates: list[ChatUpdate], kind: type) -> list[Any]:

@@ -3,7 +3,8 @@ history folder's fast path for a streamed text run (equal to the general path on
 capture), the log nobody keeps (`tandem ask --no-save`), the client-tool middleware folding
 what passes instead of keeping every update, and the updates of one chunk handed over together
 (`stream_batches`), their text runs reaching the blocks joined: on every recorded capture the
-conversation is the same whether the body arrives whole or in 7-byte pieces."""
+conversation is the same whether the body arrives whole or in 7-byte pieces (the logged updates
+taken apart per event: the text deltas of one chunk are joined into one update)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from tandem.core.log_entries import UpdateLogged, logged_update
 from tandem.core.messages import ChatOptions
 from tandem.core.scripted import ScriptedChatClient
 from tandem.core.thread import UnkeptThread
+
+from _per_event import per_event, per_event_dumps
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 NAMES = sorted(path.stem for path in CAPTURES.glob("*.sse"))
@@ -205,7 +208,10 @@ class TestStreamBatches:
         pieces = await batches_of(AGUIChatClient.from_byte_source(source_of(name, 7)), error=error)
         assert all(pieces)
         streamed = await captured_updates(name)
-        assert dumped(whole[0]) == dumped([u for batch in pieces for u in batch]) == dumped(streamed)
+        assert per_event_dumps(whole[0]) == per_event_dumps([u for batch in pieces for u in batch]) == per_event_dumps(streamed)
+        if b"TEXT_MESSAGE_CONTENT" in (CAPTURES / f"{name}.sse").read_bytes():
+            # Read whole, the deltas of each message or call came in one chunk: joined.
+            assert len(whole[0]) < len(per_event(whole[0]))
 
     async def test_a_run_error_comes_after_the_updates_of_its_chunk(self) -> None:
         [batch] = await batches_of(AGUIChatClient.from_byte_source(source_of("pai_error", 1 << 20)), error=AgentRunError)
@@ -265,7 +271,7 @@ async def conversation_of(client: ChatClient) -> tuple[list[dict[str, Any]], lis
     await settled(context)
     await asyncio.sleep(0)  # let the turn's task log its end
     blocks = [{**b.snapshot(), "version": None} for b in context.blocks]
-    logged = [e.update.model_dump() for e in thread.entries() + thread.pending if e.entry == "update"]  # type: ignore[union-attr]
+    logged = per_event_dumps(e.update for e in thread.entries() + thread.pending if e.entry == "update")  # type: ignore[union-attr]
     history = [m.model_dump() for m in context.agent.history]
     await context.dispose()
     return blocks, logged, history
