@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import functools
 import logging
 import re
 import time
@@ -364,14 +363,14 @@ class _RunPath:
         self.checks = _StreamChecks()
         self.fast = False
         # content-delta type → (its id field, the ids now open for it (the verifier's own sets),
-        # what takes it: `_join`, bound to the type)
-        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type], functools.partial(self._join, event_type))
+        # the type): a run's rule says what kind of delta it joins
+        self._deltas = {event_type: (field, self.verifier.open_deltas[event_type], event_type)
                         for event_type, field in DELTA_ID_FIELDS.items()}
-        # The run of deltas being joined: its deltas and events, their type, message or call id
-        # and subagent.
+        # The run of deltas being joined: its deltas and events, its rule (None: no run), message
+        # or call id and subagent.
         self._joined: list[str] = []
         self._joined_raws: list[Any] = []
-        self._joined_type = ""
+        self._joined_rule: tuple[str, set[str], str] | None = None
         self._joined_key = ""
         self._joined_subagent: str | None = None
         self._out: list[ChatUpdate] = []  # where `extend` appends (the run, once it is cut)
@@ -409,38 +408,33 @@ class _RunPath:
             self.client._events += position - start  # the general path and `_cut` count the updates
         return position
 
-    def _join(self, event_type: str, key: str, delta: str, subagent: str | None, raw: Any) -> None:
-        """Take a plain content delta into the run being joined, or start a run with it (the run
-        before it cut) when it is of another type, message, call or subagent. An empty delta is
+    def _join(self, rule: tuple[str, set[str], str], key: str, delta: str, subagent: str | None, raw: Any) -> None:
+        """Start a run with a plain content delta that does not extend the run being joined (of
+        another type, message, call or subagent: that run is cut first). An empty delta is
         mapped alone: it makes no update."""
         if not delta:
-            self.mapper.delta_update(event_type, key, delta, subagent, raw)
-            return None
+            self.mapper.delta_update(rule[2], key, delta, subagent, raw)
+            return
         if self._joined:
-            if key == self._joined_key and event_type == self._joined_type and subagent == self._joined_subagent:
-                self._joined.append(delta)
-                self._joined_raws.append(raw)
-                return None
             self._cut()
         self._joined, self._joined_raws = [delta], [raw]
-        self._joined_type, self._joined_key, self._joined_subagent = event_type, key, subagent
-        return None
+        self._joined_rule, self._joined_key, self._joined_subagent = rule, key, subagent
 
     def _cut(self) -> None:
         """Append the update(s) of the run of deltas being joined (`EventMapper.delta_run`)."""
-        updates = self.mapper.delta_run(self._joined_type, self._joined_key, self._joined, self._joined_subagent,
-                                        self._joined_raws)
-        self._joined, self._joined_raws = [], []
+        updates = self.mapper.delta_run(self._joined_rule[2], self._joined_key, self._joined,  # type: ignore[index]
+                                        self._joined_subagent, self._joined_raws)
+        self._joined, self._joined_raws, self._joined_rule = [], [], None
         self._out.extend(updates)
         self.client._updates += len(updates)
 
     def take_plain_delta(self, data: dict[str, Any], event_type: str) -> bool:
-        """Take an in-order plain content delta into the run being joined (`_join`); False when
-        the event needs the general path."""
+        """Take an in-order plain content delta into the run being joined, or start a run with it
+        (`_join`); False when the event needs the general path."""
         rule = self._deltas.get(event_type)
         if rule is None:
             return False
-        id_field, open_ids, join = rule
+        id_field, open_ids, _ = rule
         key, delta = data.get(id_field), data.get("delta")
         if key.__class__ is not str or delta.__class__ is not str or key not in open_ids:
             return False
@@ -461,7 +455,11 @@ class _RunPath:
         if (timestamp.__class__ is not int or not _MIN_SAFE <= timestamp <= _MAX_SAFE  # type: ignore[operator]
                 or (subagent is not None and subagent.__class__ is not str)):
             return False
-        join(key, delta, subagent, data)
+        if rule is self._joined_rule and key == self._joined_key and subagent == self._joined_subagent and delta:
+            self._joined.append(delta)
+            self._joined_raws.append(data)
+        else:
+            self._join(rule, key, delta, subagent, data)  # type: ignore[arg-type]
         return True
 
     def _null_unrepresentable(self, data: dict[str, Any], event_type: str, position: int,
