@@ -5,9 +5,10 @@ nothing here is imported and nothing is patched). Then every painted frame (`App
 something to write) records its time and how many Markdown blocks were rendered (their lines
 rebuilt: `Widget._render_content`) and measured (a `get_content_height` that missed its cache)
 since the previous frame; at exit the file receives one JSON object:
-`{"frames": [[monotonic, renders, measures], ...], "renders": {class: n}, "measures": {class: n},
+`{"frames": [[monotonic, renders, measures, repeats], ...], "renders": {class: n}, "measures": {class: n},
 "rerenders": n, "input_frames": [monotonic, ...], "layouts": [monotonic, ...], "flushes": [monotonic, ...]}`
-(a re-render: a block rebuilt with the same content at the same size, i.e. waste; a layout: the
+(a repeat: a render of a block rendered before, in an earlier frame or this one, where the other
+renders are new blocks' first; a re-render: a block rebuilt with the same content at the same size, i.e. waste; a layout: the
 screen arranged its widgets again, `Compositor.reflow`; a flush: the bridge handed engine changes
 to the UI, `Bridge.flush`). A frame that only paints typed input ahead of the stream
 (`tui.input_paint`) renders no Markdown: it is listed in `input_frames`, not in `frames`.
@@ -25,6 +26,7 @@ import io
 import json
 import signal
 import time
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -45,7 +47,7 @@ class RenderProfile:
         self.rerenders = 0
         """Of those, the ones rebuilt with the same content at the same size as their last build (waste)."""
         self.measures: Counter[str] = Counter()
-        self.frames: list[tuple[float, int, int]] = []
+        self.frames: list[tuple[float, int, int, int]] = []
         self.input_frames: list[float] = []
         """When a frame painted only typed input (`tui.input_paint`)."""
         self.painting_input = False
@@ -58,6 +60,9 @@ class RenderProfile:
         self._last: dict[int, tuple[int, Any]] = {}
         self._renders_in_frame = 0
         self._measures_in_frame = 0
+        self._repeats_in_frame = 0
+        self._seen: weakref.WeakSet[Any] = weakref.WeakSet()
+        """The blocks rendered so far (an id could be a dead block's)."""
         self.app: Any = None
         """The app that painted last (for `dump_state`)."""
 
@@ -66,6 +71,10 @@ class RenderProfile:
         self._renders_in_frame += 1
         key = id(widget)
         self.per_widget[key] += 1
+        if widget in self._seen:
+            self._repeats_in_frame += 1
+        else:
+            self._seen.add(widget)
         shape = (id(getattr(widget, "_content", None)), widget.size)
         if self._last.get(key) == shape:
             self.rerenders += 1
@@ -79,8 +88,8 @@ class RenderProfile:
         if self.painting_input:
             self.input_frames.append(time.monotonic())
             return
-        self.frames.append((time.monotonic(), self._renders_in_frame, self._measures_in_frame))
-        self._renders_in_frame = self._measures_in_frame = 0
+        self.frames.append((time.monotonic(), self._renders_in_frame, self._measures_in_frame, self._repeats_in_frame))
+        self._renders_in_frame = self._measures_in_frame = self._repeats_in_frame = 0
 
     def dump_state(self) -> None:
         """Write what the UI loop is waiting on to `<path>.state` (SIGUSR1: a benchmark whose app stalled asks)."""

@@ -17,8 +17,10 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
   per flush (`Compositor.reflow` of the screen: one per flush is the least a frame can cost);
 - Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.render_profile` counts
   Markdown blocks whose lines were rebuilt, and those re-measured, in each frame), per 1,000
-  tokens (independent of the frame rate, which a loaded machine lowers), and the wasted ones
-  (a block rebuilt with the content and size it already had);
+  tokens (independent of the frame rate, which a loaded machine lowers), those of a block rendered
+  before (the paragraph being written, one laid out again: the rest are new paragraphs' first
+  renders, which a frame holding many new lines cannot avoid), and the wasted ones (a block rebuilt
+  with the content and size it already had);
 - key → painted: while streaming, a new character (one not in the answer) is typed into the
   composer every ~150 ms; the latency is the time until that character is on the wire;
 - the same key latency with nothing streaming (quiet), as a baseline in the same process;
@@ -307,6 +309,10 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             "renders_per_k_tokens": renders / (tokens / 1000),
             "rerenders": data.get("rerenders", 0),
             "max_renders_in_frame": max((frame[1] for frame in frames), default=0),
+            # Renders of a block rendered before (the one being written, or one re-laid): what the
+            # target of at most two per frame is about; the rest are new blocks' first renders.
+            "repeats_per_frame": sum(frame[3] for frame in frames) / max(1, len(frames)),
+            "max_repeats_in_frame": max((frame[3] for frame in frames), default=0),
             "measures_per_frame": measures / max(1, len(frames)),
             "key_p50": percentile(streaming, 0.5),
             "key_p99": percentile(streaming, 0.99),
@@ -357,7 +363,8 @@ def main() -> None:
                         f"{r['ui_per_k_tokens'] * 1000:.0f}), {r['cpu_ms_per_frame']:.1f} CPU ms per painted frame; "
                         f"{r['flushes_per_second']:.1f} bridge flushes/s, {r['layouts_per_flush']:.2f} layouts per flush\n"
                         f"    Markdown renders/frame {r['renders_per_frame']:.2f} (max {r['max_renders_in_frame']}), "
-                        f"{r['renders_per_k_tokens']:.1f} per 1,000 tokens, of which wasted (same content and size "
+                        f"{r['renders_per_k_tokens']:.1f} per 1,000 tokens; of a block rendered before "
+                        f"{r['repeats_per_frame']:.2f}/frame (max {r['max_repeats_in_frame']}), the rest first renders; wasted (same content and size "
                         f"as before) {r['rerenders']}; re-measures/frame {r['measures_per_frame']:.2f}\n"
                         f"    key→painted streaming p50 {r['key_p50'] * 1000:.0f} ms p99 {r['key_p99'] * 1000:.0f} ms "
                         f"({r['keys']} keys), quiet p50 {r['quiet_p50'] * 1000:.0f} ms p99 {r['quiet_p99'] * 1000:.0f} ms\n"
