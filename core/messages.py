@@ -47,8 +47,9 @@ class ChatUpdate(BaseModel):
     (AG-UI's RAW and CUSTOM events, and unknown ones), `raw` keeps only the envelope the part
     does not (type, timestamp…), so that the log holds the payload once: the event is the
     envelope plus the part's value (`event`/`source` of a RAW event, `value` of a CUSTOM one,
-    the whole of an unknown one). An update standing for a run of AG-UI text deltas to one message
-    read together holds their joined text, and `raw` the list of their events, in order.
+    the whole of an unknown one). An update standing for a run of AG-UI content deltas (text,
+    reasoning, tool-call arguments) to one message or call, read together, holds their joined
+    delta, and `raw` the list of their events, in order.
     Immutable; round-trips through JSON losslessly.
     """
 

@@ -345,14 +345,15 @@ class _RunPath:
 
     The fast path (`take_plain_delta`) takes the bulk of a stream: a text, reasoning or argument
     delta that extends a message or call open right now and carries only the plain members,
-    checked as `plain_delta` (core/agui/events.py) and `EventVerifier.accepts_delta` would, mapped without building
-    the event model; the text deltas to one message that come in a row within one chunk of the
-    body become one update (their text joined, their events its `raw`): one update, one log entry
-    and one history fold per run, not per token. Every other event takes the general path
+    checked as `plain_delta` (core/agui/events.py) and `EventVerifier.accepts_delta` would, mapped
+    without building the event model; the deltas of one kind to one message or call that come in
+    a row within one chunk of the body become one update (`EventMapper.delta_run`: their deltas
+    joined, their events its `raw`): one update, one log entry and one history fold per run, not
+    per token. Every other event takes the general path
     (`general`): validate, expand chunks, verify the order, map. `fast` says whether the fast path
     may be tried: while a run is running and no chunk holds anything open. Owns the expander, the
-    verifier, the stream checks of the run and the text run being joined; the client owns the
-    counters.
+    verifier, the stream checks of the run and the run of deltas being joined; the client owns
+    the counters.
     """
 
     def __init__(self, client: AGUIChatClient, mapper: EventMapper) -> None:
