@@ -179,6 +179,8 @@ class TestThePendingDecision:
             await started(pilot)
             await send(pilot, "weather")
             await wait_for(pilot, lambda: any(isinstance(b, InterruptBlock) for b in app.context.blocks), "the question")
+            # Shown first (the engine has it before the UI does: F4 earlier rightly finds nothing).
+            await wait_for(pilot, lambda: app.conversation.view_of(_pending(app, InterruptBlock)) is not None, "the question shown")
             await pilot.press("f6")
             await pilot.press("f4")
             view = app.conversation.view_of(_pending(app, InterruptBlock))
