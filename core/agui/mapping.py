@@ -281,13 +281,14 @@ class EventMapper:
         """
         held = self._held[message_id]
         held.chunks.append(delta)
+        held.raws.append(raw)
         held.candidates = [i for i in held.candidates if self._thoughts[i].startswith(delta, held.length)]
         held.length += len(delta)
         if held.candidates:
             return None
         del self._held[message_id]
         part = ReasoningContent(text="".join(held.chunks))
-        return _update([part], raw, message_id=message_id, author=author)
+        return _update([part], held.raw(), message_id=message_id, author=author)
 
     def _reasoning_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
         held = self._held.pop(event.message_id, None)
@@ -303,7 +304,7 @@ class EventMapper:
             return [_update([DebugContent(label="reasoning repeated", value=value)], raw, author=self._author(event))]
         # It ended as the beginning of an earlier thought: a shorter thought of its own.
         part = ReasoningContent(text=text)
-        return [_update([part], raw, message_id=event.message_id, author=self._author(event))] if text else []
+        return [_update([part], held.raw(), message_id=event.message_id, author=self._author(event))] if text else []
 
     def _encrypted(self, event: Any, raw: Any) -> list[ChatUpdate]:
         author = self._author(event)
@@ -583,15 +584,21 @@ class EventMapper:
 
 
 class _Held:
-    """A reasoning message held while it repeats a completed thought: its deltas, their length,
-    and the indices of the thoughts it still matches."""
+    """A reasoning message held while it repeats a completed thought: its deltas and their
+    events, their length, and the indices of the thoughts it still matches."""
 
-    __slots__ = ("chunks", "length", "candidates")
+    __slots__ = ("chunks", "raws", "length", "candidates")
 
     def __init__(self, candidates: list[int]) -> None:
         self.chunks: list[str] = []
+        self.raws: list[Any] = []
         self.length = 0
         self.candidates = candidates
+
+    def raw(self) -> Any:
+        """The held deltas' events as one update's `raw`: the event of one, else their list (as a
+        joined run's, `EventMapper.delta_run`), so the log keeps every one."""
+        return self.raws[0] if len(self.raws) == 1 else list(self.raws)
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:

@@ -225,9 +225,13 @@ class TestRepeatedThought:
     async def test_a_second_thought_that_starts_alike_is_shown_whole(self) -> None:
         events = [START, *reasoning("r1", "Considering the question."), *text("m1", "Hm."),
                   *reasoning("r2", "Considering ", "the question ", "again, differently."), *text("m2", "42."), FINISH]
-        updates = await stream(scripted(events), [ChatMessage.user("q")])
-        assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, ReasoningContent)] == [
+        client = scripted(events)
+        joined = [u async for u in client.stream([ChatMessage.user("q")], ChatOptions())]
+        assert [(u.message_id, p.text) for u in joined for p in u.contents if isinstance(p, ReasoningContent)] == [
             ("r1", "Considering the question."), ("r2", "Considering the question "), ("r2", "again, differently.")]
+        # The held text went out as one update; every held delta's event is in its raw.
+        assert [(u.message_id, p.text) for u in per_event(joined) for p in u.contents if isinstance(p, ReasoningContent)] == [
+            ("r1", "Considering the question."), ("r2", "Considering "), ("r2", "the question "), ("r2", "again, differently.")]
         # A shorter thought that is the start of an earlier one is its own thought too.
         events = [START, *reasoning("r1", "Considering the question."), *reasoning("r2", "Considering"), FINISH]
         updates = await stream(scripted(events), [ChatMessage.user("q")])
