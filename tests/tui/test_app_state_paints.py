@@ -138,11 +138,11 @@ async def test_a_hidden_panel_is_painted_when_it_opens(tmp_path: Path) -> None:
         release(app, gate)
 
 
-def writes_then_talks(gates: tuple[asyncio.Event, asyncio.Event]) -> Any:
+def writes_then_talks(gates: tuple[asyncio.Event, asyncio.Event], first_shown: asyncio.Event | None = None) -> Any:
     """A segment: the writes of `writes_then_holds`, then more text once the first gate opens, then the end at the second."""
 
     async def segment(messages: Any, options: Any) -> AsyncIterator[ChatUpdate]:
-        async for update in writes_then_holds(gates[0])(messages, options):
+        async for update in writes_then_holds(gates[0], first_shown)(messages, options):
             yield update
         await gates[1].wait()
         yield text(" for good")
@@ -156,12 +156,17 @@ async def test_a_put_off_paint_due_while_a_flush_is_on_its_way_goes_with_that_fl
     # Painted alone, the panel is a layout and a paint of the screen of its own, beside the flush's.
     from tandem.tui.bridge import Bridge
 
-    gates = (asyncio.Event(), asyncio.Event())
-    script = Scripted([writes_then_talks(gates)])
+    gates, first_shown = (asyncio.Event(), asyncio.Event()), asyncio.Event()
+    script = Scripted([writes_then_talks(gates, first_shown)])
     app = script.app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
+        before = app.state_panel_paints
         await send(pilot, "go")
+        # The appends wait for the first paint: under load the first flush can otherwise come after
+        # all of them, and that paint shows them all (nothing left to put off: failed once in CI).
+        await wait_for(pilot, lambda: app.state_panel_paints == before + 1, "the first state painted")
+        release(app, first_shown)
         await written_and_handed_over(pilot, app)
         paints = app.state_panel_paints
         assert app._state_timer is not None and items_shown(app) != ITEMS  # put off
