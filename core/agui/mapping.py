@@ -202,28 +202,27 @@ class EventMapper:
                   raws: list[Any]) -> list[ChatUpdate]:
         """The updates of a run of non-empty content deltas of one type to one message or call,
         read together, with the checks `plain_delta` makes vouched for: one update whose delta is
-        the run's deltas joined and whose `raw` is the list of their events (`text_run`), or for
-        a run of one, or a reasoning message whose deltas may repeat a thought (`_hold` weighs
-        each one), `delta_update`'s of each delta."""
+        the run's deltas joined and whose `raw` is `_run_raw(raws)` (text: `text_run`), or for a
+        reasoning message whose deltas may repeat a thought (`_hold` weighs each one),
+        `delta_update`'s of each delta."""
         if event_type == "TEXT_MESSAGE_CONTENT":
             return [self.text_run(key, deltas, subagent_run_id, raws)]
-        if len(deltas) == 1 or key in self._held:
+        if key in self._held:
             return [update for delta, raw in zip(deltas, raws)
                     if (update := self.delta_update(event_type, key, delta, subagent_run_id, raw)) is not None]
-        update = self.delta_update(event_type, key, "".join(deltas), subagent_run_id, raws)
+        update = self.delta_update(event_type, key, "".join(deltas), subagent_run_id, _run_raw(raws))
         return [] if update is None else [update]
 
     def text_run(self, key: str, deltas: list[str], subagent_run_id: str | None, raws: list[Any]) -> ChatUpdate:
         """The one update of a run of non-empty TEXT_MESSAGE_CONTENT deltas to one message, read
         together (most of a stream), with the checks `plain_delta` makes vouched for: their text
-        joined, and `raw` the event of a run of one, else the list of the run's events (the log
-        keeps every one of them)."""
+        joined, and `raw` their events (`_run_raw`: the log keeps every one of them)."""
         text = deltas[0] if len(deltas) == 1 else "".join(deltas)
         texts = self._texts.get(key)
         if texts is not None:
             texts.append(text)
         author = None if subagent_run_id is None else self._subagents.get(subagent_run_id, subagent_run_id)
-        return _text_update(text, self._roles.get(key, "assistant"), key, author, raws[0] if len(raws) == 1 else raws)
+        return _text_update(text, self._roles.get(key, "assistant"), key, author, _run_raw(raws))
 
     # -- attribution -------------------------------------------------------------------------
 
@@ -596,9 +595,14 @@ class _Held:
         self.candidates = candidates
 
     def raw(self) -> Any:
-        """The held deltas' events as one update's `raw`: the event of one, else their list (as a
-        joined run's, `EventMapper.delta_run`), so the log keeps every one."""
-        return self.raws[0] if len(self.raws) == 1 else list(self.raws)
+        """The held deltas' events as the released update's `raw` (`_run_raw`)."""
+        return _run_raw(list(self.raws))
+
+
+def _run_raw(raws: list[Any]) -> Any:
+    """The `raw` of an update standing for a run of delta events: the event of a run of one, else
+    their list (in order), so the log keeps every one."""
+    return raws[0] if len(raws) == 1 else raws
 
 
 def _nothing(event: Any, raw: Any) -> list[ChatUpdate]:
