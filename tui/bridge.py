@@ -11,6 +11,7 @@ Work per frame is capped: the UI thread's CPU time between two flushes (the layo
 of what the last flush changed, mostly) sets the gap before the next one, so that painting the
 stream uses at most `STREAM_SHARE` of a core; a slow or loaded machine paints fewer, larger
 frames (never fewer than one per `MAX_FRAME_SECONDS`) instead of falling behind the stream.
+A status change (a turn starts, waits on the person, ends) is not paced: it goes at the next frame.
 
 Keys first: when the person types (`hold_for_input`, called by the app for every key, paste or
 click), stream changes wait until that input has been painted, or `INPUT_HOLD_SECONDS` at most,
@@ -159,6 +160,8 @@ class Bridge:
         self._wake_pending = False
         self._timer_pending = False
         self._timer: Any = None
+        self._timer_due = 0.0
+        self._status_wake_posted = False
         self._held_since = 0.0
         self._input_serial = 0
         self._held_flushes = 0
@@ -234,7 +237,7 @@ class Bridge:
             if status.value == "streaming":
                 self._streamed = status
             self._notifications += 1
-        self._wake(started)
+        self._wake(started, status=True)
 
     def _on_state_changed(self, state: AgentState) -> None:
         started = time.perf_counter()
@@ -243,15 +246,18 @@ class Bridge:
             self._notifications += 1
         self._wake(started)
 
-    def _wake(self, started: float) -> None:
+    def _wake(self, started: float, *, status: bool = False) -> None:
         post = False
         with self._lock:
-            if not self._wake_pending and not self._closed:
+            # A status change posts a wake-up of its own even when one is on its way: that one may
+            # have been paced to a later frame (see `wake`).
+            if not self._closed and (not self._wake_pending or (status and not self._status_wake_posted)):
                 self._wake_pending = post = True
+                self._status_wake_posted = self._status_wake_posted or status
                 self._ui_calls += 1
         if post and not self._post(Bridge.Wake()):
             with self._lock:  # the app is not running (yet, or any more): try again next change
-                self._wake_pending = False
+                self._wake_pending = self._status_wake_posted = False
         self._engine_seconds += time.perf_counter() - started
 
     def _post(self, message: Message) -> bool:
@@ -265,22 +271,33 @@ class Bridge:
     def wake(self) -> None:
         """A wake-up arrived: flush now, or at the next frame if the last flush was recent.
 
-        While typed input waits to be painted, the flush waits too (`hold_for_input`).
+        While typed input waits to be painted, the flush waits too (`hold_for_input`). A status
+        change (a turn started, waits on the person, ended) keeps the frame rate, not the stream's
+        paced gap: what closing a modal cost the UI thread is no reason to show "the agent goes
+        on" a third of a second after the person decided (the composer stays disabled until then).
         """
-        if self._timer_pending:
-            return
         now = time.monotonic()
-        delay = self._last_flush + self._gap - now
+        with self._lock:
+            status_waits = self._status is not None
+        due = self._last_flush + (self.frame_seconds if status_waits else self._gap)
+        held = False
         if self._held_since:
-            hold = self._held_since + self.input_hold_seconds - now
-            if hold > 0 and hold > delay:
-                self._held_flushes += 1
-                delay = hold
-        if delay <= 0:
+            hold_until = self._held_since + self.input_hold_seconds
+            if hold_until > now and hold_until > due:
+                held, due = True, hold_until
+        if self._timer_pending:
+            if due >= self._timer_due:
+                return  # the flush on its way comes soon enough
+            self._timer.stop()  # a status change came while a paced flush waited: sooner
+            self._timer_pending = False
+        if held:
+            self._held_flushes += 1
+        if due <= now:
             self.flush()
         else:
             self._timer_pending = True
-            self._timer = self.target.set_timer(delay, self._timed_flush)
+            self._timer_due = due
+            self._timer = self.target.set_timer(due - now, self._timed_flush)
 
     @property
     def flush_scheduled(self) -> bool:
@@ -324,7 +341,7 @@ class Bridge:
             status, self._status = self._status, None
             streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
-            self._wake_pending = False
+            self._wake_pending = self._status_wake_posted = False
         self._pace()
         self._flushes += 1
         if added:

@@ -236,3 +236,54 @@ class TestStatus:
         bridge._on_status_changed(Status.IDLE)
         bridge.flush()
         assert seen == [Status.STREAMING, Status.IDLE, Status.STREAMING, Status.IDLE]  # once each
+
+    @staticmethod
+    def _costly_flush(bridge: Bridge, clock: _Clock) -> None:
+        """Two flushes, the UI thread spending 50 ms between them: the next one is paced ~1/3 s away."""
+        _change(bridge)
+        bridge.wake()
+        clock.cpu += 0.05  # (a modal closing, say)
+        clock.now += 0.05
+        _change(bridge)
+        bridge.wake()
+        assert bridge.statistics().gap > 0.3
+
+    def test_a_status_change_keeps_the_frame_rate_while_a_paced_flush_waits(
+        self, setup: tuple[Bridge, _Target, _Clock]
+    ) -> None:
+        # After a decision the UI thread spent ~50 ms closing the modal: the stream's pacing put the
+        # next flush a third of a second away, and with it "the agent goes on" (the composer stayed
+        # disabled meanwhile, and on a loaded machine the keys typed for it ran out of their wait).
+        from tandem.core.turns import Status
+
+        bridge, target, clock = setup
+        posted: list[Any] = []
+        target.post_message = lambda message: posted.append(message) or True  # type: ignore[method-assign]
+        seen: list[Status] = []
+        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
+        self._costly_flush(bridge, clock)
+        posted.clear()
+        clock.now += 0.01
+        _change(bridge)
+        bridge.wake()
+        assert bridge._timer_pending  # the change is paced ...
+        bridge._on_status_changed(Status.STREAMING)
+        assert len(posted) == 2, "a status change posts its own wake-up while one is on its way"
+        bridge.wake()
+        clock.now += 0.03  # ... the status comes at the frame rate, with the change
+        target.fire_due()
+        assert seen == [Status.STREAMING] and len(target.flushed) == 3
+        assert [timer.stopped for timer in target.timers] == [True]  # the paced flush's timer
+
+    def test_content_alone_keeps_the_paced_gap(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
+        bridge, target, clock = setup
+        self._costly_flush(bridge, clock)
+        clock.now += 0.01
+        _change(bridge)
+        bridge.wake()
+        clock.now += 0.1
+        target.fire_due()
+        assert len(target.flushed) == 2  # still waiting: the stream keeps its share
+        clock.now += 0.3
+        target.fire_due()
+        assert len(target.flushed) == 3
