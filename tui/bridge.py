@@ -11,7 +11,7 @@ Work per frame is capped: the UI thread's CPU time between two flushes (the layo
 of what the last flush changed, mostly) sets the gap before the next one, so that painting the
 stream uses at most `STREAM_SHARE` of a core; a slow or loaded machine paints fewer, larger
 frames (never fewer than one per `MAX_FRAME_SECONDS`) instead of falling behind the stream.
-A status change (a turn starts, waits on the person, ends) is not paced: it goes at the next frame.
+A status change into or out of a wait on the person is not paced: it goes at the next frame.
 
 Keys first: when the person types (`hold_for_input`, called by the app for every key, paste or
 click), stream changes wait until that input has been painted, or `INPUT_HOLD_SECONDS` at most,
@@ -161,7 +161,11 @@ class Bridge:
         self._timer_pending = False
         self._timer: Any = None
         self._timer_due = 0.0
-        self._status_wake_posted = False
+        self._engine_status = ""
+        """The last status the engine reported (engine thread)."""
+        self._decision_status = False
+        """A status change into or out of a wait on the person waits to be painted."""
+        self._decision_wake_posted = False
         self._held_since = 0.0
         self._input_serial = 0
         self._held_flushes = 0
@@ -207,6 +211,7 @@ class Bridge:
         """Drop pending changes and accept notifications again (engine thread, after `detach`)."""
         with self._lock:
             self._added, self._dirty, self._status, self._state, self._streamed = [], {}, None, None, None
+            self._decision_status = False
             self._closed = False
 
     def _on_block_added(self, block: Block) -> None:
@@ -232,12 +237,17 @@ class Bridge:
 
     def _on_status_changed(self, status: Status) -> None:
         started = time.perf_counter()
+        # Into or out of a wait on the person: the approval or question shows, or the composer
+        # is enabled again after the decision, at the next frame (see `wake`).
+        decision = "awaiting_input" in (status.value, self._engine_status)
+        self._engine_status = status.value
         with self._lock:
             self._status = status
+            self._decision_status = self._decision_status or decision
             if status.value == "streaming":
                 self._streamed = status
             self._notifications += 1
-        self._wake(started, status=True)
+        self._wake(started, decision=decision)
 
     def _on_state_changed(self, state: AgentState) -> None:
         started = time.perf_counter()
@@ -246,18 +256,18 @@ class Bridge:
             self._notifications += 1
         self._wake(started)
 
-    def _wake(self, started: float, *, status: bool = False) -> None:
+    def _wake(self, started: float, *, decision: bool = False) -> None:
         post = False
         with self._lock:
-            # A status change posts a wake-up of its own even when one is on its way: that one may
-            # have been paced to a later frame (see `wake`).
-            if not self._closed and (not self._wake_pending or (status and not self._status_wake_posted)):
+            # A decision's status change posts a wake-up of its own even when one is on its way:
+            # that one may have been paced to a later frame (see `wake`).
+            if not self._closed and (not self._wake_pending or (decision and not self._decision_wake_posted)):
                 self._wake_pending = post = True
-                self._status_wake_posted = self._status_wake_posted or status
+                self._decision_wake_posted = self._decision_wake_posted or decision
                 self._ui_calls += 1
         if post and not self._post(Bridge.Wake()):
             with self._lock:  # the app is not running (yet, or any more): try again next change
-                self._wake_pending = self._status_wake_posted = False
+                self._wake_pending = self._decision_wake_posted = False
         self._engine_seconds += time.perf_counter() - started
 
     def _post(self, message: Message) -> bool:
@@ -272,14 +282,16 @@ class Bridge:
         """A wake-up arrived: flush now, or at the next frame if the last flush was recent.
 
         While typed input waits to be painted, the flush waits too (`hold_for_input`). A status
-        change (a turn started, waits on the person, ended) keeps the frame rate, not the stream's
-        paced gap: what closing a modal cost the UI thread is no reason to show "the agent goes
-        on" a third of a second after the person decided (the composer stays disabled until then).
+        change into or out of a wait on the person keeps the frame rate, not the stream's paced
+        gap: what closing a modal cost the UI thread is no reason to show "the agent goes on" a
+        third of a second after the person decided (the composer stays disabled until then).
+        Other status changes go with the stream's flushes: the end of a fast turn painted on its
+        own paid a second layout of the screen for the changes that follow it.
         """
         now = time.monotonic()
         with self._lock:
-            status_waits = self._status is not None
-        due = self._last_flush + (self.frame_seconds if status_waits else self._gap)
+            decision = self._decision_status
+        due = self._last_flush + (self.frame_seconds if decision else self._gap)
         held = False
         if self._held_since:
             hold_until = self._held_since + self.input_hold_seconds
@@ -341,7 +353,7 @@ class Bridge:
             status, self._status = self._status, None
             streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
-            self._wake_pending = self._status_wake_posted = False
+            self._wake_pending = self._decision_wake_posted = self._decision_status = False
         self._pace()
         self._flushes += 1
         if added:

@@ -248,7 +248,7 @@ class TestStatus:
         bridge.wake()
         assert bridge.statistics().gap > 0.3
 
-    def test_a_status_change_keeps_the_frame_rate_while_a_paced_flush_waits(
+    def test_a_decisions_status_change_keeps_the_frame_rate_while_a_paced_flush_waits(
         self, setup: tuple[Bridge, _Target, _Clock]
     ) -> None:
         # After a decision the UI thread spent ~50 ms closing the modal: the stream's pacing put the
@@ -261,19 +261,41 @@ class TestStatus:
         target.post_message = lambda message: posted.append(message) or True  # type: ignore[method-assign]
         seen: list[Status] = []
         target.bridge_status_changed = seen.append  # type: ignore[method-assign]
+        bridge._on_status_changed(Status.AWAITING_INPUT)
         self._costly_flush(bridge, clock)
         posted.clear()
         clock.now += 0.01
         _change(bridge)
         bridge.wake()
         assert bridge._timer_pending  # the change is paced ...
-        bridge._on_status_changed(Status.STREAMING)
-        assert len(posted) == 2, "a status change posts its own wake-up while one is on its way"
+        bridge._on_status_changed(Status.STREAMING)  # the decision reached the engine
+        assert len(posted) == 2, "the status change posts its own wake-up while one is on its way"
         bridge.wake()
         clock.now += 0.03  # ... the status comes at the frame rate, with the change
         target.fire_due()
-        assert seen == [Status.STREAMING] and len(target.flushed) == 3
+        assert seen == [Status.AWAITING_INPUT, Status.STREAMING] and len(target.flushed) == 3
         assert [timer.stopped for timer in target.timers] == [True]  # the paced flush's timer
+
+    def test_the_end_of_a_turn_goes_with_the_streams_flushes(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
+        # Painted on its own, the end of a fast turn cost a second layout of the screen for the
+        # changes that come right after it (the app's UI CPU for a 10,000-event turn doubled).
+        from tandem.core.turns import Status
+
+        bridge, target, clock = setup
+        seen: list[Status] = []
+        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
+        bridge._on_status_changed(Status.STREAMING)
+        self._costly_flush(bridge, clock)
+        clock.now += 0.01
+        _change(bridge)
+        bridge._on_status_changed(Status.IDLE)
+        bridge.wake()
+        clock.now += 0.1
+        target.fire_due()
+        assert seen == [Status.STREAMING] and len(target.flushed) == 2  # paced, as the change is
+        clock.now += 0.3
+        target.fire_due()
+        assert seen == [Status.STREAMING, Status.IDLE] and len(target.flushed) == 3
 
     def test_content_alone_keeps_the_paced_gap(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
         bridge, target, clock = setup
