@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from itertools import compress
+from bisect import bisect_left
+from collections.abc import Sequence
+from itertools import compress, islice
 from operator import is_not
-from typing import Any
+from typing import Any, ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -111,27 +113,85 @@ class StateTreeWidget(Tree[str]):
             self._label_widths = {line.node._id: widths[line.node._id] for line in lines if line.node._id in widths}
 
 
+class _Pair(NamedTuple):
+    """One container before and after a write, by position: its keys and values, and how far they agree."""
+
+    new: dict[str, Any] | list[Any]
+    old_values: Sequence[Any]
+    new_keys: Sequence[str] | range
+    new_values: Sequence[Any]
+    common: int
+    """Positions below this hold the same key in both (an array's indexes; an object's keys, in order)."""
+    changed: Sequence[int]
+    """The positions below `common` to look at again: whose values are not the same objects (sorted)."""
+    force: bool
+    """Every built node is looked at again (the conflict marks moved)."""
+    pointer: str
+    """The container's JSON pointer."""
+
+
+def _pair(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], pointer: str, force: bool) -> _Pair:
+    if isinstance(new, list):
+        new_keys: Sequence[str] | range = range(len(new))
+        old_values, new_values = old, new
+        common = min(len(old), len(new))
+    else:
+        old_keys, new_keys = _keys(old), _keys(new)
+        old_values, new_values = _values(old), _values(new)
+        # Keys keep their order when values change; a removed or inserted key ends the run of matches.
+        common, limit = 0, min(len(old_keys), len(new_keys))
+        while common < limit and old_keys[common] == new_keys[common]:
+            common += 1
+    # (the values that are not the same objects, found by a scan in C)
+    changed: Sequence[int] = range(common) if force else list(compress(range(common), map(is_not, old_values, new_values)))
+    return _Pair(new, old_values, new_keys, new_values, common, changed, force, pointer)
+
+
+def _span(count: int, chunk: int) -> int:
+    """How many fields each child of a node showing `count` fields stands for: 1 (the fields
+    themselves) up to `chunk` fields, else ranges of `chunk`, `chunk`², ... (at most `chunk` ranges)."""
+    span = 1
+    while count > span * chunk:
+        span *= chunk
+    return span
+
+
+def _range_label(keys: Sequence[str] | range, start: int, stop: int) -> str:
+    """`[0 … 99]` for an array's items; an object's first and last keys for its fields."""
+    if isinstance(keys, range):
+        return f"[{start} … {stop - 1}]"
+    return f"{short_value(keys[start], 24)} … {short_value(keys[stop - 1], 24)}"
+
+
 class StateTree:
     """Keeps a `Tree` showing a JSON value, touching only the nodes whose values changed.
 
-    Owns the value each node shows (by node id) and the set of container nodes whose children
-    are built. A committed state is copy-on-write (no write changes a value in place: see
-    `core.state_merge`), so an unchanged field is the same object as before and its whole
-    subtree is skipped with one identity test: a refresh costs the size of the change plus the
-    width of the containers along it, not the size of the state. A collapsed node's children
-    are built when it is first expanded (`fill`): a large state costs only what can be seen.
-    Node data is the field's JSON pointer; labels are sanitised; ⚠ marks a field in conflict.
-    UI thread only.
+    Owns the value each node shows (by node id), the fields each range node stands for and the
+    set of nodes whose children are built. A committed state is copy-on-write (no write changes a
+    value in place: see `core.state_merge`), so an unchanged field is the same object as before
+    and its whole subtree is skipped with one identity test: a refresh costs the size of the
+    change plus the width of the containers along it, not the size of the state. A collapsed
+    node's children are built when it is first expanded (`fill`): a large state costs only what
+    can be seen. A container of more than `CHUNK` fields shows them in collapsed ranges of
+    `CHUNK` (`[0 … 99]`; ranges of ranges beyond `CHUNK`² fields), as debuggers show long
+    arrays: an agent appending to a list of 100,000 items touches one range, not 100,000 lines,
+    and the person opens the range they want. Node data is the field's JSON pointer (None on a
+    range node); labels are sanitised; ⚠ marks a field in conflict. UI thread only.
     """
+
+    CHUNK: ClassVar[int] = 100
+    """The most fields a node shows before it groups them in ranges."""
 
     def __init__(self, tree: Tree[str]) -> None:
         self.tree = tree
         self._shown: Any = _NOTHING
         self._conflicted: frozenset[str] = frozenset()
         self._values: dict[NodeID, Any] = {}
-        """The value each built node shows (containers: the container their children show)."""
+        """The value each built node shows (containers and ranges: the container their children show)."""
+        self._ranges: dict[NodeID, tuple[int, int, str]] = {}
+        """What a range node stands for: the positions [start, stop) of its container's fields, and the container's pointer."""
         self._filled: set[NodeID] = set()
-        """Container nodes whose children are built."""
+        """Container and range nodes whose children are built."""
         self._changed = False
 
     def show(self, value: Any, conflicted: frozenset[str] = frozenset()) -> bool:
@@ -150,11 +210,11 @@ class StateTree:
         if value is None:
             self._clear()
         elif isinstance(value, (dict, list)) and type(old) is type(value):
-            self._sync_children(root, old, value, "", force, top=True)
+            self._sync(root, _pair(old, value, "", force), 0, len(old), len(value), top=True)
         else:  # the first value, a scalar, or an object that became an array: start again
             self._clear()
             if isinstance(value, (dict, list)):
-                self._add_children(root, value, "", top=True)
+                self._add_fields(root, value, 0, len(value), "", top=True)
             else:
                 root.add_leaf(Text(short_value(value)), data="")
                 self._changed = True
@@ -163,24 +223,55 @@ class StateTree:
         return self._changed
 
     def fill(self, node: TreeNode[str]) -> None:
-        """Build the children of a container node that was collapsed until now (on expanding it)."""
+        """Build the children of a container or range node collapsed until now (on expanding it)."""
         if node.id in self._filled or node.id not in self._values:
             return
         value = self._values[node.id]
-        if isinstance(value, (dict, list)) and node.data is not None:
-            self._add_children(node, value, node.data)
+        if not isinstance(value, (dict, list)):
+            return
+        fields = self._ranges.get(node.id)
+        if fields is not None:
+            self._add_fields(node, value, *fields, top=False)
+        elif node.data is not None:
+            self._add_fields(node, value, 0, len(value), node.data, top=False)
+
+    def range_of(self, node: TreeNode[str]) -> tuple[int, int] | None:
+        """The positions [start, stop) of its container's fields a range node stands for (None: not a range node)."""
+        fields = self._ranges.get(node.id)
+        return None if fields is None else fields[:2]
 
     def _clear(self) -> None:
         if self.tree.root.children:
             self.tree.root.remove_children()
             self._changed = True
         self._values.clear()
+        self._ranges.clear()
         self._filled.clear()
 
-    def _add_children(self, parent: TreeNode[str], value: dict[str, Any] | list[Any], pointer: str, *, top: bool = False) -> None:
+    def _add_fields(self, parent: TreeNode[str], container: dict[str, Any] | list[Any], start: int, stop: int,
+                    pointer: str, *, top: bool) -> None:
+        """Add the children showing fields [start, stop) of `container`: the fields, or ranges of them."""
         self._filled.add(parent.id)
-        for key, item in zip(_keys(value), _values(value)):
-            self._add(parent, key, item, f"{pointer}/{escape_pointer_part(key)}", top=top)
+        span = _span(stop - start, self.CHUNK)
+        if span > 1:
+            keys = _keys(container) if isinstance(container, dict) else range(len(container))
+            for low in range(start, stop, span):
+                self._add_range(parent, container, keys, low, min(low + span, stop), pointer)
+            return
+        if isinstance(container, list):
+            for index in range(start, stop):
+                self._add(parent, str(index), container[index], f"{pointer}/{index}", top=top)
+        else:
+            for key, item in islice(container.items(), start, stop):
+                key = str(key)
+                self._add(parent, key, item, f"{pointer}/{escape_pointer_part(key)}", top=top)
+
+    def _add_range(self, parent: TreeNode[str], container: Any, keys: Sequence[str] | range, start: int, stop: int,
+                   pointer: str) -> None:
+        node = parent.add(Text(_range_label(keys, start, stop)), data=None)
+        self._values[node.id] = container
+        self._ranges[node.id] = (start, stop, pointer)
+        self._changed = True
 
     def _add(self, parent: TreeNode[str], key: str, item: Any, path: str, *, top: bool) -> None:
         mark = "⚠ " if path in self._conflicted else ""
@@ -189,7 +280,7 @@ class StateTree:
             node = parent.add(Text(_label(key, item, mark)), data=path)
             self._values[node.id] = item
             if top:  # built and opened now; deeper containers wait until they are opened
-                self._add_children(node, item, path)
+                self._add_fields(node, item, 0, len(item), path, top=False)
                 node.expand()
         else:
             node = parent.add_leaf(Text(_label(key, item, mark)), data=path)
@@ -199,48 +290,55 @@ class StateTree:
         for child in node.children:
             self._forget(child)
         self._values.pop(node.id, None)
+        self._ranges.pop(node.id, None)
         self._filled.discard(node.id)
 
-    def _sync_children(self, parent: TreeNode[str], old: Any, new: Any, pointer: str, force: bool, *, top: bool = False) -> None:
-        """`parent` shows the children of `old` (same type as `new`): make it show `new`'s."""
+    def _remove(self, nodes: Sequence[TreeNode[str]]) -> None:
+        for node in nodes:
+            self._forget(node)
+            node.remove()
+            self._changed = True
+
+    def _sync(self, parent: TreeNode[str], pair: _Pair, start: int, old_stop: int, new_stop: int, *, top: bool = False) -> None:
+        """`parent` shows fields [start, old_stop) of `pair`'s old container: make it show [start, new_stop) of the new one."""
         if parent.id not in self._filled:
             return  # collapsed and never opened: `fill` builds it from the value shown then
         children = list(parent.children)
-        if isinstance(new, list):
-            # An array's keys are its indexes: only the changed and the added ones are spelt out,
-            # so a write to one item of a long list costs its change, not the list's length.
-            new_keys: list[str] | range = range(len(new))
-            new_values, old_values = new, old
-            common = min(len(children), len(new), len(old))
-            if force:
-                changed: Any = range(common)
-            else:  # (the items that are not the same objects, found by a scan in C)
-                changed = compress(range(common), map(is_not, old, new))
-        else:
-            new_keys = _keys(new)
-            new_values = _values(new)
-            old_values = _values(old)
-            common = min(len(children), len(new_keys), len(old_values))
-            # Keys keep their order when values change; a removed key ends the run of matches.
-            old_keys = _keys(old)
-            same = 0
-            while same < common and old_keys[same] == new_keys[same]:
-                same += 1
-            common = same
-            changed = range(common)
-        for index in changed:
-            before, after = old_values[index], new_values[index]
-            if before is after and not force:
-                continue
-            key = str(new_keys[index])
-            self._sync_node(children[index], key, before, after, f"{pointer}/{escape_pointer_part(key)}", force, top=top)
-        for child in children[common:]:
-            self._forget(child)
-            child.remove()
-            self._changed = True
-        for index in range(common, len(new_keys)):
-            key = str(new_keys[index])
-            self._add(parent, key, new_values[index], f"{pointer}/{escape_pointer_part(key)}", top=top)
+        span = _span(new_stop - start, self.CHUNK)
+        if span != _span(old_stop - start, self.CHUNK):  # regrouped: the container crossed a range size
+            self._remove(children)
+            self._add_fields(parent, pair.new, start, new_stop, pair.pointer, top=top)
+            return
+        changed, common = pair.changed, pair.common
+        if span == 1:
+            # Only the changed and the added fields are spelt out: a write to one item of a long
+            # list costs its change, not the list's length.
+            kept = max(0, min(common, old_stop, new_stop) - start)
+            for index in changed[bisect_left(changed, start):bisect_left(changed, start + kept)]:
+                key = str(pair.new_keys[index])
+                self._sync_node(children[index - start], key, pair.old_values[index], pair.new_values[index],
+                                f"{pair.pointer}/{escape_pointer_part(key)}", pair.force, top=top)
+            self._remove(children[kept:])
+            if kept < new_stop - start:
+                self._add_fields(parent, pair.new, start + kept, new_stop, pair.pointer, top=top)
+            return
+        kept = 0
+        for node in children:
+            low, old_high, _ = self._ranges[node.id]
+            high = min(low + span, new_stop)
+            if high <= low or min(old_high, high) > common:
+                break  # the fields from here on moved, or are gone: their ranges are built again
+            kept += 1
+            self._values[node.id] = pair.new
+            if high != old_high:
+                self._ranges[node.id] = (low, high, pair.pointer)
+                node.set_label(Text(_range_label(pair.new_keys, low, high)))
+                self._changed = True
+            if high != old_high or bisect_left(changed, low) < bisect_left(changed, high):
+                self._sync(node, pair, low, old_high, high)
+        self._remove(children[kept:])
+        for low in range(start + kept * span, new_stop, span):
+            self._add_range(parent, pair.new, pair.new_keys, low, min(low + span, new_stop), pair.pointer)
 
     def _sync_node(self, node: TreeNode[str], key: str, old: Any, new: Any, path: str, force: bool, *, top: bool) -> None:
         label = _label(key, new, "⚠ " if path in self._conflicted else "")
@@ -250,7 +348,7 @@ class StateTree:
         self._values[node.id] = new
         container = isinstance(new, (dict, list))
         if container and type(old) is type(new):
-            self._sync_children(node, old, new, path, force)
+            self._sync(node, _pair(old, new, path, force), 0, len(old), len(new))
             return
         if node.children:
             for child in node.children:
@@ -262,6 +360,6 @@ class StateTree:
             node.allow_expand = container
             self._changed = True
         if container and (node.is_expanded or top):
-            self._add_children(node, new, path)
+            self._add_fields(node, new, 0, len(new), path, top=False)
             if not node.is_expanded:
                 node.expand()  # a top-level container opens, as when it is added

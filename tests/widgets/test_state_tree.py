@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -343,3 +344,124 @@ async def test_its_lines_are_textuals_and_its_style_is_asked_once_a_pass() -> No
         assert asked == 1
         assert len(lines) == 25
         assert [line.text for line in lines] == [line.text for line in textuals.render_lines(crop)]
+
+
+class TestRanges:
+    """A container of more than `StateTree.CHUNK` fields shows them in collapsed ranges."""
+
+    def test_a_long_list_shows_ranges_and_a_range_opens_on_its_items(self) -> None:
+        tree, mirror = _tree()
+        mirror.show({"items": list(range(250))})
+        items = tree.root.children[0]
+        assert items.label.plain == "items [250]" and items.is_expanded
+        ranges = list(items.children)
+        assert [r.label.plain for r in ranges] == ["[0 … 99]", "[100 … 199]", "[200 … 249]"]
+        assert all(r.data is None and r.allow_expand and not r.is_expanded and not r.children for r in ranges)
+        assert [mirror.range_of(r) for r in ranges] == [(0, 100), (100, 200), (200, 250)]
+        mirror.fill(ranges[1])
+        assert [(c.label.plain, c.data) for c in ranges[1].children][:2] == [("100: 100", "/items/100"), ("101: 101", "/items/101")]
+        assert len(ranges[1].children) == 100
+
+    def test_appending_to_a_long_list_touches_its_last_range_only(self) -> None:
+        tree, mirror = _tree()
+        items = [{"n": n} for n in range(1000)]
+        mirror.show({"items": items})
+        ranges = list(tree.root.children[0].children)
+        mirror.fill(ranges[-1])
+        ranges[-1].expand()
+        last_items = list(ranges[-1].children)
+        nodes_before = len(tree._tree_nodes)
+        mirror.show({"items": [*items, {"n": 1000}]})  # copy-on-write: the old items shared
+        after = list(tree.root.children[0].children)
+        assert after[:10] == ranges and [r.label.plain for r in after[-2:]] == ["[900 … 999]", "[1000 … 1000]"]
+        assert list(ranges[-1].children) == last_items  # the open range was not rebuilt
+        assert len(tree._tree_nodes) == nodes_before + 1  # one range node, nothing else
+        mirror.show({"items": [*items[:950], {"n": "x"}]})  # shrinks into the last range, which changed
+        assert [r.label.plain for r in tree.root.children[0].children][-1] == "[900 … 950]"
+        assert [c.label.plain for c in ranges[-1].children][-1] == "950 {1}"
+
+    def test_a_very_long_list_is_ranges_of_ranges_and_costs_no_node_per_item(self) -> None:
+        tree, mirror = _tree()
+        mirror.show({"items": list(range(100_000))})
+        tops = list(tree.root.children[0].children)
+        assert [t.label.plain for t in tops[:2]] == ["[0 … 9999]", "[10000 … 19999]"] and len(tops) == 10
+        assert len(tree._tree_nodes) < 20
+        mirror.fill(tops[3])
+        assert [c.label.plain for c in tops[3].children][:2] == ["[30000 … 30099]", "[30100 … 30199]"]
+
+    def test_a_long_object_shows_ranges_named_by_their_keys(self) -> None:
+        tree, mirror = _tree()
+        mirror.show({"fields": {f"k{n:03}": n for n in range(150)}})
+        ranges = list(tree.root.children[0].children)
+        assert [r.label.plain for r in ranges] == ["k000 … k099", "k100 … k149"]
+        mirror.fill(ranges[1])
+        assert [(c.label.plain, c.data) for c in ranges[1].children][0] == ("k100: 100", "/fields/k100")
+
+    def test_random_edits_with_ranges_equal_a_tree_built_from_scratch(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """With ranges of 3 (so the random values of a few fields cross range sizes both ways,
+        and ranges of ranges appear), writes, conflict marks and opened ranges give what a tree
+        built from scratch gives."""
+        monkeypatch.setattr(StateTree, "CHUNK", 3)
+        for seed in range(30):
+            rng = random.Random(5000 + seed)
+            widget = StateTreeWidget(Text("state"), data="")
+            mirror = StateTree(widget)
+            value: Any = {"items": [{"done": False}, 1, "x", 2, 3], "doc": {"p": {"q": 1}}}
+            for _ in range(60):
+                value = _grow(rng, _edit(rng, value))
+                pointers = [n.data for n in widget._tree_nodes.values() if n.data]
+                conflicted = frozenset(rng.sample(pointers, min(len(pointers), rng.randint(0, 2))))
+                mirror.show(value, conflicted)
+                opened = _sometimes_open_any(rng, widget, mirror)
+                fresh_widget = StateTreeWidget(Text("state"), data="")
+                fresh = StateTree(fresh_widget)
+                fresh.show(value, conflicted)
+                _open(fresh_widget, fresh, opened)
+                assert _visible(widget) == _visible(fresh_widget), (seed, value, conflicted)
+
+
+def _grow(rng: random.Random, value: Any) -> Any:
+    """Now and then a long list or object in the top-level fields (copy-on-write), to cross range sizes."""
+    if isinstance(value, dict) and rng.random() < 0.2:
+        key = rng.choice(["items", "doc", "many"])
+        size = rng.choice([2, 3, 4, 9, 10, 11, 28])
+        old = value.get(key)
+        if isinstance(old, list) and rng.random() < 0.6:
+            return {**value, key: [*old, *range(size)]}
+        if rng.random() < 0.5:
+            return {**value, key: {f"k{n}": n for n in range(size)}}
+        return {**value, key: list(range(size))}
+    return value
+
+
+def _open_key(node: TreeNode[str], mirror: StateTree) -> Any:
+    """What names a node across trees: its pointer, or for a range node, its container's and its first position."""
+    fields = mirror.range_of(node)
+    if fields is None:
+        return node.data
+    parent = node.parent
+    while parent is not None and mirror.range_of(parent) is not None:
+        parent = parent.parent
+    return (None if parent is None else parent.data, fields[0], fields[1])
+
+
+def _sometimes_open_any(rng: random.Random, tree: Tree[str], mirror: StateTree) -> set[Any]:
+    """`_sometimes_open_one`, ranges included; returns the keys of every open node."""
+    if rng.random() < 0.5:
+        closed = [n for n in tree._tree_nodes.values() if n.allow_expand and not n.is_expanded and n is not tree.root]
+        if closed:
+            node = rng.choice(closed)
+            mirror.fill(node)
+            node.expand()
+    return {_open_key(n, mirror) for n in tree._tree_nodes.values() if n.is_expanded and n is not tree.root}
+
+
+def _open(tree: Tree[str], mirror: StateTree, opened: set[Any]) -> None:
+    pending = True
+    while pending:  # level by level: a nested node exists once its parent is built
+        pending = False
+        for node in list(tree._tree_nodes.values()):
+            if node.allow_expand and not node.is_expanded and node is not tree.root and _open_key(node, mirror) in opened:
+                mirror.fill(node)
+                node.expand()
+                pending = True
