@@ -133,7 +133,8 @@ class _Pair(NamedTuple):
 def _pair(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], pointer: str, force: bool) -> _Pair:
     if isinstance(new, list):
         new_keys: Sequence[str] | range = range(len(new))
-        old_values, new_values = old, new
+        old_values: Sequence[Any] = old if isinstance(old, list) else _values(old)  # (the same type: the caller checks)
+        new_values: Sequence[Any] = new
         common = min(len(old), len(new))
     else:
         old_keys, new_keys = _keys(old), _keys(new)
