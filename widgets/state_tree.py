@@ -141,6 +141,8 @@ def _pair(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], poin
         old_values, new_values = _values(old), _values(new)
         # Keys keep their order when values change; a removed or inserted key ends the run of matches.
         common, limit = 0, min(len(old_keys), len(new_keys))
+        if old_keys[:limit] == new_keys[:limit]:  # the usual (values written, keys added at the end): in C
+            common = limit
         while common < limit and old_keys[common] == new_keys[common]:
             common += 1
     # (the values that are not the same objects, found by a scan in C)
