@@ -47,7 +47,10 @@ person runs them: both save the turn (100,000 logged updates), each run into a f
 `--growth`: the same comparison at `--events` N and 4N events in the same rounds (two servers),
 floor / ask --json / ask at each size per round; prints each size's ratios, the growth (the ratio at
 4N over the ratio at N, per round; target ≤ 1.1) and the CPU per event beyond start-up (the
-difference of the two sizes' CPU over the 3N events between them).
+difference of the two sizes' CPU over the 3N events between them); and, since the growth depends
+on the start-ups too (a side that starts cheaper than the floor grows toward its per-event ratio
+from below), each side's start-up, the growth it would show at the floor's own cost per event,
+and the cost per event that would meet 1.10.
 
 `--baseline DIR`: also run `tandem ask` (both outputs; with `--app`, ask --json and the app) from
 another source tree (a checkout of the repository, for example `git archive <commit> | tar -x -C
@@ -418,6 +421,21 @@ def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict
         print(f"    {label:18} {statistics.median(us):5.2f} µs/event ({statistics.median(u / f for u, f in zip(us, floor_us)):.2f}x the floor's); "
               f"growth, ratio at {large:,} / ratio at {small:,}: median {statistics.median(growths):.2f} "
               f"[{', '.join(f'{g:.2f}' for g in growths)}] (target ≤ 1.10)")
+        # The growth depends on the start-ups as much as on the costs per event: a side that starts
+        # cheaper than the floor grows toward its per-event ratio from below. What its own start-up
+        # with the floor's cost per event would give, and the cost per event that would meet 1.10:
+        at_floor_cost, needed = [], []
+        for n in range(pairs):
+            floor_small, floor_large = times[f"floor {small}"][n], times[f"floor {large}"][n]
+            start = times[f"{label} {small}"][n] - small * us[n] / 1e6  # its CPU less its events'
+            c = floor_us[n] / 1e6
+            at_floor_cost.append(((start + large * c) / floor_large) / ((start + small * c) / floor_small))
+            slope = large / floor_large - 1.1 * small / floor_small
+            needed.append(start * (1.1 / floor_small - 1 / floor_large) / slope * 1e6 if slope > 0 else float("inf"))
+        print(f"      start-up {statistics.median(times[f'{label} {small}'][n] - small * us[n] / 1e6 for n in range(pairs)):.2f} s "
+              f"(the floor's {statistics.median(times[f'floor {small}'][n] - small * floor_us[n] / 1e6 for n in range(pairs)):.2f} s): "
+              f"at the floor's cost per event its growth would be {statistics.median(at_floor_cost):.2f}; "
+              f"≤ 1.10 needs ≤ {statistics.median(needed):.2f} µs/event")
 
 
 # -- state cost (a child process) -----------------------------------------------------------
