@@ -165,7 +165,6 @@ class Bridge:
         """The last status the engine reported (engine thread)."""
         self._decision_status = False
         """A status change into or out of a wait on the person waits to be painted."""
-        self._decision_wake_posted = False
         self._held_since = 0.0
         self._input_serial = 0
         self._held_flushes = 0
@@ -243,11 +242,12 @@ class Bridge:
         self._engine_status = status.value
         with self._lock:
             self._status = status
+            first = decision and not self._decision_status  # (since the last flush)
             self._decision_status = self._decision_status or decision
             if status.value == "streaming":
                 self._streamed = status
             self._notifications += 1
-        self._wake(started, decision=decision)
+        self._wake(started, urgent=first)
 
     def _on_state_changed(self, state: AgentState) -> None:
         started = time.perf_counter()
@@ -256,18 +256,17 @@ class Bridge:
             self._notifications += 1
         self._wake(started)
 
-    def _wake(self, started: float, *, decision: bool = False) -> None:
+    def _wake(self, started: float, *, urgent: bool = False) -> None:
         post = False
         with self._lock:
-            # A decision's status change posts a wake-up of its own even when one is on its way:
-            # that one may have been paced to a later frame (see `wake`).
-            if not self._closed and (not self._wake_pending or (decision and not self._decision_wake_posted)):
+            # A decision's status change (`urgent`) posts a wake-up of its own even when one is on
+            # its way: that one may have been paced to a later frame (see `wake`).
+            if not self._closed and (urgent or not self._wake_pending):
                 self._wake_pending = post = True
-                self._decision_wake_posted = self._decision_wake_posted or decision
                 self._ui_calls += 1
         if post and not self._post(Bridge.Wake()):
             with self._lock:  # the app is not running (yet, or any more): try again next change
-                self._wake_pending = self._decision_wake_posted = False
+                self._wake_pending = False
         self._engine_seconds += time.perf_counter() - started
 
     def _post(self, message: Message) -> bool:
@@ -353,7 +352,7 @@ class Bridge:
             status, self._status = self._status, None
             streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
-            self._wake_pending = self._decision_wake_posted = self._decision_status = False
+            self._wake_pending = self._decision_status = False
         self._pace()
         self._flushes += 1
         if added:
