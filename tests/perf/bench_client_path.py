@@ -424,16 +424,17 @@ def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict
         # The growth depends on the start-ups as much as on the costs per event: a side that starts
         # cheaper than the floor grows toward its per-event ratio from below. What its own start-up
         # with the floor's cost per event would give, and the cost per event that would meet 1.10:
-        at_floor_cost, needed = [], []
+        starts, floor_starts, at_floor_cost, needed = [], [], [], []
         for n in range(pairs):
             floor_small, floor_large = times[f"floor {small}"][n], times[f"floor {large}"][n]
             start = times[f"{label} {small}"][n] - small * us[n] / 1e6  # its CPU less its events'
+            starts.append(start)
+            floor_starts.append(floor_small - small * floor_us[n] / 1e6)
             c = floor_us[n] / 1e6
             at_floor_cost.append(((start + large * c) / floor_large) / ((start + small * c) / floor_small))
             slope = large / floor_large - 1.1 * small / floor_small
             needed.append(start * (1.1 / floor_small - 1 / floor_large) / slope * 1e6 if slope > 0 else float("inf"))
-        print(f"      start-up {statistics.median(times[f'{label} {small}'][n] - small * us[n] / 1e6 for n in range(pairs)):.2f} s "
-              f"(the floor's {statistics.median(times[f'floor {small}'][n] - small * floor_us[n] / 1e6 for n in range(pairs)):.2f} s): "
+        print(f"      start-up {statistics.median(starts):.2f} s (the floor's {statistics.median(floor_starts):.2f} s): "
               f"at the floor's cost per event its growth would be {statistics.median(at_floor_cost):.2f}; "
               f"≤ 1.10 needs ≤ {statistics.median(needed):.2f} µs/event")
 
