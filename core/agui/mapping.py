@@ -596,7 +596,7 @@ class _Held:
 
     def raw(self) -> Any:
         """The held deltas' events as the released update's `raw` (`_run_raw`)."""
-        return _run_raw(list(self.raws))
+        return _run_raw(self.raws)  # (released once: the list is not appended to again)
 
 
 def _run_raw(raws: list[Any]) -> Any:
