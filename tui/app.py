@@ -166,8 +166,6 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         """How many times the state panel was painted (for tests and benchmarks)."""
         self._startup_failed = False
         self._quitting = False
-        self._early_line_feeds: list[events.Key] = []
-        """Line feeds read before the composer's first focus, until delivered (`_held_key_as`)."""
         self._engine_stop: asyncio.Future[None] | None = None
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
@@ -415,33 +413,11 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         self.bridge.wake()
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            self._note_early_line_feed(event)
         # Keys first: what the person typed is painted before more of the stream is laid out.
         if isinstance(event, (events.Key, events.Paste, events.MouseDown)) and not event.is_forwarded:
             self.bridge.hold_for_input()
         self._note_input(event)
         await super().on_event(event)
-
-    def _note_early_line_feed(self, key: events.Key) -> None:
-        """Keep a line feed read before the composer's first focus: it may be an Enter (below)."""
-        if key.key == "ctrl+j" and self._first_focus_by and self.focused is None:
-            self._early_line_feeds.append(key)
-
-    def _held_key_as(self, key: events.Key, *, last: bool) -> events.Key:
-        """A line feed read before the composer's first focus, the last key typed then, is an Enter.
-
-        Typed as `tandem` starts (over SSH nobody waits for the first frame), the terminal was still
-        in its line mode, which turns a carriage return into a line feed (ICRNL): the composer took
-        it as Ctrl+J, a new line, and "hello" then Enter sat unsent. Only the last one: the line
-        feeds inside a text pasted that early are its lines, not sends.
-        """
-        early = any(key is line_feed for line_feed in self._early_line_feeds)
-        if early:
-            self._early_line_feeds = [line_feed for line_feed in self._early_line_feeds if line_feed is not key]
-            if last:
-                return events.Key("enter", "\r")
-        return key
 
     def on_bridge_call(self, message: Bridge.Call) -> None:
         self.bridge.on_call(message)

@@ -127,13 +127,15 @@ def frame_seconds(frame_ms: float | None, configured: float | None = None) -> fl
 
 def _use_driver(app: TandemApp, glyphs: str) -> None:
     """The terminal driver: mouse motion reported only with a button held (`tui.mouse`), Alt+Enter
-    parsed as a key and Esc + a key not merged into Alt+key (`tui.terminal_keys`), the app ended when the terminal goes away
-    (`tui.hangup`), and output translated for a terminal whose font lacks Tandem's glyphs (not
-    headless, not web)."""
+    parsed as a key and Esc + a key not merged into Alt+key (`tui.terminal_keys`), the app ended
+    when the terminal goes away (`tui.hangup`), an Enter typed before the terminal left its line
+    mode read as one (`tui.line_mode`), and output translated for a terminal whose font lacks
+    Tandem's glyphs (not headless, not web)."""
     from textual.drivers.linux_driver import LinuxDriver
 
     from tandem.tui.glyphs import fallback_driver
     from tandem.tui.hangup import hangup_safe_driver
+    from tandem.tui.line_mode import line_mode_driver
     from tandem.tui.mouse import button_mouse_driver
     from tandem.tui.terminal_keys import esc_prefix_driver, teach_textual_keys
 
@@ -141,7 +143,7 @@ def _use_driver(app: TandemApp, glyphs: str) -> None:
         return
     teach_textual_keys()  # Alt+Enter as a key of its own, for the driver's parser
     plain = app.driver_class
-    app.driver_class = button_mouse_driver(esc_prefix_driver(hangup_safe_driver(plain)))
+    app.driver_class = button_mouse_driver(esc_prefix_driver(hangup_safe_driver(line_mode_driver(plain))))
     if glyphs != "unicode" and issubclass(plain, LinuxDriver):
         app.driver_class = fallback_driver(app.driver_class, glyphs)
 

@@ -172,14 +172,9 @@ class KeyOrder(App[None]):
     async def _deliver_held(self) -> None:
         held = self._held
         while held and self._settled() and not self._waits_for_focus(held[0]) and not self._waits_for_promised_focus(held[0]):
-            key = held.popleft()
-            await self._route_key(self._held_key_as(key, last=not held))
+            await self._route_key(held.popleft())
         if held:
             self._check_later()
-
-    def _held_key_as(self, key: events.Key, *, last: bool) -> events.Key:
-        """The key a held one is delivered as (`last`: nothing was typed after it). Itself here."""
-        return key
 
     def _check_later(self) -> None:
         if not self._check_pending:

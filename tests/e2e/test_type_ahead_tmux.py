@@ -18,8 +18,11 @@ pytestmark = [
 ]
 
 
-def _tandem(tmp_path: Path, **size: int) -> Terminal:
-    return Terminal(f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0", **size)
+def _tandem(tmp_path: Path, *, typed_first: bool = False, **size: int) -> Terminal:
+    command = f"env TERM=xterm XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0"
+    # `typed_first`: the pane's shell waits before it starts tandem, so what a test types at once
+    # is surely typed while the terminal is still in its line mode (a slow SSH login, a busy host).
+    return Terminal(f"sleep 0.5; exec {command}" if typed_first else command, **size)
 
 
 @pytest.fixture
@@ -32,8 +35,8 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
 
 @pytest.fixture
 def starting(tmp_path: Path) -> Iterator[Terminal]:
-    """`tandem` just launched, nothing waited for: what is typed now comes before its first frame."""
-    term = _tandem(tmp_path)
+    """`tandem` about to launch, nothing waited for: what is typed now comes before its first frame."""
+    term = _tandem(tmp_path, typed_first=True)
     yield term
     term.close()
 
@@ -88,7 +91,8 @@ def test_a_message_typed_as_tandem_starts_is_kept(starting: Terminal) -> None:
 
 def test_a_message_and_its_enter_typed_as_tandem_starts_are_sent(starting: Terminal) -> None:
     # The Enter was typed while the terminal was still in its line mode, which makes a carriage
-    # return a line feed: the composer took it as Ctrl+J, and the message sat there unsent.
+    # return a line feed: the composer took it as Ctrl+J, and the message sat there unsent
+    # (`tui.line_mode`; in CI even after a fix in the app, whose input thread read it too late).
     starting.type("/demo chat")
     starting.keys("Enter")
     screen = starting.wait_for(lambda s: "idle · thread: /demo chat" in s, "the message sent, its thread named for it",
