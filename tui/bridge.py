@@ -163,8 +163,10 @@ class Bridge:
         self._timer_due = 0.0
         self._engine_status = ""
         """The last status the engine reported (engine thread)."""
-        self._decision_status = False
-        """A status change into or out of a wait on the person waits to be painted."""
+        self._urgent_status = False
+        """A status change the person waits to see (see `_on_status_changed`) waits to be painted."""
+        self._person_asked = False
+        """The person asked for a status change (`expect_status`) that has not come yet."""
         self._held_since = 0.0
         self._input_serial = 0
         self._held_flushes = 0
@@ -210,7 +212,7 @@ class Bridge:
         """Drop pending changes and accept notifications again (engine thread, after `detach`)."""
         with self._lock:
             self._added, self._dirty, self._status, self._state, self._streamed = [], {}, None, None, None
-            self._decision_status = False
+            self._urgent_status = self._person_asked = False
             self._closed = False
 
     def _on_block_added(self, block: Block) -> None:
@@ -236,14 +238,17 @@ class Bridge:
 
     def _on_status_changed(self, status: Status) -> None:
         started = time.perf_counter()
-        # Into or out of a wait on the person: the approval or question shows, or the composer
-        # is enabled again after the decision, at the next frame (see `wake`).
+        # Into or out of a wait on the person (the approval or question shows, or the composer
+        # is enabled again after the decision), or what the person asked for (a cancel's stop):
+        # at the next frame (see `wake`).
         decision = "awaiting_input" in (status.value, self._engine_status)
         self._engine_status = status.value
         with self._lock:
+            urgent = decision or self._person_asked
+            self._person_asked = False
             self._status = status
-            first = decision and not self._decision_status  # (since the last flush)
-            self._decision_status = self._decision_status or decision
+            first = urgent and not self._urgent_status  # (since the last flush)
+            self._urgent_status = self._urgent_status or urgent
             if status.value == "streaming":
                 self._streamed = status
             self._notifications += 1
@@ -259,8 +264,8 @@ class Bridge:
     def _wake(self, started: float, *, urgent: bool = False) -> None:
         post = False
         with self._lock:
-            # A decision's status change (`urgent`) posts a wake-up of its own even when one is on
-            # its way: that one may have been paced to a later frame (see `wake`).
+            # A status change the person waits to see (`urgent`) posts a wake-up of its own even
+            # when one is on its way: that one may have been paced to a later frame (see `wake`).
             if not self._closed and (urgent or not self._wake_pending):
                 self._wake_pending = post = True
                 self._ui_calls += 1
@@ -284,13 +289,14 @@ class Bridge:
         change into or out of a wait on the person keeps the frame rate, not the stream's paced
         gap: what closing a modal cost the UI thread is no reason to show "the agent goes on" a
         third of a second after the person decided (the composer stays disabled until then).
+        So does the status change the person asked for (`expect_status`: Esc's "stopped").
         Other status changes go with the stream's flushes: the end of a fast turn painted on its
         own paid a second layout of the screen for the changes that follow it.
         """
         now = time.monotonic()
         with self._lock:
-            decision = self._decision_status
-        due = self._last_flush + (self.frame_seconds if decision else self._gap)
+            urgent = self._urgent_status
+        due = self._last_flush + (self.frame_seconds if urgent else self._gap)
         held = False
         if self._held_since:
             hold_until = self._held_since + self.input_hold_seconds
@@ -309,6 +315,12 @@ class Bridge:
             self._timer_pending = True
             self._timer_due = due
             self._timer = self.target.set_timer(due - now, self._timed_flush)
+
+    def expect_status(self) -> None:
+        """The person asked for a status change (a cancel, UI thread): the next one the engine
+        reports is painted at the next frame, not at the stream's paced gap (see `wake`)."""
+        with self._lock:
+            self._person_asked = True
 
     @property
     def flush_scheduled(self) -> bool:
@@ -352,7 +364,7 @@ class Bridge:
             status, self._status = self._status, None
             streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
-            self._wake_pending = self._decision_status = False
+            self._wake_pending = self._urgent_status = False
         self._pace()
         self._flushes += 1
         if added:

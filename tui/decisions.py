@@ -99,4 +99,5 @@ class Decisions(App[None]):
             return None
 
     def action_cancel_turn(self) -> None:
+        self.bridge.expect_status()  # "stopped" at the next frame, not at the stream's pace
         self._run_on_engine(lambda context: context.cancel(), "Could not cancel")

@@ -297,6 +297,41 @@ class TestStatus:
         target.fire_due()
         assert seen == [Status.STREAMING, Status.IDLE] and len(target.flushed) == 3
 
+    def test_the_stop_the_person_asked_for_keeps_the_frame_rate(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
+        # Esc mid-stream: "stopped" waited for the stream's paced gap (up to half a second) like the
+        # end of any turn. The person asked for it and waits to see it: the next frame.
+        from tandem.core.turns import Status
+
+        bridge, target, clock = setup
+        seen: list[Status] = []
+        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
+        bridge._on_status_changed(Status.STREAMING)
+        self._costly_flush(bridge, clock)
+        clock.now += 0.01
+        _change(bridge)
+        bridge.wake()
+        assert bridge._timer_pending  # the change is paced ...
+        bridge.expect_status()  # Esc
+        bridge._on_status_changed(Status.IDLE)  # the engine stopped the turn
+        bridge.wake()
+        clock.now += 0.03  # ... the stop comes at the frame rate, with the change
+        target.fire_due()
+        assert seen == [Status.STREAMING, Status.IDLE] and len(target.flushed) == 3
+        # Asked once, it is spent: the next turn's end goes with the stream's flushes again.
+        bridge._on_status_changed(Status.STREAMING)
+        clock.cpu += 0.05
+        clock.now += 0.05
+        _change(bridge)
+        bridge.wake()
+        flushed = len(target.flushed)
+        assert bridge.statistics().gap > 0.1
+        clock.now += 0.01
+        bridge._on_status_changed(Status.IDLE)
+        bridge.wake()
+        clock.now += 0.03
+        target.fire_due()
+        assert len(target.flushed) == flushed and seen == [Status.STREAMING, Status.IDLE]  # still paced
+
     def test_content_alone_keeps_the_paced_gap(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
         bridge, target, clock = setup
         self._costly_flush(bridge, clock)
