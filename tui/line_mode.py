@@ -16,10 +16,8 @@ what ended it sends it.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import struct
-import termios
 from typing import Any
 
 __all__ = ["line_mode_driver", "take_typed_in_line_mode"]
@@ -35,6 +33,11 @@ def take_typed_in_line_mode(fd: int) -> str:
     was, and Textual's own read is right. The last key, if a line feed, is given back as the
     carriage return it was typed as. Reading leaves the terminal's settings as they were.
     """
+    try:
+        import fcntl
+        import termios
+    except ImportError:  # not a POSIX terminal (Windows): no line mode to read
+        return ""
     try:
         if not os.isatty(fd):
             return ""
