@@ -194,6 +194,15 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         del markup  # never markup: see above
         super().notify(sanitize(message), title=sanitize(title), severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        # Ctrl+C where nothing copies (before the composer has focus, say: pressed as `tandem`
+        # starts). Textual's own says "Press [b]ctrl+q[/b]" in markup, which `notify` shows as typed.
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                named = "+".join(part.upper() if len(part) == 1 else part.capitalize() for part in key.split("+"))
+                self.notify(f"Press {named} to quit the app", title="Do you want to quit?")
+                return
+
     # -- lifecycle ---------------------------------------------------------------------------
 
     @property

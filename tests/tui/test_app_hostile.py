@@ -38,6 +38,18 @@ class TestNotificationsArePlainText:
             assert app.is_running
             assert app.return_code is None
 
+    async def test_ctrl_c_where_nothing_copies_names_the_quit_key_without_markup(self) -> None:
+        # Textual's own hint is markup ("Press [b]ctrl+q[/b]"), which plain toasts showed as typed.
+        script = Scripted([[text("hi")]])
+        async with script.app().run_test(size=(100, 30), notifications=True) as pilot:
+            app = await started(pilot)
+            app.set_focus(None)
+            await pilot.press("ctrl+c")
+            await wait_for(pilot, lambda: len(_toast_texts(app)) == 1, "the hint")
+            shown = _toast_texts(app)[0]
+            assert "Press Ctrl+Q to quit the app" in shown and "[b]" not in shown, shown
+            assert app.is_running
+
 
 DEEP = "[" * 1000 + "]" * 1000
 VALID_200 = '{"a":' * 199 + "[1]" + "}" * 199
