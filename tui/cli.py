@@ -233,6 +233,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tandem` console script (`argv` None: the process is the command's own)."""
+    try:
+        return _run_command(argv)
+    except KeyboardInterrupt:
+        # Ctrl+C while starting (the terminal still in its line mode makes it a signal, not a
+        # key) or in a command without its own handling: a line, not a traceback of the imports.
+        sys.stderr.write("tandem: interrupted\n")
+        return 130  # 128 + SIGINT, as `tandem ask` exits when interrupted
+
+
+def _run_command(argv: list[str] | None) -> int:
     if argv is None:
         # The `tandem` process itself, not a caller's (tests call `main([...])`): skip the optional
         # imports of its libraries it never uses (`tui.lean_imports`).
