@@ -11,7 +11,8 @@ Work per frame is capped: the UI thread's CPU time between two flushes (the layo
 of what the last flush changed, mostly) sets the gap before the next one, so that painting the
 stream uses at most `STREAM_SHARE` of a core; a slow or loaded machine paints fewer, larger
 frames (never fewer than one per `MAX_FRAME_SECONDS`) instead of falling behind the stream.
-A status change into or out of a wait on the person is not paced: it goes at the next frame.
+A status change the person waits to see (into or out of a wait on them, or the stop they asked
+for) is not paced: it goes at the next frame.
 
 Keys first: when the person types (`hold_for_input`, called by the app for every key, paste or
 click), stream changes wait until that input has been painted, or `INPUT_HOLD_SECONDS` at most,
@@ -345,11 +346,8 @@ class Bridge:
         if serial != self._input_serial or not self._held_since:
             return  # more input arrived since: wait for its frame
         self._held_since = 0.0
-        if self._timer_pending and self._timer is not None:
-            # A flush put off for the input can go at the next frame instead.
-            self._timer.stop()
-            self._timer_pending = False
-            self.wake()
+        if self._timer_pending:
+            self.wake()  # a flush put off for the input goes at its own time instead (`wake` brings the timer forward)
 
     def _timed_flush(self) -> None:
         self._timer_pending = False
