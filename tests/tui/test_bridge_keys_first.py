@@ -276,18 +276,26 @@ class TestStatus:
         assert seen == [Status.AWAITING_INPUT, Status.STREAMING] and len(target.flushed) == 3
         assert [timer.stopped for timer in target.timers] == [True]  # the paced flush's timer
 
+    @classmethod
+    def _streaming_with_a_paced_change(cls, bridge: Bridge, target: _Target, clock: _Clock) -> list[Any]:
+        """A turn streaming after a costly flush, one more change since: the statuses painted, as a list."""
+        from tandem.core.turns import Status
+
+        seen: list[Status] = []
+        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
+        bridge._on_status_changed(Status.STREAMING)
+        cls._costly_flush(bridge, clock)
+        clock.now += 0.01
+        _change(bridge)
+        return seen
+
     def test_the_end_of_a_turn_goes_with_the_streams_flushes(self, setup: tuple[Bridge, _Target, _Clock]) -> None:
         # Painted on its own, the end of a fast turn cost a second layout of the screen for the
         # changes that come right after it (the app's UI CPU for a 10,000-event turn doubled).
         from tandem.core.turns import Status
 
         bridge, target, clock = setup
-        seen: list[Status] = []
-        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
-        bridge._on_status_changed(Status.STREAMING)
-        self._costly_flush(bridge, clock)
-        clock.now += 0.01
-        _change(bridge)
+        seen = self._streaming_with_a_paced_change(bridge, target, clock)
         bridge._on_status_changed(Status.IDLE)
         bridge.wake()
         clock.now += 0.1
@@ -303,12 +311,7 @@ class TestStatus:
         from tandem.core.turns import Status
 
         bridge, target, clock = setup
-        seen: list[Status] = []
-        target.bridge_status_changed = seen.append  # type: ignore[method-assign]
-        bridge._on_status_changed(Status.STREAMING)
-        self._costly_flush(bridge, clock)
-        clock.now += 0.01
-        _change(bridge)
+        seen = self._streaming_with_a_paced_change(bridge, target, clock)
         bridge.wake()
         assert bridge._timer_pending  # the change is paced ...
         bridge.expect_status()  # Esc
