@@ -6,7 +6,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import compress, islice
 from operator import is_not
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -133,7 +133,7 @@ class _Pair(NamedTuple):
 def _pair(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], pointer: str, force: bool) -> _Pair:
     if isinstance(new, list):
         new_keys: Sequence[str] | range = range(len(new))
-        old_values: Sequence[Any] = old if isinstance(old, list) else _values(old)  # (the same type: the caller checks)
+        old_values: Sequence[Any] = cast(list[Any], old)  # (the same type as `new`: the caller checks)
         new_values: Sequence[Any] = new
         common = min(len(old), len(new))
     else:
