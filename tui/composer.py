@@ -69,7 +69,7 @@ class ComposerInput(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
-            """The text written, as typed."""
+            """The text written (stripped of surrounding blank lines; never blank)."""
 
     class ScrollRequested(Message):
         """A scroll key was pressed in the empty composer; handled by the screen."""
@@ -79,11 +79,14 @@ class ComposerInput(TextArea):
             self.action = action
             """The conversation scroller's action: `page_up`, `page_down`, `scroll_home` or `scroll_end`."""
 
+    refuses_sending: bool = False
+    """Enter is refused (with a bell) and the text kept: the agent waits on a decision (set by `Composer`)."""
+
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            self.post_message(self.Submitted(self.text))
+            self._submit()
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
@@ -99,12 +102,25 @@ class ComposerInput(TextArea):
             return
         await super()._on_key(event)
 
+    def _submit(self) -> None:
+        """Send the text, clearing the input at once: keys typed right after Enter (in the same
+        read over SSH) are the next message. Cleared later, by the composer's handler of the
+        message, they were typed into this one (`a` Enter `b` Enter sent "a" and "ab")."""
+        if self.refuses_sending:
+            self.app.bell()
+            return
+        text = self.text.strip("\n")
+        if not text.strip():
+            return
+        self.clear()
+        self.post_message(self.Submitted(text))
+
 
 class Composer(Vertical):
     """The input plus a line saying why it waits (awaiting a decision) or what is queued.
 
     Owns the text being written and the reason line. The app sets `reason` (None = ready) and
-    `queued`; the composer posts `Composer.Sent` with the text and clears itself. While it waits
+    `queued`; on Enter the input clears itself and the composer posts `Composer.Sent` with the text. While it waits
     the input is disabled, which makes Textual move focus elsewhere; when it is enabled again it
     takes focus back, unless the person has moved focus somewhere on purpose meanwhile. UI thread only.
     """
@@ -185,14 +201,7 @@ class Composer(Vertical):
 
     def on_composer_input_submitted(self, message: ComposerInput.Submitted) -> None:
         message.stop()
-        if self.reason is not None:
-            self.app.bell()
-            return
-        text = message.text.strip("\n")
-        if not text.strip():
-            return
-        self.input.clear()
-        self.post_message(self.Sent(text))
+        self.post_message(self.Sent(message.text))
 
     @property
     def moved_focus_to(self) -> Widget | None:
@@ -232,6 +241,7 @@ class Composer(Vertical):
             self.drafting = False  # the wait is over (its watcher runs this again)
         self.set_class(waiting, "-waiting")
         self.set_class(not waiting and self.queued > 0, "-queued")
+        self.input.refuses_sending = waiting
         blocked = waiting and not self.drafting
         if blocked != self.input.disabled:
             self._disable_input() if blocked else self._enable_input()

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual import events
 
 from _tui_harness import Scripted, approval, interrupt, send, started, text, wait_for
 
 from tandem.core import Status
-from tandem.core.blocks import ApprovalBlock, InterruptBlock
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock
 from tandem.tui.composer import ComposerInput
 from tandem.tui.conversation import ConversationScroll
 from tandem.widgets import ApprovalModal
@@ -75,6 +76,20 @@ class TestNewlineKeys:
             assert app.main.composer.input.text == "a\nb\nc"
             await pilot.press("enter")
             await wait_for(pilot, lambda: app.main.composer.input.text == "", "the message sent")
+
+    async def test_keys_read_together_after_enter_are_the_next_message(self) -> None:
+        # Over SSH "a" Enter "b" Enter can come in one read: the keys were handed to the input
+        # before the composer cleared it for the first send, and "a" then "ab" were sent.
+        script = Scripted([[text("one", message_id="m1")], [text("two", message_id="m2")]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app = await started(pilot)
+            for key, character in [("a", "a"), ("enter", "\r"), ("b", "b"), ("enter", "\r")]:
+                app.post_message(events.Key(key, character))  # posted at once, as one read is
+            await wait_for(pilot, lambda: app.context is not None and len(app.context.turns) == 2
+                           and app.context.status is Status.IDLE, "both messages sent")
+            assert app.context is not None
+            sent = [block.text for block in app.context.blocks if isinstance(block, TextBlock) and block.role == "user"]
+            assert sent == ["a", "b"] and app.main.composer.input.text == ""
 
     async def test_the_hint_promises_only_keys_every_terminal_sends(self) -> None:
         script = Scripted([[text("ok")]])
