@@ -257,6 +257,12 @@ class Conversation(Vertical):
         return [self._views[block.id] for block in self._shown[self._lo : self._hi] if block.id in self._views]
 
     @property
+    def keeping_place(self) -> bool:
+        """Whether views were just mounted above or below and the scroll that keeps the reader's
+        place (the same block at the top of the view) is still to run, after the next layout."""
+        return self._adjusting
+
+    @property
     def preview_views(self) -> list[BlockView]:
         """The views of a resumed thread's stored last blocks, while they stand in (`show_preview`)."""
         return list(self._preview)
