@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pty
+import select
 import termios
 import time
 import tty
@@ -27,14 +28,21 @@ def terminal() -> Iterator[tuple[int, int]]:
 
 
 def _typed(keyboard: int, app_side: int, keys: bytes) -> str:
-    """Type `keys`, then take them: the pty hands them to its line mode a moment after the write."""
+    """Type `keys`, then take them once the line mode has handled them all.
+
+    The pty hands a write to its line mode a moment later. Taken before that, the keys would
+    arrive while the line mode is switched off for the read, unedited (a person typing at that
+    very moment is read the same way: the app's own keys then do the editing). The line mode
+    echoes what it handled, in the same pass as its editing: once the echo came and nothing
+    more follows, every key was handled.
+    """
     os.write(keyboard, keys)
-    deadline = time.monotonic() + 5
-    typed = ""
-    while not typed and time.monotonic() < deadline:
-        typed = take_typed_in_line_mode(app_side)
-        time.sleep(0.01)
-    return typed
+    readable, _, _ = select.select([keyboard], [], [], 5)
+    assert readable, "the pty echoed nothing"
+    while readable:
+        os.read(keyboard, 4096)
+        readable, _, _ = select.select([keyboard], [], [], 0.05)
+    return take_typed_in_line_mode(app_side)
 
 
 def test_the_enter_that_ended_what_was_typed_is_an_enter(terminal: tuple[int, int]) -> None:
