@@ -225,7 +225,14 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
             self._main.stored_lines = self.threads.stored_lines
         return self._main
 
+    def on_load(self) -> None:
+        # As soon as the app's loop runs: until then SIGINT is Python's KeyboardInterrupt (`cli.main`
+        # ends with a line), and from then on asyncio's default would cancel the app's task midway
+        # through composing its screen (a traceback, an engine never stopped).
+        self._catch_signals()
+
     def on_mount(self) -> None:
+        # Again: the web driver, started after `on_load`, installs its own exit on SIGINT and SIGTERM.
         self._catch_signals()
         if not self.is_headless and self.console.color_system in ("standard", "windows"):
             # 16 colours: disabled controls are drawn dim, not blended (themes/main_screen.tcss).
@@ -392,9 +399,11 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
 
         self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
 
-    QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP")
+    QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP", "SIGINT")
     """Signals that quit the way Ctrl+Q does: the log is closed and the terminal restored (the
-    alternate screen left, mouse tracking off) instead of the process dying in the middle."""
+    alternate screen left, mouse tracking off) instead of the process dying in the middle. (In the
+    app's raw mode Ctrl+C is a key, not SIGINT: SIGINT comes from `kill -INT`, or from a Ctrl+C
+    typed as the app starts, before the terminal left its line mode.)"""
 
     def _catch_signals(self) -> None:
         import signal
@@ -404,6 +413,10 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
             number = getattr(signal, name, None)
             if number is None:
                 continue  # not on this platform (Windows has no SIGHUP)
+            if signal.getsignal(number) is signal.SIG_IGN:
+                # Ignored by whoever started tandem (`nohup`; a shell without job control ignores
+                # SIGINT in what it runs in the background): it stays ignored, as Python leaves it.
+                continue
             try:
                 loop.add_signal_handler(number, self._quit_on_signal, int(number))
             except (NotImplementedError, RuntimeError, ValueError):

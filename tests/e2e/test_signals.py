@@ -1,4 +1,4 @@
-"""SIGTERM and SIGHUP in a real terminal (issue 12 item 9, issue 14 item 9): tandem quits as with
+"""SIGTERM, SIGHUP and SIGINT in a real terminal (issue 12 item 9, issue 14 item 9): tandem quits as with
 Ctrl+Q — the terminal is back on its normal screen with mouse tracking off, the log is closed,
 and the thread reopens with `tandem --resume`."""
 
@@ -30,7 +30,7 @@ def _tandem_pid(terminal: Terminal) -> int:
     return int(found[0])
 
 
-@pytest.mark.parametrize("which", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("which", ["SIGTERM", "SIGHUP", "SIGINT"])
 def test_a_quit_signal_restores_the_terminal_and_the_thread_reopens(tmp_path: Path, which: str) -> None:
     number = getattr(signal, which)
     # A shell around tandem keeps the pane open after it exits, so the terminal's state can be read.
