@@ -35,7 +35,7 @@ if typing.TYPE_CHECKING:
     from tandem.core.notify import Subscription
     from tandem.core.pipeline import PASS, Complete, Emit, Pass, Pipeline, StateWrite, Update, UpdateContext
     from tandem.core.replay import restore
-    from tandem.core.state import AgentState, Conflict
+    from tandem.core.state.agent_state import AgentState, Conflict
     from tandem.core.thread import ConversationThread, InMemoryThread
     from tandem.core.tool_blocks import ToolBlockRegistry, tool_block
     from tandem.core.turns import Status, Turn, TurnStatus
@@ -94,7 +94,7 @@ __all__ = [
 _LAZY = {
     "ActivityBlock": "tandem.core.blocks",
     "AgentContext": "tandem.core.context",
-    "AgentState": "tandem.core.state",
+    "AgentState": "tandem.core.state.agent_state",
     "ApprovalBlock": "tandem.core.blocks",
     "Block": "tandem.core.blocks",
     "BlockEnv": "tandem.core.blocks",
@@ -103,7 +103,7 @@ _LAZY = {
     "ChatOptions": "tandem.core.messages",
     "ChatUpdate": "tandem.core.messages",
     "Complete": "tandem.core.pipeline",
-    "Conflict": "tandem.core.state",
+    "Conflict": "tandem.core.state.agent_state",
     "ConversationThread": "tandem.core.thread",
     "Decision": "tandem.core.blocks",
     "DelegatingChatClient": "tandem.core.chat_client",

@@ -15,7 +15,7 @@ from tandem.core.chat_client import ChatClient
 from tandem.core.handlers import builtin_handlers
 from tandem.core.messages import ChatMessage, ChatOptions, ToolDeclaration
 from tandem.core.pipeline import Handler, Pipeline, StateMapper
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.core.tool_blocks import ToolBlockRegistry
 
 __all__ = ["UIAgent"]

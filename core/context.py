@@ -27,7 +27,7 @@ from tandem.core.log_entries import (
 )
 from tandem.core.messages import ChatMessage
 from tandem.core.notify import Notifier, Subscription
-from tandem.core.state_conflicts import MergeRecord
+from tandem.core.state.conflicts import MergeRecord
 from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus

@@ -21,7 +21,7 @@ from tandem.core.content import Content, StateDeltaContent, StateSnapshotContent
 from tandem.core.errors import PatchError
 from tandem.core.messages import ChatMessage, ChatUpdate
 from tandem.core.notify import Notifier, Subscription
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 
 __all__ = [
     "Pass",

@@ -1,4 +1,5 @@
-"""The terminal app: the Textual App, its screens, the CLI and the engine-thread bridge."""
+"""The terminal client, in three rooms: `app` (the Textual app), `terminal` (the only code on
+Textual's internals) and `cli` (the headless entry points and the settings)."""
 
 from __future__ import annotations
 

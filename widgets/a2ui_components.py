@@ -175,7 +175,7 @@ class TextComponent(Static):
         def __init__(self, href: str) -> None:
             super().__init__()
             self.href = href
-            """The link target (agent text: check it with `tui.links.check_link`)."""
+            """The link target (agent text: check it with `tui.app.links.check_link`)."""
 
     def update_node(self, node: ResolvedComponent) -> None:
         self.node = node

@@ -112,7 +112,7 @@ class SurfaceView(BlockView):
     Owns the rendered widgets, keyed by render key (`render_keys`). A newer block version
     updates them in place while the structure is the same; otherwise the tree is rebuilt,
     keeping focus and unsent typing by key. Inputs post `ValueChanged`, buttons `ActionFired`;
-    the app forwards both to the engine thread (`tui.a2ui_actions`). UI thread only.
+    the app forwards both to the engine thread (`tui.app.a2ui_actions`). UI thread only.
     State classes: `-building`, `-retrying`, `-failed`, `-deleted`, `-stalled`, `-invalid`.
     """
 

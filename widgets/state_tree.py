@@ -171,7 +171,7 @@ class StateTree:
 
     Owns the value each node shows (by node id), the fields each range node stands for and the
     set of nodes whose children are built. A committed state is copy-on-write (no write changes a
-    value in place: see `core.state_merge`), so an unchanged field is the same object as before
+    value in place: see `core.state.merge`), so an unchanged field is the same object as before
     and its whole subtree is skipped with one identity test: a refresh costs the size of the
     change plus the width of the containers along it, not the size of the state. A collapsed
     node's children are built when it is first expanded (`fill`): a large state costs only what

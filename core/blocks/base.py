@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     # and a resume paints its stored text blocks (`core.store.tail`) before they are imported.
     from tandem.core.log_entries import HumanWrite
     from tandem.core.messages import Role
-    from tandem.core.state import AgentState
+    from tandem.core.state.agent_state import AgentState
 
 __all__ = ["Lifecycle", "Block", "BlockEnv"]
 

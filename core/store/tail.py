@@ -18,7 +18,7 @@ stale. Nothing is ever restored from it: it only decides what is painted first.
 A row may also hold the lines the screen showed of those blocks when the thread was closed
 (`lines`: the terminal's cells, as the UI captured them, opaque here): painted as they are, they
 spare the resume building any view before its first frame. Their format, and the checks that
-they still fit the terminal and are safe to write to it, are the UI's (`tui.stored_lines`); here
+they still fit the terminal and are safe to write to it, are the UI's (`tui.app.stored_lines`); here
 they are only kept and handed back with the blocks they show, as derived as the rest of the row.
 An older Tandem ignores them (an extra key of the same document).
 """
@@ -65,7 +65,7 @@ class StoredTail:
     """How many blocks the conversation showed when the tail was taken (the tail is its end)."""
     snapshots: tuple[dict[str, Any], ...]
     lines: dict[str, Any] | None = None
-    """The screen's lines of these blocks when the tail was taken (`tui.stored_lines`), if kept."""
+    """The screen's lines of these blocks when the tail was taken (`tui.app.stored_lines`), if kept."""
 
     def blocks(self) -> list[TextBlock]:
         """The tail as completed text blocks, the same ids, roles, authors and text as the log's."""
@@ -107,7 +107,7 @@ def tail_of(blocks: Sequence[Block]) -> list[dict[str, Any]]:
 def write_tail(connection: sqlite3.Connection, thread_id: str, last_seq: int, shown: int,
                snapshots: Sequence[dict[str, Any]], lines: dict[str, Any] | None = None) -> None:
     """Replace the thread's tail (inside the caller's write transaction); none when `snapshots` is
-    empty. `lines`: the screen's lines of those blocks (`tui.stored_lines`), kept with them."""
+    empty. `lines`: the screen's lines of those blocks (`tui.app.stored_lines`), kept with them."""
     connection.execute("DELETE FROM tails WHERE thread_id = ?", (thread_id,))
     if snapshots:
         row: dict[str, Any] = {"shown": shown, "blocks": list(snapshots)}

@@ -186,7 +186,7 @@ class SqliteThread(ConversationThread):
     def save_tail(self, snapshots: list[dict[str, Any]], shown: int, lines: dict[str, Any] | None = None) -> bool:
         """Keep `snapshots` (`core.store.tail.tail_of` of the `shown` blocks the conversation shows)
         as this thread's tail, taken at its last committed entry, with `lines` (the screen's lines
-        of them, `tui.stored_lines`) if given; returns whether it was written.
+        of them, `tui.app.stored_lines`) if given; returns whether it was written.
 
         Not written (False) while entries are pending: the tail would describe a log that does not
         exist yet. An empty `snapshots` removes the thread's tail. Derived data, so a failure is

@@ -34,7 +34,7 @@ from tandem.core.blocks import (
     UIActionBlock,
 )
 from tandem.core.context import AgentContext
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.core.turns import Status, Turn, TurnStatus
 
 REPO = Path(__file__).resolve().parents[2]

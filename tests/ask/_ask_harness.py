@@ -1,6 +1,6 @@
 """Running `tandem ask` as a subprocess and reading what it printed.
 
-`ask(...)` runs `python -m tui.cli ask --speed 0 …` (the embedded demo agent unless `--url` is
+`ask(...)` runs `python -m tui.cli.entry ask --speed 0 …` (the embedded demo agent unless `--url` is
 given) with stdin from a string (a pipe: answers are read line by line) or from nothing (EOF),
 and returns an `AskResult` whose helpers parse the `--json` lines.
 """

@@ -17,8 +17,8 @@ from _ask_harness import ask
 from tandem.core import AgentContext, AgentState, BlockEnv, ChatUpdate, InMemoryThread, UIAgent
 from tandem.core.content import FinishContent, StateDeltaContent
 from tandem.core.scripted import ScriptedChatClient
-from tandem.tui.ask_conflicts import ConflictDecider
-from tandem.tui.ask_output import JsonPrinter, PlainPrinter, Printer
+from tandem.tui.cli.ask_conflicts import ConflictDecider
+from tandem.tui.cli.ask_output import JsonPrinter, PlainPrinter, Printer
 
 
 class Lines:
@@ -107,7 +107,7 @@ async def test_a_thread_left_with_an_open_conflict_is_settled_by_the_cli(tmp_pat
     from tandem.core.agui import AGUIChatClient
     from tandem.core.agui.demo import DemoAgent, encode_sse
     from tandem.core.store import ThreadStore
-    from tandem.tui.backend import AppHooks, build_agent
+    from tandem.tui.cli.backend import AppHooks, build_agent
 
     data = tmp_path / "data"
     held, go_on = asyncio.Event(), asyncio.Event()

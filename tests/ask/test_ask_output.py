@@ -8,8 +8,8 @@ import sys
 import pytest
 from _ask_harness import REPO
 
-from tandem.tui.ask_answers import parse_action, parse_approval, select_steps
-from tandem.tui.ask_output import one_line, sanitize, short_json
+from tandem.tui.cli.ask_answers import parse_action, parse_approval, select_steps
+from tandem.tui.cli.ask_output import one_line, sanitize, short_json
 
 
 @pytest.mark.parametrize(
@@ -75,6 +75,6 @@ def test_select_steps() -> None:
 
 
 def test_ask_does_not_import_textual() -> None:
-    code = "import sys, tui.ask, tui.ask_output; print('textual' in sys.modules)"
+    code = "import sys, tui.cli.ask, tui.cli.ask_output; print('textual' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert result.stdout.strip() == "False"

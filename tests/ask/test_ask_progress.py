@@ -7,7 +7,7 @@ import io
 from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, UIAgent
 from tandem.core.content import ActivityContent, FinishContent, TextContent
 from tandem.core.scripted import ScriptedChatClient
-from tandem.tui.ask_output import PlainPrinter
+from tandem.tui.cli.ask_output import PlainPrinter
 
 
 def activity(kind: str, run_id: str, content: dict[str, object], replace: bool = True) -> ChatUpdate:

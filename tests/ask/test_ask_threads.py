@@ -104,10 +104,10 @@ class TestContinuing:
         assert result.returncode == 2 and "not allowed with argument" in result.stderr
 
     def test_a_thread_the_app_saved_continues_in_ask(self, env: dict[str, str], history_server: HistoryServer) -> None:
-        # What the app does when it saves a conversation (tui/app_main.py: backend.open_context on the store).
+        # What the app does when it saves a conversation (tui/cli/app_main.py: backend.open_context on the store).
         import asyncio
 
-        from tandem.tui import backend
+        from tandem.tui.cli import backend
 
         async def app_turn() -> str:
             with store_of(env) as store:
@@ -132,7 +132,7 @@ class TestContinuing:
         import asyncio
 
         from tandem.core import Status
-        from tandem.tui import backend
+        from tandem.tui.cli import backend
 
         async def left_waiting() -> str:
             with store_of(env) as store:

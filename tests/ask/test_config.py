@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from _ask_harness import HistoryServer, clean_env, tandem
 
-from tandem.tui import cli
-from tandem.tui.config import AgentConfig, ConfigError, load_config, resolve_headers
+from tandem.tui.cli import entry as cli
+from tandem.tui.cli.config import AgentConfig, ConfigError, load_config, resolve_headers
 
 SECRET = "Bearer s3cr3t-7f2a9c"
 """A token no output, log, store or message may ever contain."""
@@ -194,7 +194,7 @@ class TestNamedAgents:
 
 
 class TestTheAppsAgent:
-    """What `tandem [--agent NAME] [--resume ID]` settles before the app starts (tui/connection.py)."""
+    """What `tandem [--agent NAME] [--resume ID]` settles before the app starts (tui/cli/connection.py)."""
 
     def _args(self, **given: object) -> Any:
         import argparse
@@ -205,7 +205,7 @@ class TestTheAppsAgent:
 
     def test_a_named_agent_gives_url_headers_and_timeouts(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          history_server: HistoryServer) -> None:
-        from tandem.tui.connection import settle_app_connection
+        from tandem.tui.cli.connection import settle_app_connection
 
         write_config(tmp_path, _config(history_server, default=False) + "\n[timeouts]\nconnect = 2\n")
         for name, value in env_for(tmp_path, RESEARCH_TOKEN=SECRET).items():
@@ -218,7 +218,7 @@ class TestTheAppsAgent:
     def test_a_timeout_comes_from_the_flag_then_the_variable_then_the_config_file(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, history_server: HistoryServer
     ) -> None:
-        from tandem.tui.connection import settle_app_connection
+        from tandem.tui.cli.connection import settle_app_connection
 
         write_config(tmp_path, _config(history_server, default=False) + "\n[timeouts]\nconnect = 2\nread = 30\n")
         for name, value in env_for(tmp_path, RESEARCH_TOKEN=SECRET).items():
@@ -234,7 +234,7 @@ class TestTheAppsAgent:
 
     def test_resume_reopens_a_thread_on_its_own_server(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       history_server: HistoryServer) -> None:
-        from tandem.tui.connection import settle_app_connection
+        from tandem.tui.cli.connection import settle_app_connection
 
         write_config(tmp_path, _config(history_server, default=False))
         env = env_for(tmp_path, RESEARCH_TOKEN=SECRET)

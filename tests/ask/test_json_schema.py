@@ -13,7 +13,7 @@ import pytest
 from _ask_harness import REPO, ask
 from jsonschema import Draft202012Validator
 
-from tandem.tui.ask_output import SCHEMA_VERSION
+from tandem.tui.cli.ask_output import SCHEMA_VERSION
 
 SCHEMA_PATH = REPO / "schemas" / f"ask-output.v{SCHEMA_VERSION}.schema.json"
 

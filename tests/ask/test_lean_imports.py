@@ -1,4 +1,4 @@
-"""The `tandem` process skips its libraries' optional imports it never uses (`tui.lean_imports`),
+"""The `tandem` process skips its libraries' optional imports it never uses (`tui.cli.lean_imports`),
 and still works: a real `tandem ask` turn over HTTP in a process started as the command is."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import textwrap
 
 from _ask_harness import REPO, TIMEOUT, DemoServer, clean_env
 
-from tandem.tui import lean_imports
+from tandem.tui.cli import lean_imports
 
 PROBE = textwrap.dedent('''
     import sys
-    from tandem.tui.cli import main
+    from tandem.tui.cli.entry import main
 
     sys.argv = ["tandem", "ask", "--no-save", "--approve", "none", "--url", sys.argv[1], "/demo weather"]
     status = main()  # argv None: as the console script runs it
@@ -40,7 +40,7 @@ def test_a_caller_of_main_keeps_its_modules() -> None:
     # `main([...])` from another program (the tests do it) must not change what that program can import.
     code = textwrap.dedent('''
         import sys
-        from tandem.tui.cli import main
+        from tandem.tui.cli.entry import main
         try:
             main(["--version"])
         except SystemExit:

@@ -25,7 +25,7 @@ from tandem.core.content import (
     ToolResultContent,
 )
 from tandem.core.scripted import ScriptedChatClient, ScriptStep
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 
 
 class Clock:

@@ -140,7 +140,7 @@ class TestUnkeptThread:
         assert thread.commits >= 1
 
     async def test_ask_no_save_keeps_no_log(self) -> None:
-        from tandem.tui.ask_threads import AskThread
+        from tandem.tui.cli.ask_threads import AskThread
 
         context = await AskThread(save=False).open(None, {}, speed=0, client_options={})
         try:

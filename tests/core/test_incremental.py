@@ -18,8 +18,8 @@ from tandem.core.blocks import ReasoningBlock
 from tandem.core.blocks.tool_call import ToolCallBlock
 from tandem.core.blocks.ui_action import UIActionBlock
 from tandem.core.notify import Coalescer
-from tandem.core.state import AgentState
-from tandem.core.state_diff import patch_diff
+from tandem.core.state.agent_state import AgentState
+from tandem.core.state.diff import patch_diff
 
 # -- text blocks -----------------------------------------------------------------------------
 

@@ -125,7 +125,7 @@ class TestOneFold:
         assert [type(p).__name__ for u in streamed for p in u.contents].count("ToolResultContent") == 2
 
     async def test_under_the_a2ui_middleware_as_ask_builds_it(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from tandem.tui.backend import build_agent
+        from tandem.tui.cli.backend import build_agent
 
         folds = _counting_folds(monkeypatch)
         inner = _CallsThenText()

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tandem.core.errors import PatchError
-from tandem.core.state import AgentState
-from tandem.core.state_merge import MISSING, ById, Owned, apply_patch, resolve
+from tandem.core.state.agent_state import AgentState
+from tandem.core.state.merge import MISSING, ById, Owned, apply_patch, resolve
 
 EXAMPLES = int(os.environ.get("TANDEM_IN_PLACE_EXAMPLES", "40"))
 """Random sequences per property: search harder with e.g. `TANDEM_IN_PLACE_EXAMPLES=3000`."""
@@ -479,7 +479,7 @@ def test_owned_is_by_identity() -> None:
 
 def test_a_delta_merged_over_the_persons_edit_is_described_without_a_whole_diff(monkeypatch: pytest.MonkeyPatch) -> None:
     """The person's edit is pending: each agent append is merged, and its diff read at its one field."""
-    import tandem.core.state as state_module
+    import tandem.core.state.agent_state as state_module
 
     state = AgentState({"title": "t", "items": [{"id": n} for n in range(2_000)]})
     state.keep_diffs()

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tandem.core.errors import PatchError
-from tandem.core.state import AgentState
-from tandem.core.state_merge import _INDEXES, MISSING, ById, _compute_index, apply_patch, assign, insert_element, resolve
+from tandem.core.state.agent_state import AgentState
+from tandem.core.state.merge import _INDEXES, MISSING, ById, _compute_index, apply_patch, assign, insert_element, resolve
 
 EXAMPLES = int(os.environ.get("TANDEM_INDEX_EXAMPLES", "60"))
 """Random write sequences per property: search harder with e.g. `TANDEM_INDEX_EXAMPLES=3000`."""
@@ -142,7 +142,7 @@ def test_id_indexes_hold_through_field_writes(length: int, data: st.DataObject) 
 
 def test_appends_to_a_long_array_keep_its_index_without_a_scan() -> None:
     """O(change): appending to (or changing inside) a cached identity array never scans it again."""
-    import tandem.core.state_merge as merge
+    import tandem.core.state.merge as merge
 
     state = AgentState({"items": [{"id": n, "done": False} for n in range(1_000)]})
     scans: list[int] = []

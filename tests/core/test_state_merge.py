@@ -13,8 +13,8 @@ from tandem.core.errors import PatchError
 from tandem.core.log_entries import HumanWrite, StateBaseSet, StateMerged
 from tandem.core.replay import restore
 from tandem.core.scripted import ScriptedChatClient
-from tandem.core.state_conflicts import MergeRecord
-from tandem.core.state_merge import MISSING, ORDER, ById, apply_patch, field_changes
+from tandem.core.state.conflicts import MergeRecord
+from tandem.core.state.merge import MISSING, ORDER, ById, apply_patch, field_changes
 
 RECIPE: dict[str, Any] = {
     "title": "Pancakes",

@@ -32,8 +32,8 @@ from tandem.core.errors import PatchError
 from tandem.core.log_entries import LogEntry
 from tandem.core.replay import restore
 from tandem.core.scripted import ScriptedChatClient
-from tandem.core.state import AgentState
-from tandem.core.state_merge import (
+from tandem.core.state.agent_state import AgentState
+from tandem.core.state.merge import (
     MISSING,
     ORDER,
     ById,
@@ -317,7 +317,7 @@ def test_non_conflicting_writes_give_the_same_state_in_any_order(document: dict[
 
 
 def _field_of(document: Any, pointer: str) -> FieldPath:
-    from tandem.core.state_merge import canonical_path
+    from tandem.core.state.merge import canonical_path
 
     return canonical_path(document, [part for part in jsonpatch.JsonPointer(pointer).parts])
 

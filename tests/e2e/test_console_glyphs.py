@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from _terminal import TANDEM, Terminal
 
-from tandem.tui.glyphs import LINUX_CONSOLE_CHARS
+from tandem.tui.terminal.glyphs import LINUX_CONSOLE_CHARS
 
 pytestmark = [
     pytest.mark.e2e,

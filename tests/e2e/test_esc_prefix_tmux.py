@@ -1,4 +1,4 @@
-"""Esc and the next key read together still stop the stream (`tui.terminal_keys.esc_prefix_driver`).
+"""Esc and the next key read together still stop the stream (`tui.terminal.terminal_keys.esc_prefix_driver`).
 
 Without the kitty keyboard protocol a terminal sends Alt+A as ESC followed by "a"; when a lone Esc
 and the next key reach tandem in one read (typed on at once, or the app starved of CPU), Textual's

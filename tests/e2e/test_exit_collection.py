@@ -1,4 +1,4 @@
-"""The `tandem` process spares its exit a collection of the whole heap (`tui.garbage.skip_collection_at_exit`).
+"""The `tandem` process spares its exit a collection of the whole heap (`tui.terminal.garbage.skip_collection_at_exit`).
 
 Read at exit (an `atexit` hook, which runs before the interpreter's own final collection): the
 objects the collector still tracks. Frozen, the heap is out of its reach; a caller of
@@ -26,7 +26,7 @@ def tracked():
     with open(report, "w") as out:
         out.write(str(len(gc.get_objects())))
 atexit.register(tracked)
-from tandem.tui.cli import main
+from tandem.tui.cli.entry import main
 sys.exit(main() if own else main(sys.argv[1:]))
 """
 

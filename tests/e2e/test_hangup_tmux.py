@@ -1,4 +1,4 @@
-"""The terminal going away ends tandem (`tui.hangup`): a tmux session killed while an answer
+"""The terminal going away ends tandem (`tui.terminal.hangup`): a tmux session killed while an answer
 streams used to leave the process alive for good (its writer thread dead on EIO, the driver's
 close waiting on it; a second input thread spinning on end-of-file), 3 of 3 times."""
 

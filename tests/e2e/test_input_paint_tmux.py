@@ -1,7 +1,7 @@
 """Typing while an answer streams, in a real terminal: what is typed shows, and nothing is left wrong.
 
 A key typed while the conversation owes a layout is painted alone, from the last layout
-(`tui.input_paint`), and goes out through the row output (`tui.wire_output`) between the stream's
+(`tui.terminal.input_paint`), and goes out through the row output (`tui.terminal.wire_output`) between the stream's
 frames. If that wrote a stale cell anywhere, the pane would differ from the same screen written
 whole: Ctrl+L makes the app write every row again, and the two captures (with colours and
 attributes) must be equal, but for the composer's line, where the cursor blinks.

@@ -1,8 +1,8 @@
 """A resume in a real terminal: the stored lines, then the replayed blocks, leave no wrong cell behind.
 
 `tandem --resume` on the terminal size the thread was closed at paints the screen's stored lines
-in its first frame (`tui.stored_lines`) and swaps them for the replayed blocks once the log is
-restored; the row output (`tui.wire_output`) writes only the cells that changed across both.
+in its first frame (`tui.app.stored_lines`) and swaps them for the replayed blocks once the log is
+restored; the row output (`tui.terminal.wire_output`) writes only the cells that changed across both.
 Once the resumed screen settled, tmux must show what the same screen written whole (Ctrl+L)
 shows. (A stray "u" seen on the second row after a resume came from `pyte`, not from the app:
 pyte reads Textual's exit sequence `ESC [ < u`, which pops the kitty keyboard flags, as

@@ -92,7 +92,7 @@ def test_a_message_typed_as_tandem_starts_is_kept(starting: Terminal) -> None:
 def test_a_message_and_its_enter_typed_as_tandem_starts_are_sent(starting: Terminal) -> None:
     # The Enter was typed while the terminal was still in its line mode, which makes a carriage
     # return a line feed: the composer took it as Ctrl+J, and the message sat there unsent
-    # (`tui.line_mode`; in CI even after a fix in the app, whose input thread read it too late).
+    # (`tui.terminal.line_mode`; in CI even after a fix in the app, whose input thread read it too late).
     starting.type("/demo chat")
     starting.keys("Enter")
     screen = starting.wait_for(lambda s: "idle · thread: /demo chat" in s, "the message sent, its thread named for it",

@@ -102,7 +102,7 @@ async def test_disposing_mid_stream_commits_what_streamed(tmp_path: Path) -> Non
 
     from tandem.core import ErrorBlock, TextBlock
     from tandem.core.store import ThreadStore
-    from tandem.tui.backend import open_context
+    from tandem.tui.cli.backend import open_context
 
     with hanging_server() as url, ThreadStore(tmp_path / "threads.sqlite3") as store:
         context = await open_context(url, store=store)

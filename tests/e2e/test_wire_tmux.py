@@ -1,7 +1,7 @@
 """The row output in a real terminal: after an answer streamed, tmux shows what a full repaint shows.
 
 `tandem` writes only changed cells and scrolls the conversation with scroll-region operations
-(`tui.wire_output`). If any of that left a wrong cell behind, the pane would differ from the same
+(`tui.terminal.wire_output`). If any of that left a wrong cell behind, the pane would differ from the same
 screen written whole: Ctrl+L makes the app write every row again, and the two captures (with
 colours and attributes) must be equal (but for the composer's line, where the cursor blinks).
 """

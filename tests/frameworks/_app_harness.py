@@ -16,8 +16,8 @@ from _tui_harness import wait_for  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from tandem.core import BlockEnv  # noqa: E402
-from tandem.tui.app import TandemApp  # noqa: E402
-from tandem.tui.backend import AppHooks, build_context  # noqa: E402
+from tandem.tui.app.app import TandemApp  # noqa: E402
+from tandem.tui.cli.backend import AppHooks, build_context  # noqa: E402
 
 __all__ = ["blocks", "framework_app", "until"]
 

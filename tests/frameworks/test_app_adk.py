@@ -27,7 +27,7 @@ from textual.widgets import Button, Static  # noqa: E402
 
 from tandem.core import Status  # noqa: E402
 from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
-from tandem.tui.app import TandemApp  # noqa: E402
+from tandem.tui.app.app import TandemApp  # noqa: E402
 from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView  # noqa: E402
 
 SIZE = (100, 40)

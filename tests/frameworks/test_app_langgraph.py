@@ -28,7 +28,7 @@ from textual.widgets import Button, Input, Static  # noqa: E402
 
 from tandem.core import BlockEnv, Status  # noqa: E402
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock  # noqa: E402
-from tandem.tui.app import TandemApp  # noqa: E402
+from tandem.tui.app.app import TandemApp  # noqa: E402
 from tandem.widgets import ApprovalModal, InterruptView, TextView, UIActionView, UnhandledView  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
@@ -137,8 +137,8 @@ async def test_a_question_left_open_when_the_app_quit_is_answered_after_resume(
         langgraph_server: LangGraphServer, tmp_path: Path) -> None:
     """Quit while the graph waits on `interrupt("Which colour?")`, start tandem again on the same
     thread: the question is back, answerable by typing, and the graph resumes with the answer."""
-    from tandem.tui.backend import open_context
-    from tandem.tui.thread_library import ThreadLibrary
+    from tandem.tui.cli.backend import open_context
+    from tandem.tui.app.thread_library import ThreadLibrary
 
     def saved_app(resume: str | None) -> TandemApp:
         async def build(store: Any, resume_id: str | None) -> Any:

@@ -27,7 +27,7 @@ from langgraph_server import PLAIN_ANSWER, LangGraphServer  # noqa: E402
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
 from tandem.core.context import AgentContext  # noqa: E402
 from tandem.core.turns import Status, TurnStatus  # noqa: E402
-from tandem.tui.backend import build_context  # noqa: E402
+from tandem.tui.cli.backend import build_context  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
 
@@ -195,7 +195,7 @@ async def test_an_interrupt_left_open_at_quit_is_answerable_after_resume(
     """The `CUSTOM on_interrupt` channel survives a restart: the log replays the request, and the
     answer goes out on both channels the adapter reads, as it does without a restart."""
     from tandem.core.store import ThreadStore
-    from tandem.tui.backend import open_context
+    from tandem.tui.cli.backend import open_context
 
     with ThreadStore(tmp_path / "threads.sqlite3") as store:
         first = await open_context(langgraph_server.url, store=store)

@@ -1,8 +1,8 @@
 """The child process of `bench_client_path.py --app`: one turn of the firehose through the Tandem app.
 
-Builds the app the way `tui.app_main.run_app` does for `tandem --url URL` (the same engine-side
-conversation, `tui.backend.build_context`, and the default frame; the process skips the optional
-imports the `tandem` command skips, `tui.lean_imports`) and runs it headless
+Builds the app the way `tui.cli.app_main.run_app` does for `tandem --url URL` (the same engine-side
+conversation, `tui.cli.backend.build_context`, and the default frame; the process skips the optional
+imports the `tandem` command skips, `tui.cli.lean_imports`) and runs it headless
 (`App.run_test`, a real Textual app on a headless driver), sends one message, waits until the
 turn is idle and every text view has written its text, and exits.
 
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tandem.tui.engine import ContextFactory
+    from tandem.tui.app.engine import ContextFactory
 
 
 EngineHook = Callable[["ContextFactory"], "ContextFactory"]
@@ -76,7 +76,7 @@ def unkept_factory(url: str) -> ContextFactory:
 
     def factory(loop: asyncio.AbstractEventLoop) -> Any:
         from tandem.core.thread import UnkeptThread
-        from tandem.tui import backend
+        from tandem.tui.cli import backend
 
         return backend.build_context(url, {}, speed=0.0, hooks=backend.AppHooks(), thread=UnkeptThread())
 
@@ -94,8 +94,8 @@ def run_turn_timed(url: str, *, save: bool = False, hook: EngineHook | None = No
 
 def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: Path) -> tuple[int, str, float, dict[str, float]]:
     import threading
-    from tandem.tui.app import TandemApp
-    from tandem.tui.app_main import build_library, frame_seconds
+    from tandem.tui.app.app import TandemApp
+    from tandem.tui.cli.app_main import build_library, frame_seconds
 
     statuses: list[str] = []
 
@@ -184,11 +184,11 @@ def profiled(url: str, out: str, *, save: bool = False) -> tuple[int, str]:
 
 
 def main() -> None:
-    # What the `tandem` command does as its process starts (`tui.cli.main`), and `tandem ask`
+    # What the `tandem` command does as its process starts (`tui.cli.entry.main`), and `tandem ask`
     # with it: the optional imports of its libraries it never uses are skipped (httpx's own CLI,
-    # trio; `tui.lean_imports`). Without it this child paid ~0.1-0.15 s of CPU that neither the
+    # trio; `tui.cli.lean_imports`). Without it this child paid ~0.1-0.15 s of CPU that neither the
     # app a person runs nor the `ask` it is compared with pays.
-    from tandem.tui.lean_imports import skip_unused_imports
+    from tandem.tui.cli.lean_imports import skip_unused_imports
 
     skip_unused_imports()
     parser = argparse.ArgumentParser()
@@ -201,9 +201,9 @@ def main() -> None:
         print(f"{blocks} {status}")
     else:
         blocks, status, ui_cpu, split = run_turn_timed(args.url, save=args.save)
-        from tandem.tui.garbage import skip_collection_at_exit
+        from tandem.tui.terminal.garbage import skip_collection_at_exit
 
-        skip_collection_at_exit()  # what the `tandem` command does once its app has quit (`tui.cli.main`)
+        skip_collection_at_exit()  # what the `tandem` command does once its app has quit (`tui.cli.entry.main`)
         print(f"{blocks} {status} {ui_cpu:.3f}")
         print(json.dumps(split))
     sys.exit(0 if status == "idle" else 1)

@@ -450,8 +450,8 @@ def state_child(url: str, as_json: bool) -> None:
     delta and the next (the whole path of everything in between: with a stream of only deltas,
     everything one delta costs, from its bytes to its output).
     """
-    from tandem.core.state import AgentState
-    from tandem.tui.cli import main
+    from tandem.core.state.agent_state import AgentState
+    from tandem.tui.cli.entry import main
 
     applied: list[float] = []
     stamps: list[float] = []

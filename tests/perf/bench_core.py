@@ -28,7 +28,7 @@ from tandem.core.agent import UIAgent
 from tandem.core.content import StateDeltaContent, TextContent, ToolCallContent, ToolResultContent
 from tandem.core.messages import ChatUpdate
 from tandem.core.scripted import ScriptedChatClient
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 
 
 def recorded(n: int) -> tuple[list[str], list[ChatUpdate]]:

@@ -41,7 +41,7 @@ from tandem.core import ChatMessage, ChatUpdate, UIAgent, restore
 from tandem.core.content import StateDeltaContent, TextContent, ToolCallContent, ToolResultContent
 from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from tandem.core.scripted import ScriptedChatClient
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.core.store import ThreadStore
 from tandem.core.thread import ConversationThread
 

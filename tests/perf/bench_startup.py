@@ -267,8 +267,8 @@ def bench_first_byte(rounds: int, env: dict[str, str], url: str) -> dict[str, fl
         "tandem ask --help": [TANDEM, "ask", "--help"],
         "tandem ask (first byte)": [TANDEM, "ask", "--url", url, "hi"],
         # `main(argv)` called by a program, not as the command: the optional imports of httpx and
-        # httpcore are not skipped (`tui.lean_imports`): what `ask` cost before they were.
-        "ask, no imports skipped": [PYTHON, "-c", "import sys; from tandem.tui.cli import main; sys.exit(main(sys.argv[1:]))",
+        # httpcore are not skipped (`tui.cli.lean_imports`): what `ask` cost before they were.
+        "ask, no imports skipped": [PYTHON, "-c", "import sys; from tandem.tui.cli.entry import main; sys.exit(main(sys.argv[1:]))",
                                     "ask", "--url", url, "hi"],
     }
     floor_client = [PYTHON, "-c", FLOOR_CLIENT, url]

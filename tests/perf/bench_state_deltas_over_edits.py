@@ -46,7 +46,7 @@ def _delta(n: int) -> list[dict[str, Any]]:
 
 
 def _scene(deltas: int, edits: bool, diffs: bool) -> list[float]:
-    from tandem.core.state import AgentState
+    from tandem.core.state.agent_state import AgentState
 
     state = AgentState({"title": "growing", "items": [], "count": 0})
     if diffs:

@@ -53,7 +53,7 @@ def _proposal_delta(k: int, items: int) -> list[dict[str, Any]]:
 async def _scene(items: int, deltas: int, edits: bool) -> dict[str, Any]:
     from textual.app import App, ComposeResult
 
-    from tandem.core.state import AgentState
+    from tandem.core.state.agent_state import AgentState
     from tandem.widgets import StatePanel
 
     state = AgentState({"title": "growing", "count": 0, "items": [_item(n) for n in range(items)]})

@@ -11,11 +11,11 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
   wall time from the first token sent to the last token painted;
 - stream stretch: that wall time over the server's sending time (1.0: the app kept up);
 - frames painted per second while streaming (synchronized-update pairs in the output); the frames
-  that painted only a typed key ahead of the stream (`tui.input_paint`) are counted apart and are
+  that painted only a typed key ahead of the stream (`tui.terminal.input_paint`) are counted apart and are
   not in the per-frame figures;
 - the UI thread's share of that CPU (its own clock), bridge flushes per second and screen layouts
   per flush (`Compositor.reflow` of the screen: one per flush is the least a frame can cost);
-- Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.render_profile` counts
+- Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.terminal.render_profile` counts
   Markdown blocks whose lines were rebuilt, and those re-measured, in each frame), per 1,000
   tokens (independent of the frame rate, which a loaded machine lowers), those of a block rendered
   before (the paragraph being written, one laid out again: the rest are new paragraphs' first
@@ -333,7 +333,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--tandem", default=str(TANDEM),
                         help="comma-separated `tandem` executables to compare, run interleaved (another checkout's "
-                             "venv; it must have tui/render_profile.py for the render counts)")
+                             "venv; it must have tui/terminal/render_profile.py for the render counts)")
     parser.add_argument("--py-spy", help="write a py-spy profile (raw, collapsed stacks) of the app streaming here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tokens", type=int, default=0, help=argparse.SUPPRESS)

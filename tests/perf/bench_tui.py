@@ -32,7 +32,7 @@ from _tui_harness import Scripted, send, started, text, wait_for  # noqa: E402
 
 from tandem.core import Status  # noqa: E402
 from textual import events  # noqa: E402
-from tandem.tui.bridge import FRAME_SECONDS  # noqa: E402
+from tandem.tui.app.bridge import FRAME_SECONDS  # noqa: E402
 from tandem.widgets import TextView  # noqa: E402
 
 TOKENS = 2_000
@@ -204,7 +204,7 @@ async def key_latency(keys: int = 200) -> list[float]:
 
 _BARE = ("from textual.app import App", "App", "")
 _TANDEM = (
-    "import argparse\nfrom tui.app import TandemApp\nfrom tui.app_main import build_factory\n"
+    "import argparse\nfrom tui.app.app import TandemApp\nfrom tui.cli.app_main import build_factory\n"
     "args = argparse.Namespace(url=None, speed=0.0, theme=None)",
     "TandemApp",
     "build_factory(args, {}), demo=True",
@@ -236,7 +236,7 @@ def first_frame_ratio(runs: int = 5) -> tuple[float, float]:
 
 
 def _help_imports_textual() -> bool:
-    code = "import sys\nfrom tandem.tui.cli import build_parser\nbuild_parser().format_help()\nprint('textual' in sys.modules)"
+    code = "import sys\nfrom tandem.tui.cli.entry import build_parser\nbuild_parser().format_help()\nprint('textual' in sys.modules)"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout.strip() == "True"
 
 

@@ -9,7 +9,7 @@ on the wire. Prints figures measured in this run; asserts nothing about time.
     python tests/perf/bench_wire.py [--frame-ms 33,100] [--repaint all,changes] [--sizes 80x24,200x60] [--kbit 256]
 
 `--repaint all` is Textual's own output (every repainted region), `changes` Tandem's row output
-(`tui.wire_output`: changed cells only, scrolls as scroll-region operations, paced by the link).
+(`tui.terminal.wire_output`: changed cells only, scrolls as scroll-region operations, paced by the link).
 The machine these run on is shared: absolute times and CPU are noisy, compare rows of one run.
 """
 

@@ -146,7 +146,7 @@ if __name__ == "__main__":
         report(sys.argv[2] if len(sys.argv) > 2 else os.environ.get(ENV, "/tmp/tandem-loop-probe.json"))
         sys.exit(0)
     install(os.environ.get(ENV, "/tmp/tandem-loop-probe.json"))
-    from tandem.tui.cli import main
+    from tandem.tui.cli.entry import main
 
     sys.argv[0] = "tandem"
     sys.exit(main())

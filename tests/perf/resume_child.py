@@ -18,8 +18,8 @@ from typing import Any
 
 def tui_child(path: str, thread_id: str, blocks: int, started: float) -> None:
     """In a fresh interpreter: run the app on the thread and report when its first frame showed it."""
-    from tandem.tui.app import TandemApp
-    from tandem.tui.app_main import build_library
+    from tandem.tui.app.app import TandemApp
+    from tandem.tui.cli.app_main import build_library
 
     times: dict[str, float] = {}
 

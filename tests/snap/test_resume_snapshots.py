@@ -84,7 +84,7 @@ def test_thread_picker(snap_compare: Any, tmp_path: Path) -> None:
     app = saved.app([[text("Hello.")]])
 
     async def run_before(pilot: Any) -> None:
-        from tandem.tui.screens.thread_picker import ThreadPicker
+        from tandem.tui.app.screens.thread_picker import ThreadPicker
 
         await started(pilot)
         await send(pilot, "a second thread")

@@ -26,8 +26,8 @@ from _store_scenario import (
 from tandem.core import ApprovalBlock, Status, UIActionBlock
 from tandem.core.export import ExportHeader, to_jsonl, to_markdown
 from tandem.core.store import ThreadStore
-from tandem.tui.cli import add_export_arguments, add_threads_arguments
-from tandem.tui.threads_cli import run_export, run_threads
+from tandem.tui.cli.entry import add_export_arguments, add_threads_arguments
+from tandem.tui.cli.threads_cli import run_export, run_threads
 
 
 async def write_conversation(store: ThreadStore) -> str:

@@ -13,7 +13,7 @@ from tandem.core.export import to_jsonl, to_markdown
 from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from tandem.core.messages import ChatMessage
 from tandem.core.scripted import ScriptedChatClient
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.core.store import ThreadStore
 
 EVIL = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\\x9b31m\x00\r\x7f[@click=app.quit]"

@@ -19,7 +19,7 @@ import pytest
 from tandem.core import ApprovalBlock, BlockEnv, Status
 from tandem.core.export import to_jsonl
 from tandem.core.store import ThreadStore
-from tandem.tui import backend
+from tandem.tui.cli import backend
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED: list[dict[str, Any]] = json.loads((FIXTURES / "pre_namespace.expected.json").read_text(encoding="utf-8"))

@@ -22,7 +22,7 @@ from tandem.core.content import DEBUG_VALUES_KEPT, DebugContent, ErrorContent, R
 from tandem.core.handlers import DebugBlock
 from tandem.core.log_entries import LogEntry, SegmentEnded, SegmentStarted, TurnEnded, TurnStarted, UpdateLogged
 from tandem.core.store import ThreadStore
-from tandem.tui import backend
+from tandem.tui.cli import backend
 
 FIXTURES = Path(__file__).parent / "fixtures"
 """Seconds after which a recording that never stops streaming is a failure (a hang guard, not a timing)."""

@@ -208,7 +208,7 @@ def test_the_tail_version_is_what_the_rows_carry(store: ThreadStore, db_path: Pa
 
 
 def test_the_screen_lines_kept_with_a_tail_come_back_with_it(store: ThreadStore, db_path: Path) -> None:
-    # Opaque to the store (`tui.stored_lines` reads and checks them); only a JSON object is kept.
+    # Opaque to the store (`tui.app.stored_lines` reads and checks them); only a JSON object is kept.
     thread = store.create()
     lines = {"version": 1, "rows": [["hi", 0]]}
     with thread:

@@ -19,8 +19,8 @@ from tandem.core import AgentContext, AgentState, BlockEnv, UIAgent, restore
 from tandem.core.errors import LogStoreError
 from tandem.core.scripted import ScriptedChatClient
 from tandem.core.store import ThreadStore
-from tandem.tui.app import TandemApp
-from tandem.tui.thread_library import ThreadLibrary
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.thread_library import ThreadLibrary
 
 _runs = itertools.count(1)
 

@@ -25,7 +25,7 @@ from tandem.core.content import (
     ToolCallContent,
 )
 from tandem.core.scripted import ScriptedChatClient
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 
 if TYPE_CHECKING:
     from textual.widget import Widget

@@ -21,7 +21,7 @@ from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
 from textual.strip import Strip
 
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 
 Cell = tuple[Any, ...]
 

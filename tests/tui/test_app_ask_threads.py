@@ -13,8 +13,8 @@ from _tui_harness import send, shown_text, started, wait_for
 
 from tandem.core import Status
 from tandem.core.store import ThreadStore
-from tandem.tui.app import TandemApp
-from tandem.tui.app_main import build_library
+from tandem.tui.app.app import TandemApp
+from tandem.tui.cli.app_main import build_library
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (100, 30)
@@ -33,7 +33,7 @@ def _ask(data: Path, *args: str) -> dict:
 async def test_the_app_resumes_a_thread_ask_started_and_ask_continues_it(tmp_path: Path) -> None:
     thread = _ask(tmp_path, "/demo weather in Porto")["thread"]
     store_path = tmp_path / "tandem" / "threads.sqlite3"
-    # What `tandem --resume ID` builds (tui/app_main.run_app), on the same store file.
+    # What `tandem --resume ID` builds (tui/cli/app_main.run_app), on the same store file.
     args = argparse.Namespace(url=None, speed=0.0, resume=thread)
     library = build_library(args, {}, store_path=store_path)
     app = TandemApp(library.factory(thread), threads=library, demo=True)

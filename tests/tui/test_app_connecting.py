@@ -22,7 +22,7 @@ from textual.widgets import Static
 from tandem.core import AgentContext, BlockEnv, InMemoryThread, Status, UIAgent
 from tandem.core.agui import AGUIChatClient
 from tandem.core.agui.transport import HttpTransport
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 
 
 

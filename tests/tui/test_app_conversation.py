@@ -8,7 +8,7 @@ from _tui_harness import Scripted, release, send, started, text, wait_for
 
 from tandem.core import Status, TextBlock
 from tandem.core.errors import TransportError
-from tandem.tui.composer import Composer
+from tandem.tui.app.composer import Composer
 from tandem.widgets import ErrorView, TextView
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from _tui_harness import Scripted, approval, delta, send, snapshot, started, text, tool_call, wait_for
 
 from tandem.core import ApprovalBlock, Status, UIActionBlock
-from tandem.tui.composer import Composer
+from tandem.tui.app.composer import Composer
 from tandem.widgets import ApprovalModal, ApprovalView, StatePanel, UIActionView
 
 

@@ -22,8 +22,8 @@ from textual.widgets import Button, Input, Static
 
 from tandem.core import BlockEnv, Status
 from tandem.core.blocks import InterruptBlock, TextBlock, UIActionBlock
-from tandem.tui.app import TandemApp
-from tandem.tui.backend import AppHooks, build_context
+from tandem.tui.app.app import TandemApp
+from tandem.tui.cli.backend import AppHooks, build_context
 from tandem.widgets import ActivityView, InterruptView, UIActionView, UnhandledView
 
 SIZE = (100, 40)

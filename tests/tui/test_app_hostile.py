@@ -6,7 +6,7 @@ from typing import Any
 
 from _tui_harness import Scripted, started, text, wait_for
 
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 
 
 def _toast_texts(app: TandemApp) -> list[str]:

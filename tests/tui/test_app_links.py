@@ -15,10 +15,10 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static
 
-from tandem.tui.app import TandemApp
-from tandem.tui.links import check_link
-from tandem.tui.screens.main_screen import MainScreen
-from tandem.tui.screens.open_link import OpenLink
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.links import check_link
+from tandem.tui.app.screens.main_screen import MainScreen
+from tandem.tui.app.screens.open_link import OpenLink
 
 SIZE = (100, 30)
 

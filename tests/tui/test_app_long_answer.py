@@ -8,7 +8,7 @@ from _tui_harness import Scripted, painted, release, send, started, streamed_seg
 from textual.widget import Widget
 
 from tandem.core import Status
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 from tandem.widgets import TextView
 
 

@@ -11,8 +11,8 @@ from textual.widget import Widget
 
 from tandem.core import Status
 from tandem.core.blocks import InterruptBlock
-from tandem.tui.app import TandemApp
-from tandem.tui.conversation import Conversation
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.conversation import Conversation
 from tandem.widgets import TextView
 
 COUNT = 2_000

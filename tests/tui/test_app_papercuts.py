@@ -17,10 +17,10 @@ from textual.widgets import Static
 
 from tandem.core import Status
 from tandem.core.agui.demo import SCENARIOS
-from tandem.tui.app import TandemApp
-from tandem.tui.attention import APP_TITLE, bell_enabled, title_for
-from tandem.tui.cli import build_parser
-from tandem.tui.welcome import demo_scenario_names, welcome_content
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.attention import APP_TITLE, bell_enabled, title_for
+from tandem.tui.cli.entry import build_parser
+from tandem.tui.app.welcome import demo_scenario_names, welcome_content
 from tandem.widgets import ApprovalModal, StatePanel
 
 ROOT = Path(__file__).resolve().parents[2]

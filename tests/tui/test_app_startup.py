@@ -13,12 +13,12 @@ from _tui_harness import Scripted, send, started, text, wait_for
 
 from tandem.core import AgentContext, Status
 from textual.widgets import Static
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 
 
 def test_the_app_module_imports_neither_the_runtime_nor_the_block_widgets() -> None:
     code = (
-        "import sys, tui.app, tui.app_main\n"
+        "import sys, tui.app.app, tui.cli.app_main\n"
         "print([m for m in ('core', 'widgets', 'httpx', 'a2ui', 'pydantic') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

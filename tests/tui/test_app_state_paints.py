@@ -20,8 +20,8 @@ from textual.pilot import Pilot
 from textual.widgets import Tree
 
 from tandem.core import ChatUpdate
-from tandem.tui import app as app_module
-from tandem.tui.app import TandemApp
+from tandem.tui.app import app as app_module
+from tandem.tui.app.app import TandemApp
 
 SIZE = (120, 40)
 ITEMS = 30
@@ -154,7 +154,7 @@ async def test_a_put_off_paint_due_while_a_flush_is_on_its_way_goes_with_that_fl
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Painted alone, the panel is a layout and a paint of the screen of its own, beside the flush's.
-    from tandem.tui.bridge import Bridge
+    from tandem.tui.app.bridge import Bridge
 
     gates, first_shown = (asyncio.Event(), asyncio.Event()), asyncio.Event()
     script = Scripted([writes_then_talks(gates, first_shown)])

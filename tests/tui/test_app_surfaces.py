@@ -14,8 +14,8 @@ from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Stat
 from tandem.core.a2ui import install_a2ui
 from tandem.core.content import ActivityContent, FinishContent
 from tandem.core.scripted import ScriptedChatClient
-from tandem.tui.app import TandemApp
-from tandem.tui.screens.open_link import OpenLink
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.screens.open_link import OpenLink
 from tandem.widgets.a2ui_surface import SurfaceView
 from tandem.widgets.marked_checkbox import MarkedCheckbox
 

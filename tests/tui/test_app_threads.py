@@ -17,9 +17,9 @@ from textual.widgets import Input, OptionList, Static
 
 from tandem.core import ApprovalBlock, Status
 from tandem.core.store import ThreadStore
-from tandem.tui.app import TandemApp
-from tandem.tui.screens.rename_thread import RenameThread
-from tandem.tui.screens.thread_picker import ThreadPicker
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.screens.rename_thread import RenameThread
+from tandem.tui.app.screens.thread_picker import ThreadPicker
 from tandem.widgets import ApprovalModal, TextView
 
 SIZE = (100, 30)
@@ -225,7 +225,7 @@ class TestPalette:
 
 class TestStoreErrors:
     async def test_a_corrupt_store_exits_with_the_way_out(self, tmp_path: Path) -> None:
-        from tandem.tui.thread_library import ThreadLibrary
+        from tandem.tui.app.thread_library import ThreadLibrary
 
         async def never_built(store: ThreadStore, resume: str | None) -> Any:
             raise AssertionError("the store cannot be opened, so no conversation is built")

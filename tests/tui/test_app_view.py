@@ -12,7 +12,7 @@ from _tui_harness import Scripted, painted, release, send, started, text, wait_f
 
 from tandem.core import ChatUpdate, Status
 from tandem.core.content import DebugContent
-from tandem.tui.conversation import Conversation, NewContentHint
+from tandem.tui.app.conversation import Conversation, NewContentHint
 from tandem.widgets import TextView
 
 
@@ -234,7 +234,7 @@ async def _apply_from_engine(app: Any, name: str) -> str:
 
 
 def test_tandem_help_does_not_import_textual() -> None:
-    code = "import sys; from tui.cli import build_parser; build_parser().format_help(); print('textual' in sys.modules)"
+    code = "import sys; from tui.cli.entry import build_parser; build_parser().format_help(); print('textual' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
     help_run = subprocess.run([sys.executable, "-X", "importtime", "-m", "tandem.tui.cli", "--help"], capture_output=True, text=True)

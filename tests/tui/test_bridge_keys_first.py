@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tandem.tui import bridge as bridge_module
-from tandem.tui.bridge import Bridge
+from tandem.tui.app import bridge as bridge_module
+from tandem.tui.app.bridge import Bridge
 
 
 class _Clock:
@@ -219,7 +219,7 @@ class TestStatus:
     def test_a_turn_that_streamed_and_ended_between_two_flushes_is_still_reported(
         self, setup: tuple[Bridge, _Target, _Clock]
     ) -> None:
-        # The app holds the collector for a streaming turn (`tui.garbage`): a fast turn that began
+        # The app holds the collector for a streaming turn (`tui.terminal.garbage`): a fast turn that began
         # and ended while the UI thread did not flush (busy, or starved on a loaded machine) must
         # not look like it never streamed. The final status still comes last.
         from tandem.core.turns import Status

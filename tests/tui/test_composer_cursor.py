@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from _tui_harness import Scripted, started, text, wait_for
 
-from tandem.tui.composer import ComposerInput
+from tandem.tui.app.composer import ComposerInput
 
 
 class TestTheCursorInTheComposer:

@@ -8,7 +8,7 @@ from _tui_harness import wait_for
 from textual.app import App, ComposeResult
 
 from tandem.core.blocks import TextBlock
-from tandem.tui.conversation import Conversation
+from tandem.tui.app.conversation import Conversation
 
 LINES = 4
 """Lines of text per message: a view of about six lines (header, text, margin)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
-from tandem.tui.composer import ComposerInput
+from tandem.tui.app.composer import ComposerInput
 
 
 class _Host(App[None]):

@@ -25,8 +25,8 @@ from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_ADDITION, DOCUME
 from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE
 from tandem.core.agui.demo.scenarios_tools import TASK_STEPS
 from tandem.core.log_entries import HumanWriteLogged
-from tandem.tui.app import TandemApp
-from tandem.tui.backend import AppHooks, build_context
+from tandem.tui.app.app import TandemApp
+from tandem.tui.cli.backend import AppHooks, build_context
 from tandem.widgets import ApprovalModal, StatePanel, UIActionView
 from tandem.widgets.marked_checkbox import MarkedCheckbox
 

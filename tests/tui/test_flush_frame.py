@@ -15,8 +15,8 @@ from textual import messages
 from textual.widget import Widget
 
 from tandem.core import Status
-from tandem.tui.bridge import Bridge
-from tandem.tui.screens.main_screen import MainScreen
+from tandem.tui.app.bridge import Bridge
+from tandem.tui.app.screens.main_screen import MainScreen
 from tandem.widgets import TextView
 
 ANSWER = "A first paragraph of the answer.\n\nA second one, with `code` and *emphasis*.\n\n- a list\n- of items\n"

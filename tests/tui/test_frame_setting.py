@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tandem.tui.app_main import FRAME_ENV, frame_seconds
-from tandem.tui.bridge import FRAME_SECONDS
-from tandem.tui.cli import build_parser
-from tandem.tui.config import CONFIG_ENV, ConfigError, load_config
-from tandem.tui.wire_output import REPAINT_ENV, choose_repaint
+from tandem.tui.cli.app_main import FRAME_ENV, frame_seconds
+from tandem.tui.app.bridge import FRAME_SECONDS
+from tandem.tui.cli.entry import build_parser
+from tandem.tui.cli.config import CONFIG_ENV, ConfigError, load_config
+from tandem.tui.terminal.wire_output import REPAINT_ENV, choose_repaint
 
 
 def test_the_flag_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +41,7 @@ class TestTheConfigFile:
     """`frame_ms` and `repaint` in config.toml: below the flag and the environment variable."""
 
     def _settled(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, *argv: str) -> argparse.Namespace:
-        from tandem.tui.connection import settle_app_connection
+        from tandem.tui.cli.connection import settle_app_connection
 
         path = tmp_path / "config.toml"
         path.write_text(text, encoding="utf-8")

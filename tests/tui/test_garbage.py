@@ -1,4 +1,4 @@
-"""`tui.garbage.FullCollectionPause`: what it does to the real collector while held, and that releasing undoes it."""
+"""`tui.terminal.garbage.FullCollectionPause`: what it does to the real collector while held, and that releasing undoes it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tandem.tui.garbage import MIDDLE_THRESHOLD, POSTPONED_THRESHOLD, YOUNG_THRESHOLD, FullCollectionPause, trim_heap
+from tandem.tui.terminal.garbage import MIDDLE_THRESHOLD, POSTPONED_THRESHOLD, YOUNG_THRESHOLD, FullCollectionPause, trim_heap
 
 
 class _Node:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tandem.tui.glyphs import LINUX_CONSOLE_CHARS, choose_glyphs, translator
+from tandem.tui.terminal.glyphs import LINUX_CONSOLE_CHARS, choose_glyphs, translator
 
 
 @pytest.mark.parametrize(("flag", "environ", "expected"), [

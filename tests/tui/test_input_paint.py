@@ -13,8 +13,8 @@ from typing import Any
 from _tui_harness import Scripted, started, text, wait_for
 from textual._compositor import ChopsUpdate
 
-from tandem.tui.app import TandemApp
-from tandem.tui.input_paint import seams_present
+from tandem.tui.app.app import TandemApp
+from tandem.tui.terminal.input_paint import seams_present
 
 
 def _watch_display(app: TandemApp) -> list[Any]:

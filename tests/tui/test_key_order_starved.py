@@ -1,4 +1,4 @@
-"""Keys typed ahead keep their order when the UI loop is starved (`tui.key_order`).
+"""Keys typed ahead keep their order when the UI loop is starved (`tui.app.key_order`).
 
 The type-ahead tmux test lost `thanks` (typed with Enter on a form's Book button, in one read) 3
 runs in 6 on a machine at load 11: the keys behind Enter waited for focus to move for at most
@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input
 
-from tandem.tui.key_order import KeyOrder
+from tandem.tui.app.key_order import KeyOrder
 
 
 class _Slow(Vertical):

@@ -12,8 +12,8 @@ from _tui_harness import Scripted, approval, interrupt, send, started, text, wai
 
 from tandem.core import Status
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock
-from tandem.tui.composer import ComposerInput
-from tandem.tui.conversation import ConversationScroll
+from tandem.tui.app.composer import ComposerInput
+from tandem.tui.app.conversation import ConversationScroll
 from tandem.widgets import ApprovalModal
 
 LONG_ANSWER = "".join(f"paragraph {n}\n\n" for n in range(120))
@@ -154,7 +154,7 @@ class TestThePendingDecision:
         decision: keys typed in between (a loaded machine, a slow engine) went nowhere."""
         import threading
 
-        from tandem.tui.composer import Composer
+        from tandem.tui.app.composer import Composer
 
         monkeypatch.setattr(Composer, "FOCUS_PROMISE_SECONDS", 30.0)  # the mechanism, not its bound, on a loaded machine
         app = _approval_script().app(approval_guard_seconds=0)

@@ -15,7 +15,7 @@ import pytest
 from textual import events
 from textual.drivers.linux_driver import LinuxDriver
 
-from tandem.tui.line_mode import line_mode_driver, take_typed_in_line_mode
+from tandem.tui.terminal.line_mode import line_mode_driver, take_typed_in_line_mode
 
 
 @pytest.fixture

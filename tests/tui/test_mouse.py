@@ -8,7 +8,7 @@ import pytest
 from textual.drivers.linux_driver import LinuxDriver
 from textual.drivers.web_driver import WebDriver
 
-from tandem.tui.mouse import button_mouse_driver
+from tandem.tui.terminal.mouse import button_mouse_driver
 
 
 def _recording(driver_class: type[Any]) -> Any:

@@ -2,7 +2,7 @@
 and replaces it with the replayed blocks; without a tail to trust it restores as before.
 
 On a terminal of the size the thread was closed at, the screen's own lines are painted, in the
-first frame (`tui.stored_lines`); on another size, views of the stored blocks."""
+first frame (`tui.app.stored_lines`); on another size, views of the stored blocks."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from textual.widgets import Static
 from tandem.core import Status
 from tandem.core.store import ThreadStore
 from tandem.core.store.tail import read_tail
-from tandem.tui.app import TandemApp
-from tandem.tui.stored_lines import StoredLines
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.stored_lines import StoredLines
 from tandem.widgets import TextView
 
 SIZE = (100, 30)

@@ -1,4 +1,4 @@
-"""The screen model (`tui.screen_rows`) against hostile text: every frame reaches what a full repaint shows.
+"""The screen model (`tui.terminal.screen_rows`) against hostile text: every frame reaches what a full repaint shows.
 
 Hypothesis builds screens from what an agent may send once it is sanitised (wide CJK, emoji
 sequences joined by U+200D, skin tones, flags, variation selectors, combining marks, zero-width
@@ -25,7 +25,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 
 from tandem.core.sanitize import sanitize
-from tandem.tui.screen_rows import ScreenRows, changed_span, render_row, uncertain_row
+from tandem.tui.terminal.screen_rows import ScreenRows, changed_span, render_row, uncertain_row
 
 WIDTH, HEIGHT = 24, 8
 

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PARSING_ONLY = ("textual", "rich", "pydantic", "httpx", "ag_ui", "a2ui", "jsonschema", "sqlite3", "tandem.core", "tandem.widgets")
 """Nothing `--help` needs: the UI, the runtime (core imports pydantic), the transport, the store."""
 
-NO_TERMINAL_UI = ("textual", "tandem.widgets", "tandem.tui.app", "a2ui", "jsonschema")
+NO_TERMINAL_UI = ("textual", "tandem.widgets", "tandem.tui.app.app", "a2ui", "jsonschema")
 """What a plain-text `tandem ask` turn has no use for: the app and its widgets; a2ui-core (its
 capabilities ship with Tandem, its catalog loads when a surface arrives); jsonschema (forms)."""
 
@@ -49,7 +49,7 @@ def test_help_imports_no_runtime_and_no_ui(tmp_path: Path, args: list[str]) -> N
     assert result.returncode == 0, result.stderr[-2000:]
     assert "tandem" in result.stdout
     modules = imported(result.stderr)
-    assert "tandem.tui.cli" in modules or "argparse" in modules  # the parse really ran under -X importtime
+    assert "tandem.tui.cli.entry" in modules or "argparse" in modules  # the parse really ran under -X importtime
     assert offenders(modules, PARSING_ONLY) == []
 
 
@@ -100,13 +100,13 @@ def test_ask_imports_no_terminal_ui(tmp_path: Path, plain_text_server: str) -> N
 def test_the_first_frame_is_painted_before_the_runtime_is_imported(tmp_path: Path) -> None:
     """The app in a pty until its first frame is on the wire (-X importtime's lines share the pty)."""
     before_frame = imported_before_first_frame(["--speed", "0"], isolated_environment(tmp_path))
-    assert "textual.app" in before_frame and "tandem.tui.app" in before_frame
+    assert "textual.app" in before_frame and "tandem.tui.app.app" in before_frame
     assert offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []
 
 
 PROBE = """
 import sys, threading
-from tandem.tui.app import TandemApp
+from tandem.tui.app.app import TandemApp
 
 gate = threading.Event()
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from _import_probe import PLACEHOLDER, isolated_environment
 
-IN_MAIN = b"tandem.tui.lean_imports"
+IN_MAIN = b"tandem.tui.cli.lean_imports"
 """The first module `main` imports for the process's own command (its importtime line)."""
 
 COMPOSING = b"tandem.widgets.state_conflict"

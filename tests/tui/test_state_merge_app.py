@@ -26,8 +26,8 @@ from tandem.core.agui.demo import DemoAgent, encode_sse
 from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
 from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE
 from tandem.core.log_entries import HumanWriteLogged, StateMerged
-from tandem.tui.app import TandemApp
-from tandem.tui.backend import AppHooks, build_agent
+from tandem.tui.app.app import TandemApp
+from tandem.tui.cli.backend import AppHooks, build_agent
 from tandem.widgets import ApprovalModal, StatePanel
 
 SIZE = (130, 50)
@@ -259,7 +259,7 @@ class TestAPydanticAIServer:
         from pai_server import STATE_HOLD, serve_pai_agents
 
         from tandem.core import BlockEnv
-        from tandem.tui.backend import build_context
+        from tandem.tui.cli.backend import build_context
 
         with serve_pai_agents() as server:
             url = server.url_for("state_held")

@@ -2,7 +2,7 @@
 reading a thread does. A behavioural guard on start-up, not a timing test.
 
 `tandem threads` lists threads, and `tandem --resume ID` looks up the thread's server before the app
-starts (`tui.connection.settle_app_connection`): both used to import the log's pydantic models
+starts (`tui.cli.connection.settle_app_connection`): both used to import the log's pydantic models
 (`core.log_entries`, `core.messages`, `core.content`) through `tandem.core.store`, which put about
 0.25 s of CPU before `--resume`'s first frame. The app imports them on its engine thread, after that
 frame, like a new conversation does (`tests/tui/test_startup_imports.py`).
@@ -89,5 +89,5 @@ def test_resume_paints_its_first_frame_before_the_runtime_is_imported(tmp_path: 
     thread_id = _saved_thread(tmp_path, "a resumed thread")
     before_frame = imported_before_first_frame(["--speed", "0", "--resume", thread_id], isolated_environment(tmp_path))
     # The thread's server was looked up in the store before the app started, and the app drew its frame.
-    assert "tandem.core.store.store" in before_frame and "tandem.tui.app" in before_frame
+    assert "tandem.core.store.store" in before_frame and "tandem.tui.app.app" in before_frame
     assert offenders(before_frame, NOT_BEFORE_THE_FIRST_FRAME) == []

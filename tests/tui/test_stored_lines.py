@@ -1,4 +1,4 @@
-"""`tui.stored_lines.paintable`: stored lines are painted only when they fit the terminal, and
+"""`tui.app.stored_lines.paintable`: stored lines are painted only when they fit the terminal, and
 nothing in them can reach the terminal but plain cells (they are agent text, and data on disk)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from rich.style import Style
 from textual.geometry import Region
 
-from tandem.tui.stored_lines import LINES_VERSION, look_of, paintable
+from tandem.tui.app.stored_lines import LINES_VERSION, look_of, paintable
 
 
 def _app(width: int = 10, height: int = 4) -> Any:

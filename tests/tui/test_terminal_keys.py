@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual import events
 from textual._xterm_parser import XTermParser
 
-from tandem.tui.composer import NEWLINE_KEYS
-from tandem.tui.terminal_keys import teach_textual_keys
+from tandem.tui.app.composer import NEWLINE_KEYS
+from tandem.tui.terminal.terminal_keys import teach_textual_keys
 
 
 def _keys(data: str) -> list[str]:

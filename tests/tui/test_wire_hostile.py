@@ -99,7 +99,7 @@ def _each_frame_against_a_full_repaint(twin: Twin, app: Any) -> None:
         twin.frames += 1
         if not twin.checking or getattr(app.screen, "_paint_deferred", False):
             # (a frame of typed input painted alone while a layout's paint is owed, a step later
-            # (`tui.input_paint`): the rest of the screen is rightly still the last frame's)
+            # (`tui.terminal.input_paint`): the rest of the screen is rightly still the last frame's)
             return
         twin.compared += 1
         if not twin.mismatches:

@@ -1,4 +1,4 @@
-"""The row output (`tui.wire_output`, `tui.screen_rows`): the terminal shows what Textual meant to draw.
+"""The row output (`tui.terminal.wire_output`, `tui.terminal.screen_rows`): the terminal shows what Textual meant to draw.
 
 Each app test runs the real app in a pyte terminal (`_twin_terminal.Twin`) and, after every
 frame, compares it with a second pyte terminal fed Textual's own output for the same updates:
@@ -33,11 +33,11 @@ from textual.strip import Strip
 
 from tandem.core import Status
 from tandem.core.agui.demo.scenarios_chat import build_long_answer
-from tandem.tui.app import TandemApp
-from tandem.tui.composer import ComposerInput
-from tandem.tui.glyphs import fallback_driver, translator
-from tandem.tui.screen_rows import ScreenRows, render_row
-from tandem.tui.wire_output import choose_repaint, seams_present, wire_driver
+from tandem.tui.app.app import TandemApp
+from tandem.tui.app.composer import ComposerInput
+from tandem.tui.terminal.glyphs import fallback_driver, translator
+from tandem.tui.terminal.screen_rows import ScreenRows, render_row
+from tandem.tui.terminal.wire_output import choose_repaint, seams_present, wire_driver
 from tandem.widgets import ApprovalModal
 
 SYNC_START = "\x1b[?2026h"
@@ -502,7 +502,7 @@ class TestSeams:
     def test_the_watched_file_says_when_the_writer_drained(self) -> None:
         import io
 
-        from tandem.tui.wire_output import _WatchedFile
+        from tandem.tui.terminal.wire_output import _WatchedFile
 
         queued = [1]
         calls: list[str] = []

@@ -55,7 +55,7 @@ def web_server(tmp_path: Path) -> Iterator[str]:
 
 
 def test_listens_on_loopback_only_by_default() -> None:
-    from tandem.tui.cli import build_parser
+    from tandem.tui.cli.entry import build_parser
 
     args = build_parser().parse_args(["web"])
     assert args.host == "127.0.0.1"

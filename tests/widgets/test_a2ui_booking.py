@@ -3,7 +3,7 @@ with Pilot, the event goes back in a new run, the agent confirms, and Close remo
 
 The host app does what `TandemApp` does for surfaces, on one loop (no engine thread here):
 mount `view_for(block)`, repaint on `on_changed`, and hand `ValueChanged` / `ActionFired` to
-`tui.a2ui_actions`.
+`tui.app.a2ui_actions`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from tandem.core.blocks import Block, TextBlock
 from tandem.core.content import ActivityContent
 from tandem.core.scripted import ScriptedChatClient
 from tandem.themes import THEMES
-from tandem.tui.a2ui_actions import handle_surface_action, handle_value_changed
-from tandem.tui.backend import build_context
+from tandem.tui.app.a2ui_actions import handle_surface_action, handle_value_changed
+from tandem.tui.cli.backend import build_context
 from tandem.widgets import view_for
 from tandem.widgets.a2ui_surface import SurfaceView
 from tandem.widgets.marked_checkbox import MarkedCheckbox

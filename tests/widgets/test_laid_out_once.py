@@ -2,7 +2,7 @@
 
 A `TextView` streams into the conversation's scroll container; after each append that makes the
 last paragraph taller, the screen is laid out (`Compositor.reflow`, counted by
-`tui.render_profile`) exactly once, the new text is painted, and the container still tells its
+`tui.terminal.render_profile`) exactly once, the new text is painted, and the container still tells its
 owner that its content grew (the `virtual_size` watcher `LaidOutOnce` no longer gets from the
 reactive). Counts, never times.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from tandem.core.blocks import TextBlock
-from tandem.tui.conversation import ConversationScroll
-from tandem.tui.render_profile import install
+from tandem.tui.app.conversation import ConversationScroll
+from tandem.tui.terminal.render_profile import install
 from tandem.widgets import TextView
 from tandem.widgets.frozen_markdown import paint
 

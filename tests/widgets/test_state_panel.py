@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static, Tree
 
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.widgets import StatePanel
 from tandem.widgets.state_panel import diff_lines
 

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.widgets import StatePanel
 from tandem.widgets.state_tree import StateTree, StateTreeWidget, escape_pointer_part, short_value
 

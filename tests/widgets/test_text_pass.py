@@ -4,7 +4,7 @@
 `batch_update` does not: a screen that handled the batch's repaints while the batch held them
 back stays unpainted until another message reaches it (the stall of a streamed answer painted
 at one frame a second). Then a pass that continues the live chunk and starts new ones costs one
-screen layout (`Compositor.reflow`, counted by `tui.render_profile`). Counts, never times.
+screen layout (`Compositor.reflow`, counted by `tui.terminal.render_profile`). Counts, never times.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from textual.widgets import Static
 from _text_host import FollowingHost as _Host, wait_until
 
 from tandem.core.blocks import TextBlock
-from tandem.tui.render_profile import RenderProfile, install
+from tandem.tui.terminal.render_profile import RenderProfile, install
 from tandem.widgets import TextView
 from tandem.widgets.text import painted_batch
 

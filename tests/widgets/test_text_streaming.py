@@ -1,7 +1,7 @@
 """TextView streaming cost: finished Markdown is painted once, the result equals a one-go render.
 
 A long Markdown answer (headings, paragraphs, lists, a table, a quote, code fences, links) is
-streamed into a `TextView` in small appends, a frame painted after each; `tui.render_profile`
+streamed into a `TextView` in small appends, a frame painted after each; `tui.terminal.render_profile`
 counts every Markdown block whose lines are rebuilt. Counts, never times.
 """
 
@@ -16,7 +16,7 @@ from textual.widgets import Markdown
 from _text_host import FollowingHost as _Host
 
 from tandem.core.blocks import TextBlock
-from tandem.tui.render_profile import install
+from tandem.tui.terminal.render_profile import install
 from tandem.widgets import TextView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 

@@ -8,7 +8,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown, TextArea, Tree
 
-from tandem.core.state import AgentState
+from tandem.core.state.agent_state import AgentState
 from tandem.widgets import StatePanel, ValueViewer
 from tandem.widgets.value_viewer import looks_like_markdown, value_text
 

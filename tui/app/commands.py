@@ -1,0 +1,120 @@
+"""The app's own commands: the palette's entries, and the panel, debug, theme, copy and export actions."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from tandem.core.context import AgentContext
+    from tandem.tui.app.screens.main_screen import MainScreen
+
+__all__ = ["AppCommands", "THEME_ALIASES"]
+
+THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast": "tandem-high-contrast"}
+"""Short theme names (CLI, the `change_theme` UI action) → registered Textual theme names."""
+
+
+class AppCommands(App[None]):
+    """The command palette's entries and the actions behind them that touch no saved thread.
+
+    Mixed into `TandemApp` after `ThreadCommands`, whose palette entries come first; reads the
+    app's attributes annotated below and owns none. UI thread only.
+    """
+
+    context: AgentContext | None
+    data_dir: Path | None
+    clock: Callable[[], float] | None
+    _panel_chosen: bool
+
+    if TYPE_CHECKING:
+
+        @property
+        def main(self) -> MainScreen: ...
+
+        def action_go_to_decision(self) -> None: ...
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield SystemCommand("Go to the pending decision", "Reopen the approval, or move to the question or action the agent waits on (F4)",
+                            self.action_go_to_decision)
+        yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", self.action_toggle_panel)
+        for short, name in THEME_ALIASES.items():
+            yield SystemCommand(f"Theme: {short}", f"Switch to the {short} theme", lambda name=name: self.apply_theme(name))
+        yield SystemCommand("Copy last answer", "Copy the last answer to the clipboard (OSC 52)", self.action_copy_last_answer)
+        yield SystemCommand("Export", "Save the conversation as Markdown in the data folder", self.action_export)
+        yield SystemCommand("Toggle debug view", "Show or hide protocol debug blocks (F3)", self.action_toggle_debug)
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+
+    def apply_theme(self, name: str) -> str:
+        """Switch to `name` (dark, light, high-contrast, or a registered theme name). UI thread.
+
+        Raises:
+            ValueError: no such theme.
+        """
+        theme = THEME_ALIASES.get(name, name)
+        if theme not in self.available_themes:
+            raise ValueError(f"unknown theme {name!r}; choose one of {', '.join(THEME_ALIASES)}")
+        self.theme = theme
+        return theme
+
+    def action_toggle_panel(self) -> None:
+        self._panel_chosen = True
+        self.main.panel_visible = not self.main.panel_visible
+
+    def action_toggle_debug(self) -> None:
+        conversation = self.main.conversation
+        conversation.show_debug = not conversation.show_debug
+        # Debug views and the state panel's proposal ids show under the screen's `-debug` class.
+        self.main.set_class(conversation.show_debug, "-debug")
+        self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden", markup=False)
+
+    def action_copy_last_answer(self) -> None:
+        from tandem.core.sanitize import sanitize
+        from tandem.tui.app.clipboard import clipboard_caveat, last_answer
+
+        answer = last_answer(self.main.conversation.all_blocks)
+        if answer is None or not answer.text.strip():
+            self.notify("There is no answer to copy yet", severity="warning", markup=False)
+            return
+        self.copy_to_clipboard(sanitize(answer.text))  # pasted into a shell: no agent escapes
+        caveat = clipboard_caveat()
+        note = f" ({caveat})" if caveat else ""
+        self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard", markup=False)
+
+    def action_export(self) -> None:
+        path = self.export_markdown()
+        if path is not None:
+            self.notify(f"Exported the conversation to {path}", title="Export", timeout=8, markup=False)
+
+    def export_markdown(self) -> Path | None:
+        """Write the conversation as Markdown into the data dir; returns the file (UI thread)."""
+        from tandem.tui.app.clipboard import conversation_markdown
+
+        directory = self.data_dir or _default_data_dir()
+        conversation_id = self.context.conversation_id if self.context is not None else "conversation"
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock())) if self.clock else "latest"
+        path = directory / f"tandem-{_safe_name(conversation_id)}-{stamp}.md"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            path.write_text(conversation_markdown(self.main.conversation.all_blocks), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Could not export: {exc}", severity="error", markup=False)
+            return None
+        return path
+
+
+def _default_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tandem", appauthor=False))
+
+
+def _safe_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40] or "conversation"

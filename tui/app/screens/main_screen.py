@@ -1,0 +1,436 @@
+"""The main screen: the conversation, the composer, the state panel, the status line, the footer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events
+from textual._compositor import Compositor, ReflowResult
+from textual.app import ComposeResult
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.reactive import reactive, var
+from textual.screen import Screen
+from textual.geometry import Size
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
+from tandem.tui.app.conversation import Conversation, Mounting
+from tandem.tui.app.flush_frame import HeldFrames
+from tandem.tui.terminal.input_paint import InputFirstPaint
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
+    from tandem.core.blocks.base import Block
+    from tandem.core.turns import Status
+    from tandem.tui.app.stored_lines import StoredLines
+    from tandem.widgets.state_panel import StatePanel
+
+__all__ = ["MainScreen", "STATUS_LABELS"]
+
+STATUS_LABELS: dict[str, str] = {
+    "idle": "● idle",
+    "streaming": "◐ streaming… (Esc cancels)",
+    "awaiting_input": "◆ awaiting your input",
+    "error": "✖ error — Retry on the card, or send again",
+}
+"""What the status line says for each conversation status, by `Status` value (symbols too, so it
+reads without colour). Keyed by value so the screen paints before core is imported."""
+
+STARTING_LABEL = "◌ starting…"
+"""The status line until the engine built the conversation."""
+RESTORING_LABEL = "◌ restoring the thread… (its last messages are shown meanwhile)"
+"""The status line while a resumed thread's stored last screenful stands in for the replayed log."""
+
+CONNECTING_LABEL = "◌ connecting to the agent… (retrying; Esc cancels)"
+"""The status line while a turn streams but the client is still trying to reach the agent."""
+
+NARROW_COLUMNS = 100
+"""Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
+
+
+class _MapKeepingCompositor(Compositor):
+    """A `Compositor` whose layout keeps the map of every widget it just built (owns nothing more).
+
+    On Textual 8.2.8 (pinned) `Compositor.reflow` builds the full map (every widget's region) but
+    leaves the "full map invalidated" flag as it found it, and the screen's layout sets that flag
+    just before (`update_widgets`: a widget that was not visible is dirty, as every newly mounted
+    block is). The first `Widget.region` asked right after the layout (a resized widget's repaint
+    asks for its size) then arranged the whole screen a second time: 2-3% of the UI thread
+    while an answer streams (pty bench, 120x40). The map `reflow` built is the one `full_map`
+    would build (same root, same size, every widget), so the flag is cleared with it.
+    """
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        result = super().reflow(parent, size)
+        self._full_map_invalidated = False
+        return result
+
+
+class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
+    """Lays out the conversation view, composer, state panel and status line.
+
+    Owns the layout and what the status line says; the app owns the engine and tells the
+    screen what changed (`set_status`, `set_waiting`). UI thread only. Lifecycle: the first frame
+    shows the welcome, the composer and "starting"; the footer is mounted right after it; once
+    the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
+    after that first frame). A resumed thread whose stored tail kept the lines the conversation
+    showed (`tui.app.stored_lines`) has them drawn over the conversation in that first frame, until
+    the app calls `drop_stored_lines` once the replayed blocks are there. Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
+    whose default screen it is. What is typed is painted ahead of the stream's layout
+    (`tui.terminal.input_paint.InputFirstPaint`).
+    """
+
+    AUTO_FOCUS = "ComposerInput"
+    """When the screen comes back without a focused widget (e.g. after a modal), only the
+    composer may take focus: Textual's default picks the first focusable widget in the DOM,
+    which is inside the state panel, even while the panel is hidden."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.cancel_turn", "Cancel", id="tandem.cancel"),
+        Binding("f2", "app.toggle_panel", "State panel", id="tandem.toggle_panel"),
+        Binding("f3", "app.toggle_debug", "Debug", show=False, id="tandem.toggle_debug"),
+        Binding("f4", "app.go_to_decision", "Decide", id="tandem.go_to_decision"),
+        Binding("f6", "focus_conversation", "Focus conversation", show=False, id="tandem.focus_conversation"),
+    ]
+    """
+    | Key | Description |
+    | :- | :- |
+    | escape | Cancel the running turn. |
+    | f2 | Show or hide the shared-state panel. |
+    | f3 | Show or hide debug blocks (protocol traffic). |
+    | f4 | Go to the decision the agent waits on (reopens an approval's modal). |
+    | f6 | Move focus to the conversation (then End follows the stream again). |
+    """
+
+    def paints_alone(self, widget: Widget) -> bool:
+        # The composer only: it sits outside the conversation, where the stream's layout moves nothing.
+        return isinstance(widget, ComposerInput)
+
+    def _frame_held_back(self) -> bool:
+        # A flush's frame held while its mounts settle (`tui.app.flush_frame`) keeps a key waiting too.
+        return self.frames_held or super()._frame_held_back()
+
+    def streams(self, widget: Widget) -> bool:
+        conversation = self.conversation
+        return widget is conversation or conversation in widget.ancestors
+
+    def input_serial(self) -> int:
+        bridge = getattr(self.app, "bridge", None)
+        return 0 if bridge is None else bridge.input_serial
+
+    def typed_input(self, widget: Widget) -> object:
+        # Its text and cursor: what a key changes (a cursor blink does not).
+        return (widget.text, widget.selection) if isinstance(widget, ComposerInput) else None
+
+    status: reactive[Status | None] = reactive(None, init=False)
+    """The conversation's status, as last painted; None until the engine reported one ("starting")."""
+    panel_visible = var(False)
+    """Whether the state panel shows."""
+
+    def __init__(self, *, welcome: Content | None = None, timestamps=None, name: str | None = None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(name=name)
+        self._compositor = _MapKeepingCompositor()
+        self._welcome = welcome
+        self._timestamps = timestamps
+        self._title: str | None = None
+        self._restoring = False
+        self.preview: Callable[[], Sequence[Block] | None] | None = None
+        """Reads the blocks shown until the conversation's own come (a resumed thread's stored
+        last screenful, `ThreadLibrary.preview`): see `show_preview`."""
+        self.stored_lines: Callable[[], object] | None = None
+        """Reads the lines the conversation showed when the resumed thread was closed
+        (`ThreadLibrary.stored_lines`, what `tui.app.stored_lines.capture` kept), painted in the first
+        frame when they fit this terminal; else `preview` is shown after it."""
+        self._stored: StoredLines | None = None
+        self._stored_source: object = None
+        self._connecting = False
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
+        yield Composer(placeholder=COMPOSER_HINT, id="composer")
+        stored = self._stored_lines()
+        yield Static(Content(RESTORING_LABEL if stored is not None else STARTING_LABEL), id="status-line")
+        if stored is not None:
+            # Over the conversation, in the first frame: the screen as the thread was left.
+            self._restoring = True
+            self._stored = stored
+            yield stored
+
+    def _stored_lines(self) -> StoredLines | None:
+        read, self.stored_lines = self.stored_lines, None
+        lines = read() if read is not None else None
+        if lines is None:
+            return None
+        from tandem.tui.app.stored_lines import StoredLines, paintable
+
+        found = paintable(lines, self.app)
+        if found is None:
+            return None
+        self.preview = None  # the lines show what the stored blocks' views would
+        self._stored_source = lines
+        return StoredLines(*found, screen_size=self.app.size, id="stored-lines")
+
+    def _settled(self) -> bool:
+        """Whether what the screen last drew is all there is to draw: no text view still laying
+        out text it was given, no layout, scroll or repaint pending (Textual's own flags, as its
+        idle handler reads them), no batch update open."""
+        from tandem.widgets import TextView
+
+        if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers):
+            return False
+        return not (
+            self.app._batch_count
+            or self._layout_required
+            or self._scroll_required
+            or self._repaint_required
+            or self._recompose_required
+            or self._dirty_widgets
+        )
+
+    SETTLE_WAIT_SECONDS: ClassVar[float] = 1.0
+    """The longest `settled_lines` waits for one refresh (a quit must end even if none comes)."""
+
+    async def settled_lines(self, frames: int = 6) -> tuple[dict[str, object], int, str] | None:
+        """`painted_lines` once the screen drew everything it was given (waiting up to `frames`
+        refreshes: at a quit right after an answer came, its view may not be drawn yet; a refresh
+        that does not come within `SETTLE_WAIT_SECONDS` ends the wait: the lines as they are)."""
+        if self.status is not None and self.status.value == "streaming":
+            return None  # no tail is kept of a turn under way (`ThreadLibrary.retire`): no wait
+        for _ in range(frames):
+            if self._settled():
+                break
+            painted = asyncio.Event()
+            self.call_after_refresh(painted.set)
+            try:
+                async with asyncio.timeout(self.SETTLE_WAIT_SECONDS):
+                    await painted.wait()
+            except TimeoutError:
+                break
+        return self.painted_lines()
+
+    @property
+    def stored_lines_shown(self) -> bool:
+        """Whether the stored lines of a resumed thread stand in for the conversation (`compose`)."""
+        return self._stored is not None
+
+    async def drop_stored_lines(self, *, when_painted: bool = True) -> None:
+        """Remove the stored lines (after the conversation beneath drew its replayed blocks,
+        unless `when_painted` is False: a restore that failed, a terminal resized)."""
+        if self._stored is None:
+            return
+        if when_painted:
+            # Two refreshes: the replayed views mount in the first, their text is laid out by the next.
+            for _ in range(2):
+                painted = asyncio.Event()
+                self.call_after_refresh(painted.set)
+                await painted.wait()
+        stored, self._stored = self._stored, None
+        if stored is not None and stored.is_attached:
+            await stored.remove()
+
+    def painted_lines(self) -> tuple[dict[str, object], int, str] | None:
+        """What the conversation shows, as lines to paint first at the next resume
+        (`tui.app.stored_lines`), with how many blocks it shows and the id of the last; None when
+        the screen does not show the conversation's end as a resume would (scrolled up, covered
+        by a toast or a selection, the state panel beside it, still restoring)."""
+        from tandem.tui.app.stored_lines import capture
+
+        conversation = self.conversation
+        shown = conversation.shown_blocks
+        if shown and self._stored is not None and isinstance(self._stored_source, dict):
+            # Quit while they still stand over the replayed blocks (nothing else can have come
+            # yet): they are these blocks' lines, as they were taken.
+            return self._stored_source, len(shown), shown[-1].id
+        scroller = conversation.scroller
+        if (
+            not shown
+            or self.app.screen is not self
+            or self._stored is not None
+            or self._restoring
+            or conversation.preview_views
+            or not conversation.following
+            or scroller.scroll_y < scroller.max_scroll_y
+            or self.app._notifications
+            or self.selections
+            or self.state_panel_mounted and self.panel_visible
+            or not self._settled()  # the compositor's lines are not what is shown yet
+        ):
+            return None
+        lines = capture(self.app, conversation.region)
+        return (lines, len(shown), shown[-1].id) if lines is not None else None
+
+    def on_mount(self) -> None:
+        self.composer.focus_input()
+        # The footer comes right after the first frame: composed, it would add a fifth of the
+        # start-up time (its stylesheet and key widgets) to that frame, where it shows no keys yet
+        # anyway (Textual's footer fills in its keys after a refresh).
+        self.call_after_refresh(self._mount_footer)
+
+    def _mount_footer(self) -> None:
+        if self.is_attached:  # not when the app quit before its second frame
+            self.mount(Footer())
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+        if self._stored is not None and event.size != self._stored.screen_size:
+            self.run_worker(self.drop_stored_lines(when_painted=False))
+
+    @property
+    def conversation(self) -> Conversation:
+        """The conversation view."""
+        return self.query_one(Conversation)
+
+    @property
+    def composer(self) -> Composer:
+        """The composer."""
+        return self.query_one(Composer)
+
+    @property
+    def state_panel(self) -> StatePanel:
+        """The shared-state panel (mounted once the engine is up).
+
+        Raises:
+            NoMatches: the engine is not up yet.
+        """
+        from tandem.widgets.state_panel import StatePanel
+
+        return self.query_one(StatePanel)
+
+    @property
+    def state_panel_mounted(self) -> bool:
+        """Whether `mount_state_panel` mounted the panel yet."""
+        return bool(self.query("#state-panel"))
+
+    async def mount_state_panel(self) -> None:
+        """Mount the (hidden) state panel; imports the block widgets, so call it after the first frame."""
+        from tandem.widgets.state_panel import StatePanel
+
+        if not self.query(StatePanel):
+            panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
+            await self.mount(panel, before=self.conversation)
+            if self.panel_visible:
+                await self.drop_stored_lines(when_painted=False)  # they span the panel's columns
+
+    async def show_preview(self) -> None:
+        """Show what `preview` reads (a resumed thread's stored last blocks, see
+        `Conversation.show_preview`) until the conversation's own blocks come, and return once it
+        is drawn. Call once, after the first frame (which stays as light as a new thread's): the
+        engine's start (imports, the log's replay) would otherwise share the interpreter with it.
+        """
+        preview, self.preview = self.preview, None
+        blocks = preview() if preview is not None else None
+        mounted = self.conversation.show_preview(blocks) if blocks else None
+        if mounted is None:
+            return
+        self._restoring = True
+        self._paint_status_line()
+        await mounted
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
+
+    def drop_preview(self) -> None:
+        """Remove the stored last blocks, or lines (the restore failed)."""
+        if self._stored is not None:
+            self.run_worker(self.drop_stored_lines(when_painted=False))
+        self.conversation.drop_preview()
+        self._restoring = False
+        self._paint_status_line()
+
+    def set_status(self, status: Status) -> None:
+        """Show the conversation's status (also the first time, when it replaces "starting")."""
+        self._restoring = False
+        self.status = status
+        if status.value != "streaming":
+            self._connecting = False  # a turn that ended is no longer connecting, whatever comes late
+        self._paint_status_line()
+
+    def set_connecting(self, retrying: bool) -> None:
+        """Say (while a turn streams) that the agent refused the connection and it is tried again."""
+        self._connecting = retrying
+        self._paint_status_line()
+
+    def set_title(self, title: str | None) -> None:
+        """Show the saved thread's title after the status, labelled "thread:" (None: no title)."""
+        self._title = title
+        self._paint_status_line()
+
+    def watch_status(self, status: Status | None) -> None:
+        self._paint_status_line()
+        # The app's check_action hides "Cancel" unless a turn runs.
+        self.app.refresh_bindings()
+
+    def _paint_status_line(self) -> None:
+        if self.status is None:
+            label = RESTORING_LABEL if self._restoring else STARTING_LABEL
+        elif self._connecting and self.status.value == "streaming":
+            label = CONNECTING_LABEL
+        else:
+            label = STATUS_LABELS[self.status.value]
+        line = Content(label)
+        if self._title:
+            from tandem.widgets.sanitize import sanitize
+
+            # The title is the first message (or what the person typed): data, never markup.
+            # Labelled, or it reads as what the status is about ("awaiting your input · /demo
+            # weather" while a later turn waits on another question).
+            line += Content(" · thread: " + " ".join(sanitize(self._title).split()))
+        self.query_one("#status-line", Static).update(line)
+
+    def watch_panel_visible(self, visible: bool) -> None:
+        if visible and self._stored is not None:
+            self.run_worker(self.drop_stored_lines(when_painted=False))  # they span the panel's columns
+        for panel in self.query("#state-panel"):
+            panel.set_class(not visible, "-hidden")
+            if not visible and self.focused is not None and panel in self.focused.ancestors:
+                # A hidden widget keeps focus otherwise, and what is typed goes nowhere.
+                if self.composer.input.disabled:
+                    self.set_focus(None)  # the composer takes it when it is enabled again
+                else:
+                    self.composer.focus_input()
+
+    def action_focus_conversation(self) -> None:
+        self.conversation.scroller.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        from textual.widgets import Button
+
+        # A printable key bubbled up unused from a button (Review… after "Decide later"), or with
+        # nothing focused: the composer takes it as a draft when it can (`Composer.take_typed`).
+        focused = self.focused
+        if (focused is None or isinstance(focused, Button)) and self.composer.take_typed(event):
+            event.stop()
+            event.prevent_default()
+
+    def on_composer_input_scroll_requested(self, message: ComposerInput.ScrollRequested) -> None:
+        message.stop()
+        scroller = self.conversation.scroller
+        # End means "follow the stream again" (the scroller's own End does the same).
+        # A conversation too short to scroll raises SkipAction from Textual's page actions: from
+        # a message handler (not a binding) nothing catches it and the app would exit.
+        with contextlib.suppress(SkipAction):
+            getattr(scroller, f"action_{message.action}")()
+
+    def set_waiting(self, reason: str | None) -> None:
+        """Say why the composer waits (None: it accepts input; it takes focus back if it lost it)."""
+        self.composer.reason = reason
+        if reason is None and self.app.focused is None:
+            self.composer.focus_input()
+
+    def blocks_added(self, blocks: list[Block]) -> Mounting:
+        """New blocks from the bridge (UI thread); returns the mounts this started."""
+        return self.conversation.add_blocks(blocks)
+
+    def blocks_changed(self, blocks: list[Block]) -> None:
+        """Changed blocks from the bridge (UI thread)."""
+        self.conversation.refresh_blocks(blocks)

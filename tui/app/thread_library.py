@@ -1,0 +1,179 @@
+"""The saved threads the app can open: the thread store, opened on the engine thread.
+
+Imports nothing from core at module level: `tui.cli.app_main` builds a `ThreadLibrary` before the
+first frame, and the store (SQLite, the runtime's log entries) is opened on first use, by the
+engine thread, after that frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tandem.core.blocks.text import TextBlock
+    from tandem.core.context import AgentContext
+    from tandem.core.store import ThreadInfo, ThreadStore
+    from tandem.core.store.tail import StoredTail
+    from tandem.tui.app.engine import ContextFactory
+
+__all__ = ["ContextBuilder", "ThreadLibrary"]
+
+ContextBuilder = Callable[["ThreadStore", "str | None"], Awaitable["AgentContext"]]
+"""Builds a conversation saved in the store: `build(store, resume)`; `resume` is None for a new
+thread, "" for the most recent one, else an id or unique prefix (see `tui.cli.backend.open_context`)."""
+
+
+class ThreadLibrary:
+    """The app's access to the thread store: open a thread as a conversation, list, rename, forget.
+
+    Owns the `ThreadStore` (opened on first use, so neither its imports nor the SQLite file delay
+    the first frame) and the builder of a conversation on one of its threads. Engine thread only:
+    the app reaches it through the bridge. Lifecycle: first use opens the store → `close()`
+    (idempotent), after every conversation built here was retired.
+    """
+
+    def __init__(self, build: ContextBuilder, *, path: Path | None = None, store: ThreadStore | None = None) -> None:
+        """
+        Args:
+            build: Builds a conversation on the store (`tui.cli.backend.open_context` in the app).
+            path: The store file (default: `threads.sqlite3` in the user data directory).
+            store: An open store to use instead of opening `path` (tests).
+        """
+        self._build = build
+        self._path = path
+        self._store = store
+        self.resuming: str | None = None
+        """What the last `factory` was asked to resume (None: a new thread; "": the latest)."""
+        self.painted: tuple[dict[str, object], int, str] | None = None
+        """What the UI showed of the conversation when it was retired (`MainScreen.painted_lines`:
+        its lines, how many blocks it showed, the last one's id), kept with its tail."""
+        self._tail: StoredTail | None = None
+        self._tail_read = False
+
+    @property
+    def store(self) -> ThreadStore:
+        """The store, opened now if it was not yet.
+
+        Raises:
+            LogStoreError: the file cannot be created or read (the message names the way out).
+        """
+        if self._store is None:
+            from tandem.core.store import ThreadStore
+
+            self._store = ThreadStore(self._path)
+        return self._store
+
+    @property
+    def lost_history(self) -> str | None:
+        """The store's notice that its file was found empty (see `ThreadStore.lost_history`)."""
+        return self._store.lost_history if self._store is not None else None
+
+    def factory(self, resume: str | None) -> ContextFactory:
+        """A `ContextFactory` for the engine: a new thread (None) or a restored one."""
+        self.resuming = resume
+
+        def build(loop: asyncio.AbstractEventLoop) -> Awaitable[AgentContext]:
+            return self.open(resume)
+
+        return build
+
+    async def open(self, resume: str | None) -> AgentContext:
+        """A conversation on a new thread (None), the latest ("") or a given one (id or prefix).
+
+        Raises:
+            LogStoreError: the store is unreadable, the thread does not exist or is open elsewhere.
+        """
+        return await self._build(self.store, resume)
+
+    def list(self) -> list[ThreadInfo]:
+        """Every saved thread, most recently updated first (empty threads included)."""
+        return self.store.list()
+
+    def title(self, thread_id: str) -> str | None:
+        """The thread's title (the first message until renamed), or None if it has none yet."""
+        from tandem.core.errors import LogStoreError
+
+        try:
+            return self.store.info(thread_id).title
+        except LogStoreError:
+            return None
+
+    def rename(self, thread_id: str, title: str) -> None:
+        """Set a thread's title (cleaned by the store: one line, no control characters).
+
+        Raises:
+            LogStoreError: no such thread.
+        """
+        self.store.rename(thread_id, title)
+
+    def stored_tail(self) -> StoredTail | None:
+        """The stored last screenful of the thread being resumed (`core.store.tail`), read once;
+        None for a new thread, or when there is no tail to trust.
+
+        UI thread, before the engine opens the store: its own read-only connection, nothing locked.
+        """
+        if self.resuming is None:
+            return None
+        if not self._tail_read:
+            from tandem.core.store.store import default_path
+            from tandem.core.store.tail import read_tail
+
+            self._tail_read = True
+            path = self._store.path if self._store is not None else self._path or default_path()
+            self._tail = read_tail(path, self.resuming)
+        return self._tail
+
+    def stored_lines(self) -> dict[str, object] | None:
+        """The lines the resumed thread's conversation showed when it was closed (`tui.app.stored_lines`),
+        if its stored tail kept them, to paint in the first frame."""
+        tail = self.stored_tail()
+        return tail.lines if tail is not None else None
+
+    def preview(self) -> builtins.list[TextBlock] | None:
+        """The stored last blocks of the thread being resumed, to paint while the engine replays
+        its log (see `stored_tail`)."""
+        tail = self.stored_tail()
+        return tail.blocks() if tail is not None else None
+
+    async def retire(self, context: AgentContext) -> None:
+        """Dispose of a conversation built here, then forget its thread if nothing was said.
+
+        Disposing logs nothing, so a turn waiting for an approval stays answerable after a restore.
+        A thread left idle keeps its last screenful first (`core.store.tail`): the next resume
+        paints it before its log is replayed.
+        """
+        from tandem.tui.cli.backend import forget_if_empty
+
+        self._keep_tail(context)
+        await context.dispose()
+        if self._store is not None:
+            forget_if_empty(context, self._store)
+
+    def _keep_tail(self, context: AgentContext) -> None:
+        from tandem.core.handlers import DebugBlock
+        from tandem.core.store.tail import tail_of
+        from tandem.core.store.thread import SqliteThread
+
+        thread = context.thread
+        if not isinstance(thread, SqliteThread) or thread.closed or context.status.value == "streaming":
+            return
+        try:
+            thread.commit()  # what is pending is what the tail shows the end of
+        except Exception:  # noqa: BLE001 - dispose retries the commit and reports a failure
+            return
+        shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
+        painted, self.painted = self.painted, None
+        lines = None
+        if painted is not None and shown and painted[1:] == (len(shown), shown[-1].id):
+            lines = painted[0]  # the screen showed the end of these very blocks
+        thread.save_tail(tail_of(shown), len(shown), lines)
+
+    def close(self) -> None:
+        """Close the store (idempotent)."""
+        store, self._store = self._store, None
+        if store is not None:
+            store.close()

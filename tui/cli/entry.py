@@ -1,0 +1,298 @@
+"""The `tandem` command line. Parsing imports nothing heavy: `tandem --help` must stay instant."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+__all__ = ["main", "build_parser", "parse_headers", "add_threads_arguments", "add_export_arguments"]
+
+HEADER_ENV = "TANDEM_HEADERS"
+"""Extra request headers, newline-separated `Name: value` lines (never logged or stored)."""
+
+
+def _version() -> str:
+    # importlib.metadata costs more than the rest of parsing: only `--version` imports it.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tandem-agui")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: argparse's version action, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"tandem {_version()}\n")
+        parser.exit()
+
+
+def parse_headers(values: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """`Name: value` strings (and the TANDEM_HEADERS variable) → a header dict.
+
+    Raises:
+        SystemExit: a header is not of the form `Name: value` (the message names it by name only).
+    """
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    lines = [line for line in (environ.get(HEADER_ENV, "") if environ else "").splitlines() if line.strip()]
+    headers: dict[str, str] = {}
+    for raw in [*lines, *values]:
+        name, sep, value = raw.partition(":")
+        if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
+            label = name.strip()[:40] or "(empty)"
+            raise SystemExit(f"tandem: bad header {label!r}: expected 'Name: value'")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _add_connection_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="an AG-UI server's endpoint (default: the configured default agent, else the embedded demo)")
+    parser.add_argument("-a", "--agent", metavar="NAME", default=None, help="a named agent from the config file (`tandem agents` lists them)")
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help=f"a request header, repeatable (also ${HEADER_ENV}); never logged or stored",
+    )
+    parser.add_argument("--speed", type=float, default=1.0, help="demo agent pacing: 1 realistic, 0 instant")
+    from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
+
+    defaults = Timeouts()
+    for name, what in (("connect", "to connect"), ("read", "for the next bytes of a stream"),
+                       ("turn", "for a whole turn")):
+        parser.add_argument(
+            f"--{name}-timeout",
+            metavar="SECONDS",
+            default=argparse.SUPPRESS,  # given before or after the subcommand: absent must not override
+            help=f"seconds to wait {what} (default {getattr(defaults, name):g}; 0: no limit; also ${TIMEOUT_ENV[name]})",
+        )
+
+
+def _apply_timeouts(args: argparse.Namespace) -> None:
+    """Check the timeout flags and variables; a flag is written into its variable, which the
+    client reads (`tui.cli.backend`). A bad value ends the program with a one-line error."""
+    from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts, parse_seconds
+
+    for name, variable in TIMEOUT_ENV.items():
+        value = getattr(args, f"{name}_timeout", None)
+        if value is not None:
+            try:
+                parse_seconds(value)
+            except ValueError as exc:
+                _usage_error(f"--{name}-timeout: {exc}")
+            os.environ[variable] = value
+    try:
+        Timeouts.from_env()
+    except ValueError as exc:
+        _usage_error(str(exc))
+
+
+MAX_URL_LENGTH = 8192
+"""Longest `--url` accepted (servers refuse longer request lines anyway)."""
+
+
+def check_url(url: str) -> str | None:
+    """Why `--url` cannot be an AG-UI endpoint (one line, quoting at most a little of it), or None."""
+    from urllib.parse import urlsplit
+
+    if not url.strip():
+        return "--url is empty (leave it out to talk to the embedded demo agent)"
+    if len(url) > MAX_URL_LENGTH:
+        return f"--url is {len(url)} characters long (at most {MAX_URL_LENGTH})"
+    if any(not char.isprintable() or char.isspace() for char in url):
+        return "--url holds control characters or spaces"
+    shown = re.sub(r"//[^/@]*@", "//…@", url)  # never echo credentials
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port that is not a number or above 65535
+    except ValueError as exc:
+        return f"--url {shown!r} is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https"):
+        return f"--url {shown!r} must start with http:// or https://"
+    if not parts.hostname:
+        return f"--url {shown!r} has no host"
+    del port
+    return None
+
+
+def _usage_error(message: str) -> NoReturn:
+    """One line on stderr, exit status 2 (what argparse does for a bad argument)."""
+    # Not core's sanitiser: importing tandem.core would cost `tandem --help` a second.
+    printable = "".join(char if char.isprintable() else "?" for char in message)
+    sys.stderr.write(f"tandem: error: {printable}\n")
+    raise SystemExit(2)
+
+
+def add_threads_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--start-fresh`."""
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--delete", metavar="ID", default=None, help="delete a thread (an id or a unique prefix)")
+    action.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), default=None, help="change a thread's title")
+    action.add_argument(
+        "--start-fresh",
+        action="store_true",
+        help="move an unreadable thread store aside (kept as threads.sqlite3.corrupt-<time>) and start a new one",
+    )
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `export` subcommand's arguments: `ID`, `--format md|jsonl`, `-o FILE`."""
+    parser.add_argument("thread_id", metavar="ID", help="the thread to export (an id or a unique prefix)")
+    parser.add_argument("--format", choices=["md", "jsonl"], default="md", help="Markdown to read, JSON lines for tools")
+    parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE (created 0600) instead of stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for `tandem` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="tandem",
+        description="A terminal client in which you and an AI agent work on the same state (AG-UI).",
+    )
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
+    _add_connection_args(parser)
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
+    parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
+    parser.add_argument(
+        "--glyphs",
+        choices=["unicode", "linux", "ascii"],
+        default=None,
+        help="characters to draw with (also $TANDEM_GLYPHS; default from $TERM: linux console → linux, vt100 → ascii)",
+    )
+    parser.add_argument(
+        "--frame-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="repaint streaming text at most every MS milliseconds (default 33; also $TANDEM_FRAME_MS or frame_ms in "
+        "the config file)",
+    )
+    parser.add_argument(
+        "--repaint",
+        choices=["changes", "all"],
+        default=None,
+        help="what to send the terminal: only the cells that changed, paced by the link (default), or all of "
+        "every repainted region (also $TANDEM_REPAINT or repaint in the config file)",
+    )
+    parser.add_argument(
+        "--no-bell",
+        action="store_true",
+        help="never ring the bell when the agent waits on you (also TANDEM_BELL=0)",
+    )
+    sub = parser.add_subparsers(dest="command")
+
+    ask = sub.add_parser(
+        "ask",
+        help="stream one turn to stdout (headless), saved as a thread",
+        description="Send one message and stream the turn to stdout. The message is the arguments, stdin, or both "
+        "(`git diff | tandem ask \"review this\"`). Exit status: 0 done, 1 agent or protocol error, 2 usage or "
+        "configuration error, 3 a decision was needed and nobody approved it (--approve none, a configured reject, "
+        "or no one to answer), 130 interrupted.",
+    )
+    _add_connection_args(ask)
+    ask.add_argument("--approve", choices=["ask", "all", "none"], default=None,
+                     help="decide every approval, action and question: ask (the default; per-tool policy from the config), all, none")
+    ask.add_argument("--json", action="store_true", help="one JSON object per line (schema: schemas/ask-output.v1.schema.json)")
+    ask.add_argument("--answers", metavar="FILE", default=None, help="read answers to prompts from FILE, one a line (- for stdin)")
+    ask.add_argument("--no-save", dest="save", action="store_false", help="do not save the turn as a thread")
+    which = ask.add_mutually_exclusive_group()
+    which.add_argument("-c", "--continue", dest="resume", action="store_const", const="", default=None,
+                       help="continue the latest thread")
+    which.add_argument("--thread", dest="resume", metavar="ID", help="continue a saved thread (an id or a unique prefix)")
+    ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
+    ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
+
+    add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
+    add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
+
+    from tandem.tui.cli.web import add_web_arguments
+
+    web = sub.add_parser("web", help="the app in a browser (textual-serve), on 127.0.0.1 by default")
+    _add_connection_args(web)
+    add_web_arguments(web)
+
+    sub.add_parser("agents", help="list the configured agents (never their secrets)")
+
+    serve = sub.add_parser("serve-demo", help="serve the demo agent over HTTP + SSE")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--speed", type=float, default=1.0)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `tandem` console script (`argv` None: the process is the command's own)."""
+    try:
+        return _run_command(argv)
+    except KeyboardInterrupt:
+        # Ctrl+C while starting (the terminal still in its line mode makes it a signal, not a
+        # key) or in a command without its own handling: a line, not a traceback of the imports.
+        sys.stderr.write("tandem: interrupted\n")
+        return 130  # 128 + SIGINT, as `tandem ask` exits when interrupted
+
+
+def _run_command(argv: list[str] | None) -> int:
+    if argv is None:
+        # The `tandem` process itself, not a caller's (tests call `main([...])`): skip the optional
+        # imports of its libraries it never uses (`tui.cli.lean_imports`).
+        from tandem.tui.cli.lean_imports import skip_unused_imports
+
+        skip_unused_imports()
+    args = build_parser().parse_args(argv)
+    _apply_timeouts(args)
+    url = getattr(args, "url", None)
+    if url is not None and (problem := check_url(url)) is not None:
+        _usage_error(problem)
+    if args.command == "ask":
+        from tandem.tui.cli.ask import run_ask
+
+        return _ending(argv, run_ask(args, parse_headers(args.header)))
+    if args.command == "agents":
+        from tandem.tui.cli.agents_cli import run_agents
+
+        return run_agents(args)
+    if args.command == "threads":
+        from tandem.tui.cli.threads_cli import run_threads
+
+        return run_threads(args)
+    if args.command == "export":
+        from tandem.tui.cli.threads_cli import run_export
+
+        return run_export(args)
+    if args.command == "web":
+        from tandem.tui.cli.web import run_web
+
+        return run_web(args, parse_headers(args.header))
+    if args.command == "serve-demo":
+        from tandem.tui.cli.serve import run_serve_demo
+
+        return run_serve_demo(args)
+    from tandem.tui.cli.app_main import run_app
+    from tandem.tui.cli.connection import settle_app_connection
+
+    headers = settle_app_connection(args, parse_headers(args.header))
+    return _ending(argv, run_app(args, headers))
+
+
+def _ending(argv: list[str] | None, code: int) -> int:
+    """`code`, once the process's own command (`argv` None) has spared its exit a full collection."""
+    if argv is None:  # (a test's `main([...])` goes on running: its heap must stay collectable)
+        from tandem.tui.terminal.garbage import skip_collection_at_exit
+
+        skip_collection_at_exit()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

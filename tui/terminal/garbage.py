@@ -1,0 +1,223 @@
+"""What Python's garbage collector scans: what the turn made, not the conversation; the whole heap only when idle.
+
+A full (generation 2) collection walks every tracked object while holding the GIL, so it stops
+both the UI and the engine thread for a time proportional to the heap, i.e. to the length of the
+conversation: measured in `bench_tui.py` (c), a 20,000-token answer meant ~15 full collections
+of 0.2-0.7 s each, keys stuck for that long while the user typed. Holding full collections off
+for the whole turn (what this module did before) kept the keys flowing but let every cycle the
+stream made pile up until the turn ended: the views unmounted as blocks scroll away, the
+Markdown widgets a chunk replaces. A 10,000-message answer then peaked hundreds of megabytes
+above what it keeps, and the process's memory stayed there (`bench_memory_pty.py`). Collecting
+once after every turn cost each short turn a walk of the whole heap instead.
+
+So while held, everything that existed when the turn started is frozen (`gc.freeze()`): the
+collector, full collections included, scans only what the turn created, so its pauses follow
+the size of the turn, never the conversation, and the turn's garbage is still freed as it goes.
+Textual's own `App.PAUSE_GC_ON_SCROLL` pauses collection during smooth scrolls for the same reason.
+
+After the turn the heap stays frozen: settling collects what the turn made (a walk of the turn,
+not the conversation) and freezes what survives with the rest. Unfreezing instead left the
+decision to CPython's rule (a full collection once the objects promoted since the last one
+outgrow a quarter of those it kept), and after a long turn that rule fires within seconds on the
+whole heap. What becomes cyclic garbage among frozen objects (an old message's views unmounted as
+they scroll away, a thread left) is found by a sweep of the whole heap, which the app runs when
+nobody waits on it (`tui.terminal.idle_collection`).
+
+While held, young collections also run every `YOUNG_THRESHOLD` allocations instead of CPython's
+700 (the older generations keep their multipliers: a middle collection every ten young ones, so
+the turn's cyclic garbage is still freed as it goes). A streamed turn allocates per event (updates, the log, the
+history) and keeps most of it: measured on `bench_client_path.py --app` (100,000 events through
+the app), the default threshold meant ~2,400 collections costing ~3.4 s of an ~11 s turn, the
+raised one ~300 costing ~1.0 s. `tandem ask` does the same for its one turn (`tui.cli.ask`). Cyclic
+garbage waits at most that many allocations longer; garbage without cycles is freed at once.
+Settling restores the thresholds the hold found.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Any
+
+__all__ = ["FullCollectionPause", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "YOUNG_THRESHOLD", "skip_collection_at_exit", "trim_heap"]
+
+YOUNG_THRESHOLD = 10_000
+"""Allocations between young collections while held (CPython's default is 700)."""
+
+
+MIDDLE_THRESHOLD = 2
+"""Young collections between middle ones while held (CPython's default is 10).
+
+A middle collection walks what survived the young ones since the last middle one, each object
+once before it is promoted, so how often it runs changes its pauses, not its total: with ten
+young collections of `YOUNG_THRESHOLD` between them, the middle ones during a 2,000 tokens/s
+stream took 26-79 ms each, stopping both threads (a key typed then waited for it too); every
+second one, 15-28 ms each, 80-123 ms in all over the same 10 s stream as 89-118 before
+(`tests/perf/loop_probe.py` in the pty bench, two and three runs)."""
+
+
+POSTPONED_THRESHOLD = 1_000_000
+"""The old generation's threshold while a full collection is postponed: middle collections before one may start."""
+
+
+def trim_heap() -> bool:
+    """Give the C allocator's free pages back to the system (glibc's `malloc_trim`); False where
+    there is no such call (another C library or platform: nothing is done).
+
+    Python's own small-object arenas go back by themselves once empty; what objects of over 512
+    bytes (long strings, large lists and dicts) freed stays in glibc's heap until trimmed. Measured
+    after 10,000 messages received live and collected: 161 -> 148 MB, in about a millisecond.
+    """
+    global _malloc_trim
+    if _malloc_trim is None:
+        # Imported here, after a turn: not on the start-up path.
+        import ctypes
+        import platform
+
+        _malloc_trim = False
+        if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
+            try:
+                _malloc_trim = ctypes.CDLL(None).malloc_trim
+            except (OSError, AttributeError):
+                pass
+    if _malloc_trim is False:
+        return False
+    _malloc_trim(0)
+    return True
+
+
+_malloc_trim: Any = None
+"""glibc's `malloc_trim` once looked up (False: there is none)."""
+
+
+class FullCollectionPause:
+    """Keeps the collector on what is new: what existed at the last settle point stays frozen.
+
+    Owns whether the heap is frozen, whether it is held (a turn streaming, or start-up), the
+    collector's thresholds it replaced while held, and whether a sweep of the whole heap is due.
+    UI thread only. Lifecycle: `hold()` (frozen, young collections spaced out) and `settle()`
+    (what the hold made collected, the survivors frozen too, the thresholds restored) pair up any
+    number of times; `sweep()` walks the whole heap once, when nobody waits on the app; `close()`
+    unfreezes and restores (the app's unmount). Freezing is process-wide, so an app that is gone
+    must not leave the heap frozen.
+    """
+
+    def __init__(self) -> None:
+        self._held = False
+        self._frozen = False
+        self._thresholds: tuple[int, int, int] | None = None
+        self.sweep_due = False
+        """Whether cyclic garbage may sit among the frozen objects (a settle, a thread left since the last sweep)."""
+
+    @property
+    def held(self) -> bool:
+        """Whether a turn (or start-up) holds the collector: frozen, young collections spaced out."""
+        return self._held
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the objects older than the last hold or settle are frozen."""
+        return self._frozen
+
+    def hold(self) -> None:
+        """Freeze every object that exists now: collections scan only what is made from now on,
+        young ones run every `YOUNG_THRESHOLD` allocations and middle ones every `MIDDLE_THRESHOLD`
+        young ones. Idempotent."""
+        if not self._held:
+            self._held = True
+            self._freeze()
+            self._thresholds = gc.get_threshold()
+        assert self._thresholds is not None
+        young, middle, old = self._thresholds  # a turn following a postponed walk: full collections run again
+        if young < YOUNG_THRESHOLD:  # a higher one was tuned by someone else (`tandem ask`): kept as found
+            young, middle = YOUNG_THRESHOLD, MIDDLE_THRESHOLD
+        gc.set_threshold(young, middle, old)
+
+    def postpone(self) -> None:
+        """While still held, start no full collection on its own: the turn ended and its walk waits
+        for `settle`, which the app times (the person pausing); young and middle collections go on."""
+        if self._held:
+            young, middle, _ = gc.get_threshold()
+            gc.set_threshold(young, middle, POSTPONED_THRESHOLD)
+
+    def settle(self, *, collect: bool) -> bool:
+        """End the hold: the heap stays frozen (with what the hold made, once collected if `collect`)
+        and the thresholds are restored. Returns whether it was held.
+
+        Args:
+            collect: First collect what was made while held (a streamed turn): the walk covers
+                the turn's objects, not the conversation's. A long answer leaves cyclic garbage
+                (views scrolled away, Markdown widgets replaced) to an old generation that CPython
+                may not collect for many turns: measured after 10,000 messages received live,
+                ~185,000 such objects held ~14 MB and kept the allocator from giving memory back.
+                Then the C heap's free pages go back to the system (`trim_heap`). Without it
+                (start-up's hold: a restored thread) the survivors are frozen unwalked.
+
+        The survivors are frozen rather than the heap unfrozen: unfrozen, CPython's own rule starts
+        a full collection of the whole heap as soon as the objects it saw promoted outgrow a quarter
+        of those its last full collection kept, which after a long turn is within seconds (measured
+        on a 20,000-token answer in a pty: 0.6-0.9 s walks, the person typing the next message).
+        What becomes garbage among frozen objects waits for `sweep`.
+        """
+        if not self._held:
+            return False
+        self._held = False
+        if collect:
+            gc.collect()
+            trim_heap()
+        self._freeze()
+        self.sweep_due = True
+        self._restore_thresholds()
+        return True
+
+    def sweep(self) -> None:
+        """Collect the whole heap (frozen objects included) and freeze what survives: a walk of
+        every object the conversation holds, for the app to run when nobody waits on it."""
+        if self._held:
+            return  # a turn holds the collector: its settle comes first
+        gc.unfreeze()
+        gc.collect()
+        trim_heap()
+        gc.freeze()
+        self._frozen = True
+        self.sweep_due = False
+
+    def release(self) -> bool:
+        """Unfreeze and restore the thresholds; returns whether it was held or frozen. No collection
+        is forced: CPython's own rule decides from here."""
+        if not (self._held or self._frozen):
+            return False
+        self._held = False
+        self._frozen = False
+        gc.unfreeze()
+        self._restore_thresholds()
+        return True
+
+    def close(self) -> None:
+        """Release. Idempotent."""
+        self.release()
+
+    def _freeze(self) -> None:
+        # Refreezing while frozen adds what was made since to the frozen objects.
+        gc.freeze()
+        self._frozen = True
+
+    def _restore_thresholds(self) -> None:
+        if self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            self._thresholds = None
+
+
+def skip_collection_at_exit() -> None:
+    """Spare the interpreter's exit a collection of the whole heap: call it only when the process ends next.
+
+    On its way out, CPython collects every generation, which walks (and then frees, one by one)
+    every object a cycle holds: all the widgets, blocks and messages of the conversation. The
+    process is ending, so the operating system takes the memory back in one go anyway. Measured
+    on `bench_client_path.py --app` (100,000 events through the app): 0.53 s of CPU after the app
+    had quit, 0.02 s with the heap frozen; `tandem ask`: 0.09 -> 0.015 s. Frozen objects are never
+    collected, so finalizers of objects in cycles do not run: everything that must be closed (the
+    thread store, the engine's loop, the terminal) is closed explicitly before this is called, and
+    Python does not promise to run those finalizers at exit anyway.
+    """
+    gc.freeze()

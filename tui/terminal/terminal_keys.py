@@ -1,0 +1,68 @@
+"""Key sequences that terminals send and Textual's parser does not name, taught to it at start-up.
+
+Alt+Enter: xterm, GNOME Terminal, PuTTY, tmux and the browser's xterm.js send ESC followed by CR.
+Textual 8.2.8's parser finds no name for that pair, waits for the escape delay and then reissues
+it key by key with "alt" set, which a mapped key like CR ignores: Alt+Enter arrived as a plain
+Enter and sent the message the person meant to continue. Naming the pair makes it `alt+enter`,
+which the composer takes as a new line (`tui.app.composer.NEWLINE_KEYS`).
+
+Esc then a key: a terminal without the kitty protocol sends Alt+A as ESC followed by "a", so
+when a lone Esc and the next key reach the app in one read (a person typing on at once, or an
+app starved of CPU reading late) the parser makes them one `alt+a`, and the Esc was lost: a
+streaming answer Esc should have stopped went on (seen with a pydantic-ai agent's slow stream).
+Tandem binds no Alt+character, so `esc_prefix_driver` gives such a key back as what it was
+most likely typed as: Esc, then the character.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, cast
+
+__all__ = ["ALT_ENTER", "ExtraKey", "esc_prefix_driver", "teach_textual_keys"]
+
+ALT_ENTER = "\x1b\r"
+"""What a terminal without the kitty keyboard protocol sends for Alt+Enter."""
+
+
+class ExtraKey(enum.Enum):
+    """Key names for sequences Textual does not map (its table holds members with a `.value`)."""
+
+    ALT_ENTER = "alt+enter"
+
+
+def teach_textual_keys() -> None:
+    """Add Tandem's sequences to Textual's table of key sequences (idempotent, before the app runs).
+
+    The table is private to Textual (`textual._ansi_sequences`); a sequence it already names is
+    left alone, so a Textual that learns Alt+Enter itself keeps its own mapping.
+    """
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+
+    table = cast(dict[str, Any], ANSI_SEQUENCES_KEYS)
+    table.setdefault(ALT_ENTER, (ExtraKey.ALT_ENTER,))
+
+
+def esc_prefix_driver(driver_class: type[Any]) -> type[Any]:
+    """A subclass of a Textual driver that gives an `alt+<character>` key back as Esc, then the
+    character's own key (see the module's docstring). Keys with a name (`alt+enter`,
+    `alt+up`) are left alone."""
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    class EscPrefixDriver(driver_class):  # type: ignore[valid-type,misc]
+        """Textual's driver, reading ESC + a character as the two keys they most likely were."""
+
+        def process_message(self, message: Any) -> None:
+            # The input thread: the parser's events, one by one.
+            character = getattr(message, "character", None)
+            if (isinstance(message, events.Key) and message.key.startswith("alt+") and character is not None
+                    and len(character) == 1 and character.isprintable()):
+                super().process_message(events.Key("escape", "\x1b"))
+                for key in XTermParser().feed(character):  # the character's key, named as Textual names it
+                    super().process_message(key)
+                return
+            super().process_message(message)
+
+    EscPrefixDriver.__name__ = EscPrefixDriver.__qualname__ = f"EscPrefix{driver_class.__name__}"
+    return EscPrefixDriver

@@ -1,0 +1,379 @@
+"""What the app writes to the terminal: only the cells that changed, no faster than the link takes them.
+
+Over SSH every byte Textual writes crosses the link. Textual repaints each dirty region whole, so
+a conversation that follows a stream (and scrolls by a line) resends every visible row per
+frame, and on a slow link those frames queue up behind each other: Esc takes seconds to show.
+`WireOutput` is an `App` mixin that sits where Textual hands a frame to the driver
+(`App._display`, the one place a compositor update becomes terminal text):
+
+- each update (`LayoutUpdate`, `ChopsUpdate`) is applied to a model of the screen
+  (`tui.terminal.screen_rows.ScreenRows`), which writes only changed cells and turns a scrolled band into
+  one scroll-region operation;
+- while the previous frame is still on its way to the terminal (the driver's writer thread has
+  not flushed it: the link is slower than the app), frames are not written but merged in the
+  model, and the latest state goes out once the output drained: the cadence follows the link;
+- except what was typed (`display_typed_input`, a frame `tui.terminal.input_paint` paints alone): its rows
+  go out at once, queued behind the frame on its way, so a key does not also wait for the UI
+  thread to hear that the output drained (the other rows merged meanwhile still wait);
+- Textual's synchronized output (DEC 2026, when the terminal answered the query), the cursor's
+  position and the glyph-fallback driver (`tui.terminal.glyphs`) apply as before, since the frame is still
+  written by `App._display`.
+
+Measured with `tests/perf/bench_wire.py` (`/demo long`, a pseudo-terminal): 5.7× the text's bytes
+at 80×24 and 6.9× at 200×60 (Textual's own output: 105× and 223×), Esc → "stopped" 0.26–0.38 s
+over 256 kbit/s (4.0–4.7 s) and 0.64 s over 128 kbit/s (9.4 s), the app's CPU unchanged. With it,
+the bridge's 33 ms frame stays the default: 50 ms saved only 8% more bytes.
+
+`--repaint changes|all` (or `$TANDEM_REPAINT`) chooses; `all` is Textual's own output. Textual's
+private seams used here are checked by `tests/tui/test_wire_output.py` (a Textual upgrade that
+moves them fails there, and at run time the mixin falls back to Textual's own output).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.color import ColorSystem
+from rich.console import Console, RenderableType
+from textual import events
+from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
+from textual.app import App
+from textual.binding import Binding
+from textual.widgets import Input, TextArea
+
+from tandem.tui.terminal.screen_rows import ScreenRows
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+__all__ = ["REPAINT_CHOICES", "REPAINT_ENV", "WireOutput", "choose_repaint", "seams_present", "wire_driver"]
+
+REPAINT_ENV = "TANDEM_REPAINT"
+"""The environment variable that chooses the output mode when `--repaint` is not given."""
+
+REPAINT_CHOICES = ("changes", "all")
+"""`changes`: write only what changed, paced by the link (the default); `all`: Textual's own output."""
+
+
+def choose_repaint(flag: str | None, environ: Mapping[str, str], configured: str | None = None) -> str:
+    """The output mode: `--repaint`, else `$TANDEM_REPAINT`, else the config file's `repaint`, else `changes`.
+
+    Raises:
+        SystemExit: an unknown mode (one line naming the choices).
+    """
+    chosen = flag or environ.get(REPAINT_ENV, "").strip().lower() or configured or "changes"
+    if chosen not in REPAINT_CHOICES:
+        source = "--repaint" if flag else f"${REPAINT_ENV}"
+        raise SystemExit(f"tandem: {source} must be one of {', '.join(REPAINT_CHOICES)} (got {chosen[:20]!r})")
+    return chosen
+
+
+def seams_present() -> bool:
+    """Whether this Textual has the private seams the row output relies on (else: Textual's own output)."""
+    return (
+        callable(getattr(App, "_display", None))
+        and callable(getattr(App, "_begin_update", None))
+        and all(hasattr(ChopsUpdate(chops=[], spans=[], chop_ends=[]), name) for name in ("chops", "spans", "chop_ends"))
+        and all(name in LayoutUpdate.__init__.__code__.co_varnames for name in ("strips", "region"))
+    )
+
+
+class _WatchedFile:
+    """The driver's output file, as its writer thread uses it: says whether a write or flush is under way.
+
+    Owns the flag and a callback run (on the writer thread) once a flush finished with nothing
+    left in the writer's queue: the terminal (or the link behind it) took the last frame.
+    """
+
+    def __init__(self, file: Any, queue_size: Callable[[], int]) -> None:
+        self._file = file
+        self._queue_size = queue_size
+        self.busy = False
+        """Whether the writer thread is inside `write` or `flush` (blocked there while the link is full)."""
+        self.on_drained: Callable[[], None] | None = None
+
+    def write(self, text: str) -> int:
+        self.busy = True
+        try:
+            return int(self._file.write(text) or 0)
+        finally:
+            self.busy = False
+
+    def flush(self) -> None:
+        self.busy = True
+        try:
+            self._file.flush()  # blocks while the terminal (or the link behind it) is not reading
+        finally:
+            self.busy = False
+        callback = self.on_drained
+        if callback is not None and not self._queue_size():
+            self.on_drained = None
+            callback()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+def wire_driver(driver_class: type[Any]) -> type[Any]:
+    """A subclass of Textual's Linux driver that says whether its output has drained.
+
+    Other drivers (headless, web) are returned as they are: the app then never waits for them.
+    """
+    from textual.drivers.linux_driver import LinuxDriver
+
+    if not issubclass(driver_class, LinuxDriver) or hasattr(driver_class, "wire_when_drained"):
+        return driver_class
+
+    class WireDriver(driver_class):  # type: ignore[valid-type,misc]
+        """Textual's Linux driver, watching its writer thread: is the last frame still on its way?"""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # The writer thread (made in `start_application_mode`) writes to `_file`.
+            self._watched = _WatchedFile(cast(Any, self)._file, self._queued)
+            self._file = self._watched
+
+        def _queued(self) -> int:
+            writer = self._writer_thread
+            queue = getattr(writer, "_queue", None)
+            return 0 if queue is None else int(queue.qsize())
+
+        def wire_backlogged(self) -> bool:
+            """Whether text handed to the driver is not yet flushed to the terminal."""
+            return self._watched.busy or self._queued() > 0
+
+        def wire_when_drained(self, callback: Callable[[], None]) -> bool:
+            """Run `callback` (on the writer thread) once the output drained; False (no call): it has."""
+            watched = self._watched
+            watched.on_drained = callback
+            if self.wire_backlogged():
+                return True
+            # Drained meanwhile (the writer may have looked for a callback before it was set).
+            watched.on_drained = None
+            return False
+
+        def start_application_mode(self) -> None:
+            super().start_application_mode()
+            # The alternate screen starts blank (and after a suspend, holds whatever it held).
+            reset = getattr(self._app, "wire_terminal_reset", None)
+            if reset is not None:
+                reset()
+
+    return WireDriver
+
+
+class _RowsUpdate(CompositorUpdate):
+    """A frame of the screen model: what `App._display` writes between the synchronized-output marks
+    (with `rows`, only those rows of it)."""
+
+    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None], rows: set[int] | None = None) -> None:
+        self.model = model
+        self.failed = failed
+        self.rows = rows
+
+    def render_segments(self, console: Console) -> str:
+        try:
+            return self.model.render(console._color_system or ColorSystem.TRUECOLOR, self.rows)
+        except Exception as error:  # a bug here must not end the app: Textual's output takes over
+            self.failed(error)
+            return ""
+
+
+class WireOutput(App[Any]):
+    """Mixin for the app: compositor updates go through a screen model that writes only what changed.
+
+    Owns the model (`ScreenRows`), whether it is on (`repaint`), and the wait for the driver's
+    output to drain (at most one frame in flight; the frames in between merge in the model).
+    """
+
+    BINDINGS = [Binding("ctrl+l", "redraw", "Redraw the screen", show=False, id="tandem.redraw")]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.repaint = "changes" if seams_present() else "all"
+        """`changes` (only what changed, paced by the link) or `all` (Textual's own output); set before running."""
+        self.wire_model = ScreenRows()
+        self.wire_frames = 0
+        """Frames written through the model."""
+        self.wire_deferred = 0
+        """Updates merged into a later frame because the output had not drained."""
+        self.wire_overtaken = 0
+        """Frames of typed input written while the output had not drained (`display_typed_input`)."""
+        self._wire_waiting = False
+        self._wire_typed_rows: set[int] | None = None
+
+    def get_driver_class(self) -> type[Any]:
+        return wire_driver(super().get_driver_class())
+
+    def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
+        """`_display` of a frame that paints only what was typed (`tui.terminal.input_paint`).
+
+        Its rows go out at once even while the last frame is still on its way: they queue behind
+        it at the driver instead of waiting for the UI thread to learn that it arrived (a stream
+        step can hold that news back tens of milliseconds). The stream's rows merged meanwhile
+        still wait for the output to drain.
+        """
+        if isinstance(update, ChopsUpdate):
+            self._wire_typed_rows = {y for y, _x1, _x2 in update.spans}
+        try:
+            self._display(screen, update)
+        finally:
+            self._wire_typed_rows = None
+
+    # -- the seam ----------------------------------------------------------------------------
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        self._cursor_to_focused_input()
+        model = self.wire_model
+        if (
+            self.repaint != "changes"
+            or renderable is None
+            or self._batch_count
+            or self.is_inline
+            or self.is_headless
+            or not self._running
+            or self._closed
+            or self._driver is None
+        ):
+            super()._display(screen, renderable)
+            return
+        try:
+            if isinstance(renderable, LayoutUpdate):
+                region = renderable.region
+                model.apply_full(renderable.strips, region.width, region.height)
+                followed = True
+            elif isinstance(renderable, ChopsUpdate) and self._wire_follows(model, renderable, screen):
+                model.apply_chops(renderable.chops, renderable.spans, renderable.chop_ends)
+                model.valid = followed = True
+            else:
+                followed = False
+        except Exception as error:  # a bug here must not end the app: Textual's output takes over
+            self._wire_failed(error)
+            super()._display(screen, renderable)
+            return
+        if not followed:
+            # Something the model cannot follow: Textual writes it, and the next full update resyncs.
+            model.valid = False
+            super()._display(screen, renderable)
+            return
+        self._wire_present(screen)
+
+    @staticmethod
+    def _wire_follows(model: ScreenRows, update: ChopsUpdate, screen: Screen[Any]) -> bool:
+        """Whether the model can take this partial update: it holds the screen, or the update is all of it."""
+        width, height = screen.outer_size
+        if model.valid:
+            return (model.width, model.height) == (width, height)
+        spans = update.spans
+        if len(spans) != height or any(x1 > 0 or x2 < width for _y, x1, x2 in spans):
+            return False
+        model.resize(width, height)
+        return True
+
+    def _wire_present(self, screen: Screen[Any]) -> None:
+        """Write the model's frame, unless the last one is still on its way (then when it arrived)."""
+        if self._wire_backlogged():
+            typed = self._wire_typed_rows
+            if typed is not None and self.wire_model.valid:
+                self.wire_overtaken += 1
+                self._wire_write(screen, typed)
+                return
+            self.wire_deferred += 1
+            self.post_display_hook()
+            return
+        if not self.wire_model.pending and self._wire_cursor_still():
+            self.post_display_hook()  # nothing visible changed: not even the synchronized-output marks
+            return
+        self._wire_waiting = False
+        self._wire_write(screen)
+
+    def _wire_write(self, screen: Screen[Any], rows: set[int] | None = None) -> None:
+        """Write the model's pending rows (or only `rows` of them) as one frame."""
+        self.wire_frames += 1
+        # A `CompositorUpdate` (as Textual's own): `_display` writes its `render_segments` in a sync.
+        super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed, rows)))
+
+    def _wire_failed(self, error: BaseException) -> None:
+        """The model failed (a bug): from now on Textual's own output, starting with a whole screen."""
+        self.log.error(f"row output failed, Textual's own output from now on: {error!r}")
+        self.repaint = "all"
+        self.wire_model = ScreenRows()
+        if self._running and not self._closed:
+            self.call_later(self.refresh)
+
+    def _cursor_to_focused_input(self) -> None:
+        """Put the terminal's (hidden) cursor where the focused text input's cursor is drawn.
+
+        Textual places it only when an input's focus, selection or scroll changes, and any
+        `Input`'s selection watcher moves it, focused or not. The composer takes focus before its
+        first layout and moves without any of those (a resize, the status line above it), and the
+        state panel's inputs set their selection when mounted: until the first key the cursor sat
+        at the top left, where input methods open their popups and screen readers and magnifiers
+        look. Read each frame, so it follows wherever the input is drawn.
+        """
+        focused = self.focused
+        if isinstance(focused, (TextArea, Input)):
+            self.cursor_position = focused.cursor_screen_offset
+
+    def _wire_cursor_still(self) -> bool:
+        cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
+        return bool(cursor == getattr(self, "_previous_cursor_position", None))
+
+    def _wire_backlogged(self) -> bool:
+        """Whether the last frame is still on its way; if so, send the model once it arrived."""
+        driver = self._driver
+        when_drained = getattr(driver, "wire_when_drained", None)
+        if when_drained is None:
+            return False
+        # Asked again on every frame (not only once per wait): a lost wake-up cannot hold output back.
+        self._wire_waiting = True
+        if when_drained(self._wire_drained_from_thread):
+            return True
+        self._wire_waiting = False
+        return False
+
+    def _wire_drained_from_thread(self) -> None:
+        loop = self._loop
+        try:
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._wire_drained)
+        except RuntimeError:  # the loop closed meanwhile: the app is gone, nothing to paint
+            pass
+
+    def _wire_drained(self) -> None:
+        if not self._wire_waiting or self._closed or not self._running:
+            return
+        if self._batch_count:
+            # Textual writes nothing during a batch update, and while one holds the frame back it
+            # runs after-refresh callbacks at once (this would loop until the batch ends): a
+            # frame later, then. (A plain loop timer: this runs from the driver's thread through
+            # call_soon_threadsafe, outside the app's context, where a Textual Timer fails at its
+            # first tick and again when the app stops its timers on quit.)
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                loop.call_later(1 / 60, self._wire_drained)
+            return
+        self._wire_waiting = False
+        if self.wire_model.valid and self.repaint == "changes":
+            self._wire_present(self.screen)
+
+    # -- when the terminal lost what it showed -------------------------------------------------
+
+    def wire_terminal_reset(self) -> None:
+        """The terminal's screen was cleared or may be garbled: write every row in the next frame."""
+        self.wire_model.invalidate()
+        self._wire_waiting = False
+        if self._running and not self._closed:
+            self.refresh()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        # A terminal may reflow, clear or crop its screen when it is resized, even back to the same
+        # size. Until Textual repaints the whole screen at the new size, its own output goes out.
+        self.wire_model.valid = False
+        self.wire_terminal_reset()
+
+    def action_redraw(self) -> None:
+        """Write the whole screen again (Ctrl+L), for a terminal garbled by something else."""
+        self.wire_terminal_reset()
+
