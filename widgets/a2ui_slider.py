@@ -1,18 +1,21 @@
-"""A keyboard-operable slider: a bar with a knob and the value beside it."""
+"""The A2UI `Slider`: its renderer, and the keyboard-operable bar (a knob and the value beside it) it shows."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual import events
+from textual import events, on
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-
 from textual.widget import Widget
 
-__all__ = ["SliderBar", "default_step"]
+from tandem.core.a2ui import ResolvedComponent
+from tandem.widgets.a2ui_input import InputComponent
+
+__all__ = ["SliderBar", "SliderComponent", "default_step"]
 
 
 def _decimals(number: float) -> int:
@@ -141,3 +144,34 @@ class SliderBar(Widget, can_focus=True):
     def action_to_end(self, end: int) -> None:
         """Jump to the minimum (0) or the maximum (1)."""
         self.value = self.maximum if end else self.minimum
+
+
+class SliderComponent(InputComponent):
+    """A `Slider`: label above, a `SliderBar` (←/→ step, Home/End, PgUp/PgDn) showing its value."""
+
+    def model_value(self, node: ResolvedComponent) -> Any:
+        value = node.props.get("value")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else node.props.get("min") or 0
+
+    def compose(self) -> ComposeResult:
+        yield self._label()
+        props = self.node.props
+        low = float(props["min"]) if isinstance(props.get("min"), (int, float)) else 0.0
+        high = float(props["max"]) if isinstance(props.get("max"), (int, float)) else 100.0
+        step = props.get("step") if isinstance(props.get("step"), (int, float)) and props["step"] > 0 else None
+        yield SliderBar(self._model, minimum=low, maximum=high, step=step)
+        yield self._message()
+
+    def shown_value(self) -> Any:
+        return self.query_one(SliderBar).value
+
+    def show_value(self, value: Any) -> None:
+        bar = self.query_one(SliderBar)
+        with bar.prevent(SliderBar.Changed):
+            bar.value = value
+
+    @on(SliderBar.Changed)
+    def _changed(self, event: SliderBar.Changed) -> None:
+        event.stop()
+        self.write(event.value)
+
