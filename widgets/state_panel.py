@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -19,120 +18,14 @@ from textual.widgets.tree import TreeNode, UnknownNodeID
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.merge import pointer_of
+from tandem.widgets.proposal_diff import diff_lines, proposal_title, value_at
 from tandem.widgets.sanitize import agent_text, sanitize
 from tandem.widgets.state_conflict import StateConflictList
 from tandem.widgets.state_tree import StateTree, StateTreeWidget
 from tandem.widgets.state_tree import short_value as _short
 
+# (`diff_lines` and `proposal_title` are imported from here by the tests: they stay importable.)
 __all__ = ["StatePanel", "diff_lines", "proposal_title"]
-
-_MARKS = {"add": ("+", "-added"), "remove": ("−", "-removed"), "replace": ("~", "-changed"), "move": ("~", "-changed"), "copy": ("+", "-added")}
-
-
-def _resolve(document: Any, pointer: str) -> Any:
-    value = document
-    for part in pointer.split("/")[1:] if pointer else []:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, list):
-            value = value[int(part)]
-        elif isinstance(value, dict):
-            value = value[part]
-        else:
-            raise KeyError(pointer)
-    return value
-
-
-def diff_lines(committed: Any, operations: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-    """A proposal's RFC 6902 diff as display lines.
-
-    Returns:
-        (symbol, state class, text) per operation: `+` added, `−` removed, `~` changed; the
-        symbol makes the diff readable without colour. Text is sanitised.
-    """
-    lines = []
-    for op in operations:
-        kind = str(op.get("op", ""))
-        path = sanitize(str(op.get("path", ""))) or "/"
-        symbol, css_class = _MARKS.get(kind, ("~", "-changed"))
-        if kind in ("add", "copy"):
-            text = f"{path}: {_short(op.get('value'))}" if kind == "add" else f"{path} ← {sanitize(str(op.get('from', '')))}"
-        elif kind == "remove":
-            try:
-                old = _short(_resolve(committed, str(op.get("path", ""))))
-            except (KeyError, IndexError, ValueError):
-                old = "?"
-            text = f"{path}: {old}"
-        elif kind == "replace":
-            try:
-                previous = _resolve(committed, str(op.get("path", "")))
-            except (KeyError, IndexError, ValueError):
-                previous = None
-                old = "?"
-            else:
-                old = _short(previous)
-            value = op.get("value")
-            if isinstance(previous, str) and isinstance(value, str) and (len(old) + len(_short(value)) > 60 or "\n" in value):
-                # Long text: the two cut-off ends would hide the change; show the changed lines.
-                lines.append((symbol, css_class, f"{path}: text changed"))
-                lines.extend(_text_diff(previous, value))
-                continue
-            text = f"{path}: {old} → {_short(value)}"
-        elif kind == "move":
-            text = f"{sanitize(str(op.get('from', '')))} → {path}"
-        else:
-            text = f"{path}: {sanitize(kind)} {_short(op.get('value'))}"
-        lines.append((symbol, css_class, text))
-    return lines
-
-
-def _size(value: Any) -> str:
-    """How big a proposed value is, for a proposal's title: characters, fields or items."""
-    if isinstance(value, str):
-        return f" ({len(value)} character{'' if len(value) == 1 else 's'})"
-    if isinstance(value, dict):
-        return f" ({len(value)} field{'' if len(value) == 1 else 's'})"
-    if isinstance(value, list):
-        return f" ({len(value)} item{'' if len(value) == 1 else 's'})"
-    return f": {_short(value, 24)}"
-
-
-def proposal_title(proposer: str | None, operations: list[dict[str, Any]]) -> str:
-    """What proposes a change and what it changes, e.g. "write_document proposes /document (322 characters)".
-
-    Args:
-        proposer: What made the proposal (the tool whose call it predicts), None when unknown
-            ("The agent"). Sanitised here, like the paths.
-        operations: The proposal as an RFC 6902 patch against the committed value.
-    """
-    who = sanitize(proposer).strip() if proposer else ""
-    who = who or "The agent"
-    if not operations:
-        return f"{who} proposes no change"
-    if len(operations) == 1:
-        op = operations[0]
-        path = sanitize(str(op.get("path", ""))) or "/"
-        kind = op.get("op")
-        if kind == "remove":
-            return f"{who} proposes removing {path}"
-        if kind in ("move", "copy"):
-            return f"{who} proposes to {sanitize(str(kind))} {sanitize(str(op.get('from', '')))} to {path}"
-        return f"{who} proposes {path}{_size(op.get('value'))}"
-    paths = list(dict.fromkeys(sanitize(str(op.get("path", ""))) or "/" for op in operations))
-    shown = ", ".join(paths[:2]) + (", …" if len(paths) > 2 else "")
-    return f"{who} proposes {len(operations)} changes: {shown}"
-
-
-def _text_diff(old: str, new: str, limit: int = 12) -> list[tuple[str, str, str]]:
-    """The lines that differ between two texts, as `+`/`−` display lines (at most `limit`)."""
-    changed = [
-        ("+", "-added", line[2:]) if line.startswith("+") else ("−", "-removed", line[2:])
-        for line in difflib.ndiff(old.splitlines(), new.splitlines())
-        if line[:1] in ("+", "-")
-    ]
-    shown = [(symbol, css_class, _short(text) if text.strip() else "(blank line)") for symbol, css_class, text in changed[:limit]]
-    if len(changed) > limit:
-        shown.append(("~", "-changed", f"… {len(changed) - limit} more changed lines"))
-    return shown
 
 
 class _StateScroll(VerticalScroll, can_focus=False):
@@ -272,7 +165,7 @@ class StatePanel(Vertical, can_focus=False):
         if path is None or self.state is None:
             return
         try:
-            old = _resolve(self.state.committed, path)
+            old = value_at(self.state.committed, path)
         except (KeyError, IndexError, ValueError):
             old = None
         value = _parse_edit(event.value, old)
@@ -305,7 +198,7 @@ class StatePanel(Vertical, can_focus=False):
         if node is None or node.data is None or self.state is None:
             return
         try:
-            value = _resolve(self.state.committed, node.data)
+            value = value_at(self.state.committed, node.data)
         except (KeyError, IndexError, ValueError):
             return
         self.app.push_screen(ValueViewer(node.data, value))
@@ -425,7 +318,7 @@ class StatePanel(Vertical, can_focus=False):
             return
         self._editing = node.data
         try:
-            value = _resolve(self.state.committed, node.data)
+            value = value_at(self.state.committed, node.data)
         except (KeyError, IndexError, ValueError):
             return
         editor = self.query_one(".state-panel--editor", Input)
