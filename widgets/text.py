@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -26,29 +26,12 @@ from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.painted_batch import painted_batch
 from tandem.widgets.sanitize import sanitize
+from tandem.widgets.screen_turn import screen_turn
+from tandem.widgets.text_statistics import TextViewStatistics
 
 # (`ChunkSplitter`, `BuiltMarkdown`, `shared_parser` and `painted_batch` are also imported from here,
 # by `value_viewer` and the tests: they stay importable from this module.)
 __all__ = ["TextView", "TextViewStatistics", "ChunkSplitter", "BuiltMarkdown"]
-
-
-class TextViewStatistics(NamedTuple):
-    """What a `TextView` did, for tests and benchmarks."""
-
-    paints: int
-    """How many times `update_from_block` ran."""
-    chars_written: int
-    """Characters appended to Markdown chunks; equals the sanitised text length when only suffixes are fed."""
-    chunks: int
-    """How many chunks the message is split across (live Markdown, frozen, or hidden with no widget)."""
-    hidden_chunks: int = 0
-    """How many of them are hidden (far above the viewport, see `TextView.hide_outside`): kept as their source, no widget."""
-    appended_at: float = 0.0
-    """`time.perf_counter()` when the last append to a Markdown chunk completed (0: none yet)."""
-    frozen_chunks: int = 0
-    """How many chunks are frozen (painted once, kept as lines: `FrozenMarkdown`)."""
-    hidden_below: int = 0
-    """How many chunks are hidden far below the viewport (a finished message scrolled back), kept as their source."""
 
 
 class _Spacer(LaidOutOnce, Widget):
@@ -58,22 +41,21 @@ class _Spacer(LaidOutOnce, Widget):
 class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
     """A user or assistant message: header (author, time), streaming Markdown, a "stopped" mark.
 
-    Owns one or more Markdown chunk widgets, the spacer standing in for hidden ones, and a drain
-    worker that appends to the last chunk, coalescing what arrives while Markdown is busy. Each
-    paint feeds only the text added since the last paint (a token costs O(token), not O(message));
-    after `blocks_per_chunk` Markdown blocks a new chunk widget starts at a blank line outside a
-    code fence, so the per-append cost of Textual's Markdown (which grows with its document) stays
-    bounded. Textual lays out every displayed widget on every frame and a Markdown chunk is a widget
-    per block, so a chunk that is finished (a later one exists) is frozen once it has been painted:
-    replaced by one `FrozenMarkdown` holding its painted lines, which is never rendered again
-    (`ChunkFreezing`). Only the last chunk, holding the paragraph being written, is live; a new
-    width or theme thaws the frozen ones (they freeze again once painted). The chunks far above the
-    viewport (and far below it, once the message is finished) are hidden (`hide_outside`, called by
-    the scrolling container: `ChunkWindow`) behind a spacer of their height: their widgets are
-    removed and only their source is kept (`HiddenChunk`), so what a long answer holds stays bounded
-    however long it grows, and their Markdown is built again when the reader scrolls near them. UI
-    thread only. The time comes from the optional `timestamp` attribute (epoch seconds) the app
-    sets; without it no time is shown (snapshots show no clock).
+    Owns its chunks (live `Markdown`, `FrozenMarkdown` or `HiddenChunk`), the spacers standing in
+    for hidden ones, and a drain worker (`DRAIN_GROUP`) that appends new text to the last chunk,
+    coalescing what arrives while Markdown is busy. It guarantees:
+
+    - a paint feeds only the text added since the last one: a token costs O(token), not O(message);
+    - a new chunk starts after `blocks_per_chunk` Markdown blocks, at a blank line outside a code
+      fence, so an append's cost stays bounded (Textual's Markdown slows as its document grows);
+    - only the last chunk is live: a finished one is frozen once painted (`ChunkFreezing`), as one
+      widget of painted lines never rendered again; a new width or theme thaws it;
+    - chunks far above the viewport (and far below, once the message is finished) are hidden by
+      the scrolling container (`hide_outside`, `ChunkWindow`): only their source is kept, so
+      memory stays bounded however long the answer grows, and they are rebuilt when scrolled near.
+
+    UI thread only. The time comes from `timestamp` (epoch seconds), set by the app; None shows no
+    time (snapshots show no clock).
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -120,8 +102,10 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
     """The longest a freeze's swap or a hide waits for the next drain pass (to share its layout) while the block streams."""
     CHUNKS_PER_PASS: ClassVar[int] = 8
     """New chunks one drain pass mounts at most (a few screens): the next pass mounts more, once
-    the layout between them let the view hide what went far above the viewport. Each pass is a
-    frame that renders a screen of new text, so fewer cost CPU in a burst (4: ~20% more)."""
+    the view could hide what went far above the viewport. Each pass costs a frame: fewer per
+    pass cost more CPU in a burst."""
+    REQUESTS_WAIT_SECONDS: ClassVar[float] = 0.02
+    """The longest a pass holds its frame back for the new blocks' layout requests (`_requests_handed_in`)."""
     DRAIN_GROUP: ClassVar[str] = "text-view-drain"
     """The worker group of the drain that appends to Markdown (the app waits for it before a full collection)."""
 
@@ -287,13 +271,11 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
     async def _drain(self) -> None:
         """Append queued text to the chunk widgets until the queue is empty.
 
-        Runs as a worker (cancelled with the view). Text that arrives while an append is in
-        progress is appended in one go by the next pass: like `MarkdownStream`, this coalesces
-        when Markdown falls behind, without a bare task. Each pass is one batch update (see
-        `painted_batch`), so the screen lays the pass out and paints it once: not between one
-        append's parse and its mount, between two chunks, for the swap of a chunk frozen since
-        the last pass or for chunks hidden since, and again at the end. A frame is painted
-        between two passes, so a stream that never pauses still gets its frames.
+        Runs as a worker (cancelled with the view). Text that arrives during a pass is appended
+        in one go by the next one, so the view coalesces when Markdown falls behind. Each pass is
+        one batch update (`painted_batch`): the screen lays out and paints its appends, new
+        chunks, swaps and hides once. A frame is painted between two passes, so a stream that
+        never pauses still gets its frames.
         """
         try:
             while self._outbox:
@@ -311,17 +293,16 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
                     self._freeze_after_pass = False
                     self._schedule_freeze()
                 if self._outbox:
-                    await self._next_frame()
+                    await screen_turn(self)
         finally:
             self._draining = False
 
     def _take_pass(self) -> tuple[list[list[str]], list[list[str]]]:
         """What one pass appends (at most `CHUNKS_PER_PASS` new chunks) and what waits for the next one.
 
-        A stream faster than the frames brings many chunks in one flush (the pty bench's 20,000
-        tokens came in two): built in one pass, they were all mounted at once, a widget per
-        paragraph, before any could be hidden, and the process kept that peak. A few per pass,
-        the ones far above the viewport are hidden (their widgets removed) between passes.
+        A fast stream brings many chunks in one flush; mounted at once, they would all exist (a
+        widget per paragraph) before any could be hidden. A few per pass, the ones far above the
+        viewport are hidden between passes, which bounds the peak memory.
         """
         outbox = self._outbox
         if len(outbox) <= self.CHUNKS_PER_PASS + 1:
@@ -342,44 +323,17 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
                 await live.append(fragment)
                 self._appended_at = time.perf_counter()
 
-    REQUESTS_WAIT_SECONDS: ClassVar[float] = 0.02
-    """The longest a pass holds its frame back for the new blocks' layout requests (`_requests_handed_in`)."""
-
     async def _requests_handed_in(self) -> None:
         """Wait (inside the pass's batch) until the screen has heard every layout the pass asks for.
 
-        A new block's content is set before it is mounted, and on Textual 8.2.8 (pinned) a widget
-        posts the layout and repaint it asked for when its message loop next goes idle, which
-        after a mount waits for its next message: the first one it gets is the Resize that the
-        pass's own layout sends it. Ended at once, the batch let the screen lay out and paint
-        the pass, then lay out again for those requests (in the pty bench, after most flushes).
-        So every widget of the view with a request waiting is prompted (`check_idle`), the pass
-        yields to the loop until they have posted (`REQUESTS_WAIT_SECONDS` at most: a widget
-        that never settles cannot hold frames back), then waits one turn of the screen, which
-        handles what they posted (inside a batch it runs after-refresh callbacks as soon as its
-        queue is empty).
+        On Textual 8.2.8 (pinned) a newly mounted widget posts the layout it asked for only when
+        its message loop next goes idle; ending the batch before that costs a second layout per
+        pass. So every widget of the view with a request waiting is prompted (`check_idle`), the
+        pass yields until they have posted (`REQUESTS_WAIT_SECONDS` at most: a widget that never
+        settles cannot hold frames back), then waits one turn of the screen, which handles them.
         """
         await hand_in_layout_requests(self.walk_children(Widget), time.monotonic() + self.REQUESTS_WAIT_SECONDS)
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def resolve() -> None:
-            if not turn.done():
-                turn.set_result(None)
-
-        if self.call_after_refresh(resolve):
-            await turn
-
-    async def _next_frame(self) -> None:
-        """Wait until the screen has refreshed (what the last pass changed is laid out and painted)."""
-        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def resolve() -> None:
-            if not painted.done():
-                painted.set_result(None)
-
-        if not self.call_after_refresh(resolve):
-            return  # closing: no frame will come
-        await painted
+        await screen_turn(self)
 
     # -- work that waits for the next pass -----------------------------------------------------
 
