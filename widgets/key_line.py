@@ -14,11 +14,11 @@ __all__ = ["KeyLine"]
 class KeyLine(Widget):
     """The shown bindings its screen answers to now (focused widget first), drawn like a footer.
 
-    Owns nothing but its line. Textual's `Footer` fills in its keys by recomposing a refresh after
-    it mounts, which moved a modal's layout between frames (flaky snapshots); this line is one row
-    from the start and reads `screen.active_bindings` each time it paints, so it always shows the
-    keys of the focused widget and of its screen, and a binding that `check_action` hides (a
-    modal's guard time) is not shown. UI thread only; repaints when its screen's bindings change.
+    Owns nothing but its line. Unlike Textual's `Footer` (which recomposes after it mounts, so a
+    modal's layout moves between frames) it is one row from the start and reads
+    `screen.active_bindings` each time it paints: it shows the keys of the focused widget and of
+    its screen, and not a binding that `check_action` hides (a modal's guard time). UI thread
+    only; repaints when its screen's bindings change.
     """
 
     DEFAULT_CSS: ClassVar[str] = """

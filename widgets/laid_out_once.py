@@ -32,19 +32,12 @@ else:
 class LaidOutOnce(_WidgetBase):
     """Mixin for a widget class: a screen layout that resizes it does not ask for another one.
 
-    Owns no state. On Textual 8.2.8 (pinned), `Screen._refresh_layout` hands every widget its new
-    region through `Widget._size_updated(..., layout=True)`, which assigns the `virtual_size`
-    reactive; that reactive is declared `layout=True`, so every widget whose size changed in a
-    layout asks for a second layout of the screen straight away (and for a whole repaint of
-    itself). While an answer streams that is the growing paragraph, its Markdown chunk, its
-    `TextView` and the conversation's scroll container after every flush: two screen layouts
-    where one already placed everything. The second one finds nothing to move: the sizes came
-    from the layout that just ran, a widget whose own size changed is marked dirty by
-    `_size_updated` itself, and a scrollbar that must appear or go asks for its own layout
-    (`show_vertical_scrollbar` is a layout reactive). So these classes store their new virtual
-    size as Textual's scroll-only reflow does (`layout=False`: `set_reactive`, no refresh, no
-    watcher). Only our own classes take this path; Textual is not patched. A class that watches
-    `virtual_size` must call its watcher itself (see `ConversationScroll`).
+    Owns no state. On Textual 8.2.8 (pinned) a layout that resizes a widget assigns its
+    `virtual_size`, a layout reactive, so every resized widget asks at once for a second screen
+    layout (and a repaint of itself) that finds nothing to move. These classes store the new
+    virtual size as Textual's scroll-only reflow does (`set_reactive`: no refresh, no watcher);
+    Textual itself is not patched. A class that watches `virtual_size` must call its watcher
+    itself (see `ConversationScroll`).
     """
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
@@ -186,8 +179,7 @@ class StreamMarkdown(LaidOutOnce, Markdown):
 
     def post_message(self, message: Message) -> bool:
         # No table of contents is shown: Textual's Markdown posts one after each append that
-        # brings a heading, and each bubbled through six nodes up to the app for nobody (360
-        # dispatches on the pty bench's 10,853-token answer).
+        # brings a heading, and each would bubble up to the app for nobody.
         if isinstance(message, Markdown.TableOfContentsUpdated):
             return True
         return super().post_message(message)

@@ -68,13 +68,10 @@ _parser: MarkdownIt | None = None
 def shared_parser() -> MarkdownIt:
     """The one "gfm-like" parser every streamed chunk uses, with raw HTML read as text.
 
-    Textual's `Markdown.append` builds a new `MarkdownIt("gfm-like")` for every append (its
-    rules compiled again: ~1 ms each, 20 appends a second while a turn streams); a parser keeps
-    no state between `parse` calls (each gets its own environment), so one serves them all.
-    Textual's Markdown draws no HTML token: with markdown-it's `html` option on, a person's
-    `<b>x</b>` showed as "x" and an agent's `<div>…</div>` line vanished whole. A terminal cannot
-    render HTML, so it is shown as the characters that were written. UI thread only, like the
-    widgets that call it.
+    Textual's `Markdown.append` would build (and compile) a new parser for every append; a parser
+    keeps no state between `parse` calls, so one serves them all. Textual's Markdown draws no HTML
+    token, so raw HTML is shown as the characters that were written, not dropped. UI thread only,
+    like the widgets that call it.
     """
     global _parser
     if _parser is None:

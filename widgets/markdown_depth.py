@@ -1,8 +1,7 @@
 """A bound on how deeply an agent's Markdown nests quotes and lists, applied as the text streams.
 
-Textual builds one widget per nested block, about 10 ms each here: one line of forty `>` cost
-0.4 s of the UI thread, and a stream of them froze the app for seconds. Past markdown-it's own
-nesting limit (20) the text was dropped without a word. A line's leading container markers (`>`,
+Textual builds one widget per nested block, so deep nesting costs the UI thread dearly, and
+markdown-it drops text past its own nesting limit (20). A line's leading container markers (`>`,
 `-`, `*`, `+`, `1.`, `1)`) beyond `MAX_DEPTH` are shown as the characters they are (escaped with a
 backslash, which Markdown then hides), so nothing is lost and the nesting stops at `MAX_DEPTH`;
 leading indentation is capped too, since lists also nest by indenting. Fenced code is left as it

@@ -15,13 +15,10 @@ _started = False
 def warm_lexers() -> None:
     """Load and compile the `COMMON_LANGUAGES` lexers on a daemon thread (once per process).
 
-    Textual's `MarkdownFence` highlights its code with Pygments on the UI thread, and the first
-    fence of a language imports that lexer's module and compiles its regular expressions (Pygments
-    does it on the first instance of each lexer class, then keeps them on the class): 100-150 ms
-    for Python here, one stall of the UI thread in the middle of a streamed answer, which a key
-    typed then waits for (the pty bench's key p99). Done on a thread while the answer begins, it
-    shares the GIL in 5 ms slices instead. Lexers keep no per-use state, so a half-warmed one is
-    as good as a cold one.
+    Textual's `MarkdownFence` highlights with Pygments on the UI thread, and a language's first
+    fence imports and compiles its lexer there (about 0.1 s: a stall mid-answer that a typed key
+    waits for). Warmed on a thread as an answer begins, that cost shares the GIL instead. Lexers
+    keep no per-use state, so a half-warmed one is as good as a cold one.
     """
     global _started
     if _started:

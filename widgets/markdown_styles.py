@@ -24,14 +24,12 @@ class LazyComponentStyles(_WidgetBase):
     """Mixin for a Markdown block class: a component style is resolved on first use, not at mount.
 
     Owns the component styles it resolved (in Textual's own `_component_styles`). On Textual
-    8.2.8 (pinned) mounting a widget applies the stylesheet to it and then, for each of its
-    component classes, to a virtual node made for it: a Markdown block has four (`em`, `strong`,
-    `s`, `code_inline`), so each paragraph streamed in cost five matchings of the app's whole
-    stylesheet (about 1.5 ms a paragraph, a quarter of the UI thread while an answer streams, pty
-    bench 120x40), and most paragraphs never use any of them. Here the stylesheet sees no
-    component classes; `get_component_styles` resolves the ones asked for as the stylesheet
-    would have, and a restyle of the block (a new theme, a class change) drops them, to be
-    resolved again, and repaints a block that used them (as the stylesheet does when they change).
+    8.2.8 (pinned) mounting a widget matches the whole stylesheet once for the widget and once
+    per component class; a Markdown block has four (`em`, `strong`, `s`, `code_inline`) that
+    most paragraphs never use. Here the stylesheet sees no component classes;
+    `get_component_styles` resolves the ones asked for as the stylesheet would have, and a
+    restyle of the block (a new theme, a class change) drops them, to be resolved again, and
+    repaints a block that used them (as the stylesheet does when they change).
     """
 
     @classmethod

@@ -15,11 +15,9 @@ def painted_batch(widget: Widget) -> Iterator[None]:
     """`App.batch_update` that lets the screen paint what the batch changed once it ends.
 
     Textual 8.2.8 (pinned) ends a batch by prompting the app only: a screen that handled the
-    batch's repaint and layout requests while the batch held its frames back (its update timer
-    stays paused) is idle by then and hears nothing more, so nothing is painted until some other
-    message reaches it (a key, a clock tick a second later). That is how a stream painted as one
-    batch per drain pass stalled at one frame a second in a real terminal. Prompting the screen
-    too (`check_idle`, a no-op while its queue is busy) lets it resume its update timer.
+    batch's requests while its frames were held back is idle by then, and would paint nothing
+    until some other message reached it. Prompting the screen too (`check_idle`, a no-op while
+    its queue is busy) lets it resume its update timer.
     """
     screen = widget.screen
     with widget.app.batch_update():

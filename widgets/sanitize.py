@@ -55,8 +55,8 @@ def agent_line(text: Any, limit: int = LINE_LIMIT) -> Content:
     """Agent text for a one-line header: sanitised, every run of whitespace (newlines, tabs,
     U+2028…) one space, cut to `limit` characters with `…`.
 
-    A tool named `"x\\n ▌ root · 12:00\\n ▌ delete it all"` drew lines that looked like the
-    person's own message, and a 1 MB name was laid out whole in a one-line card.
+    So agent text cannot draw extra lines that pass for the person's own message, and a huge
+    name is not laid out whole in a one-line card.
     """
     flat = " ".join(sanitize(text if isinstance(text, str) else str(text)).split())
     if len(flat) > limit:

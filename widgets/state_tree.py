@@ -57,15 +57,11 @@ class StateTreeWidget(Tree[str]):
     """The state panel's `Tree`, measuring a line's label without rendering it, and asking for its
     own style once per render pass, not once per line.
 
-    Textual's `Tree` measures every line's label each time it rebuilds its lines (after any
-    node changed) to find its width, by rendering the label (a copy, a style pass, the toggle
-    icon assembled in front): a state with a list of a thousand items that grows while a turn
-    streams paid that for every item on every frame. The width is the icon's plus the label's
-    (styles do not change widths), which is what `Tree.get_label_width` invites a subclass to
-    compute directly. Measuring a label is still a pass over its text, and the tree rebuilds
-    every line after any change (an item appended to a list of 10,000 measured all 10,000), so
-    each node's label width is kept until the node gets another label (`set_label` gives it a
-    new `Text`; the state tree never changes a label in place). Owns that width cache.
+    Owns a cache of label widths by node id. Textual's `Tree` measures every line's label (by
+    rendering it) each time it rebuilds its lines, after any node changed; here a width is the
+    icon's plus the label's cell length (`get_label_width`), kept until the node gets another
+    label (`set_label` gives it a new `Text`; the state tree never changes a label in place), so
+    a change costs the lines it touches, not the whole tree. UI thread only.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -28,10 +28,9 @@ STATUS_LABELS: dict[ToolStatus, tuple[str, str]] = {
 """Symbol and word per status: the card reads without colour."""
 
 SHOWN_CHARACTERS = 100_000
-"""How much of a tool call's arguments or result the card shows. An agent can send megabytes
-(seen: 300 MB of streamed arguments); a Static of that size takes seconds to lay out on every
-repaint, and nobody reads it on a card. The card says how much more there is; the whole value
-stays in the block, the log and the export."""
+"""How much of a tool call's arguments or result the card shows. An agent can send megabytes; a
+Static of that size takes seconds to lay out on every repaint. The card says how much more there
+is; the whole value stays in the block, the log and the export."""
 
 _STATUS_CLASSES = {
     ToolStatus.STREAMING_ARGUMENTS: "-streaming",
