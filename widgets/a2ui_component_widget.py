@@ -21,7 +21,10 @@ class ComponentMessage(Message):
 
 
 class ComponentWidget(Widget):
-    """Base of the container and input renderers: owns the component snapshot painted last."""
+    """Base of the renderers that compose children (layouts, buttons, inputs, the fallback).
+
+    Owns the component snapshot painted last; UI thread only.
+    """
 
     def __init__(self, node: ResolvedComponent, *children: Widget, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(*children, id=id, classes=classes)
