@@ -17,6 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import NodeID, TreeNode
 
 from tandem.core.agent_json import dumps_agent_json
+from tandem.core.json_pointer import escape
 from tandem.widgets.sanitize import sanitize
 
 __all__ = ["StateTree", "StateTreeWidget", "short_value"]
@@ -30,11 +31,6 @@ def short_value(value: Any, limit: int = 60) -> str:
     text = value if isinstance(value, str) else dumps_agent_json(value, ensure_ascii=False)
     text = sanitize(text).replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def escape_pointer_part(part: str) -> str:
-    """One key as a JSON pointer token (RFC 6901)."""
-    return part.replace("~", "~0").replace("/", "~1")
 
 
 def _keys(value: dict[str, Any] | list[Any]) -> list[str]:
@@ -263,7 +259,7 @@ class StateTree:
         else:
             for key, item in islice(container.items(), start, stop):
                 key = str(key)
-                self._add(parent, key, item, f"{pointer}/{escape_pointer_part(key)}", top=top)
+                self._add(parent, key, item, f"{pointer}/{escape(key)}", top=top)
 
     def _add_range(self, parent: TreeNode[str], container: Any, keys: Sequence[str] | range, start: int, stop: int,
                    pointer: str) -> None:
@@ -316,7 +312,7 @@ class StateTree:
             for index in changed[bisect_left(changed, start):bisect_left(changed, start + kept)]:
                 key = str(pair.new_keys[index])
                 self._sync_node(children[index - start], key, pair.old_values[index], pair.new_values[index],
-                                f"{pair.pointer}/{escape_pointer_part(key)}", pair.force, top=top)
+                                f"{pair.pointer}/{escape(key)}", pair.force, top=top)
             self._remove(children[kept:])
             if kept < new_stop - start:
                 self._add_fields(parent, pair.new, start + kept, new_stop, pair.pointer, top=top)

@@ -17,7 +17,8 @@ from textual.widgets.tree import TreeNode
 
 from tandem.core.state.agent_state import AgentState
 from tandem.widgets import StatePanel
-from tandem.widgets.state_tree import StateTree, StateTreeWidget, escape_pointer_part, short_value
+from tandem.core.json_pointer import escape as escape_pointer_part
+from tandem.widgets.state_tree import StateTree, StateTreeWidget, short_value
 
 
 def _tree() -> tuple[Tree[str], StateTree]:
