@@ -41,6 +41,7 @@ from tandem.tui.app.engine import Engine
 if TYPE_CHECKING:
     # Annotations only: the app imports this module before core is loaded (on the engine thread).
     from tandem.core.blocks.base import Block
+    from tandem.core.blocks.decisions import DecisionCommand
     from tandem.core.context import AgentContext
     from tandem.core.notify import Subscription
     from tandem.core.state.agent_state import AgentState
@@ -421,10 +422,11 @@ class Bridge:
 
         return self.engine.submit(run())
 
-    def decide(self, block: Block, method: str, kwargs: dict[str, Any] | None = None) -> concurrent.futures.Future[Any]:
-        """Call `block.<method>(**kwargs)` on the engine thread (awaiting `invoke`'s coroutine)."""
-        bound = getattr(block, method)
-        return self.to_engine(lambda: bound(**(kwargs or {})))
+    def decide(self, block: Block, command: DecisionCommand) -> concurrent.futures.Future[None]:
+        """Apply `command` to `block` on the engine thread (`core.blocks.decisions.apply_decision`)."""
+        from tandem.core.blocks.decisions import apply_decision
+
+        return self.to_engine(lambda: apply_decision(block, command))
 
     def to_ui(self, function: Callable[[], T]) -> concurrent.futures.Future[T]:
         """Call `function()` on the UI thread without blocking the caller (any thread).
