@@ -197,7 +197,7 @@ class Bridge:
         started = time.perf_counter()
         # Into or out of a wait on the person (the approval or question shows, or the composer
         # is enabled again after the decision), or what the person asked for (a cancel's stop):
-        # at the next frame (see `wake`).
+        # at the next frame (see `FramePacer.wake`).
         decision = "awaiting_input" in (status.value, self._engine_status)
         self._engine_status = status.value
         with self._lock:
@@ -222,7 +222,7 @@ class Bridge:
         post = False
         with self._lock:
             # A status change the person waits to see (`urgent`) posts a wake-up of its own even
-            # when one is on its way: that one may have been paced to a later frame (see `wake`).
+            # when one is on its way: that one may have been paced to a later frame (see `FramePacer.wake`).
             if not self._closed and (urgent or not self._wake_pending):
                 self._wake_pending = post = True
                 self._ui_calls += 1
