@@ -249,7 +249,7 @@ class Bridge:
 
     def expect_status(self) -> None:
         """The person asked for a status change (a cancel, UI thread): the next one the engine
-        reports is painted at the next frame, not at the stream's paced gap (see `wake`)."""
+        reports is painted at the next frame, not at the stream's paced gap (see `FramePacer.wake`)."""
         with self._lock:
             self._person_asked = True
 
