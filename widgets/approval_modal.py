@@ -16,6 +16,7 @@ from textual import events
 from textual.widgets import Button, Input, Static, TextArea
 
 from tandem.core.blocks.approval import ApprovalBlock
+from tandem.core.blocks.decisions import Approve, Reject
 from tandem.widgets.key_line import KeyLine
 from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
 from tandem.core.agent_json import loads_agent_json
@@ -35,17 +36,13 @@ class ApprovalResult:
     """The optional reason given with a reject."""
 
     @property
-    def method(self) -> str | None:
-        """The block decision method to call (`approve`/`reject`), None for later."""
-        return None if self.choice == "later" else self.choice
-
-    def decision_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `ApprovalBlock.approve`/`reject` (for `BlockView.request_decision`)."""
+    def command(self) -> Approve | Reject | None:
+        """The decision to apply to the block; None for later."""
         if self.choice == "approve":
-            return {"edited_arguments": self.edited_arguments} if self.edited_arguments is not None else {}
+            return Approve(edited_arguments=self.edited_arguments)
         if self.choice == "reject":
-            return {"reason": self.reason} if self.reason else {}
-        return {}
+            return Reject(reason=self.reason or None)
+        return None
 
 
 class ApprovalModal(ModalScreen[ApprovalResult]):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.widget import Widget
 
 from tandem.core.blocks.base import Block
+
+if TYPE_CHECKING:
+    from tandem.core.blocks.decisions import DecisionCommand
 
 __all__ = ["BlockView"]
 
@@ -33,14 +36,12 @@ class BlockView(Widget):
     class DecisionRequested(Message):
         """Posted when the human decides; handled by the app as `on_block_view_decision_requested`."""
 
-        def __init__(self, block: Block, method: str, kwargs: dict[str, Any] | None = None) -> None:
+        def __init__(self, block: Block, command: DecisionCommand) -> None:
             super().__init__()
             self.block = block
             """The block decided on."""
-            self.method = method
-            """The block's decision method: approve, reject, respond, invoke, decline, cancel."""
-            self.kwargs = dict(kwargs or {})
-            """Keyword arguments for the method."""
+            self.command = command
+            """What was decided (`tandem.core.blocks.decisions`)."""
 
     def __init__(self, block: Block, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -95,6 +96,6 @@ class BlockView(Widget):
     def update_from_block(self) -> None:
         """Paint the block's current content. Override in subclasses."""
 
-    def request_decision(self, method: str, **kwargs: Any) -> None:
-        """Ask the app to call `block.<method>(**kwargs)` on the engine thread."""
-        self.post_message(self.DecisionRequested(self.block, method, kwargs))
+    def request_decision(self, command: DecisionCommand) -> None:
+        """Ask the app to apply `command` to the block on the engine thread."""
+        self.post_message(self.DecisionRequested(self.block, command))

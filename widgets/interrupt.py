@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Static
 
+from tandem.core.blocks.decisions import Decline, Respond
 from tandem.core.blocks.interrupt import InterruptBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
@@ -40,9 +41,8 @@ class InterruptView(BlockView):
     """An interrupt: a title, the agent's message and, while pending, a form with Send and Decline.
 
     A question without a schema (or with a bare string schema) gets one text field: typing and
-    Enter sends the text as the answer (`request_decision("respond", payload="...")`), Decline
-    sends `request_decision("decline")`. Other schemas get a `SchemaForm`; its valid submit becomes
-    `respond` with the form's payload. Once decided the form hides and the status says who answered
+    Enter sends the text as the answer (`Respond(payload="...")`), Decline sends `Decline()`.
+    Other schemas get a `SchemaForm`; its valid submit becomes `Respond` with the form's payload. Once decided the form hides and the status says who answered
     what. State classes: `-pending`, `-decided`, `-text`. UI thread only.
     """
 
@@ -117,7 +117,7 @@ class InterruptView(BlockView):
         block = self.block
         assert isinstance(block, InterruptBlock)
         if block.actionable:
-            self.request_decision("respond", payload=event.payload)
+            self.request_decision(Respond(payload=event.payload))
 
     @on(SchemaForm.Declined)
     def _declined(self, event: SchemaForm.Declined) -> None:
@@ -125,4 +125,4 @@ class InterruptView(BlockView):
         block = self.block
         assert isinstance(block, InterruptBlock)
         if block.actionable:
-            self.request_decision("decline")
+            self.request_decision(Decline())

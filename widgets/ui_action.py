@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -10,10 +10,14 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
+from tandem.core.blocks.decisions import Decline, Invoke
 from tandem.core.blocks.ui_action import UIActionBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.marked_checkbox import MarkedCheckbox
 from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 __all__ = ["UIActionView"]
 
@@ -45,10 +49,10 @@ def _steps(arguments: dict[str, Any]) -> list[dict[str, str]]:
 class UIActionView(BlockView):
     """A client-side action waiting for the human.
 
-    Generic actions show their name and arguments with Run (`request_decision("invoke")`) and
-    Decline (`request_decision("decline")`). The `generate_task_steps` action shows one checkbox
-    per step; Confirm sends `invoke(arguments={"steps": [...each with status enabled/disabled...],
-    "accepted": True})`, Reject sends `invoke(arguments={"accepted": False, "steps": []})`.
+    Generic actions show their name and arguments with Run (`Invoke()`) and Decline (`Decline()`).
+    The `generate_task_steps` action shows one checkbox per step; Confirm sends
+    `Invoke(arguments={"steps": [...each with status enabled/disabled...], "accepted": True})`,
+    Reject sends `Invoke(arguments={"accepted": False, "steps": []})`.
     State classes: `-waiting`, `-decided`. UI thread only.
     """
 
@@ -133,8 +137,8 @@ class UIActionView(BlockView):
         else:
             status.update(Content("⏸ waiting for you"))
 
-    def selected_steps(self) -> list[dict[str, str]]:
-        """The steps with status enabled/disabled from the checkboxes."""
+    def selected_steps(self) -> list[JsonValue]:
+        """The steps with status enabled/disabled from the checkboxes (each a description and a status)."""
         steps = self._shown_steps or []
         checkboxes = list(self.query(".ui-action-view--steps > MarkedCheckbox").results(MarkedCheckbox))
         return [
@@ -146,25 +150,25 @@ class UIActionView(BlockView):
     def _run(self, event: Button.Pressed) -> None:
         event.stop()
         if self.action.actionable:
-            self.request_decision("invoke")
+            self.request_decision(Invoke())
 
     @on(Button.Pressed, ".ui-action-view--decline")
     def _decline(self, event: Button.Pressed) -> None:
         event.stop()
         if self.action.actionable:
-            self.request_decision("decline")
+            self.request_decision(Decline())
 
     @on(Button.Pressed, ".ui-action-view--confirm")
     def _confirm(self, event: Button.Pressed) -> None:
         event.stop()
         if self.action.actionable:
-            self.request_decision("invoke", arguments={"steps": self.selected_steps(), "accepted": True})
+            self.request_decision(Invoke(arguments={"steps": self.selected_steps(), "accepted": True}))
 
     @on(Button.Pressed, ".ui-action-view--reject")
     def _reject(self, event: Button.Pressed) -> None:
         event.stop()
         if self.action.actionable:
-            self.request_decision("invoke", arguments={"accepted": False, "steps": []})
+            self.request_decision(Invoke(arguments={"accepted": False, "steps": []}))
 
     def _show_steps(self, steps: list[dict[str, str]]) -> None:
         """Build the checkboxes once per distinct steps list (keeps the human's ticks otherwise)."""

@@ -14,6 +14,8 @@ from tandem.core.lazy_exports import lazy_exports as _lazy_exports
 if typing.TYPE_CHECKING:
     from tandem.core.blocks.approval import ApprovalBlock
     from tandem.core.blocks.base import Block, BlockEnv, Lifecycle
+    from tandem.core.blocks.decisions import (
+        Approve, Cancel, DecisionCommand, Decline, Invoke, Reject, Respond, apply_decision)
     from tandem.core.blocks.interactive import Decision, InteractiveBlock
     from tandem.core.blocks.interrupt import InterruptBlock
     from tandem.core.blocks.misc import ActivityBlock, ErrorBlock, UnhandledContentBlock
@@ -26,6 +28,14 @@ __getattr__ = _lazy_exports(__name__, {
     "Block": "tandem.core.blocks.base",
     "BlockEnv": "tandem.core.blocks.base",
     "Lifecycle": "tandem.core.blocks.base",
+    "Approve": "tandem.core.blocks.decisions",
+    "Cancel": "tandem.core.blocks.decisions",
+    "DecisionCommand": "tandem.core.blocks.decisions",
+    "Decline": "tandem.core.blocks.decisions",
+    "Invoke": "tandem.core.blocks.decisions",
+    "Reject": "tandem.core.blocks.decisions",
+    "Respond": "tandem.core.blocks.decisions",
+    "apply_decision": "tandem.core.blocks.decisions",
     "Decision": "tandem.core.blocks.interactive",
     "InteractiveBlock": "tandem.core.blocks.interactive",
     "InterruptBlock": "tandem.core.blocks.interrupt",
@@ -42,17 +52,25 @@ __getattr__ = _lazy_exports(__name__, {
 __all__ = [
     "ActivityBlock",
     "ApprovalBlock",
+    "Approve",
     "Block",
     "BlockEnv",
+    "Cancel",
     "Decision",
+    "DecisionCommand",
+    "Decline",
     "ErrorBlock",
     "InteractiveBlock",
     "InterruptBlock",
+    "Invoke",
     "Lifecycle",
     "ReasoningBlock",
+    "Reject",
+    "Respond",
     "TextBlock",
     "ToolCallBlock",
     "ToolStatus",
     "UIActionBlock",
     "UnhandledContentBlock",
+    "apply_decision",
 ]

@@ -162,7 +162,7 @@ class TestWorkPerFrame:
         before = len(target.flushed)
         for _ in range(int(seconds / 0.005)):
             _change(bridge)
-            if not bridge._timer_pending:  # (the app gets one wake-up per batch of changes)
+            if not bridge.pacer.timer_pending:  # (the app gets one wake-up per batch of changes)
                 flushes = len(target.flushed)
                 bridge.wake()
                 if len(target.flushed) > flushes:
@@ -267,7 +267,7 @@ class TestStatus:
         clock.now += 0.01
         _change(bridge)
         bridge.wake()
-        assert bridge._timer_pending  # the change is paced ...
+        assert bridge.pacer.timer_pending  # the change is paced ...
         bridge._on_status_changed(Status.STREAMING)  # the decision reached the engine
         assert len(posted) == 2, "the status change posts its own wake-up while one is on its way"
         bridge.wake()
@@ -313,7 +313,7 @@ class TestStatus:
         bridge, target, clock = setup
         seen = self._streaming_with_a_paced_change(bridge, target, clock)
         bridge.wake()
-        assert bridge._timer_pending  # the change is paced ...
+        assert bridge.pacer.timer_pending  # the change is paced ...
         bridge.expect_status()  # Esc
         bridge._on_status_changed(Status.IDLE)  # the engine stopped the turn
         bridge.wake()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import Button, Input, Static, TextArea
 
-from tandem.core.blocks import ApprovalBlock
+from tandem.core.blocks import ApprovalBlock, Approve, Reject
 from tandem.widgets import ApprovalModal, ApprovalResult
 
 
@@ -46,7 +46,7 @@ async def test_a_approves() -> None:
     async with app.run_test() as pilot:
         await pilot.press("a")
         assert app.results == [ApprovalResult("approve")]
-        assert app.results[0].method == "approve" and app.results[0].decision_kwargs() == {}
+        assert app.results[0].command == Approve()
 
 
 async def test_r_asks_for_a_reason_then_enter_rejects() -> None:
@@ -56,7 +56,7 @@ async def test_r_asks_for_a_reason_then_enter_rejects() -> None:
         assert isinstance(app.focused, Input)
         await pilot.press(*"not now", "enter")
         assert app.results == [ApprovalResult("reject", reason="not now")]
-        assert app.results[0].decision_kwargs() == {"reason": "not now"}
+        assert app.results[0].command == Reject(reason="not now")
 
 
 async def test_reject_without_reason() -> None:
@@ -71,7 +71,7 @@ async def test_escape_decides_later() -> None:
     async with app.run_test() as pilot:
         await pilot.press("escape")
         assert app.results == [ApprovalResult("later")]
-        assert app.results[0].method is None
+        assert app.results[0].command is None
 
 
 async def test_e_edits_arguments_and_approve_sends_them() -> None:
@@ -83,7 +83,7 @@ async def test_e_edits_arguments_and_approve_sends_them() -> None:
         editor.text = '{"path": "/tmp/y"}'
         await pilot.press("ctrl+s")
         assert app.results == [ApprovalResult("approve", edited_arguments={"path": "/tmp/y"})]
-        assert app.results[0].decision_kwargs() == {"edited_arguments": {"path": "/tmp/y"}}
+        assert app.results[0].command == Approve(edited_arguments={"path": "/tmp/y"})
 
 
 async def test_invalid_edit_is_refused_with_an_error() -> None:

@@ -1,11 +1,11 @@
-"""InterruptView: the form's valid submit becomes a `respond` decision."""
+"""InterruptView: the form's valid submit becomes a `Respond` decision."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Input, Static
 
-from tandem.core.blocks import InterruptBlock
+from tandem.core.blocks import Decline, InterruptBlock, Respond
 from tandem.widgets import BlockView, InterruptView, view_for
 
 
@@ -43,7 +43,7 @@ async def test_submit_requests_respond_with_payload() -> None:
         assert str(view.query_one(".interrupt-view--message", Static).render()) == "Which seat?]0;x"
         view.query_one(Input).value = "12A"
         await pilot.click(".schema-form--submit")
-        assert [(m.block, m.method, m.kwargs) for m in app.decisions] == [(block, "respond", {"payload": {"seat": "12A"}})]
+        assert [(m.block, m.command) for m in app.decisions] == [(block, Respond(payload={"seat": "12A"}))]
 
 
 async def test_invalid_form_requests_nothing_and_decided_hides_form() -> None:
@@ -79,7 +79,7 @@ async def test_a_question_without_schema_is_one_text_field_and_enter_sends_the_s
         assert [str(b.label) for b in view.query(Button)] == ["Send", "Decline"]
         field.focus()
         await pilot.press(*"blue", "enter")
-        assert [(m.method, m.kwargs) for m in app.decisions] == [("respond", {"payload": "blue"})]
+        assert [m.command for m in app.decisions] == [Respond(payload="blue")]
 
 
 async def test_a_bare_string_schema_is_the_same_text_field() -> None:
@@ -93,7 +93,7 @@ async def test_a_bare_string_schema_is_the_same_text_field() -> None:
         assert app.decisions == []
         assert "x" == view.query_one(Input).value
         await pilot.press("y", "enter")
-        assert [(m.method, m.kwargs) for m in app.decisions] == [("respond", {"payload": "xy"})]
+        assert [m.command for m in app.decisions] == [Respond(payload="xy")]
 
 
 async def test_decline_requests_decline_and_the_card_says_so() -> None:
@@ -102,7 +102,7 @@ async def test_decline_requests_decline_and_the_card_says_so() -> None:
     app = _Host(view)
     async with app.run_test() as pilot:
         await pilot.click(".schema-form--decline")
-        assert [(m.method, m.kwargs) for m in app.decisions] == [("decline", {})]
+        assert [m.command for m in app.decisions] == [Decline()]
         block.decline(who="ada")
         view.refresh_block()
         await pilot.pause()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, Static
 
-from tandem.core.blocks import UIActionBlock
+from tandem.core.blocks import DecisionCommand, Decline, Invoke, UIActionBlock
 from tandem.widgets import BlockView, UIActionView, view_for
 
 STEPS = [
@@ -19,13 +19,13 @@ class _Host(App[None]):
     def __init__(self, view: UIActionView) -> None:
         super().__init__()
         self.view = view
-        self.decisions: list[tuple[str, dict[str, object]]] = []
+        self.decisions: list[DecisionCommand] = []
 
     def compose(self) -> ComposeResult:
         yield self.view
 
     def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
-        self.decisions.append((message.method, message.kwargs))
+        self.decisions.append(message.command)
 
 
 def _action(name: str, arguments: dict[str, object]) -> UIActionBlock:
@@ -43,7 +43,7 @@ async def test_run_and_decline_request_decisions() -> None:
         assert str(view.query_one(".ui-action-view--status", Static).render()) == "⏸ waiting for you"
         await pilot.click(".ui-action-view--run")
         await pilot.click(".ui-action-view--decline")
-        assert app.decisions == [("invoke", {}), ("decline", {})]
+        assert app.decisions == [Invoke(), Decline()]
 
 
 async def test_steps_selection_becomes_the_invoke_arguments() -> None:
@@ -58,18 +58,15 @@ async def test_steps_selection_becomes_the_invoke_arguments() -> None:
         await pilot.click(boxes[2])
         await pilot.click(".ui-action-view--confirm")
         assert app.decisions == [
-            (
-                "invoke",
-                {
-                    "arguments": {
-                        "steps": [
-                            {"description": "Preheat [b]oven[/b]", "status": "enabled"},
-                            {"description": "Mix", "status": "disabled"},
-                            {"description": "Skip me", "status": "enabled"},
-                        ],
-                        "accepted": True,
-                    }
-                },
+            Invoke(
+                arguments={
+                    "steps": [
+                        {"description": "Preheat [b]oven[/b]", "status": "enabled"},
+                        {"description": "Mix", "status": "disabled"},
+                        {"description": "Skip me", "status": "enabled"},
+                    ],
+                    "accepted": True,
+                }
             )
         ]
 
@@ -79,7 +76,7 @@ async def test_steps_reject_sends_not_accepted() -> None:
     app = _Host(view)
     async with app.run_test() as pilot:
         await pilot.click(".ui-action-view--reject")
-        assert app.decisions == [("invoke", {"arguments": {"accepted": False, "steps": []}})]
+        assert app.decisions == [Invoke(arguments={"accepted": False, "steps": []})]
 
 
 async def test_decided_action_hides_buttons_and_says_who() -> None:

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 if TYPE_CHECKING:
-    from tandem.core.blocks import ApprovalBlock, Block
+    from tandem.core.blocks import ApprovalBlock, Block, DecisionCommand
     from tandem.widgets import ApprovalModal, ApprovalResult
 
 __all__ = ["ApprovalQueue"]
 
-Decide = Callable[["Block", str, "dict[str, Any]"], object]
-"""Hands a decision to the engine: `(block, method, kwargs)` (the app's `_decide` worker)."""
+Decide = Callable[["Block", "DecisionCommand"], object]
+"""Hands a decision to the engine: `(block, command)` (the app's `_decide` worker)."""
 
 Closed = Callable[["ApprovalBlock", bool], object]
 """Told when a modal closes: `(block, decided)`; the app puts the cursor where the person goes next."""
@@ -92,10 +92,11 @@ class ApprovalQueue:
 
         def done(result: ApprovalResult | None) -> None:
             self._modal = None
-            decided = result is not None and result.method is not None and block.actionable
-            if decided:
-                assert result is not None and result.method is not None
-                self._decide(block, result.method, result.decision_kwargs())
+            command = None if result is None else result.command
+            decided = False
+            if command is not None and block.actionable:
+                self._decide(block, command)
+                decided = True
             self._show_next()
             if self._modal is None and self._closed is not None:
                 self._closed(block, decided)

@@ -1,23 +1,10 @@
 """The bridge: the only code that crosses between the engine thread and the UI thread.
 
-Engine → UI: core notifies synchronously on the engine thread; the bridge only records what
-changed (new blocks, dirty blocks, status, state) and posts at most one wake-up message to the
-app per frame (`App.post_message` is thread-safe and, unlike `call_from_thread`, never blocks the
-engine, so quitting cannot deadlock). On the UI thread the wake-up schedules one flush per frame
-that repaints each dirty view once, with the block's final state: nothing is lost, and the cost of
-a token does not depend on the length of the conversation.
-
-Work per frame is capped: the UI thread's CPU time between two flushes (the layout and painting
-of what the last flush changed, mostly) sets the gap before the next one, so that painting the
-stream uses at most `STREAM_SHARE` of a core; a slow or loaded machine paints fewer, larger
-frames (never fewer than one per `MAX_FRAME_SECONDS`) instead of falling behind the stream.
-A status change the person waits to see (into or out of a wait on them, or the stop they asked
-for) is not paced: it goes at the next frame.
-
-Keys first: when the person types (`hold_for_input`, called by the app for every key, paste or
-click), stream changes wait until that input has been painted, or `INPUT_HOLD_SECONDS` at most,
-so a keystroke never queues behind a frame of Markdown layout; the stream catches up in the next
-flush (nothing is dropped, only coalesced).
+Engine → UI: core notifies synchronously on the engine thread; the bridge records what changed
+(new blocks, dirty blocks, status, state) and posts at most one wake-up message to the app at a
+time (`App.post_message` is thread-safe and never blocks the engine, so quitting cannot deadlock).
+On the UI thread the wake-up leads to one flush (when: `frame_pacer`) that repaints each dirty
+view once, with the block's final state.
 
 UI → engine: decisions and commands go through `Engine.submit` (`run_coroutine_threadsafe`); the
 UI awaits the returned future with `asyncio.wrap_future`, never synchronously.
@@ -37,47 +24,26 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 from textual.message import Message
 
 from tandem.tui.app.engine import Engine
+from tandem.tui.app.frame_pacer import FRAME_SECONDS, INPUT_HOLD_SECONDS, MAX_FRAME_SECONDS, STREAM_SHARE, FramePacer, PacerTarget
 
 if TYPE_CHECKING:
     # Annotations only: the app imports this module before core is loaded (on the engine thread).
     from tandem.core.blocks.base import Block
+    from tandem.core.blocks.decisions import DecisionCommand
     from tandem.core.context import AgentContext
     from tandem.core.notify import Subscription
     from tandem.core.state.agent_state import AgentState
     from tandem.core.turns import Status
 
-__all__ = ["Bridge", "BridgeStatistics", "BridgeTarget", "FRAME_SECONDS"]
+__all__ = ["Bridge", "BridgeStatistics", "BridgeTarget", "FRAME_SECONDS", "INPUT_HOLD_SECONDS", "MAX_FRAME_SECONDS", "STREAM_SHARE"]
 
 T = TypeVar("T")
 
-FRAME_SECONDS = 1 / 30
-"""The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
-STREAM_SHARE = 0.15
-"""The share of a core the UI thread may spend painting a stream: flushes come less often when they cost more.
-(The whole process's target while streaming 2,000 tokens/s is 0.25 of a core, and the engine thread's
-parsing and storing takes about 0.1 of it.)"""
-MAX_FRAME_SECONDS = 0.5
-"""The longest gap between flushes however costly they are (a stream never looks stalled).
 
-It binds only when painting a flush costs more than `STREAM_SHARE` of this gap (60–80 ms of UI
-CPU a flush for a 2,000 tokens/s stream at 120x40 here): such a stream scrolls more than a
-screen a second, so two steps of half a screen a second show as much of it as four of a quarter
-did at 0.25 s, and the UI thread spends ~20% less (pty bench, interleaved: UI thread 0.41–0.44
--> 0.31–0.36 of a core, Markdown renders per 1,000 tokens 15–16 -> 10). A slower stream costs
-less per flush and keeps its shorter gap; typed input is painted at once either way
-(`hold_for_input`, `tui.terminal.input_paint`)."""
-INPUT_HOLD_SECONDS = 0.05
-"""The longest stream changes wait for typed input to be painted first (a key held down still lets the stream through)."""
-
-
-class BridgeTarget(Protocol):
+class BridgeTarget(PacerTarget, Protocol):
     """What the bridge paints into (the app). Every method runs on the UI thread."""
 
     def post_message(self, message: Message) -> bool: ...
-
-    def set_timer(self, delay: float, callback: Callable[[], Any]) -> Any: ...
-
-    def call_after_refresh(self, callback: Callable[[], Any]) -> bool: ...
 
     def bridge_blocks_added(self, blocks: list[Block]) -> None: ...
 
@@ -113,9 +79,9 @@ class Bridge:
     """Marshals core notifications to the UI, coalesced per frame, and UI decisions to the engine.
 
     Owns the subscriptions on the context, its blocks and its state, the pending changes (under
-    a lock) and the counters. Engine-side methods (`attach`, the `_on_*` callbacks) run on the
-    engine thread; `flush` and `wake` run on the UI thread. Lifecycle: `attach` once the context
-    exists → `detach` before the engine stops.
+    a lock), its `FramePacer` and the counters. Engine-side methods (`attach`, the `_on_*`
+    callbacks) run on the engine thread; `flush` and `wake` run on the UI thread. Lifecycle:
+    `attach` once the context exists → `detach` before the engine stops (`reset` to attach again).
     """
 
     class Wake(Message):
@@ -146,12 +112,9 @@ class Bridge:
                  input_hold_seconds: float = INPUT_HOLD_SECONDS) -> None:
         self.engine = engine
         self.target = target
-        self.frame_seconds = frame_seconds
-        self.input_hold_seconds = input_hold_seconds
-        self.stream_share = STREAM_SHARE
-        """The share of a core painting may use (`STREAM_SHARE`); 1.0 paints every `frame_seconds`."""
-        self._gap = frame_seconds
-        self._last_flush_cpu = 0.0
+        self.pacer = FramePacer(target, self.flush, self._urgent, frame_seconds=frame_seconds,
+                                input_hold_seconds=input_hold_seconds)
+        """When flushes run (UI thread)."""
         self._lock = threading.Lock()
         self._added: list[Block] = []
         self._dirty: dict[str, Block] = {}
@@ -159,19 +122,12 @@ class Bridge:
         self._streamed: Status | None = None
         self._state: AgentState | None = None
         self._wake_pending = False
-        self._timer_pending = False
-        self._timer: Any = None
-        self._timer_due = 0.0
         self._engine_status = ""
         """The last status the engine reported (engine thread)."""
         self._urgent_status = False
         """A status change the person waits to see (see `_on_status_changed`) waits to be painted."""
         self._person_asked = False
         """The person asked for a status change (`expect_status`) that has not come yet."""
-        self._held_since = 0.0
-        self._input_serial = 0
-        self._held_flushes = 0
-        self._last_flush = 0.0
         self._subscriptions: list[Subscription] = []
         self._closed = False
         self._ui_calls = 0
@@ -241,7 +197,7 @@ class Bridge:
         started = time.perf_counter()
         # Into or out of a wait on the person (the approval or question shows, or the composer
         # is enabled again after the decision), or what the person asked for (a cancel's stop):
-        # at the next frame (see `wake`).
+        # at the next frame (see `FramePacer.wake`).
         decision = "awaiting_input" in (status.value, self._engine_status)
         self._engine_status = status.value
         with self._lock:
@@ -266,7 +222,7 @@ class Bridge:
         post = False
         with self._lock:
             # A status change the person waits to see (`urgent`) posts a wake-up of its own even
-            # when one is on its way: that one may have been paced to a later frame (see `wake`).
+            # when one is on its way: that one may have been paced to a later frame (see `FramePacer.wake`).
             if not self._closed and (urgent or not self._wake_pending):
                 self._wake_pending = post = True
                 self._ui_calls += 1
@@ -284,75 +240,32 @@ class Bridge:
     # -- UI thread ---------------------------------------------------------------------------
 
     def wake(self) -> None:
-        """A wake-up arrived: flush now, or at the next frame if the last flush was recent.
+        """A wake-up arrived: flush now, or when the pacer says (typed input first, the stream paced)."""
+        self.pacer.wake()
 
-        While typed input waits to be painted, the flush waits too (`hold_for_input`). A status
-        change into or out of a wait on the person keeps the frame rate, not the stream's paced
-        gap: what closing a modal cost the UI thread is no reason to show "the agent goes on" a
-        third of a second after the person decided (the composer stays disabled until then).
-        So does the status change the person asked for (`expect_status`: Esc's "stopped").
-        Other status changes go with the stream's flushes: the end of a fast turn painted on its
-        own paid a second layout of the screen for the changes that follow it.
-        """
-        now = time.monotonic()
+    def _urgent(self) -> bool:
         with self._lock:
-            urgent = self._urgent_status
-        due = self._last_flush + (self.frame_seconds if urgent else self._gap)
-        held = False
-        if self._held_since:
-            hold_until = self._held_since + self.input_hold_seconds
-            if hold_until > now and hold_until > due:
-                held, due = True, hold_until
-        if self._timer_pending:
-            if due >= self._timer_due:
-                return  # the flush on its way comes soon enough
-            self._timer.stop()  # a status change came while a paced flush waited: sooner
-            self._timer_pending = False
-        if held:
-            self._held_flushes += 1
-        if due <= now:
-            self.flush()
-        else:
-            self._timer_pending = True
-            self._timer_due = due
-            self._timer = self.target.set_timer(due - now, self._timed_flush)
+            return self._urgent_status
 
     def expect_status(self) -> None:
         """The person asked for a status change (a cancel, UI thread): the next one the engine
-        reports is painted at the next frame, not at the stream's paced gap (see `wake`)."""
+        reports is painted at the next frame, not at the stream's paced gap (see `FramePacer.wake`)."""
         with self._lock:
             self._person_asked = True
 
     @property
     def flush_scheduled(self) -> bool:
         """Whether a flush is on its way (UI thread): a wake-up was posted, or its timer is set."""
-        return self._timer_pending or self._wake_pending
+        return self.pacer.timer_pending or self._wake_pending
 
     @property
     def input_serial(self) -> int:
         """Counts the input `hold_for_input` was told of (UI thread)."""
-        return self._input_serial
+        return self.pacer.input_serial
 
     def hold_for_input(self) -> None:
-        """Input arrived (UI thread): paint it before more stream changes (at most `input_hold_seconds`)."""
-        now = time.monotonic()
-        if not self._held_since or now - self._held_since >= self.input_hold_seconds:
-            self._held_since = now  # (an expired hold let the stream through; this input starts another)
-        self._input_serial += 1
-        serial = self._input_serial
-        self.target.call_after_refresh(lambda: self._input_painted(serial))
-
-    def _input_painted(self, serial: int) -> None:
-        if serial != self._input_serial or not self._held_since:
-            return  # more input arrived since: wait for its frame
-        self._held_since = 0.0
-        if self._timer_pending:
-            self.wake()  # a flush put off for the input goes at its own time instead (`wake` brings the timer forward)
-
-    def _timed_flush(self) -> None:
-        self._timer_pending = False
-        self._timer = None
-        self.flush()
+        """Input arrived (UI thread): paint it before more stream changes (at most the pacer's input hold)."""
+        self.pacer.hold_for_input()
 
     def flush(self) -> None:
         """Paint everything pending: new blocks, each dirty block once, status, state (UI thread)."""
@@ -363,7 +276,7 @@ class Bridge:
             streamed, self._streamed = self._streamed, None
             state, self._state = self._state, None
             self._wake_pending = self._urgent_status = False
-        self._pace()
+        self.pacer.pace()
         self._flushes += 1
         if added:
             self._blocks_added += len(added)
@@ -383,22 +296,6 @@ class Bridge:
             self.target.bridge_status_changed(status)
         if state is not None:
             self.target.bridge_state_changed(state)
-
-    def _pace(self) -> None:
-        """Set the gap before the next flush from the UI thread's CPU time since the last one."""
-        now, cpu = time.monotonic(), time.thread_time()
-        since = now - self._last_flush
-        if since < MAX_FRAME_SECONDS * 2:  # flushing back to back: a stream is being painted
-            wanted = (cpu - self._last_flush_cpu) / self.stream_share
-            # Up at once, down halfway: the share holds from the first costly flush (growing in
-            # halving steps, a short firehose turn of 2 s was painted at ~0.25 of a core instead
-            # of 0.15, its first half at 3-4 flushes a second), and one cheap flush does not
-            # double the rate.
-            longest = max(MAX_FRAME_SECONDS, self.frame_seconds)  # (a slow link's --frame-ms may be longer)
-            self._gap = min(longest, max(self.frame_seconds, wanted, (self._gap + wanted) / 2))
-        else:
-            self._gap = self.frame_seconds
-        self._last_flush, self._last_flush_cpu = now, cpu
 
     def on_call(self, message: Bridge.Call) -> None:
         """Run an engine-requested UI function (UI thread)."""
@@ -421,10 +318,11 @@ class Bridge:
 
         return self.engine.submit(run())
 
-    def decide(self, block: Block, method: str, kwargs: dict[str, Any] | None = None) -> concurrent.futures.Future[Any]:
-        """Call `block.<method>(**kwargs)` on the engine thread (awaiting `invoke`'s coroutine)."""
-        bound = getattr(block, method)
-        return self.to_engine(lambda: bound(**(kwargs or {})))
+    def decide(self, block: Block, command: DecisionCommand) -> concurrent.futures.Future[None]:
+        """Apply `command` to `block` on the engine thread (`core.blocks.decisions.apply_decision`)."""
+        from tandem.core.blocks.decisions import apply_decision
+
+        return self.to_engine(lambda: apply_decision(block, command))
 
     def to_ui(self, function: Callable[[], T]) -> concurrent.futures.Future[T]:
         """Call `function()` on the UI thread without blocking the caller (any thread).
@@ -450,6 +348,6 @@ class Bridge:
             repaints=dict(self._repaints),
             blocks_added=self._blocks_added,
             engine_seconds=self._engine_seconds,
-            held_for_input=self._held_flushes,
-            gap=self._gap,
+            held_for_input=self.pacer.held_flushes,
+            gap=self.pacer.gap,
         )

@@ -10,7 +10,7 @@ from textual import work
 from textual.app import App
 
 if TYPE_CHECKING:
-    from tandem.core.blocks import Block
+    from tandem.core.blocks import Block, DecisionCommand
     from tandem.core.context import AgentContext
     from tandem.tui.app.approvals import ApprovalQueue
     from tandem.tui.app.bridge import Bridge
@@ -39,7 +39,7 @@ class Decisions(App[None]):
 
     def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
         message.stop()
-        self._decide(message.block, message.method, message.kwargs)
+        self._decide(message.block, message.command)
         # What the person types next goes to the composer, not to the first focusable widget
         # Textual picks when the decided form's controls are disabled.
         self.main.composer.take_focus_when_ready()
@@ -74,12 +74,12 @@ class Decisions(App[None]):
         self.approvals.review(message.block)
 
     @work(exit_on_error=False, group="decisions")
-    async def _decide(self, block: Block, method: str, kwargs: dict[str, Any]) -> None:
+    async def _decide(self, block: Block, command: DecisionCommand) -> None:
         from tandem.core.errors import TandemError
         from tandem.widgets.sanitize import sanitize
 
         try:
-            await asyncio.wrap_future(self.bridge.decide(block, method, kwargs))
+            await asyncio.wrap_future(self.bridge.decide(block, command))
         except TandemError as exc:
             self.notify(sanitize(str(exc)), title="Not applied", severity="warning", markup=False)
 

@@ -109,8 +109,8 @@ class RenderProfile:
             )
             bridge = getattr(app, "bridge", None)
             if bridge is not None:
-                lines.append(f"bridge: {bridge.statistics()._replace(repaints={})} timer_pending={bridge._timer_pending} "
-                             f"wake_pending={bridge._wake_pending} held_since={bridge._held_since}")
+                lines.append(f"bridge: {bridge.statistics()._replace(repaints={})} timer_pending={bridge.pacer.timer_pending} "
+                             f"wake_pending={bridge._wake_pending} held_since={bridge.pacer.held_since}")
         loop = getattr(app, "_loop", None) if app is not None else None
         tasks = asyncio.all_tasks(loop) if loop is not None else set()
         for task in tasks:
