@@ -55,6 +55,7 @@ from tandem.core.agent_json import null_unrepresentable_numbers
 from tandem.core.chat_client import ChatClient
 from tandem.core.content import ErrorContent
 from tandem.core.errors import AgentRunError, ProtocolError, TransportError, TransportTimeout
+from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
@@ -193,24 +194,16 @@ class AGUIChatClient(ChatClient):
             self._closed = True
             await self._transport.aclose()
 
-    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-        """Run the agent once and stream its updates.
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        """Run the agent once and stream its updates, one list per chunk of the body (the events
+        that arrived together). `folder` is not read. An error mid-chunk is raised after the
+        updates before it were yielded (`RUN_ERROR`'s own update included).
 
         Raises:
             TransportError: see the module docstring for which subclass means what.
             DecisionError: a resume payload is invalid (nothing was sent).
             RuntimeError: the client was closed.
-        """
-        async with aclosing(self.stream_batches(messages, options)) as batches:  # type: ignore[type-var]
-            async for batch in batches:
-                for update in batch:
-                    yield update
-
-    async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
-        """`stream`'s updates, one list per chunk of the body (the events that arrived together).
-
-        An error mid-chunk is raised after the updates before it were yielded (`RUN_ERROR`'s
-        own update included), as `stream` does.
         """
         if self._closed:
             raise RuntimeError("AGUIChatClient is closed")
