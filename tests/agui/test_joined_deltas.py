@@ -1,5 +1,5 @@
 """The client joins the plain content deltas of one message or call that come in a row in one chunk
-of the body into one update (`_RunPath._join`): the text joined, the events kept as its `raw`, in
+of the body into one update (`RunPath._join`, core/agui/run_path.py): the text joined, the events kept as its `raw`, in
 order. What cuts a run: another message, call, kind of delta or subagent, any other event, the end
 of the chunk, an error."""
 
