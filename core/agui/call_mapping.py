@@ -8,7 +8,7 @@ it. A history call that **has** its result is a new call under the same id (serv
 their calls `call_1`, `call_2`… afresh in every run), mapped as any other, unless the result came
 in the current turn (since the last user message with text) and the name is the same: that is
 a server re-sending, in a continuation run, what it had answered, and a client tool must not
-run twice. The handlers give the new call a card of its own (`core/handlers.py`).
+run twice. The handlers give the new call a card of its own (`core/tool_call_handlers.py`).
 """
 
 from __future__ import annotations
