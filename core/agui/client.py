@@ -2,8 +2,9 @@
 
 One run per `stream()` call: build the `RunAgentInput` (full history, tools, state, context,
 forwarded props, resume entries), open the transport, then push the body through one path —
-SSE bytes → `SSEDecoder` → `decode_event` → `ChunkExpander` → `EventVerifier` → `EventMapper`
-→ updates. HTTP and the embedded byte source share that path.
+SSE bytes → `SSEDecoder` → `RunPath` (run_path.py: a plain delta takes the fast path, any
+other event is validated → `ChunkExpander` → `EventVerifier` → `EventMapper`) → one list of
+updates per chunk of the body. HTTP and the embedded byte source share that path.
 
 Error contract (every error is a `TransportError` with `run_id` set, raised `from` its cause):
 
@@ -68,8 +69,9 @@ class AGUIChatClient(ChatClient):
     Owns its transport (and the `httpx.AsyncClient` it created), the predictive-state mappings
     the app configured, the interrupts each thread's last run left open (so the next run
     can resume every one of them), and the state keys each thread's adapter reserves for itself
-    (`adapter_state.py`: set aside from shared state, never sent back). Engine thread only. Lifecycle: use, then `aclose()`
-    (idempotent); streaming after close raises `RuntimeError`.
+    (`adapter_state.py`: set aside from shared state, never sent back), and its lifetime counters
+    (`statistics()`). Engine thread only. Lifecycle: use, then `aclose()` (idempotent); streaming
+    after close raises `RuntimeError`.
 
     Args:
         url: the AG-UI endpoint.
@@ -247,8 +249,7 @@ class AGUIChatClient(ChatClient):
             if limit is None:
                 return await anext(batches)
             # Not `asyncio.wait_for`: on Python 3.11 it returns the result and swallows a cancel
-            # that lands as the batch is ready, and on a fast stream (the turn timeout on, as by
-            # default) Esc then did nothing about half the time: the answer streamed to its end.
+            # that lands as the batch is ready (a cancel must stop the stream).
             async with asyncio.timeout(limit):
                 return await anext(batches)
         except StopAsyncIteration:
