@@ -6,7 +6,7 @@ import abc
 import functools
 import logging
 from contextlib import aclosing
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from pydantic import JsonValue
@@ -17,7 +17,7 @@ from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
 
 __all__ = ["ChatClient", "DelegatingChatClient", "LazyChatClient", "ToolFunction", "FunctionInvokingChatClient",
-           "stream_updates", "each_alone"]
+           "stream_updates"]
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +27,8 @@ class ChatClient(abc.ABC):
 
     Owns nothing of the conversation: it is handed the full history on every call. Used on the
     engine thread; `aclose()` releases transport resources and is idempotent. `stream` is its one
-    way to answer: a decorator forwards that one call, and the ways to read it differently
-    (`stream_updates`, `each_alone`) are functions beside the class.
+    way to answer: a decorator forwards that one call, and reading it differently (one update at
+    a time: `stream_updates`) is a function beside the class.
     """
 
     @abc.abstractmethod
@@ -67,18 +67,6 @@ async def stream_updates(client: ChatClient, messages: Sequence[ChatMessage], op
         async for batch in batches:
             for update in batch:
                 yield update
-
-
-async def each_alone(source: AsyncIterable[ChatUpdate]) -> AsyncIterator[list[ChatUpdate]]:
-    """`source`'s updates as batches of one: `stream` for a client that makes its updates singly.
-    Closing it closes `source` (if it can be closed)."""
-    try:
-        async for update in source:
-            yield [update]
-    finally:
-        close = getattr(source, "aclose", None)
-        if close is not None:
-            await close()
 
 
 class DelegatingChatClient(ChatClient):
