@@ -25,8 +25,10 @@ class ScriptedChatClient(ChatClient):
     """Yields one scripted segment per call, in order.
 
     Owns the script and the requests it received (`requests`: messages and options per call).
-    A segment is a list of steps, or a function `(messages, options) -> AsyncIterator`.
-    An `asyncio.Event` step pauses the stream until the test sets it.
+    A segment is a list of steps, or a function `(messages, options) -> AsyncIterator` of
+    updates; either way each update is handed over alone (a batch of one). An `asyncio.Event`
+    step pauses the stream until the test sets it. `closed_streams` counts the streams that
+    ended or were closed. Engine thread (or the test's loop).
     """
 
     def __init__(self, segments: Sequence[Sequence[ScriptStep] | Callable[..., AsyncIterator[ChatUpdate]]]) -> None:
