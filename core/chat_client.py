@@ -16,7 +16,8 @@ from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 from tandem.core.tool_arguments import parse_arguments
 
-__all__ = ["ChatClient", "DelegatingChatClient", "LazyChatClient", "ToolFunction", "FunctionInvokingChatClient"]
+__all__ = ["ChatClient", "DelegatingChatClient", "LazyChatClient", "ToolFunction", "FunctionInvokingChatClient",
+           "stream_updates"]
 
 log = logging.getLogger(__name__)
 
@@ -25,39 +26,29 @@ class ChatClient(abc.ABC):
     """Something that answers a list of messages with a stream of updates.
 
     Owns nothing of the conversation: it is handed the full history on every call. Used on the
-    engine thread; `aclose()` releases transport resources and is idempotent.
+    engine thread; `aclose()` releases transport resources and is idempotent. `stream` is its one
+    way to answer: a decorator forwards that one call, and reading it differently (one update at
+    a time: `stream_updates`) is a function beside the class.
     """
 
     @abc.abstractmethod
-    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
-        """Stream one segment's updates.
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+               folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        """Stream one segment's updates, in lists of those that arrived together (never empty),
+        in order: a client that receives many updates at once (an HTTP chunk holds a hundred
+        events) hands them over in one go instead of one hop per update.
+
+        Args:
+            folder: given by a caller that folds every batch into it before it asks for the next
+                (the conversation does: it keeps the history of what streams). A client that needs
+                the history of what it streamed (`FunctionInvokingChatClient`, to continue after
+                running tools) reads it there instead of folding every update a second time. A
+                decorator passes it on only if it yields its inner client's updates unchanged.
 
         Raises:
             TransportError: the segment could not be completed. Closing the iterator early
                 (cancel) must release the underlying connection at once.
         """
-
-    async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
-        """`stream`'s updates, in lists of those that arrived together (never empty), in order.
-
-        The conversation reads this: a client that receives many updates at once (an HTTP
-        chunk holds a hundred events) hands them over in one go instead of one hop per update.
-        By default, each update alone. Same errors as `stream`; closing it closes the stream.
-        """
-        async with aclosing(self.stream(messages, options)) as updates:  # type: ignore[type-var]
-            async for update in updates:
-                yield [update]
-
-    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
-                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
-        """`stream_batches`, for a caller that folds every batch into `folder` before it asks for
-        the next one (the conversation does: it keeps the history of what streams).
-
-        A client that needs the history of what it streamed (`FunctionInvokingChatClient`, to
-        continue after running tools) reads it from `folder` instead of folding every update a
-        second time. By default `folder` is not read.
-        """
-        return self.stream_batches(messages, options)
 
     async def aclose(self) -> None:
         """Release resources. Idempotent."""
@@ -69,28 +60,25 @@ class ChatClient(abc.ABC):
         await self.aclose()
 
 
+async def stream_updates(client: ChatClient, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
+    """`client.stream`'s updates one by one, for a caller that reads them singly (tests, tools).
+    Same errors; closing it closes the stream."""
+    async with aclosing(client.stream(messages, options)) as batches:  # type: ignore[type-var]
+        async for batch in batches:
+            for update in batch:
+                yield update
+
+
 class DelegatingChatClient(ChatClient):
-    """A middleware base: forwards to an inner client; subclasses override what they change."""
+    """A middleware base: forwards to an inner client; a subclass overrides `stream` to change
+    the request or the updates."""
 
     def __init__(self, inner: ChatClient) -> None:
         self.inner = inner
 
-    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
-        return self.inner.stream(messages, options)
-
-    def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
-        if type(self).stream is not DelegatingChatClient.stream:
-            # A subclass that changes `stream` (its updates or its request) is read through it.
-            return super().stream_batches(messages, options)
-        return self.inner.stream_batches(messages, options)
-
-    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
-                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
-        cls = type(self)
-        if cls.stream is not DelegatingChatClient.stream or cls.stream_batches is not DelegatingChatClient.stream_batches:
-            # A subclass that changes the stream or the request is read through it.
-            return self.stream_batches(messages, options)
-        return self.inner.stream_batches_folded(messages, options, folder)
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+               folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        return self.inner.stream(messages, options, folder)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -114,15 +102,9 @@ class LazyChatClient(ChatClient):
             self._client = self._factory()
         return self._client
 
-    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
-        return self.client.stream(messages, options)
-
-    def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
-        return self.client.stream_batches(messages, options)
-
-    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
-                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
-        return self.client.stream_batches_folded(messages, options, folder)
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+               folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        return self.client.stream(messages, options, folder)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -146,26 +128,22 @@ class FunctionInvokingChatClient(DelegatingChatClient):
         self.tools: dict[str, ToolFunction] = dict(tools or {})
         self.max_rounds = max_rounds
 
-    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-        async with aclosing(self.stream_batches(messages, options)) as batches:  # type: ignore[type-var]
-            async for batch in batches:
-                for update in batch:
-                    yield update
-
-    async def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        if folder is not None:
+            async with aclosing(self._rounds(messages, options, folder)) as rounds:  # type: ignore[type-var]
+                async for batch in rounds:
+                    yield batch
+            return
         # Nobody folds for this caller: fold here what passes (the messages, not every update
         # with its raw event: keeping a long stream's updates would make the garbage collector
         # walk them again and again).
-        folder = HistoryFolder()
-        async with aclosing(self._rounds(messages, options, folder)) as batches:  # type: ignore[type-var]
+        own = HistoryFolder()
+        async with aclosing(self._rounds(messages, options, own)) as batches:  # type: ignore[type-var]
             async for batch in batches:
                 for update in batch:
-                    folder.add(update)
+                    own.add(update)
                 yield batch
-
-    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
-                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
-        return self._rounds(messages, options, folder)
 
     async def _rounds(self, messages: Sequence[ChatMessage], options: ChatOptions,
                       folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
@@ -180,7 +158,7 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             # make most of a stream are never looked at here.
             folder.watchers.append(watch)
             try:
-                async with aclosing(self.inner.stream_batches_folded(history, options, folder)) as batches:  # type: ignore[type-var]
+                async with aclosing(self.inner.stream(history, options, folder)) as batches:  # type: ignore[type-var]
                     async for batch in batches:
                         yield batch
             finally:

@@ -289,7 +289,7 @@ class AgentContext:
         self.thread.append(StateBaseSet(turn_id=turn.id, index=index, base=base))
         # The client may read the history of what it streamed from `folded` (a client-tool
         # middleware continuing after its tools ran): one fold of every update, not two.
-        batches = self.agent.client.stream_batches_folded(list(self.agent.history), options, folded)
+        batches = self.agent.client.stream(list(self.agent.history), options, folded)
         # aclosing: a cancel must close the transport's stream now, not at garbage collection.
         log, fold, process, turn_id = self.thread.append_updates, folded.add, pipeline.process, turn.id
         async with contextlib.aclosing(batches):  # type: ignore[type-var]

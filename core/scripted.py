@@ -7,10 +7,12 @@ through them instead of patching it.
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Union
 
 from tandem.core.chat_client import ChatClient, DelegatingChatClient
+from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
 
 __all__ = ["ScriptStep", "ScriptedChatClient", "RecordingChatClient", "ReplayChatClient"]
@@ -23,8 +25,10 @@ class ScriptedChatClient(ChatClient):
     """Yields one scripted segment per call, in order.
 
     Owns the script and the requests it received (`requests`: messages and options per call).
-    A segment is a list of steps, or a function `(messages, options) -> AsyncIterator`.
-    An `asyncio.Event` step pauses the stream until the test sets it.
+    A segment is a list of steps, or a function `(messages, options) -> AsyncIterator` of
+    updates; either way each update is handed over alone (a batch of one). An `asyncio.Event`
+    step pauses the stream until the test sets it. `closed_streams` counts the streams that
+    ended or were closed. Engine thread (or the test's loop).
     """
 
     def __init__(self, segments: Sequence[Sequence[ScriptStep] | Callable[..., AsyncIterator[ChatUpdate]]]) -> None:
@@ -33,7 +37,9 @@ class ScriptedChatClient(ChatClient):
         self.closed_streams = 0
         self.aclosed = False
 
-    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        """The next segment's updates, each alone (a batch of one)."""
         index = len(self.requests)
         self.requests.append((list(messages), options))
         if index >= len(self.segments):
@@ -42,11 +48,11 @@ class ScriptedChatClient(ChatClient):
         try:
             if callable(segment):
                 async for update in segment(messages, options):
-                    yield update
+                    yield [update]
                 return
             for step in segment:
                 if isinstance(step, ChatUpdate):
-                    yield step
+                    yield [step]
                 elif isinstance(step, BaseException):
                     raise step
                 elif isinstance(step, asyncio.Event):
@@ -61,18 +67,20 @@ class ScriptedChatClient(ChatClient):
 
 
 class RecordingChatClient(DelegatingChatClient):
-    """Passes the inner client's updates through and records them, one list per call."""
+    """Passes the inner client's batches through and records their updates, one list per call."""
 
     def __init__(self, inner: ChatClient) -> None:
         super().__init__(inner)
         self.recordings: list[list[ChatUpdate]] = []
 
-    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
         recording: list[ChatUpdate] = []
         self.recordings.append(recording)
-        async for update in self.inner.stream(messages, options):
-            recording.append(update)
-            yield update
+        async with aclosing(self.inner.stream(messages, options, folder)) as batches:  # type: ignore[type-var]
+            async for batch in batches:
+                recording.extend(batch)
+                yield batch
 
 
 class ReplayChatClient(ScriptedChatClient):

@@ -26,15 +26,16 @@ from tandem.core.lazy_exports import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
     from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent
-    from tandem.core.a2ui.surface import ActionResult, ActionStatus, SurfaceBlock, SurfaceError, agent_display_name
+    from tandem.core.a2ui.actions import ActionResult, ActionStatus
+    from tandem.core.a2ui.surface import SurfaceBlock, SurfaceError, agent_display_name
 
 # These modules import a2ui-core (its catalog: ~0.25 s); they load on first use, so installing
 # A2UI on an agent (every `tandem` start, every resume) costs nothing until a surface arrives.
 _LAZY = {
     "CheckResult": "tandem.core.a2ui.resolved",
     "ResolvedComponent": "tandem.core.a2ui.resolved",
-    "ActionResult": "tandem.core.a2ui.surface",
-    "ActionStatus": "tandem.core.a2ui.surface",
+    "ActionResult": "tandem.core.a2ui.actions",
+    "ActionStatus": "tandem.core.a2ui.actions",
     "SurfaceBlock": "tandem.core.a2ui.surface",
     "SurfaceError": "tandem.core.a2ui.surface",
     "agent_display_name": "tandem.core.a2ui.surface",

@@ -140,15 +140,9 @@ class A2UIChatClient(DelegatingChatClient):
         super().__init__(inner)
         self.outbox = outbox
 
-    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:
-        return self.inner.stream(messages, self._with_a2ui(options))
-
-    def stream_batches(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:
-        return self.inner.stream_batches(messages, self._with_a2ui(options))
-
-    def stream_batches_folded(self, messages: Sequence[ChatMessage], options: ChatOptions,
-                              folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
-        return self.inner.stream_batches_folded(messages, self._with_a2ui(options), folder)
+    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+               folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        return self.inner.stream(messages, self._with_a2ui(options), folder)
 
     def _with_a2ui(self, options: ChatOptions) -> ChatOptions:
         """`options` with the outbox's forwarded props and the capabilities context entry."""

@@ -18,6 +18,7 @@ from a2ui.core.resolution import ComponentContext, DataContext, GenericBinder
 from a2ui.core.state import ComponentModel, SurfaceModel
 
 from tandem.core.a2ui.catalog import BASIC_COMPONENT_TYPES
+from tandem.core.json_pointer import escape
 
 __all__ = ["CheckResult", "ResolvedComponent", "resolve_component", "walk", "scope_key"]
 
@@ -96,7 +97,7 @@ class ResolvedComponent:
 
 def scope_key(key: str) -> str:
     """A data-model key as one JSON Pointer token."""
-    return key.replace("~", "~0").replace("/", "~1")
+    return escape(key)
 
 
 def _json_ready(value: Any) -> Any:

@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import datetime
-import json
 import logging
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, Literal
-from urllib.parse import urlparse
+from typing import Any
 
-from a2ui.core import A2uiError, MessageProcessor
+from a2ui.core import A2uiError
 from a2ui.core.resolution import DataContext
-from a2ui.core.schema.v0_9.client_to_server import A2uiClientAction, A2uiValidationError
+from a2ui.core.schema.v0_9.client_to_server import A2uiClientAction
 from a2ui.core.state import SurfaceModel
 from pydantic import JsonValue, ValidationError
 
-from tandem.core.a2ui.catalog import BASIC_CATALOG_ID, CatalogProfile, catalog_profile, new_processor
-from tandem.core.a2ui.operations import InboundError, SurfaceStatus, message_type
+from tandem.core.a2ui.actions import ActionResult, ActionStatus, json_ready, run_function, timestamp
+from tandem.core.a2ui.catalog import CatalogProfile
+from tandem.core.a2ui.operations import InboundError, SurfaceStatus
+from tandem.core.a2ui.surface_builder import SurfaceBuilder, SurfaceError
 from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent, resolve_component, walk
-from tandem.core.a2ui.validation import SUPPORTED_VERSION, Finding, check_components, child_refs, find_cycle, readable, readable_details
+from tandem.core.a2ui.validation import readable
 from tandem.core.blocks.base import Block
 from tandem.core.log_entries import HumanWrite
 
 __all__ = ["ActionStatus", "ActionResult", "SurfaceError", "SurfaceBlock", "agent_display_name"]
 
 log = logging.getLogger(__name__)
-
-ActionStatus = Literal["sent", "ran", "needs_confirmation", "refused", "disabled"]
-"""What firing an action did: an event queued for the agent, a local function run, an URL
-waiting for the human's confirmation, refused (not allowed), or disabled (a check fails)."""
 
 # C0 controls (newline and tab too: a name is one line), DEL, C1; then collapse whitespace.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -46,58 +40,12 @@ def agent_display_name(name: object, fallback: str = "agent") -> str:
     return text or fallback
 
 
-@dataclass(frozen=True)
-class ActionResult:
-    """What `SurfaceBlock.fire_action` did; the UI acts on it (confirm a URL, show a refusal)."""
-
-    status: ActionStatus
-    action: dict[str, JsonValue] | None = None
-    """For `sent`: the `{name, surfaceId, sourceComponentId, timestamp, context}` payload."""
-    url: str | None = None
-    """For `needs_confirmation`: the http(s) URL to open once the human agrees."""
-    value: JsonValue = None
-    """For `ran`: the function's result."""
-    message: str | None = None
-    """Why it was refused or disabled."""
-
-
-@dataclass(frozen=True)
-class SurfaceError:
-    """A VALIDATION_FAILED error: shown on the surface and reported to the agent once."""
-
-    surface_id: str
-    path: str
-    message: str
-
-    def payload(self) -> dict[str, JsonValue]:
-        """The error as the v0.9 client-to-server `error` object (validated by a2ui-core's model)."""
-        model = A2uiValidationError.model_validate({"code": "VALIDATION_FAILED", "surfaceId": self.surface_id, "path": self.path or "/", "message": self.message})
-        return model.model_dump(mode="json", by_alias=True)
-
-
-def _timestamp(seconds: float) -> str:
-    moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _json_ready(value: Any) -> JsonValue:
-    return json.loads(json.dumps(value, default=str))
-
-
-_SUPPORTED = "the v0.9 basic and minimal catalogs"
-
-
-def _component_ids(components: Any) -> list[str]:
-    if not isinstance(components, list):
-        return []
-    return [c["id"] for c in components if isinstance(c, dict) and isinstance(c.get("id"), str)]
-
-
 class SurfaceBlock(Block):
     """One A2UI surface in the conversation, owned by the agent that created it.
 
-    Owns the a2ui-core processor and surface model (components and the local data model), the
-    agent's display name, the lifecycle status, the validation errors (shown, never raised),
+    Owns its `SurfaceBuilder` (the a2ui-core processor and surface model: components and the
+    local data model, built from the agent's messages), the lifecycle status, the validation
+    errors (shown, never raised),
     the fired actions and what is still to be reported to the agent. Engine thread only: the
     UI calls `set_value`, `check_results`, `resolve`, `fire_action` through the bridge.
     Lifecycle: emitted on the first A2UI it receives; it keeps receiving updates (from later
@@ -108,8 +56,6 @@ class SurfaceBlock(Block):
 
     def __init__(self, id: str, *, surface_id: str, agent_id: str, **kwargs: Any) -> None:
         super().__init__(id, **kwargs)
-        self.surface_id = surface_id
-        """The A2UI surface id ("" until a message names it, for a status-only activity)."""
         self.agent_id = agent_id
         """The agent (server) that created the surface: its data model goes to it only."""
         self.status: SurfaceStatus = "building"
@@ -117,29 +63,43 @@ class SurfaceBlock(Block):
         """The agent's own generation errors (retrying, failed)."""
         self.errors: list[SurfaceError] = []
         """Validation errors in what the agent sent, oldest first."""
-        self.catalog_id: str | None = None
-        """The catalog id createSurface named (as sent)."""
-        self.profile: CatalogProfile = catalog_profile(BASIC_CATALOG_ID)  # type: ignore[assignment]
-        """The surface's catalog: the component types and functions it may use."""
-        self.refused_actions: dict[str, str] = {}
-        """Component id → why its functionCall action cannot run (shown on the disabled button)."""
         self.fired: list[dict[str, JsonValue]] = []
         """Event actions the human fired, oldest first (restored from the log on replay)."""
-        self._processor: MessageProcessor = new_processor()
+        self._builder = SurfaceBuilder(surface_id, self._report)
         self._unsent_actions: list[dict[str, JsonValue]] = []
         self._unreported: list[SurfaceError] = []
-        self._created: dict[str, Any] | None = None
-        self._create_rejected = False
-        self._unhonoured: dict[str, str] = {}
         self._run_over = False
-        self._end_reported = False
 
     # -- what the surface holds --------------------------------------------------------------
 
     @property
+    def surface_id(self) -> str:
+        """The A2UI surface id ("" until a message names it, for a status-only activity)."""
+        return self._builder.surface_id
+
+    @surface_id.setter
+    def surface_id(self, surface_id: str) -> None:
+        self._builder.surface_id = surface_id
+
+    @property
     def surface(self) -> SurfaceModel | None:
         """The a2ui-core surface model (None before createSurface and after deleteSurface)."""
-        return self._processor.model.get_surface(self.surface_id) if self.surface_id else None
+        return self._builder.surface
+
+    @property
+    def catalog_id(self) -> str | None:
+        """The catalog id createSurface named (as sent)."""
+        return self._builder.catalog_id
+
+    @property
+    def profile(self) -> CatalogProfile:
+        """The surface's catalog: the component types and functions it may use."""
+        return self._builder.profile
+
+    @property
+    def refused_actions(self) -> dict[str, str]:
+        """Component id → why its functionCall action cannot run (shown on the disabled button)."""
+        return self._builder.refused_actions
 
     @property
     def live(self) -> bool:
@@ -168,17 +128,17 @@ class SurfaceBlock(Block):
     def theme(self) -> dict[str, JsonValue]:
         """The surface theme as sent (primaryColor, agentDisplayName, ...)."""
         surface = self.surface
-        return _json_ready(surface.theme) if surface else {}  # type: ignore[return-value]
+        return json_ready(surface.theme) if surface else {}  # type: ignore[return-value]
 
     def data_model(self) -> JsonValue:
         """A copy of the whole local data model."""
         surface = self.surface
-        return _json_ready(surface.data_model.get("/")) if surface else None
+        return json_ready(surface.data_model.get("/")) if surface else None
 
     def get_value(self, path: str) -> JsonValue:
         """The data model value at a JSON Pointer (None if absent)."""
         surface = self.surface
-        return _json_ready(surface.data_model.get(path)) if surface else None
+        return json_ready(surface.data_model.get(path)) if surface else None
 
     @property
     def error_line(self) -> str | None:
@@ -269,7 +229,7 @@ class SurfaceBlock(Block):
         if isinstance(action.get("event"), dict):
             return self._fire_event(data, component_id, action)
         if isinstance(action.get("functionCall"), dict):
-            return self._run_function(data, action["functionCall"])
+            return run_function(data, action["functionCall"], self.profile)
         return ActionResult("refused", message="The action is neither an event nor a function call.")
 
     def _fire_event(self, data: DataContext, component_id: str, action: dict[str, Any]) -> ActionResult:
@@ -279,8 +239,8 @@ class SurfaceBlock(Block):
                 "name": event.get("name"),
                 "surfaceId": self.surface_id,
                 "sourceComponentId": component_id,
-                "timestamp": _timestamp(self.env.clock()),
-                "context": _json_ready(event.get("context") or {}),
+                "timestamp": timestamp(self.env.clock()),
+                "context": json_ready(event.get("context") or {}),
             }
             checked = A2uiClientAction.model_validate(payload).model_dump(mode="json", by_alias=True)
         except (A2uiError, ValidationError, TypeError, KeyError, ValueError) as exc:
@@ -293,23 +253,6 @@ class SurfaceBlock(Block):
         self._unsent_actions.append(checked)
         self.changed()
         return ActionResult("sent", action=checked)
-
-    def _run_function(self, data: DataContext, call: dict[str, Any]) -> ActionResult:
-        name = call.get("call")
-        if not isinstance(name, str) or name not in self.profile.functions:
-            return ActionResult("refused", message=f"{name!s:.40} is not a function this client runs.")
-        if name == "openUrl":
-            args = data.resolve_dynamic_value(call.get("args") or {})
-            url = args.get("url") if isinstance(args, dict) else None
-            scheme = urlparse(url).scheme.lower() if isinstance(url, str) else ""
-            if scheme not in ("http", "https"):
-                return ActionResult("refused", message="Only http and https links can be opened.")
-            return ActionResult("needs_confirmation", url=url)
-        try:
-            value = data.resolve_dynamic_value(call)
-        except A2uiError as exc:
-            return ActionResult("refused", message=str(exc))
-        return ActionResult("ran", value=_json_ready(value))
 
     @property
     def unsent_actions(self) -> list[dict[str, JsonValue]]:
@@ -344,115 +287,16 @@ class SurfaceBlock(Block):
             self._run_over = False
         for message in messages:
             try:
-                self._apply_one(message)
+                outcome = self._builder.apply(message)
             except Exception as exc:  # a2ui-core on agent input: an error line, not a crash
                 log.warning("A2UI message rejected on surface %s: %s", self.surface_id, exc)
                 self._report(SurfaceError(self.surface_id, "/", readable(f"{type(exc).__name__}: {exc}")))
+                continue
+            if outcome == "deleted":
+                self.status = "deleted"
+            elif outcome == "created" and self.status in ("deleted", "ready"):
+                self.status = "building"
         self.changed()
-
-    def _apply_one(self, message: dict[str, Any]) -> None:
-        kind = message_type(message)
-        body = dict(message.get(kind) or {}) if kind else {}
-        version = message.get("version")
-        if not isinstance(version, str) or not SUPPORTED_VERSION.match(version):
-            # As a2ui-core's relaxed mode and the conformance suite: a message must say which
-            # protocol it speaks; guessing would render a v0.8 or v1.0 message as something else.
-            what = f"version {version!r}" if "version" in message else "no `version`"
-            self._report(SurfaceError(self.surface_id, "/version", f"{kind or 'message'} with {what}: this client speaks A2UI v0.9 (\"version\": \"v0.9\")"))
-            return
-        if kind == "createSurface":
-            self._create(message, body)
-            return
-        if kind == "deleteSurface":
-            if self.live:
-                self._processor.process_messages([message])
-            self.status = "deleted"
-            return
-        if not self.live:
-            if not self._create_rejected:  # the rejected createSurface was reported once
-                self._report(SurfaceError(self.surface_id, "/", f"{kind} for surface {self.surface_id!r}, which does not exist (createSurface first)"))
-            return
-        if kind == "updateDataModel" and "path" not in body:
-            body["path"] = "/"
-        if kind == "updateComponents":
-            self._update_components(message, body)
-            return
-        self._process({**message, str(kind): body})
-
-    def _create(self, message: dict[str, Any], body: dict[str, Any]) -> None:
-        if self.live:
-            if body == self._created:
-                # The same createSurface again: a second carrier or a replaced snapshot delivering
-                # what was applied already. The surface is exactly what the agent asked for, so
-                # this repeat is not reported (the relaxed reading; any difference is an error).
-                return
-            self._report(SurfaceError(self.surface_id, "/createSurface", f"surface {self.surface_id!r} already exists: this createSurface was not applied (send deleteSurface first to recreate it)"))
-            return
-        catalog_id = body.get("catalogId")
-        profile = catalog_profile(catalog_id)
-        if not isinstance(catalog_id, str) or not catalog_id:
-            self._create_rejected = True
-            self._report(SurfaceError(self.surface_id, "/createSurface/catalogId", f"createSurface for {self.surface_id!r} has no `catalogId`: v0.9 requires one (this client renders {_SUPPORTED})"))
-            return
-        if profile is None:
-            self._create_rejected = True
-            self._report(SurfaceError(self.surface_id, "/createSurface/catalogId", f"catalog {catalog_id!r} is not one this client renders ({_SUPPORTED}): the surface was not created"))
-            return
-        self.catalog_id = catalog_id
-        self.profile = profile
-        self._created = dict(body)
-        self._create_rejected = False
-        self._processor = new_processor()
-        self._process({**message, "createSurface": {**body, "catalogId": BASIC_CATALOG_ID}})
-        if self.status in ("deleted", "ready"):
-            self.status = "building"
-
-    def _update_components(self, message: dict[str, Any], body: dict[str, Any]) -> None:
-        """All or nothing: a batch with one invalid component changes nothing (reported per
-        problem). What Tandem cannot honour (an unknown type or function) is reported, and
-        the rest renders."""
-        surface = self.surface
-        assert surface is not None
-        components = body.get("components")
-        known = {cid: model.type for cid in _component_ids(components) if (model := surface.components_model.get(cid)) is not None}
-        findings = check_components(components, self.profile, known)
-        graph = {cid: child_refs(model.properties) for cid, model in surface.components_model.entries}
-        for component in components if isinstance(components, list) else []:
-            if isinstance(component, dict) and isinstance(component.get("id"), str):
-                graph[component["id"]] = child_refs(component)
-        cycle = find_cycle(graph)
-        if cycle is not None:
-            findings.append(Finding("/components", "circular component reference: " + " → ".join(repr(c) for c in cycle) + " (a component cannot contain itself)"))
-        rejected = [f for f in findings if f.rejects]
-        if rejected:
-            for finding in rejected:
-                self._report(SurfaceError(self.surface_id, finding.path, finding.message))
-            return
-        try:
-            self._processor.process_messages([{**message, "updateComponents": body}])
-        except A2uiError as exc:
-            details = getattr(exc, "details", None) or []
-            if not details:
-                self._report(SurfaceError(self.surface_id, "/", readable(str(exc).splitlines()[0])))
-            pairs = [(getattr(detail, "path", None), str(getattr(detail, "message", detail))) for detail in details]
-            for path, text in readable_details(pairs, components):
-                self._report(SurfaceError(self.surface_id, path, text))
-            return
-        for finding in findings:
-            if finding.path not in self._unhonoured:
-                self._unhonoured[finding.path] = finding.message
-                self._report(SurfaceError(self.surface_id, finding.path, finding.message))
-            if "/action/functionCall" in finding.path and isinstance(components, list):
-                index = int(finding.path.split("/")[2])
-                cid = components[index].get("id") if isinstance(components[index], dict) else None
-                if isinstance(cid, str):
-                    self.refused_actions[cid] = finding.message
-
-    def _process(self, message: dict[str, Any]) -> None:
-        try:
-            self._processor.process_messages([message])
-        except A2uiError as exc:
-            self._report(SurfaceError(self.surface_id, "/", readable(str(exc).splitlines()[0])))
 
     def _report(self, error: SurfaceError) -> None:
         self.errors.append(error)
@@ -478,24 +322,10 @@ class SurfaceBlock(Block):
         self.changed()
 
     def complete(self) -> None:
-        """The segment that emitted the surface ended: a surface still without a root is stalled.
-
-        What streaming order excused until now is reported once: no root component, children
-        referenced but never sent (the relaxed reading lets a child come before its parent, not
-        never)."""
+        """The segment that emitted the surface ended: a surface still without a root is stalled,
+        and what streaming order excused until now is reported once (`SurfaceBuilder.run_ended`)."""
         self._run_over = True
-        surface = self.surface
-        if surface is not None and not self._end_reported:
-            self._end_reported = True
-            model = surface.components_model
-            root = surface.root_id or "root"
-            if model.get(root) is None and len(model) > 0:
-                self._report(SurfaceError(self.surface_id, "/", f"the run ended and surface {self.surface_id!r} still has no root component (id \"root\"): nothing of it is shown"))
-            else:
-                missing = sorted({ref for cid, c in model.entries for ref in child_refs(c.properties) if model.get(ref) is None})
-                if missing:
-                    names = ", ".join(repr(m) for m in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-                    self._report(SurfaceError(self.surface_id, "/", f"the run ended and these referenced components were never sent: {names}"))
+        self._builder.run_ended()
         super().complete()
 
     @property

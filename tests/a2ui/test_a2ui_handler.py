@@ -10,6 +10,7 @@ from a2ui.core.schema.v0_9.client_to_server import A2uiClientDataModel, A2uiRend
 
 from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, UIAgent, restore
 from tandem.core.a2ui import COMPONENT_SCHEMA_DESCRIPTION, A2UIChatClient, a2ui_forwarded_props, install_a2ui
+from tandem.core.chat_client import stream_updates
 from tandem.core.content import FinishContent, TextContent
 from tandem.core.scripted import ScriptedChatClient
 
@@ -143,7 +144,7 @@ class TestOutbound:
         from tandem.core.a2ui import capabilities_context_entry
         from tandem.core.messages import ChatOptions
 
-        async for _ in agent.client.stream([], ChatOptions(context=[capabilities_context_entry()])):
+        async for _ in stream_updates(agent.client, [], ChatOptions(context=[capabilities_context_entry()])):
             pass
         [(_, options)] = inner.requests
         assert [e["description"] for e in options.context] == [COMPONENT_SCHEMA_DESCRIPTION]

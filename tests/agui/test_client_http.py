@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tandem.core.agui import AGUIChatClient
+from tandem.core.chat_client import stream_updates
 from tandem.core.content import FinishContent, TextContent
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
@@ -101,7 +102,7 @@ def client_for(server: RawServer, **kwargs: object) -> AGUIChatClient:
 
 
 async def collect(client: AGUIChatClient) -> list[ChatUpdate]:
-    return [u async for u in client.stream([ChatMessage.user("hi")], ChatOptions(conversation_id="thread-x"))]
+    return [u async for u in stream_updates(client, [ChatMessage.user("hi")], ChatOptions(conversation_id="thread-x"))]
 
 
 def text(updates: list[ChatUpdate]) -> str:
@@ -164,7 +165,7 @@ class TestGoodStreams:
 
         async with serve(script) as server:
             async with client_for(server) as client:
-                stream = client.stream([ChatMessage.user("hi")], ChatOptions())
+                stream = stream_updates(client, [ChatMessage.user("hi")], ChatOptions())
                 async for update in stream:
                     if any(isinstance(p, TextContent) for p in update.contents):
                         break

@@ -12,6 +12,7 @@ from ag_ui.core import RunAgentInput
 
 from tandem.core.agui import AGUIChatClient, PredictStateMapping, SSEDecoder
 from tandem.core.agui.sse import MAX_EVENT_BYTES
+from tandem.core.chat_client import stream_updates
 from tandem.core.content import (
     ActivityContent,
     ApprovalRequestContent,
@@ -53,7 +54,7 @@ def scripted(*runs: list[dict[str, Any]], seen: list[RunAgentInput] | None = Non
 async def run(events: list[dict[str, Any]], options: ChatOptions | None = None,
               client: AGUIChatClient | None = None) -> list[ChatUpdate]:
     client = client or scripted(events)
-    return [u async for u in client.stream([ChatMessage.user("hi")], options or ChatOptions())]
+    return [u async for u in stream_updates(client, [ChatMessage.user("hi")], options or ChatOptions())]
 
 
 def parts(updates: list[ChatUpdate], kind: type) -> list[Any]:
@@ -383,7 +384,7 @@ class TestResume:
         user = ChatMessage.user("hi")
         await run([], client=client)
         answer = ChatMessage(role="user", contents=[InputResponseContent(request_id="ask", payload=payload)])
-        return [u async for u in client.stream([user, answer], ChatOptions())]
+        return [u async for u in stream_updates(client, [user, answer], ChatOptions())]
 
     async def test_every_open_interrupt_gets_an_entry(self) -> None:
         seen: list[RunAgentInput] = []

@@ -16,6 +16,7 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from tandem.core.agui import AGUIChatClient, build_run_input
+from tandem.core.chat_client import stream_updates
 from tandem.core.content import (
     ApprovalRequestContent,
     ApprovalResponseContent,
@@ -66,7 +67,7 @@ async def replay(name: str, messages: list[ChatMessage] | None = None) -> tuple[
     updates: list[ChatUpdate] = []
     error: Exception | None = None
     try:
-        async for update in client.stream(messages or [ChatMessage.user("hi")], options_for(request)):
+        async for update in stream_updates(client, messages or [ChatMessage.user("hi")], options_for(request)):
             updates.append(update)
     except AgentRunError as exc:
         error = exc
@@ -183,7 +184,7 @@ class TestRequests:
         body, first = capture("pai_frontend_tool_1")
         user = ChatMessage.user("use the frontend tool", message_id="msg-60913da3")
         client = AGUIChatClient.from_byte_source(source_of(body))
-        updates = [u async for u in client.stream([user], options_for(first))]
+        updates = [u async for u in stream_updates(client, [user], options_for(first))]
         history = [user, *messages_from_updates(updates),
                    ChatMessage(role="tool", message_id="msg-ad59e6d0",
                                contents=[ToolResultContent(call_id="call_confirm_1", result={"confirmed": True})])]
@@ -198,9 +199,9 @@ class TestRequests:
         client = AGUIChatClient.from_byte_source(source_of(body, capture("pai_text")[0], seen=seen))
         options = options_for(first)
         user = ChatMessage.user("please approve deleting the file")
-        updates = [u async for u in client.stream([user], options)]
+        updates = [u async for u in stream_updates(client, [user], options)]
         history = [user, *messages_from_updates(updates), ChatMessage.user("never mind")]
-        _ = [u async for u in client.stream(history, options)]
+        _ = [u async for u in stream_updates(client, history, options)]
         assert [(e.interrupt_id, e.status) for e in seen[-1].resume] == [("int-call_delete_1", "cancelled")]
         assert seen[-1].messages[-1].content == "never mind"
 
@@ -215,13 +216,13 @@ class TestRequests:
         seen: list[RunAgentInput] = []
         client = AGUIChatClient.from_byte_source(source_of(body, resumed, seen=seen))
         options = options_for(first)
-        updates = [u async for u in client.stream([user], options)]
+        updates = [u async for u in stream_updates(client, [user], options)]
         assert [i.id for i in client.open_interrupts(first["threadId"])] == ["int-call_delete_1"]
         answer = ChatMessage(role="user", contents=[
             ApprovalResponseContent(request_id="int-call_delete_1", call_id="call_delete_1", approved=approved,
                                     reason=reason)])
         history = [user, *messages_from_updates(updates), answer]
-        second = [u async for u in client.stream(history, options)]
+        second = [u async for u in stream_updates(client, history, options)]
         assert parts(second, FinishContent) == [FinishContent(reason="stop")]
         sent = seen[-1].model_dump(mode="json", by_alias=True)
         assert self.normalise(sent) == self.normalise(expected)

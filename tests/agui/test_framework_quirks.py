@@ -20,7 +20,7 @@ from ag_ui.core import RunAgentInput
 from tandem.core.agent import UIAgent
 from tandem.core.agui import AGUIChatClient
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, ToolCallBlock
-from tandem.core.chat_client import FunctionInvokingChatClient
+from tandem.core.chat_client import FunctionInvokingChatClient, stream_updates
 from tandem.core.content import (
     ApprovalRequestContent,
     FinishContent,
@@ -57,7 +57,7 @@ def scripted(*runs: list[dict[str, Any]], seen: list[RunAgentInput] | None = Non
 
 async def stream(client: AGUIChatClient, history: list[ChatMessage], options: ChatOptions | None = None) -> list[ChatUpdate]:
     """The run's updates, one per event (`per_event`: the deltas a chunk joined taken apart)."""
-    return per_event([u async for u in client.stream(history, options or ChatOptions())])
+    return per_event([u async for u in stream_updates(client, history, options or ChatOptions())])
 
 
 def parts(updates: list[ChatUpdate], kind: type) -> list[Any]:
@@ -173,13 +173,13 @@ class TestMessagesSnapshot:
         seen: list[RunAgentInput] = []
         client = FunctionInvokingChatClient(scripted(first, second, seen=seen), {"set_theme": theme})
         options = ChatOptions(tools=[ToolDeclaration(name="set_theme")])
-        updates = [u async for u in client.stream([ChatMessage.user("light please")], options)]
+        updates = [u async for u in stream_updates(client, [ChatMessage.user("light please")], options)]
         assert runs == [1]
         assert [p.call_id for p in parts(updates, ToolCallContent) if p.done] == ["c1"]
         # A call with other arguments is a new call.
         seen.clear()
         client = FunctionInvokingChatClient(scripted([START, snapshot(other), FINISH], [START, FINISH]), {"set_theme": theme})
-        updates = [u async for u in client.stream([ChatMessage.user("dark")], options)]
+        updates = [u async for u in stream_updates(client, [ChatMessage.user("dark")], options)]
         assert runs == [1, 1]
 
     async def test_a_history_call_streamed_again_is_not_shown_twice(self) -> None:
@@ -226,7 +226,7 @@ class TestRepeatedThought:
         events = [START, *reasoning("r1", "Considering the question."), *text("m1", "Hm."),
                   *reasoning("r2", "Considering ", "the question ", "again, differently."), *text("m2", "42."), FINISH]
         client = scripted(events)
-        joined = [u async for u in client.stream([ChatMessage.user("q")], ChatOptions())]
+        joined = [u async for u in stream_updates(client, [ChatMessage.user("q")], ChatOptions())]
         assert [(u.message_id, p.text) for u in joined for p in u.contents if isinstance(p, ReasoningContent)] == [
             ("r1", "Considering the question."), ("r2", "Considering the question "), ("r2", "again, differently.")]
         # The held text went out as one update; every held delta's event is in its raw.

@@ -179,7 +179,7 @@ class TestOverHttp:
             writer.write(b"0\r\n\r\n")
 
         async with serve(script) as server, AGUIChatClient(server.url) as client:
-            batches = [batch async for batch in client.stream_batches([ChatMessage.user("hi")],
+            batches = [batch async for batch in client.stream([ChatMessage.user("hi")],
                                                                       ChatOptions(conversation_id="t"))]
         shown = "".join(p.text for batch in batches for u in batch for p in u.contents if isinstance(p, TextContent))
         assert shown == "".join(tokens)
@@ -203,7 +203,7 @@ class TestOverHttp:
             writer.write(b"0\r\n\r\n")
 
         async with serve(script) as server, AGUIChatClient(server.url) as client:
-            async for batch in client.stream_batches([ChatMessage.user("hi")], ChatOptions(conversation_id="t")):
+            async for batch in client.stream([ChatMessage.user("hi")], ChatOptions(conversation_id="t")):
                 if any(isinstance(p, TextContent) and p.text == "first " for u in batch for p in u.contents):
                     first_seen_before_second.append(not second_sent.is_set())
         assert first_seen_before_second == [True]

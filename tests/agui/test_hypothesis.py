@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tandem.core.agui import AGUIChatClient
+from tandem.core.chat_client import stream_updates
 from tandem.core.errors import TandemError
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
@@ -93,7 +94,7 @@ async def drive(pieces: list[bytes]) -> list[ChatUpdate]:
     updates: list[ChatUpdate] = []
     options = ChatOptions(tools=[ToolDeclaration(name="front")])
     try:
-        async for update in client.stream([ChatMessage.user("hi")], options):
+        async for update in stream_updates(client, [ChatMessage.user("hi")], options):
             updates.append(update)
             ChatUpdate.model_validate_json(update.model_dump_json())
     except TandemError:

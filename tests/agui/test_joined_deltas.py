@@ -1,5 +1,5 @@
 """The client joins the plain content deltas of one message or call that come in a row in one chunk
-of the body into one update (`_RunPath._join`): the text joined, the events kept as its `raw`, in
+of the body into one update (`RunPath._join`, core/agui/run_path.py): the text joined, the events kept as its `raw`, in
 order. What cuts a run: another message, call, kind of delta or subagent, any other event, the end
 of the chunk, an error."""
 
@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tandem.core.agui import AGUIChatClient
+from tandem.core.chat_client import stream_updates
 from tandem.core.content import ReasoningContent, TextContent, ToolCallContent
 from tandem.core.errors import ProtocolError
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
@@ -43,7 +44,7 @@ async def updates_of(*chunks: list[dict[str, Any]], tools: tuple[str, ...] = ())
     client = AGUIChatClient.from_byte_source(source)
     options = ChatOptions(tools=[ToolDeclaration(name=name) for name in tools])
     try:
-        return [update async for update in client.stream([ChatMessage.user("go")], options)]
+        return [update async for update in stream_updates(client, [ChatMessage.user("go")], options)]
     finally:
         await client.aclose()
 
@@ -109,7 +110,7 @@ async def test_the_run_before_a_bad_event_is_kept() -> None:
 
     client = AGUIChatClient.from_byte_source(source)
     with pytest.raises(ProtocolError):
-        async for update in client.stream([ChatMessage.user("go")], ChatOptions()):
+        async for update in stream_updates(client, [ChatMessage.user("go")], ChatOptions()):
             client_updates.append(update)
     await client.aclose()
     assert texts(client_updates) == [("m1", "kept whole")]

@@ -75,12 +75,13 @@ def test_a_whole_run_serialises_and_validates_through_deferred_models() -> None:
         import asyncio
         from tandem.core.agui import AGUIChatClient
         from tandem.core.agui.demo import DemoAgent, encode_sse
+        from tandem.core.chat_client import stream_updates
         from tandem.core.messages import ChatMessage, ChatOptions
 
         async def main():
             agent = DemoAgent(0)
             client = AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
-            updates = [u async for u in client.stream([ChatMessage.user("hello", message_id="u1")], ChatOptions())]
+            updates = [u async for u in stream_updates(client, [ChatMessage.user("hello", message_id="u1")], ChatOptions())]
             await client.aclose()
             return updates
 

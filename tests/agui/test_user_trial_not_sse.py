@@ -17,6 +17,7 @@ import pytest
 
 from tandem.core.agui import AGUIChatClient
 from tandem.core.agui.sse import SSEDecoder
+from tandem.core.chat_client import stream_updates
 from tandem.core.errors import ProtocolError
 from tandem.core.messages import ChatMessage, ChatOptions
 
@@ -46,7 +47,7 @@ async def serve(body: bytes) -> AsyncIterator[str]:
 async def failure(body: bytes) -> str:
     async with serve(body) as url, AGUIChatClient(url) as client:
         with pytest.raises(ProtocolError) as caught:
-            async for _ in client.stream([ChatMessage.user("hi")], ChatOptions(conversation_id="t")):
+            async for _ in stream_updates(client, [ChatMessage.user("hi")], ChatOptions(conversation_id="t")):
                 pass
     return str(caught.value)
 

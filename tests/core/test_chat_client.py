@@ -23,12 +23,14 @@ from tandem.core import (
     ToolCallBlock,
     ToolStatus,
 )
+from tandem.core.chat_client import stream_updates
 from tandem.core.content import TextContent, ToolCallContent, ToolResultContent
+from tandem.core.history import HistoryFolder
 from tandem.core.scripted import RecordingChatClient, ReplayChatClient, ScriptedChatClient
 
 
 async def collect(client: ChatClient, messages: Sequence[ChatMessage] = ()) -> list[ChatUpdate]:
-    return [update async for update in client.stream(list(messages) or [ChatMessage.user("hi")], ChatOptions())]
+    return [update async for update in stream_updates(client, list(messages) or [ChatMessage.user("hi")], ChatOptions())]
 
 
 def results_in(updates: list[ChatUpdate]) -> list[ToolResultContent]:
@@ -38,10 +40,13 @@ def results_in(updates: list[ChatUpdate]) -> list[ToolResultContent]:
 class Shouting(DelegatingChatClient):
     """A middleware that upper-cases text and leaves everything else alone."""
 
-    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-        async for update in self.inner.stream(messages, options):
-            parts = [TextContent(text=p.text.upper()) if isinstance(p, TextContent) else p for p in update.contents]
-            yield update.model_copy(update={"contents": parts})
+    async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+        # The updates change: `folder` is not passed on (it folds what this client yields).
+        async for batch in self.inner.stream(messages, options):
+            yield [update.model_copy(update={"contents": [
+                TextContent(text=p.text.upper()) if isinstance(p, TextContent) else p for p in update.contents]})
+                for update in batch]
 
 
 class TestDelegatingChatClient:

@@ -2,7 +2,7 @@
 history folder's fast path for a streamed text run (equal to the general path on every recorded
 capture), the log nobody keeps (`tandem ask --no-save`), the client-tool middleware folding
 what passes instead of keeping every update, and the updates of one chunk handed over together
-(`stream_batches`), their text runs reaching the blocks joined: on every recorded capture the
+(`stream`), their text runs reaching the blocks joined: on every recorded capture the
 conversation is the same whether the body arrives whole or in 7-byte pieces (the logged updates
 taken apart per event: the text deltas of one chunk are joined into one update)."""
 
@@ -18,7 +18,7 @@ import pytest
 
 from tandem.core import AgentContext, ChatMessage, ChatUpdate, InMemoryThread, Status, TextBlock, UIAgent
 from tandem.core.agui import AGUIChatClient
-from tandem.core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient
+from tandem.core.chat_client import ChatClient, DelegatingChatClient, FunctionInvokingChatClient, stream_updates
 from tandem.core.content import ReasoningContent, TextContent, ToolCallContent, ToolResultContent
 from tandem.core.errors import AgentRunError
 from tandem.core.history import HistoryFolder, _MessageBuilder
@@ -49,7 +49,7 @@ async def captured_updates(name: str) -> list[ChatUpdate]:
     client = AGUIChatClient.from_byte_source(source_of(name, 7))
     updates: list[ChatUpdate] = []
     try:
-        async for update in client.stream([ChatMessage(role="user", contents=[TextContent(text="go")])],
+        async for update in stream_updates(client, [ChatMessage(role="user", contents=[TextContent(text="go")])],
                                           ChatOptions(state=request["state"])):
             updates.append(update)
     except AgentRunError:
@@ -155,22 +155,23 @@ class _OneCallThenText(ChatClient):
     def __init__(self) -> None:
         self.requests: list[list[ChatMessage]] = []
 
-    async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
+    async def stream(self, messages: Any, options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
         self.requests.append(list(messages))
         if len(self.requests) == 1:
             for word in ("adding ", "now"):
-                yield update(TextContent(text=word))
-            yield update(ToolCallContent(call_id="c1", name="add", arguments_delta='{"a": 1, '))
-            yield update(ToolCallContent(call_id="c1", arguments_delta='"b": 2}'))
+                yield [update(TextContent(text=word))]
+            yield [update(ToolCallContent(call_id="c1", name="add", arguments_delta='{"a": 1, '))]
+            yield [update(ToolCallContent(call_id="c1", arguments_delta='"b": 2}'))]
         else:
-            yield update(TextContent(text="done"), message_id="m2")
+            yield [update(TextContent(text="done"), message_id="m2")]
 
 
 class TestFunctionInvokingFolds:
     async def test_the_next_round_carries_the_folded_text_the_call_and_its_result(self) -> None:
         inner = _OneCallThenText()
         client = FunctionInvokingChatClient(inner, {"add": lambda arguments: arguments["a"] + arguments["b"]})
-        updates = [u async for u in client.stream([ChatMessage(role="user", contents=[TextContent(text="go")])], ChatOptions())]
+        updates = [u async for u in stream_updates(client, [ChatMessage(role="user", contents=[TextContent(text="go")])], ChatOptions())]
         assert [type(p).__name__ for u in updates for p in u.contents][-2:] == ["ToolResultContent", "TextContent"]
         second = inner.requests[1]
         assert [m.role for m in second] == ["user", "assistant", "tool"]
@@ -184,7 +185,7 @@ class TestFunctionInvokingFolds:
 async def batches_of(client: ChatClient, *, error: type[Exception] | None = None) -> list[list[ChatUpdate]]:
     batches: list[list[ChatUpdate]] = []
     try:
-        async for batch in client.stream_batches([ChatMessage(role="user", contents=[TextContent(text="go")])], ChatOptions()):
+        async for batch in client.stream([ChatMessage(role="user", contents=[TextContent(text="go")])], ChatOptions()):
             batches.append(batch)
     except Exception as exc:
         assert error is not None and isinstance(exc, error), exc
@@ -224,9 +225,10 @@ class TestStreamBatches:
 
     async def test_a_middleware_that_changes_stream_is_read_through_it(self) -> None:
         class Shouting(DelegatingChatClient):
-            async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-                async for streamed in self.inner.stream(messages, options):
-                    yield update(TextContent(text=text_of(streamed).upper()))
+            async def stream(self, messages: Any, options: ChatOptions,
+                             folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
+                async for batch in self.inner.stream(messages, options):
+                    yield [update(TextContent(text=text_of(streamed).upper())) for streamed in batch]
 
         batches = await batches_of(Shouting(AGUIChatClient.from_byte_source(source_of("pai_text", 1 << 20))))
         texts = [text_of(u) for batch in batches for u in batch if text_of(u)]
@@ -239,12 +241,8 @@ class _Batched(ChatClient):
     def __init__(self, batches: list[list[ChatUpdate]]) -> None:
         self.batches = batches
 
-    async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-        for batch in self.batches:
-            for streamed in batch:
-                yield streamed
-
-    async def stream_batches(self, messages: Any, options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+    async def stream(self, messages: Any, options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
         for batch in self.batches:
             yield batch
 

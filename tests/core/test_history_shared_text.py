@@ -13,6 +13,7 @@ from tandem.core import AgentContext, ChatMessage, ChatUpdate, InMemoryThread, S
 from tandem.core.blocks.text import TextBlock
 from tandem.core.chat_client import ChatClient
 from tandem.core.content import ReasoningContent, TextContent
+from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatOptions
 
 
@@ -24,12 +25,8 @@ class _Batches(ChatClient):
     """One segment: `m1` in three deltas of one batch; `m2`'s reasoning, then its text split
     across two batches; `m3` in one delta."""
 
-    async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-        async for batch in self.stream_batches(messages, options):
-            for streamed in batch:
-                yield streamed
-
-    async def stream_batches(self, messages: Any, options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+    async def stream(self, messages: Any, options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
         yield [_update(TextContent(text=t), "m1") for t in ("Hello ", "there, ", "world.")]
         yield [_update(ReasoningContent(text=t), "m2") for t in ("think", "ing")] + [
             _update(TextContent(text="Split "), "m2")]

@@ -1,7 +1,7 @@
 """One history fold per streamed update: the conversation folds every batch it receives, and a
 client-tool middleware below it (`FunctionInvokingChatClient`, also under the A2UI middleware
 as the app and `tandem ask` build it) reads its round's messages, calls and results from that
-fold (`ChatClient.stream_batches_folded`) instead of folding every update a second time. What
+fold (the `folder` of `ChatClient.stream`) instead of folding every update a second time. What
 the model is sent next, the blocks and the history stay what they were with two folds."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tandem.core import AgentContext, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent
-from tandem.core.chat_client import ChatClient, FunctionInvokingChatClient
+from tandem.core.chat_client import ChatClient, FunctionInvokingChatClient, stream_updates
 from tandem.core.content import TextContent, ToolCallContent, ToolResultContent
 from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatOptions
@@ -46,11 +46,8 @@ class _CallsThenText(ChatClient):
             ]
         return [update(TextContent(text="the sum "), message_id="m2"), update(TextContent(text="is 3"), message_id="m2")]
 
-    async def stream(self, messages: Any, options: ChatOptions) -> AsyncIterator[ChatUpdate]:  # type: ignore[override]
-        for streamed in self._round(messages):
-            yield streamed
-
-    async def stream_batches(self, messages: Any, options: ChatOptions) -> AsyncIterator[list[ChatUpdate]]:  # type: ignore[override]
+    async def stream(self, messages: Any, options: ChatOptions,
+                     folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
         updates = self._round(messages)
         for start in range(0, len(updates), 3):
             yield updates[start:start + 3]
@@ -104,7 +101,7 @@ class TestOneFold:
         shared = _CallsThenText()
         context = await _turn(UIAgent(FunctionInvokingChatClient(shared, {"add": _add})))
         alone = _CallsThenText()
-        streamed = [u async for u in FunctionInvokingChatClient(alone, {"add": _add}).stream(
+        streamed = [u async for u in stream_updates(FunctionInvokingChatClient(alone, {"add": _add}),
             [ChatMessage(role="user", contents=[TextContent(text="go")])], ChatOptions())]
         assert [m.model_dump() for m in shared.requests[1]] == [m.model_dump() for m in alone.requests[1]]
         second = shared.requests[1]

@@ -28,6 +28,7 @@ from pydantic import TypeAdapter
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tandem.core.agui import AGUIChatClient  # noqa: E402
+from tandem.core.chat_client import stream_updates  # noqa: E402
 from tandem.core.messages import ChatMessage, ChatOptions  # noqa: E402
 
 
@@ -69,7 +70,7 @@ async def bench_client(client: AGUIChatClient) -> tuple[float, int]:
     before = client.statistics().updates
     messages, options = [ChatMessage.user("hi")], ChatOptions()
     start = time.perf_counter()
-    async for _ in client.stream(messages, options):
+    async for _ in stream_updates(client, messages, options):
         pass
     elapsed = time.perf_counter() - start
     return elapsed, client.statistics().updates - before

@@ -95,7 +95,7 @@ async def test_markdown_transcript(store: ThreadStore) -> None:
 
 
 def test_backticks_cannot_break_out_of_fences() -> None:
-    from tandem.core.export import _fenced, _inline
+    from tandem.core.transcript import _fenced, _inline
 
     assert _fenced({"a": "```"}).startswith("````json\n")
     assert _inline("a`b") == "``a`b``"

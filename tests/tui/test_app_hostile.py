@@ -275,7 +275,7 @@ class TestTextThatLies:
             shown = " ".join(str(w.render()) for w in view.query("*") if hasattr(w, "render"))
             assert "read_fileeliF_eteled" in shown
             assert not any(char in shown for char in BIDI + "\x1b")
-            path = app.export_markdown()
+            path = await app.export_markdown()
             assert path is not None
         exported = path.read_text(encoding="utf-8")
         assert "read_file" in exported and "desrever" in exported

@@ -187,7 +187,7 @@ class TestAppConventions:
             await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(app.conversation.all_blocks) == 2, "the answer")
             app.action_copy_last_answer()
             assert app.clipboard == "the **answer**"
-            path = app.export_markdown()
+            path = await app.export_markdown()
             assert path is not None and path.parent == tmp_path
             exported = path.read_text()
             assert "question" in exported and "the **answer**" in exported

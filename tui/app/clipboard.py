@@ -1,26 +1,14 @@
-"""Copying to the clipboard over any terminal (OSC 52) and exporting a conversation as Markdown."""
+"""Copying to the clipboard over any terminal (OSC 52): what the palette's "Copy last answer" copies,
+and why a terminal may not receive it. (Export writes the log's Markdown: `core.export`.)"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
 
-from tandem.core.blocks import (
-    ActivityBlock,
-    ApprovalBlock,
-    Block,
-    ErrorBlock,
-    InterruptBlock,
-    ReasoningBlock,
-    TextBlock,
-    ToolCallBlock,
-    UIActionBlock,
-)
-from tandem.core.handlers import DebugBlock
-from tandem.core.agent_json import dumps_agent_json
-from tandem.core.sanitize import sanitize
+from tandem.core.blocks import Block, ReasoningBlock, TextBlock
 
-__all__ = ["clipboard_caveat", "last_answer", "conversation_markdown"]
+__all__ = ["clipboard_caveat", "last_answer"]
 
 
 def clipboard_caveat(environ: dict[str, str] | None = None) -> str | None:
@@ -46,50 +34,3 @@ def last_answer(blocks: Iterable[Block]) -> TextBlock | None:
         if isinstance(block, TextBlock) and not isinstance(block, ReasoningBlock) and block.role == "assistant":
             answer = block
     return answer
-
-
-def _fence(value: object) -> str:
-    text = dumps_agent_json(value, indent=2, ensure_ascii=False)
-    return f"```json\n{text}\n```"
-
-
-def _block_markdown(block: Block) -> str | None:
-    if isinstance(block, ReasoningBlock):
-        quoted = "\n".join(f"> {line}" for line in block.text.splitlines())
-        return f"*thinking*\n\n{quoted}" if quoted else None
-    if isinstance(block, TextBlock):
-        who = block.speaker
-        stopped = "\n\n*(stopped)*" if block.stopped else ""
-        return f"**{who}**\n\n{block.text}{stopped}"
-    if isinstance(block, ToolCallBlock):
-        parts = [f"**tool** `{block.name}` — {block.status.value}", _fence(block.arguments or block.arguments_text)]
-        if block.error:
-            parts.append(f"error: {block.error}")
-        elif block.result is not None:
-            parts.append(_fence(block.result))
-        return "\n\n".join(parts)
-    if isinstance(block, ApprovalBlock | UIActionBlock | InterruptBlock):
-        label = "approval" if isinstance(block, ApprovalBlock) else "UI action" if isinstance(block, UIActionBlock) else "input request"
-        name = getattr(block, "tool_name", None) or getattr(block, "name", None) or getattr(block, "reason", "")
-        decision = block.decision
-        outcome = f"{decision.outcome} by {decision.who}" if decision else "pending"
-        reason = f" ({decision.reason})" if decision and decision.reason else ""
-        return f"**{label}** `{name}` — {outcome}{reason}"
-    if isinstance(block, ActivityBlock):
-        return f"**{block.activity_type}**\n\n{_fence(block.value)}"
-    if isinstance(block, ErrorBlock):
-        return f"**error** {block.message}"
-    if isinstance(block, DebugBlock):
-        return None
-    return f"**{block.kind}**\n\n{_fence(block.content())}"
-
-
-def conversation_markdown(blocks: Iterable[Block], *, title: str = "Tandem conversation") -> str:
-    """The conversation as Markdown: messages, tool calls, decisions and errors, in order."""
-    sections = [f"# {title}"]
-    for block in blocks:
-        text = _block_markdown(block)
-        if text:
-            sections.append(text)
-    # The same cleaning as `tandem export`: no agent escape or bidirectional control in the file.
-    return sanitize("\n\n---\n\n".join(sections) + "\n")

@@ -12,7 +12,9 @@ from textual.screen import Screen
 
 if TYPE_CHECKING:
     from tandem.core.context import AgentContext
+    from tandem.tui.app.bridge import Bridge
     from tandem.tui.app.screens.main_screen import MainScreen
+    from tandem.tui.app.thread_library import ThreadLibrary
 
 __all__ = ["AppCommands", "THEME_ALIASES"]
 
@@ -28,6 +30,8 @@ class AppCommands(App[None]):
     """
 
     context: AgentContext | None
+    bridge: Bridge
+    threads: ThreadLibrary | None
     data_dir: Path | None
     clock: Callable[[], float] | None
     _panel_chosen: bool
@@ -88,23 +92,37 @@ class AppCommands(App[None]):
         note = f" ({caveat})" if caveat else ""
         self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard", markup=False)
 
-    def action_export(self) -> None:
-        path = self.export_markdown()
+    async def action_export(self) -> None:
+        path = await self.export_markdown()
         if path is not None:
             self.notify(f"Exported the conversation to {path}", title="Export", timeout=8, markup=False)
 
-    def export_markdown(self) -> Path | None:
-        """Write the conversation as Markdown into the data dir; returns the file (UI thread)."""
-        from tandem.tui.app.clipboard import conversation_markdown
+    async def export_markdown(self) -> Path | None:
+        """Write the conversation's log as Markdown into the data dir, the document `tandem export`
+        writes of the thread (`core.export.thread_markdown`); returns the file, or None (told).
 
+        Called on the UI thread; the log (and the store) is read and the file written on the
+        engine thread, through the bridge.
+        """
+        from tandem.core.errors import LogStoreError
+        from tandem.core.export import thread_markdown
+
+        context, threads = self.context, self.threads
+        if context is None:
+            self.notify("There is no conversation to export yet", severity="warning", markup=False)
+            return None
         directory = self.data_dir or _default_data_dir()
-        conversation_id = self.context.conversation_id if self.context is not None else "conversation"
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock())) if self.clock else "latest"
-        path = directory / f"tandem-{_safe_name(conversation_id)}-{stamp}.md"
-        try:
+        path = directory / f"tandem-{_safe_name(context.conversation_id)}-{stamp}.md"
+
+        def write() -> None:  # engine thread: the log and the store are read there
+            text = thread_markdown(context.thread, threads.store if threads is not None else None)
             directory.mkdir(parents=True, exist_ok=True)
-            path.write_text(conversation_markdown(self.main.conversation.all_blocks), encoding="utf-8")
-        except OSError as exc:
+            path.write_text(text, encoding="utf-8")
+
+        try:
+            await self.bridge.run_on_engine(write)
+        except (OSError, LogStoreError) as exc:
             self.notify(f"Could not export: {exc}", severity="error", markup=False)
             return None
         return path
