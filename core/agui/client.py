@@ -50,6 +50,7 @@ from tandem.core.agui.request import build_run_input, known_calls
 from tandem.core.agui.request_cache import CallsCache, ConversionCache
 from tandem.core.agui.sse import OPENING_BYTES, SSEDecoder, preview
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
+from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT
 from tandem.core.agui.verifier import EventVerifier
 from tandem.core.agent_json import null_unrepresentable_numbers
 from tandem.core.chat_client import ChatClient
@@ -120,8 +121,8 @@ class AGUIChatClient(ChatClient):
         url: str,
         *,
         headers: dict[str, str] | None = None,
-        connect_timeout: float | None = 10.0,
-        read_timeout: float | None = 120.0,
+        connect_timeout: float | None = CONNECT_TIMEOUT,
+        read_timeout: float | None = READ_TIMEOUT,
         turn_timeout: float | None = None,
         http_client: httpx.AsyncClient | None = None,
         predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,

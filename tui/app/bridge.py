@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from textual.message import Message
 
+from tandem.tui.app.cadence import FRAME_SECONDS
 from tandem.tui.app.engine import Engine
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ __all__ = ["Bridge", "BridgeStatistics", "BridgeTarget", "FRAME_SECONDS"]
 
 T = TypeVar("T")
 
-FRAME_SECONDS = 1 / 30
-"""The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
 STREAM_SHARE = 0.15
 """The share of a core the UI thread may spend painting a stream: flushes come less often when they cost more.
 (The whole process's target while streaming 2,000 tokens/s is 0.25 of a core, and the engine thread's
