@@ -126,12 +126,10 @@ def run_ask(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 def _tune_collector() -> None:
     """Make the cyclic garbage collector cheap for one streamed turn.
 
-    A turn keeps every update it streams (the log, the history), so the heap grows with the
-    stream, and under the default thresholds (a young collection every 700 allocations) the
-    collector scans it again and again: measured, half the CPU of a 30,000-event turn. What
-    exists now (the interpreter and the imports so far) is frozen out of the scans, and young
-    collections run every 10,000 allocations. Garbage without cycles is freed at once either
-    way; this is a short-lived process, so cyclic garbage waiting a little longer is harmless.
+    A turn keeps every update it streams, so the heap grows with the stream and the default
+    thresholds would scan it again and again. What exists now (the interpreter and the imports)
+    is frozen out of the scans, and young collections run every 10,000 allocations. Garbage
+    without cycles is still freed at once; in this short-lived process cyclic garbage may wait.
     """
     gc.freeze()
     gc.set_threshold(10_000, 20, 20)
