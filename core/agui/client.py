@@ -44,6 +44,7 @@ from tandem.core.chat_client import ChatClient
 from tandem.core.errors import TransportError, TransportTimeout
 from tandem.core.history import HistoryFolder
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT
 
 __all__ = ["AGUIChatClient", "AGUIStatistics"]
 
@@ -98,8 +99,8 @@ class AGUIChatClient(ChatClient):
         url: str,
         *,
         headers: dict[str, str] | None = None,
-        connect_timeout: float | None = 10.0,
-        read_timeout: float | None = 120.0,
+        connect_timeout: float | None = CONNECT_TIMEOUT,
+        read_timeout: float | None = READ_TIMEOUT,
         turn_timeout: float | None = None,
         http_client: httpx.AsyncClient | None = None,
         predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,

@@ -25,6 +25,7 @@ from tandem.core.agui.request_cache import BodyEncoder
 from tandem.core.agui.tls_on_demand import TlsOnDemandTransport
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
 from tandem.core.agent_json import loads_agent_json
+from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT
 
 __all__ = ["ByteSource", "AGUITransport", "HttpTransport", "ByteSourceTransport", "safe_url", "summarise_body"]
 
@@ -82,8 +83,8 @@ class HttpTransport(AGUITransport):
         url: str,
         *,
         headers: dict[str, str] | None = None,
-        connect_timeout: float | None = 10.0,
-        read_timeout: float | None = 120.0,
+        connect_timeout: float | None = CONNECT_TIMEOUT,
+        read_timeout: float | None = READ_TIMEOUT,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
         self.url = url

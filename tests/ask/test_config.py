@@ -194,7 +194,7 @@ class TestNamedAgents:
 
 
 class TestTheAppsAgent:
-    """What `tandem [--agent NAME] [--resume ID]` settles before the app starts (tui/cli/connection.py)."""
+    """What `tandem [--agent NAME] [--resume ID]` settles before the app starts (tui/cli/app_main.py)."""
 
     def _args(self, **given: object) -> Any:
         import argparse
@@ -203,45 +203,47 @@ class TestTheAppsAgent:
         values.update(given)
         return argparse.Namespace(**values)
 
+    def _environ(self, monkeypatch: pytest.MonkeyPatch, environ: dict[str, str]) -> Any:
+        """This process's environment set to `environ` (platformdirs reads `XDG_CONFIG_HOME` there)."""
+        import os
+
+        for name in [name for name in os.environ if name.startswith("TANDEM_")]:
+            monkeypatch.delenv(name)
+        for name, value in environ.items():
+            monkeypatch.setenv(name, value)
+        return os.environ
+
     def test_a_named_agent_gives_url_headers_and_timeouts(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          history_server: HistoryServer) -> None:
-        from tandem.tui.cli.connection import settle_app_connection
+        from tandem.tui.cli.app_main import read_app_settings
 
         write_config(tmp_path, _config(history_server, default=False) + "\n[timeouts]\nconnect = 2\n")
-        for name, value in env_for(tmp_path, RESEARCH_TOKEN=SECRET).items():
-            monkeypatch.setenv(name, value)
-        args = self._args(agent="research")
-        headers = settle_app_connection(args, {"X-Extra": "1"})
-        assert args.url == history_server.url and args.client_options == {"connect_timeout": 2.0}
-        assert headers == {"Authorization": SECRET, "X-Team": "docs", "X-Extra": "1"}
+        settings = read_app_settings(self._args(agent="research", header=["X-Extra: 1"]),
+                                     self._environ(monkeypatch, env_for(tmp_path, RESEARCH_TOKEN=SECRET)))
+        assert settings.url == history_server.url and settings.timeouts.connect == 2.0
+        assert settings.headers == {"Authorization": SECRET, "X-Team": "docs", "X-Extra": "1"}
 
     def test_a_timeout_comes_from_the_flag_then_the_variable_then_the_config_file(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, history_server: HistoryServer
     ) -> None:
-        from tandem.tui.cli.connection import settle_app_connection
+        from tandem.tui.cli.app_main import read_app_settings
 
         write_config(tmp_path, _config(history_server, default=False) + "\n[timeouts]\nconnect = 2\nread = 30\n")
-        for name, value in env_for(tmp_path, RESEARCH_TOKEN=SECRET).items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.delenv("TANDEM_CONNECT_TIMEOUT", raising=False)
-        monkeypatch.setenv("TANDEM_READ_TIMEOUT", "0")  # no limit, from the environment
-        args = self._args(agent="research")
-        settle_app_connection(args, {})
-        assert args.client_options == {"connect_timeout": 2.0}  # read: the variable wins over the file
-        args = self._args(agent="research", connect_timeout="5")
-        settle_app_connection(args, {})
-        assert args.client_options == {}  # connect: the flag (written into its variable by the CLI)
+        environ = self._environ(monkeypatch, env_for(tmp_path, RESEARCH_TOKEN=SECRET, TANDEM_READ_TIMEOUT="0"))
+        settings = read_app_settings(self._args(agent="research"), environ)
+        assert (settings.timeouts.connect, settings.timeouts.read) == (2.0, None)  # read: the variable wins over the file
+        settings = read_app_settings(self._args(agent="research", connect_timeout="5"),
+                                     {**environ, "TANDEM_CONNECT_TIMEOUT": "7"})
+        assert settings.timeouts.connect == 5.0  # connect: the flag wins over the variable and the file
+        assert settings.timeouts.turn == 1800.0  # turn: the default (the file has no turn key)
 
     def test_resume_reopens_a_thread_on_its_own_server(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       history_server: HistoryServer) -> None:
-        from tandem.tui.cli.connection import settle_app_connection
+        from tandem.tui.cli.app_main import read_app_settings
 
         write_config(tmp_path, _config(history_server, default=False))
         env = env_for(tmp_path, RESEARCH_TOKEN=SECRET)
         started = tandem("ask", "--json", "-a", "research", "hello", env=env)
         assert started.returncode == 0, started.stderr
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        args = self._args(resume=started.turn["thread"][:5])
-        headers = settle_app_connection(args, {})
-        assert args.url == history_server.url and headers["Authorization"] == SECRET
+        settings = read_app_settings(self._args(resume=started.turn["thread"][:5]), self._environ(monkeypatch, env))
+        assert settings.url == history_server.url and settings.headers["Authorization"] == SECRET

@@ -95,7 +95,10 @@ def run_turn_timed(url: str, *, save: bool = False, hook: EngineHook | None = No
 def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: Path) -> tuple[int, str, float, dict[str, float]]:
     import threading
     from tandem.tui.app.app import TandemApp
-    from tandem.tui.cli.app_main import build_library, frame_seconds
+    from tandem.tui.app.bridge import FRAME_SECONDS
+    from tandem.tui.cli.app_main import build_library
+    from tandem.tui.cli.connection import Agent
+    from tandem.tui.cli.settings import Settings
 
     statuses: list[str] = []
 
@@ -105,11 +108,11 @@ def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: 
             super().bridge_status_changed(status)
 
     if save:  # as `run_app` builds it, with the store in a fresh directory
-        library = build_library(argparse.Namespace(url=url, speed=0.0, resume=None), {}, store_path=data_dir / "threads.sqlite3")
+        library = build_library(Settings(agent=Agent(url=url, headers={}), speed=0.0), store_path=data_dir / "threads.sqlite3")
         factory, options = library.factory(None), {"threads": library, "data_dir": data_dir, "clock": time.time}
     else:
         factory, options = unkept_factory(url), {}
-    app = RecordingApp(hook(factory) if hook else factory, endpoint=url, demo=False, frame_seconds=frame_seconds(None),
+    app = RecordingApp(hook(factory) if hook else factory, endpoint=url, demo=False, frame_seconds=FRAME_SECONDS,
                        bell=False, **options)
 
     async def run() -> tuple[int, str, float, dict[str, float]]:

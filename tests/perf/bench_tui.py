@@ -204,10 +204,10 @@ async def key_latency(keys: int = 200) -> list[float]:
 
 _BARE = ("from textual.app import App", "App", "")
 _TANDEM = (
-    "import argparse\nfrom tui.app.app import TandemApp\nfrom tui.cli.app_main import build_factory\n"
-    "args = argparse.Namespace(url=None, speed=0.0, theme=None)",
+    "from tandem.tui.app.app import TandemApp\nfrom tandem.tui.cli.app_main import build_factory\n"
+    "from tandem.tui.cli.settings import Settings",
     "TandemApp",
-    "build_factory(args, {}), demo=True",
+    "build_factory(Settings(speed=0.0)), demo=True",
 )
 
 

@@ -8,7 +8,6 @@ Run by the bench: python tests/perf/resume_child.py STORE THREAD_ID BLOCKS START
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import time
@@ -20,6 +19,7 @@ def tui_child(path: str, thread_id: str, blocks: int, started: float) -> None:
     """In a fresh interpreter: run the app on the thread and report when its first frame showed it."""
     from tandem.tui.app.app import TandemApp
     from tandem.tui.cli.app_main import build_library
+    from tandem.tui.cli.settings import Settings
 
     times: dict[str, float] = {}
 
@@ -33,8 +33,7 @@ def tui_child(path: str, thread_id: str, blocks: int, started: float) -> None:
                 # Queued before the app's own after-refresh work (the held-off full collection).
                 self.call_after_refresh(lambda: times.setdefault("painted", time.perf_counter()))
 
-    args = argparse.Namespace(url=None, speed=0.0, resume=thread_id)
-    library = build_library(args, {}, store_path=Path(path))
+    library = build_library(Settings(speed=0.0), store_path=Path(path))
     opened = library.open
 
     async def timed_open(resume: str | None) -> Any:

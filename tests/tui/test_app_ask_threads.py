@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -34,8 +33,9 @@ async def test_the_app_resumes_a_thread_ask_started_and_ask_continues_it(tmp_pat
     thread = _ask(tmp_path, "/demo weather in Porto")["thread"]
     store_path = tmp_path / "tandem" / "threads.sqlite3"
     # What `tandem --resume ID` builds (tui/cli/app_main.run_app), on the same store file.
-    args = argparse.Namespace(url=None, speed=0.0, resume=thread)
-    library = build_library(args, {}, store_path=store_path)
+    from tandem.tui.cli.settings import Settings
+
+    library = build_library(Settings(speed=0.0), store_path=store_path)
     app = TandemApp(library.factory(thread), threads=library, demo=True)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)

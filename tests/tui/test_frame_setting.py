@@ -3,68 +3,82 @@ else the config file's `frame_ms` / `repaint`, else the defaults; bad values are
 
 from __future__ import annotations
 
-import argparse
-import os
 from pathlib import Path
 
 import pytest
 
-from tandem.tui.cli.app_main import FRAME_ENV, frame_seconds
 from tandem.tui.app.bridge import FRAME_SECONDS
-from tandem.tui.cli.entry import build_parser
-from tandem.tui.cli.config import CONFIG_ENV, ConfigError, load_config
-from tandem.tui.terminal.wire_output import REPAINT_ENV, choose_repaint
+from tandem.tui.cli.entry import build_parser, main
+from tandem.tui.cli.config import CONFIG_ENV, Config, ConfigError, load_config
+from tandem.tui.cli.settings import FRAME_ENV, Display, read_settings
+from tandem.tui.terminal.wire_output import REPAINT_ENV
 
 
-def test_the_flag_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(FRAME_ENV, "500")
-    args = build_parser().parse_args(["--frame-ms", "250"])
-    assert frame_seconds(args.frame_ms) == 0.25
+def _display(argv: list[str], environ: dict[str, str], config: Config | None = None) -> Display:
+    """What `tandem ARGV` draws with (`read_settings`, as the app reads it)."""
+    settings = read_settings(build_parser().parse_args(argv), environ, reach="agent", display=True,
+                             config=config or Config(path=Path("config.toml")))
+    assert settings.display is not None
+    return settings.display
 
 
-def test_the_environment_then_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(FRAME_ENV, "100")
-    assert frame_seconds(None) == 0.1
-    monkeypatch.delenv(FRAME_ENV)
-    assert frame_seconds(None) == FRAME_SECONDS
+def test_the_flag_wins_over_the_environment() -> None:
+    assert _display(["--frame-ms", "250"], {FRAME_ENV: "500"}).frame_seconds == 0.25
+
+
+def test_the_environment_then_the_default() -> None:
+    assert _display([], {FRAME_ENV: "100"}).frame_seconds == 0.1
+    assert _display([], {}).frame_seconds == FRAME_SECONDS
 
 
 @pytest.mark.parametrize("value", ["fast", "0", "-5", "99999", "nan"])
 def test_a_bad_value_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv(FRAME_ENV, value)
     with pytest.raises(SystemExit) as raised:
-        frame_seconds(None)
+        main([])
     assert str(raised.value).startswith(f"tandem: ${FRAME_ENV} must be")
+
+
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    (REPAINT_ENV, "some", "tandem: $TANDEM_REPAINT must be one of changes, all (got 'some')"),
+    ("TANDEM_GLYPHS", "Fancy", "tandem: $TANDEM_GLYPHS must be one of unicode, linux, ascii (got 'fancy')"),
+])
+def test_a_bad_choice_is_one_line_naming_the_variable(monkeypatch: pytest.MonkeyPatch, variable: str, value: str,
+                                                      message: str) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit) as raised:
+        main([])
+    assert str(raised.value) == message
+
+
+def test_the_bell_glyphs_and_repaint_follow_the_same_rule() -> None:
+    assert _display([], {"TANDEM_BELL": "off"}).bell is False
+    assert _display([], {"TANDEM_BELL": "1"}).bell is True
+    assert _display(["--no-bell"], {"TANDEM_BELL": "1"}).bell is False
+    assert _display([], {"TERM": "linux"}).glyphs == "linux"
+    assert _display([], {"TERM": "linux", "TANDEM_GLYPHS": "ascii"}).glyphs == "ascii"
+    assert _display(["--glyphs", "unicode"], {"TERM": "vt100", "TANDEM_GLYPHS": "ascii"}).glyphs == "unicode"
+    assert _display([], {REPAINT_ENV: " ALL "}).repaint == "all"
 
 
 class TestTheConfigFile:
     """`frame_ms` and `repaint` in config.toml: below the flag and the environment variable."""
 
-    def _settled(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, *argv: str) -> argparse.Namespace:
-        from tandem.tui.cli.connection import settle_app_connection
-
+    def _settled(self, tmp_path: Path, environ: dict[str, str], text: str, *argv: str) -> Display:
         path = tmp_path / "config.toml"
         path.write_text(text, encoding="utf-8")
-        monkeypatch.setenv(CONFIG_ENV, str(path))
-        args = build_parser().parse_args(list(argv))
-        settle_app_connection(args, {})
-        return args
+        settings = read_settings(build_parser().parse_args(list(argv)), {**environ, CONFIG_ENV: str(path)},
+                                 reach="agent", display=True)
+        assert settings.display is not None
+        return settings.display
 
-    def test_the_file_sets_both_unless_a_flag_or_variable_does(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.delenv(FRAME_ENV, raising=False)
-        monkeypatch.delenv(REPAINT_ENV, raising=False)
-        args = self._settled(tmp_path, monkeypatch, 'frame_ms = 120\nrepaint = "all"\n')
-        assert frame_seconds(args.frame_ms, args.configured_frame_ms) == 0.12
-        assert choose_repaint(args.repaint, os.environ, args.configured_repaint) == "all"
-        args = self._settled(tmp_path, monkeypatch, 'frame_ms = 120\nrepaint = "all"\n', "--frame-ms", "40", "--repaint", "changes")
-        assert frame_seconds(args.frame_ms, args.configured_frame_ms) == 0.04
-        assert choose_repaint(args.repaint, os.environ, args.configured_repaint) == "changes"
-        monkeypatch.setenv(FRAME_ENV, "60")
-        monkeypatch.setenv(REPAINT_ENV, "changes")
-        args = self._settled(tmp_path, monkeypatch, 'frame_ms = 120\nrepaint = "all"\n')
-        assert frame_seconds(args.frame_ms, args.configured_frame_ms) == 0.06
-        assert choose_repaint(args.repaint, os.environ, args.configured_repaint) == "changes"
-
+    def test_the_file_sets_both_unless_a_flag_or_variable_does(self, tmp_path: Path) -> None:
+        display = self._settled(tmp_path, {}, 'frame_ms = 120\nrepaint = "all"\n')
+        assert (display.frame_seconds, display.repaint) == (0.12, "all")
+        display = self._settled(tmp_path, {}, 'frame_ms = 120\nrepaint = "all"\n', "--frame-ms", "40", "--repaint", "changes")
+        assert (display.frame_seconds, display.repaint) == (0.04, "changes")
+        display = self._settled(tmp_path, {FRAME_ENV: "60", REPAINT_ENV: "changes"}, 'frame_ms = 120\nrepaint = "all"\n')
+        assert (display.frame_seconds, display.repaint) == (0.06, "changes")
     @pytest.mark.parametrize(("text", "expected"), [
         ("frame_ms = 0\n", "frame_ms: expected a number of milliseconds between 1 and 5000"),
         ('frame_ms = "fast"\n', "frame_ms: expected a number of milliseconds between 1 and 5000"),

@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from tandem.tui.app.cadence import FRAME_SECONDS
+
 __all__ = ["FRAME_SECONDS", "INPUT_HOLD_SECONDS", "MAX_FRAME_SECONDS", "STREAM_SHARE", "FramePacer", "PacerTarget"]
 
-FRAME_SECONDS = 1 / 30
-"""The longest the UI waits before painting engine changes, and the shortest gap between flushes."""
 STREAM_SHARE = 0.15
 """The share of a core the UI thread may spend painting a stream: flushes come less often when they cost more.
 (The whole process's target while streaming 2,000 tokens/s is 0.25 of a core; the engine thread's

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
+import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tandem.core.context import AgentContext
@@ -21,26 +21,24 @@ if TYPE_CHECKING:
     from tandem.tui.app.app import TandemApp
     from tandem.tui.app.engine import ContextFactory
     from tandem.tui.app.thread_library import ThreadLibrary
+    from tandem.tui.cli.settings import Settings
 
-__all__ = ["run_app", "build_factory", "build_library"]
+__all__ = ["run_app", "read_app_settings", "build_factory", "build_library"]
 
 
 def build_factory(
-    args: argparse.Namespace,
-    headers: dict[str, str],
+    settings: Settings,
     hooks: object | None = None,
     *,
     set_theme: Callable[[str], None] | None = None,
 ) -> ContextFactory:
-    """The engine-side factory of the conversation for these CLI arguments.
+    """The engine-side factory of the conversation for these settings (an unsaved thread).
 
     The factory imports `tui.cli.backend` when it runs (on the engine thread), so building it costs
-    nothing. It uses `tui.cli.backend.build_context_factory(args, headers)` when the backend provides
-    it, else `tui.cli.backend.build_context(url, headers, speed=..., hooks=...)`.
+    nothing.
 
     Args:
-        args: The parsed CLI arguments (`url`, `speed`).
-        headers: HTTP headers for the agent.
+        settings: The agent (`url`, `headers`), the demo's `speed` and the `timeouts`.
         hooks: A `tui.cli.backend.AppHooks`; by default one is built on the engine thread.
         set_theme: The thread-safe theme switch the default hooks get.
     """
@@ -48,35 +46,30 @@ def build_factory(
     def factory(loop: asyncio.AbstractEventLoop) -> AgentContext | Awaitable[AgentContext]:
         from tandem.tui.cli import backend
 
-        custom = getattr(backend, "build_context_factory", None)
-        if custom is not None:
-            return custom(args, headers)(loop)  # type: ignore[no-any-return]
         app_hooks = hooks
         if app_hooks is None:
             app_hooks = backend.AppHooks()
             if set_theme is not None:
                 app_hooks.set_theme = set_theme
-        return backend.build_context(args.url, headers, speed=args.speed, hooks=app_hooks,  # type: ignore[arg-type]
-                                     client_options=getattr(args, "client_options", None))
+        return backend.build_context(settings.url, settings.headers, speed=settings.speed, hooks=app_hooks,  # type: ignore[arg-type]
+                                     client_options=settings.timeouts.client_options())
 
     return factory
 
 
 def build_library(
-    args: argparse.Namespace,
-    headers: dict[str, str],
+    settings: Settings,
     *,
     set_theme: Callable[[str], None] | None = None,
     connecting: Callable[[bool], None] | None = None,
     store_path: Path | None = None,
 ) -> ThreadLibrary:
-    """The saved threads for these CLI arguments: conversations built by `tui.cli.backend.open_context`.
+    """The saved threads for these settings: conversations built by `tui.cli.backend.open_context`.
 
     Nothing is imported or opened here: the store is opened by the engine thread on first use.
 
     Args:
-        args: The parsed CLI arguments (`url`, `speed`).
-        headers: HTTP headers for the agent (never stored).
+        settings: The agent (`url`, `headers`: never stored), the demo's `speed` and the `timeouts`.
         set_theme: The thread-safe theme switch the conversation's hooks get.
         connecting: Told (thread-safe) while a refused connection to the agent is tried again.
         store_path: The store file (default: `threads.sqlite3` in the user data directory).
@@ -91,38 +84,44 @@ def build_library(
             hooks.set_theme = set_theme
         if connecting is not None:
             hooks.connecting = connecting
-        return await backend.open_context(args.url, headers, speed=args.speed, hooks=hooks, store=store, resume=resume,
-                                          client_options=getattr(args, "client_options", None))
+        return await backend.open_context(settings.url, settings.headers, speed=settings.speed, hooks=hooks,
+                                          store=store, resume=resume,
+                                          client_options=settings.timeouts.client_options())
 
     return ThreadLibrary(build, path=store_path)
 
 
-FRAME_ENV = "TANDEM_FRAME_MS"
-"""The environment variable that sets the repaint cadence when `--frame-ms` is not given."""
-
-
-def frame_seconds(frame_ms: float | None, configured: float | None = None) -> float:
-    """The bridge's frame from `--frame-ms`, else `$TANDEM_FRAME_MS`, else the config file's
-    `frame_ms` (`configured`, checked when the file was read), else the default.
+def read_app_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Settings:
+    """The app's settings: its agent (`tandem --resume ID` of a thread saved with a server reopens
+    it there), theme, timeouts and display (`tui.cli.settings.read_settings`).
 
     Raises:
-        SystemExit: the value is not a number of milliseconds between 1 and 5,000.
+        SystemExit: (status 2) a bad config file, an unknown agent, an unset secret, or
+            `--agent` with `--url`; the one-line message names the file and key.
+        SettingError: a flag or variable holds a bad value.
     """
-    from tandem.tui.app.bridge import FRAME_SECONDS
+    from tandem.tui.cli.config import ConfigError
+    from tandem.tui.cli.settings import read_settings
 
-    source = "--frame-ms"
-    if frame_ms is None:
-        raw = os.environ.get(FRAME_ENV, "").strip()
-        if not raw:
-            return FRAME_SECONDS if configured is None else configured / 1000
-        source = f"${FRAME_ENV}"
+    def thread_url() -> Any:
+        from tandem.tui.cli.connection import UNSET
+
+        if args.resume is None or args.url or args.agent:
+            return UNSET
+        from tandem.core.errors import LogStoreError
+        from tandem.tui.cli.ask_threads import AskThread
+
         try:
-            frame_ms = float(raw)
-        except ValueError:
-            raise SystemExit(f"tandem: {source} must be a number of milliseconds, not {raw[:40]!r}") from None
-    if not 1 <= frame_ms <= 5000:
-        raise SystemExit(f"tandem: {source} must be between 1 and 5000 milliseconds (got {frame_ms:g})")
-    return frame_ms / 1000
+            endpoint = AskThread(resume=args.resume).endpoint()
+        except LogStoreError:  # the app says the same once it starts, in its own words
+            return UNSET
+        return endpoint.url if endpoint is not None else UNSET
+
+    try:
+        return read_settings(args, environ, reach="agent", display=True, thread_url=thread_url)
+    except (ConfigError, ValueError) as exc:
+        print(f"tandem: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _use_driver(app: TandemApp, glyphs: str) -> None:
@@ -148,45 +147,47 @@ def _use_driver(app: TandemApp, glyphs: str) -> None:
         app.driver_class = fallback_driver(app.driver_class, glyphs)
 
 
-def run_app(args: argparse.Namespace, headers: dict[str, str]) -> int:
+def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run the terminal app until the user quits. Returns the exit code.
 
     Every conversation is saved in the thread store; `args.resume` reopens one (None: a new
     thread, "": the most recent, else an id or prefix).
 
     Raises:
-        SystemExit: the store is unreadable or the thread is open in another process; the
-            message (printed once the terminal is restored) names the way out.
+        SystemExit: a bad setting or config file (`read_app_settings`); the store is unreadable or
+            the thread is open in another process: the message (printed once the terminal is
+            restored) names the way out.
     """
+    settings = read_app_settings(args, environ)
+    display = settings.display
+    assert display is not None
     from tandem.tui.app.app import TandemApp
-    from tandem.tui.terminal.glyphs import choose_glyphs
-    from tandem.tui.terminal.wire_output import choose_repaint
 
     def set_theme(name: str) -> None:
         app.set_theme_from_engine(name)  # thread-safe; the UI applies it on its next turn
 
-    profile_path = os.environ.get("TANDEM_PROFILE_RENDERS")
-    if profile_path:  # benchmarks only: counts renders per painted frame (tui.terminal.render_profile)
+    if display.profile_renders:  # benchmarks only: counts renders per painted frame (tui.terminal.render_profile)
         from tandem.tui.terminal.render_profile import install
 
-        install(profile_path)
+        install(display.profile_renders)
+
     def connecting(retrying: bool) -> None:
         app.connecting_from_engine(retrying)  # thread-safe; the status line says it on the UI's turn
 
-    library = build_library(args, headers, set_theme=set_theme, connecting=connecting)
+    library = build_library(settings, set_theme=set_theme, connecting=connecting)
     app = TandemApp(
         library.factory(args.resume),
         threads=library,
         data_dir=_data_dir(),
         clock=time.time,
-        demo=not args.url,
-        endpoint=args.url,
-        theme=args.theme,
-        frame_seconds=frame_seconds(args.frame_ms, getattr(args, "configured_frame_ms", None)),
-        bell=False if getattr(args, "no_bell", False) else None,
-        repaint=choose_repaint(getattr(args, "repaint", None), os.environ, getattr(args, "configured_repaint", None)),
+        demo=not settings.url,
+        endpoint=settings.url,
+        theme=settings.theme,
+        frame_seconds=display.frame_seconds,
+        bell=display.bell,
+        repaint=display.repaint,
     )
-    _use_driver(app, choose_glyphs(args.glyphs, os.environ))
+    _use_driver(app, display.glyphs)
 
     app.run()
     if app.startup_error is not None:

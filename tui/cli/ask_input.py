@@ -8,16 +8,19 @@ asks for it (then it is read to end of input, Ctrl+D).
 Answers to prompts (`--approve ask`) come from the terminal when stdin is one. When stdin is a
 pipe it is the message, and nobody is there to answer: open questions are declined at once and
 `tandem ask` exits 3, never waiting on a prompt. `--answers FILE` (or `--answers -`, stdin
-itself, when the message is all in the arguments) reads answers one a line instead.
+itself, when the message is all in the arguments) reads answers one a line instead; `LineReader`
+reads them without blocking the engine loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
+import threading
 from dataclasses import dataclass
 from typing import TextIO
 
-__all__ = ["AskInput", "UsageError", "read_input", "is_tty"]
+__all__ = ["AskInput", "LineReader", "UsageError", "read_input", "is_tty"]
 
 
 class UsageError(Exception):
@@ -82,3 +85,43 @@ def read_input(words: list[str], stdin: TextIO, *, answers: str | None = None) -
         return AskInput(message, stdin, interactive=True)
     # stdin was the message (or is not a terminal): nobody can answer; never block on it.
     return AskInput(message, io.StringIO(""), interactive=False)
+
+
+class LineReader:
+    """Reads stdin one line at a time without blocking the loop.
+
+    Each read runs `readline()` in a daemon thread, so an interrupted process never waits for a
+    line that will not come. Engine loop only; one read at a time.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._eof = False
+
+    async def readline(self) -> str | None:
+        """The next line without its line ending, or None at end of input."""
+        if self._eof:
+            return None
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+
+        def deliver(line: str) -> None:
+            if not future.done():
+                future.set_result(line)
+
+        def read() -> None:
+            try:
+                line = self._stream.readline()
+            except (OSError, ValueError):
+                line = ""
+            try:
+                loop.call_soon_threadsafe(deliver, line)
+            except RuntimeError:  # the loop closed while we waited: nobody needs the line
+                pass
+
+        threading.Thread(target=read, name="tandem-ask-stdin", daemon=True).start()
+        line = await future
+        if line == "":
+            self._eof = True
+            return None
+        return line.rstrip("\r\n")

@@ -22,6 +22,7 @@ from tandem.core.messages import ToolDeclaration
 from tandem.core.replay import restore
 from tandem.core.store import ThreadStore
 from tandem.core.thread import ConversationThread
+from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT, TURN_TIMEOUT
 from tandem.core.tool_blocks import tool_block
 
 __all__ = [
@@ -101,33 +102,29 @@ def build_chat_client(
     headers: dict[str, str] | None = None,
     *,
     speed: float = 1.0,
-    connect_timeout: float | None = None,
-    read_timeout: float | None = None,
+    connect_timeout: float | None = CONNECT_TIMEOUT,
+    read_timeout: float | None = READ_TIMEOUT,
+    turn_timeout: float | None = TURN_TIMEOUT,
     on_connecting: Callable[[bool], None] | None = None,
 ) -> ChatClient:
     """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
     The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
-    logic as a remote server's; no port is opened. Timeouts left None are the client's
-    defaults (10 s to connect, 120 s between bytes). `on_connecting` is told while a refused
-    connection to `url` is being tried again (`AGUIChatClient`).
+    logic as a remote server's; no port is opened. A timeout of None is no limit; the defaults
+    are core's (`core.timeouts`), the command's settings give their own (`Timeouts.client_options`).
+    `on_connecting` is told while a refused connection to `url` is being tried again (`AGUIChatClient`).
     """
 
     def build() -> ChatClient:
         from tandem.core.agui import AGUIChatClient
 
         if url:
-            from tandem.tui.cli.timeouts import Timeouts
-
-            # Flags and config settle `connect_timeout`/`read_timeout` (`tui.cli.connection`); what they
-            # leave unset comes from the variables and defaults (`tui.cli.timeouts`).
-            timeouts = Timeouts.from_env()
             return AGUIChatClient(
                 url,
                 headers=headers,
-                connect_timeout=timeouts.connect if connect_timeout is None else connect_timeout,
-                read_timeout=timeouts.read if read_timeout is None else read_timeout,
-                turn_timeout=timeouts.turn,
+                connect_timeout=connect_timeout,
+                read_timeout=read_timeout,
+                turn_timeout=turn_timeout,
                 on_connecting=on_connecting,
             )
         from tandem.core.agui.demo import DemoAgent, encode_sse
@@ -196,7 +193,8 @@ def build_context(
 ) -> AgentContext:
     """The whole engine-side conversation for a server (or the demo). Call on the engine loop.
 
-    `client_options` are `build_chat_client`'s keyword arguments (timeouts).
+    `client_options` are `build_chat_client`'s keyword arguments (the timeouts:
+    `Timeouts.client_options`; by default core's).
     """
     on_connecting = hooks.connecting if hooks is not None else None
     client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
@@ -221,7 +219,8 @@ async def open_context(
 
     Args:
         resume: A thread id or unique prefix; "" means the most recent thread.
-        client_options: `build_chat_client`'s keyword arguments (timeouts).
+        client_options: `build_chat_client`'s keyword arguments (the timeouts:
+            `Timeouts.client_options`; by default core's).
 
     Raises:
         LogStoreError: the store cannot be read, the thread does not exist, or another

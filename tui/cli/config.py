@@ -6,7 +6,7 @@ file is an empty configuration. Example:
 
     default_agent = "research"
     theme = "dark"
-    frame_ms = 100        # repaint streaming text at most every 100 ms (default 33)
+    frame_ms = 100        # repaint streaming text at most every 100 ms (default: tui.app.cadence)
     repaint = "changes"   # "all": Textual's own output instead of only the changed cells
 
     [timeouts]            # seconds
@@ -40,6 +40,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from tandem.tui.app.cadence import FRAME_MS_RANGE
 
 __all__ = [
     "AgentConfig",
@@ -236,9 +238,10 @@ class _Checker:
         if theme is not None and theme not in _THEMES:
             raise self.fail("theme", f"one of {', '.join(_THEMES)}")
         frame_ms = data.get("frame_ms")
+        low, high = FRAME_MS_RANGE
         if frame_ms is not None and (isinstance(frame_ms, bool) or not isinstance(frame_ms, int | float)
-                                     or not 1 <= frame_ms <= 5000):
-            raise self.fail("frame_ms", "a number of milliseconds between 1 and 5000")
+                                     or not low <= frame_ms <= high):
+            raise self.fail("frame_ms", f"a number of milliseconds between {low:g} and {high:g}")
         repaint = data.get("repaint")
         if repaint is not None and repaint not in _REPAINTS:
             raise self.fail("repaint", f"one of {', '.join(_REPAINTS)}")

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["main", "build_parser", "parse_headers", "add_threads_arguments", "add_export_arguments"]
-
-HEADER_ENV = "TANDEM_HEADERS"
-"""Extra request headers, newline-separated `Name: value` lines (never logged or stored)."""
+__all__ = ["main", "build_parser", "add_threads_arguments", "add_export_arguments"]
 
 
 def _version() -> str:
@@ -37,25 +33,10 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def parse_headers(values: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:
-    """`Name: value` strings (and the TANDEM_HEADERS variable) → a header dict.
-
-    Raises:
-        SystemExit: a header is not of the form `Name: value` (the message names it by name only).
-    """
-    environ = os.environ if environ is None else environ  # type: ignore[assignment]
-    lines = [line for line in (environ.get(HEADER_ENV, "") if environ else "").splitlines() if line.strip()]
-    headers: dict[str, str] = {}
-    for raw in [*lines, *values]:
-        name, sep, value = raw.partition(":")
-        if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
-            label = name.strip()[:40] or "(empty)"
-            raise SystemExit(f"tandem: bad header {label!r}: expected 'Name: value'")
-        headers[name.strip()] = value.strip()
-    return headers
-
-
 def _add_connection_args(parser: argparse.ArgumentParser) -> None:
+    from tandem.tui.cli.settings import HEADER_ENV
+    from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
+
     parser.add_argument("--url", help="an AG-UI server's endpoint (default: the configured default agent, else the embedded demo)")
     parser.add_argument("-a", "--agent", metavar="NAME", default=None, help="a named agent from the config file (`tandem agents` lists them)")
     parser.add_argument(
@@ -66,8 +47,6 @@ def _add_connection_args(parser: argparse.ArgumentParser) -> None:
         help=f"a request header, repeatable (also ${HEADER_ENV}); never logged or stored",
     )
     parser.add_argument("--speed", type=float, default=1.0, help="demo agent pacing: 1 realistic, 0 instant")
-    from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
-
     defaults = Timeouts()
     for name, what in (("connect", "to connect"), ("read", "for the next bytes of a stream"),
                        ("turn", "for a whole turn")):
@@ -77,54 +56,6 @@ def _add_connection_args(parser: argparse.ArgumentParser) -> None:
             default=argparse.SUPPRESS,  # given before or after the subcommand: absent must not override
             help=f"seconds to wait {what} (default {getattr(defaults, name):g}; 0: no limit; also ${TIMEOUT_ENV[name]})",
         )
-
-
-def _apply_timeouts(args: argparse.Namespace) -> None:
-    """Check the timeout flags and variables; a flag is written into its variable, which the
-    client reads (`tui.cli.backend`). A bad value ends the program with a one-line error."""
-    from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts, parse_seconds
-
-    for name, variable in TIMEOUT_ENV.items():
-        value = getattr(args, f"{name}_timeout", None)
-        if value is not None:
-            try:
-                parse_seconds(value)
-            except ValueError as exc:
-                _usage_error(f"--{name}-timeout: {exc}")
-            os.environ[variable] = value
-    try:
-        Timeouts.from_env()
-    except ValueError as exc:
-        _usage_error(str(exc))
-
-
-MAX_URL_LENGTH = 8192
-"""Longest `--url` accepted (servers refuse longer request lines anyway)."""
-
-
-def check_url(url: str) -> str | None:
-    """Why `--url` cannot be an AG-UI endpoint (one line, quoting at most a little of it), or None."""
-    from urllib.parse import urlsplit
-
-    if not url.strip():
-        return "--url is empty (leave it out to talk to the embedded demo agent)"
-    if len(url) > MAX_URL_LENGTH:
-        return f"--url is {len(url)} characters long (at most {MAX_URL_LENGTH})"
-    if any(not char.isprintable() or char.isspace() for char in url):
-        return "--url holds control characters or spaces"
-    shown = re.sub(r"//[^/@]*@", "//…@", url)  # never echo credentials
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # raises for a port that is not a number or above 65535
-    except ValueError as exc:
-        return f"--url {shown!r} is not a valid URL: {exc}"
-    if parts.scheme not in ("http", "https"):
-        return f"--url {shown!r} must start with http:// or https://"
-    if not parts.hostname:
-        return f"--url {shown!r} has no host"
-    del port
-    return None
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -170,13 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="characters to draw with (also $TANDEM_GLYPHS; default from $TERM: linux console → linux, vt100 → ascii)",
     )
+    from tandem.tui.app.cadence import FRAME_SECONDS
+    from tandem.tui.cli.settings import FRAME_ENV
+
     parser.add_argument(
         "--frame-ms",
         type=float,
         default=None,
         metavar="MS",
-        help="repaint streaming text at most every MS milliseconds (default 33; also $TANDEM_FRAME_MS or frame_ms in "
-        "the config file)",
+        help=f"repaint streaming text at most every MS milliseconds (default {FRAME_SECONDS * 1000:.0f}; also "
+        f"${FRAME_ENV} or frame_ms in the config file)",
     )
     parser.add_argument(
         "--repaint",
@@ -233,8 +167,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `tandem` console script (`argv` None: the process is the command's own)."""
+    from tandem.tui.cli.setting_rule import SettingError
+
     try:
         return _run_command(argv)
+    except SettingError as exc:
+        if exc.status == 2:
+            _usage_error(str(exc))
+        raise SystemExit(f"tandem: {exc}") from None
     except KeyboardInterrupt:
         # Ctrl+C while starting (the terminal still in its line mode makes it a signal, not a
         # key) or in a command without its own handling: a line, not a traceback of the imports.
@@ -243,6 +183,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_command(argv: list[str] | None) -> int:
+    """Run the command; each reads its settings once (`tui.cli.settings.read_settings`) from the
+    arguments and this process's environment.
+
+    Raises:
+        SettingError: a flag or variable holds a value its setting cannot use.
+    """
     if argv is None:
         # The `tandem` process itself, not a caller's (tests call `main([...])`): skip the optional
         # imports of its libraries it never uses (`tui.cli.lean_imports`).
@@ -250,14 +196,22 @@ def _run_command(argv: list[str] | None) -> int:
 
         skip_unused_imports()
     args = build_parser().parse_args(argv)
-    _apply_timeouts(args)
-    url = getattr(args, "url", None)
-    if url is not None and (problem := check_url(url)) is not None:
-        _usage_error(problem)
+    environ = os.environ
     if args.command == "ask":
         from tandem.tui.cli.ask import run_ask
 
-        return _ending(argv, run_ask(args, parse_headers(args.header)))
+        return _ending(argv, run_ask(args, environ))
+    if args.command is None:
+        from tandem.tui.cli.app_main import run_app
+
+        return _ending(argv, run_app(args, environ))
+    from tandem.tui.cli.settings import read_settings
+
+    if args.command == "web":
+        from tandem.tui.cli.web import run_web
+
+        return run_web(args, read_settings(args, environ, reach="server"))
+    read_settings(args, environ)  # the flags every command takes are checked where unused too
     if args.command == "agents":
         from tandem.tui.cli.agents_cli import run_agents
 
@@ -270,19 +224,9 @@ def _run_command(argv: list[str] | None) -> int:
         from tandem.tui.cli.threads_cli import run_export
 
         return run_export(args)
-    if args.command == "web":
-        from tandem.tui.cli.web import run_web
+    from tandem.tui.cli.serve import run_serve_demo
 
-        return run_web(args, parse_headers(args.header))
-    if args.command == "serve-demo":
-        from tandem.tui.cli.serve import run_serve_demo
-
-        return run_serve_demo(args)
-    from tandem.tui.cli.app_main import run_app
-    from tandem.tui.cli.connection import settle_app_connection
-
-    headers = settle_app_connection(args, parse_headers(args.header))
-    return _ending(argv, run_app(args, headers))
+    return run_serve_demo(args)
 
 
 def _ending(argv: list[str] | None, code: int) -> int:

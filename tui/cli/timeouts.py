@@ -1,17 +1,16 @@
 """How long Tandem waits for an AG-UI server: to connect, between bytes, and for a whole turn.
 
-Each has a default, an environment variable and (in `tui.cli.entry`) a flag; connect and read also a
-`[timeouts]` key in the config file. The order is flag, variable, config file, default (the
-flag is written into its variable; `tui.cli.connection` lets the config file yield to a set
-variable). `0` or `none` means no limit. Pure; any thread.
+Each has a flag and an environment variable, connect and read also a `[timeouts]` key in the
+config file; `tui.cli.settings` decides between them by the one rule (`tui.cli.setting_rule`).
+The defaults are core's (`core.timeouts`). `0` or `none` means no limit. Pure; any thread.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
+
+from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT, TURN_TIMEOUT
 
 __all__ = ["TIMEOUT_ENV", "Timeouts", "parse_seconds"]
 
@@ -20,7 +19,7 @@ TIMEOUT_ENV = {
     "read": "TANDEM_READ_TIMEOUT",
     "turn": "TANDEM_TURN_TIMEOUT",
 }
-"""The environment variable of each timeout."""
+"""The environment variable of each timeout (its flag is `--NAME-timeout`)."""
 
 
 @dataclass(frozen=True)
@@ -28,27 +27,13 @@ class Timeouts:
     """Seconds to wait (None: no limit) for a connection, for the next bytes of a stream, and
     for a whole turn (request to end of run, however much the server keeps sending)."""
 
-    connect: float | None = 10.0
-    read: float | None = 120.0
-    turn: float | None = 1800.0
+    connect: float | None = CONNECT_TIMEOUT
+    read: float | None = READ_TIMEOUT
+    turn: float | None = TURN_TIMEOUT
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Timeouts:
-        """The defaults overridden by the environment variables that are set.
-
-        Raises:
-            ValueError: a variable is not a number of seconds (the message names it).
-        """
-        environ = os.environ if environ is None else environ
-        values: dict[str, float | None] = {}
-        for name, variable in TIMEOUT_ENV.items():
-            text = environ.get(variable, "").strip()
-            if text:
-                try:
-                    values[name] = parse_seconds(text)
-                except ValueError as exc:
-                    raise ValueError(f"${variable}: {exc}") from None
-        return cls(**values)
+    def client_options(self) -> dict[str, float | None]:
+        """These timeouts as `tui.cli.backend.build_chat_client`'s keyword arguments."""
+        return {"connect_timeout": self.connect, "read_timeout": self.read, "turn_timeout": self.turn}
 
 
 def parse_seconds(text: str) -> float | None:

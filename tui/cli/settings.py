@@ -1,0 +1,223 @@
+"""Every setting of one `tandem` command, decided once as it starts, then passed down.
+
+`read_settings` reads the parsed arguments, the environment and the config file, each setting by
+the one rule (`tui.cli.setting_rule`: flag > variable > config file > default), and returns a
+frozen `Settings`. Nothing later reads `os.environ` for a setting, and nothing writes it:
+
+| setting | flag | variable | config file | default |
+|---|---|---|---|---|
+| timeouts | `--connect-timeout` `--read-timeout` `--turn-timeout` | `TANDEM_*_TIMEOUT` | `[timeouts]` connect, read | `core.timeouts` |
+| agent | `--url`, `--agent`, `--header` | `TANDEM_HEADERS` | `default_agent`, `[agents.*]` | the demo (`tui.cli.connection`) |
+| theme | `--theme` | | `theme` | the app's |
+| frame | `--frame-ms` | `TANDEM_FRAME_MS` | `frame_ms` | `tui.app.cadence.FRAME_SECONDS` |
+| repaint | `--repaint` | `TANDEM_REPAINT` | `repaint` | `changes` |
+| glyphs | `--glyphs` | `TANDEM_GLYPHS` | | what `$TERM` can show |
+| bell | `--no-bell` | `TANDEM_BELL` | | on |
+
+A command reads only what it uses (`reach`, `display`), in this order, so that the first
+problem is the one reported: the timeouts (every flag, then every variable), `--url`, the
+headers, the continued thread's endpoint, the config file and the agent, then the display.
+Main thread, once per command; light until the display is read (the app's start).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tandem.tui.app.cadence import FRAME_MS_RANGE, FRAME_SECONDS
+from tandem.tui.cli.config import ApprovalPolicy, Config, config_path, load_config
+from tandem.tui.cli.connection import UNSET, Agent, settle_agent
+from tandem.tui.cli.setting_rule import NOT_GIVEN, SettingError, Source, choice, decide, milliseconds, pick, seconds
+from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
+
+__all__ = ["Display", "FRAME_ENV", "HEADER_ENV", "PROFILE_ENV", "Reach", "Settings", "check_url", "parse_headers",
+           "read_settings"]
+
+HEADER_ENV = "TANDEM_HEADERS"
+"""Extra request headers, newline-separated `Name: value` lines (never logged or stored)."""
+
+FRAME_ENV = "TANDEM_FRAME_MS"
+"""The environment variable that sets the repaint cadence when `--frame-ms` is not given."""
+
+PROFILE_ENV = "TANDEM_PROFILE_RENDERS"
+"""Benchmarks only: a file the app counts renders per painted frame into (`tui.terminal.render_profile`)."""
+
+MAX_URL_LENGTH = 8192
+"""Longest `--url` accepted (servers refuse longer request lines anyway)."""
+
+Reach = Literal["none", "server", "agent"]
+"""What a command talks to: nothing; the `--url` server with the command line's headers; or the
+agent the connection rule settles (the config file read)."""
+
+TIMEOUT_SOURCES = {
+    name: Source(f"--{name}-timeout", variable, seconds, problem="{source}: {reason}", status=2)
+    for name, variable in TIMEOUT_ENV.items()
+}
+"""Where each timeout may be given; a bad value is a usage error."""
+
+
+@dataclass(frozen=True)
+class Display:
+    """How the app draws: read only for the app (a bad `$TANDEM_REPAINT` never stops `tandem ask`)."""
+
+    frame_seconds: float
+    """The bridge's frame: engine changes are painted at most this often."""
+    repaint: str
+    """`changes` (only the changed cells, paced by the link) or `all` (Textual's own output)."""
+    glyphs: str
+    """`unicode`, `linux` or `ascii` (`tui.terminal.glyphs`)."""
+    bell: bool
+    """Whether the bell rings when a turn waits on the person."""
+    profile_renders: str | None = None
+    """`$TANDEM_PROFILE_RENDERS` (benchmarks only)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting one command runs with, decided once by `read_settings`; immutable, passed down.
+
+    Holds resolved header values (in `agent`): its repr names the headers only.
+    """
+
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    agent: Agent = field(default_factory=lambda: Agent(url=None, headers={}))
+    """The endpoint (None: the demo agent) and the headers to send."""
+    speed: float = 1.0
+    """The demo agent's pacing: 1 realistic, 0 instant."""
+    theme: str | None = None
+    approvals: Mapping[str, ApprovalPolicy] = field(default_factory=dict)
+    """The config file's `[approvals]` (`tandem ask`'s policy; the app always asks)."""
+    display: Display | None = None
+    """How the app draws (None: the command draws no app)."""
+
+    @property
+    def url(self) -> str | None:
+        """The agent's endpoint; None: the embedded demo agent."""
+        return self.agent.url
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers to send (resolved: never print or store them)."""
+        return dict(self.agent.headers)
+
+
+def read_settings(args: Any, environ: Mapping[str, str], *, reach: Reach = "none", display: bool = False,
+                  thread_url: Callable[[], Any] | None = None, config: Config | None = None) -> Settings:
+    """The settings of the command `args` was parsed for (see the module's table and order).
+
+    Args:
+        args: The parsed arguments (`tui.cli.entry.build_parser`); a missing option is not given.
+        environ: The process's environment, read here and nowhere else.
+        reach: What the command talks to (`Reach`).
+        display: Read the app's display settings too.
+        thread_url: With `reach="agent"`: the URL the continued thread was saved with (None: the
+            demo agent), or `UNSET` when no thread is continued; called once, before the config file is read.
+        config: The configuration (default: read from its file, `$TANDEM_CONFIG` or the user's).
+
+    Raises:
+        SettingError: a flag or variable holds a bad value, `--url` is not an endpoint, or a header
+            is not `Name: value` (`status`: the exit status).
+        ConfigError: the config file is wrong, the agent unknown, or a secret unset (one line).
+        ValueError: `--agent` with `--url`.
+        LogStoreError: from `thread_url` (the thread to continue cannot be found).
+    """
+    flags = {name: source.from_flag(getattr(args, f"{name}_timeout", None)) for name, source in TIMEOUT_SOURCES.items()}
+    variables = {name: source.from_environ(environ) if flags[name] is NOT_GIVEN else NOT_GIVEN
+                 for name, source in TIMEOUT_SOURCES.items()}
+    url: str | None = getattr(args, "url", None)
+    if url is not None and (problem := check_url(url)) is not None:
+        raise SettingError(problem, status=2)
+    speed = float(getattr(args, "speed", 1.0))
+    theme = getattr(args, "theme", None) or None
+    if reach == "none":
+        return Settings(timeouts=_timeouts(flags, variables, None), speed=speed, theme=theme)
+    cli_headers = parse_headers(getattr(args, "header", None) or [], environ)
+    if reach == "server":
+        return Settings(timeouts=_timeouts(flags, variables, None), agent=Agent(url=url, headers=cli_headers),
+                        speed=speed, theme=theme)
+    saved_url = thread_url() if thread_url is not None else UNSET
+    config = load_config(config_path(environ)) if config is None else config
+    agent = settle_agent(url, getattr(args, "agent", None), cli_headers, config, environ, thread_url=saved_url)
+    return Settings(
+        timeouts=_timeouts(flags, variables, config),
+        agent=agent,
+        speed=speed,
+        theme=theme or config.theme,
+        approvals=dict(config.approvals),
+        display=_display(args, environ, config) if display else None,
+    )
+
+
+def _timeouts(flags: dict[str, Any], variables: dict[str, Any], config: Config | None) -> Timeouts:
+    configured = {"connect": config.connect_timeout, "read": config.read_timeout} if config is not None else {}
+    defaults = Timeouts()
+    return Timeouts(**{name: decide(flags[name], variables[name], configured.get(name), getattr(defaults, name))
+                       for name in TIMEOUT_SOURCES})
+
+
+def _display(args: Any, environ: Mapping[str, str], config: Config) -> Display:
+    """The app's display settings (imports the app's modules that own their defaults and choices)."""
+    from tandem.tui.app.attention import BELL_ENV, bell_enabled
+    from tandem.tui.terminal.glyphs import GLYPH_ENV, GLYPH_SETS, choose_glyphs
+    from tandem.tui.terminal.wire_output import REPAINT_CHOICES, REPAINT_ENV
+
+    frame = Source("--frame-ms", FRAME_ENV, milliseconds(*FRAME_MS_RANGE))
+    configured_frame = None if config.frame_ms is None else config.frame_ms / 1000
+    frame_seconds = pick(frame, getattr(args, "frame_ms", None), environ, configured_frame, FRAME_SECONDS)
+    repaint = pick(Source("--repaint", REPAINT_ENV, choice(REPAINT_CHOICES)), getattr(args, "repaint", None),
+                   environ, config.repaint, "changes")
+    by_term = choose_glyphs(None, {"TERM": environ.get("TERM", "")})  # what the terminal can show
+    glyphs = pick(Source("--glyphs", GLYPH_ENV, choice(GLYPH_SETS)), getattr(args, "glyphs", None), environ, None, by_term)
+    bell = Source("--no-bell", BELL_ENV, lambda value: value if isinstance(value, bool) else bell_enabled({BELL_ENV: value}))
+    return Display(
+        frame_seconds=frame_seconds,
+        repaint=repaint,
+        glyphs=glyphs,
+        bell=pick(bell, False if getattr(args, "no_bell", False) else None, environ, None, True),
+        profile_renders=environ.get(PROFILE_ENV) or None,
+    )
+
+
+def parse_headers(values: list[str], environ: Mapping[str, str]) -> dict[str, str]:
+    """`Name: value` strings, after the lines of `$TANDEM_HEADERS` → a header dict (a flag's wins).
+
+    Raises:
+        SettingError: a header is not of the form `Name: value` (the message names it by name only).
+    """
+    lines = [line for line in environ.get(HEADER_ENV, "").splitlines() if line.strip()]
+    headers: dict[str, str] = {}
+    for raw in [*lines, *values]:
+        name, sep, value = raw.partition(":")
+        if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
+            label = name.strip()[:40] or "(empty)"
+            raise SettingError(f"bad header {label!r}: expected 'Name: value'", status=1)
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def check_url(url: str) -> str | None:
+    """Why `--url` cannot be an AG-UI endpoint (one line, quoting at most a little of it), or None."""
+    from urllib.parse import urlsplit
+
+    if not url.strip():
+        return "--url is empty (leave it out to talk to the embedded demo agent)"
+    if len(url) > MAX_URL_LENGTH:
+        return f"--url is {len(url)} characters long (at most {MAX_URL_LENGTH})"
+    if any(not char.isprintable() or char.isspace() for char in url):
+        return "--url holds control characters or spaces"
+    shown = re.sub(r"//[^/@]*@", "//…@", url)  # never echo credentials
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port that is not a number or above 65535
+    except ValueError as exc:
+        return f"--url {shown!r} is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https"):
+        return f"--url {shown!r} must start with http:// or https://"
+    if not parts.hostname:
+        return f"--url {shown!r} has no host"
+    del port
+    return None
