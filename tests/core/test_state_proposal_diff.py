@@ -25,7 +25,8 @@ from test_state_touched import documents, patches, scalars
 from tandem.core.errors import PatchError
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.diff import shared_diff
-from tandem.core.state.merge import MergeError, apply_patch
+from tandem.core.state.fields import MergeError
+from tandem.core.state.patch import apply_patch
 
 EXAMPLES = int(os.environ.get("TANDEM_PROPOSAL_DIFF_EXAMPLES", "300"))
 """Random cases per property: search harder with e.g. `TANDEM_PROPOSAL_DIFF_EXAMPLES=20000`."""

@@ -35,7 +35,7 @@ from tandem.core.handlers import DebugBlock
 from tandem.core.notify import Coalescer, Subscription
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.conflicts import FieldConflict, MergeRecord
-from tandem.core.state.merge import MISSING
+from tandem.core.state.fields import MISSING
 from tandem.core.turns import Turn
 
 from tandem.core.sanitize import sanitize

@@ -1,0 +1,155 @@
+"""Proposals: agent writes that wait for the person, and the person's edits that overlap them.
+
+A proposal is an agent write carrying a proposal id: it applies to the agent's frame, is shown
+merged onto the committed value, and commits only when the person accepts it (the merge of
+`tandem.core.state.merge`, like any agent write). A person's edit to a field a pending proposal
+writes is a `Conflict`: a warning until the proposal is decided.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonpatch
+
+from tandem.core.state.changes import patch_changes
+from tandem.core.state.fields import FieldPath, MergeError, Patch, as_document
+from tandem.core.state.merge import Guards, MergeOutcome, merge_onto
+from tandem.core.state.owned import Owned
+from tandem.core.state.patch import apply_patch
+
+__all__ = ["Conflict", "Proposal", "edit_conflicts", "pointers_overlap", "proposals_over"]
+
+
+@dataclass
+class Proposal:
+    """A pending agent write: RFC 6902 operations in the agent's frame, merged like any agent write.
+
+    Owns its operations, the frame they apply to and its result; shown and accepted through the
+    three-way merge, so a proposal the person's edits made stale still shows and still accepts.
+    """
+
+    id: str
+    operations: Patch = field(default_factory=list)
+    base: Any = None
+    """The agent's frame when the proposal began (its base plus the proposals pending then)."""
+    seq: int = 0
+    """The person's write count at the agent's base: writes after it are guarded."""
+    frame: Any = None
+    """`base` with the operations applied: the proposed state as the agent sees it."""
+    touched: list[FieldPath] = field(default_factory=list)
+    """The fields the operations wrote (in `frame`'s terms)."""
+    version: int = 0
+    """Counts the deltas applied to `frame` (which may change in place: see `owned`)."""
+    owned: Owned = field(default_factory=Owned, repr=False, compare=False)
+    """Containers of `frame` that its deltas copied since it was last read (merged): the next
+    delta changes those in place, so a run of appends to a long array copies it once."""
+    merged: tuple[tuple[Any, ...], MergeOutcome] | None = field(default=None, repr=False, compare=False)
+    """(what it was merged onto, the `MergeOutcome`): its last merge, for the readers that
+    show it (the panel asks for its diff and its conflicts on every repaint)."""
+    _paths: set[str] = field(default_factory=set, repr=False, compare=False)
+
+    def paths(self) -> set[str]:
+        """The JSON pointers this proposal writes (kept as its deltas arrive: read it, do not change it)."""
+        return self._paths
+
+    def extend(self, operations: Patch, lock: threading.Lock) -> None:
+        """Apply its next delta to `frame`, all of it or (raising) none of it.
+
+        The containers of the frame its earlier deltas copied, nobody has read since, are
+        changed in place (under `lock`, so a reader on another thread never reads them
+        half-written); a refused operation undoes the ones before it.
+
+        Raises:
+            MergeError: an operation does not apply; nothing changed.
+        """
+        owned = self.owned
+        with lock:
+            owned.begin()
+            try:
+                frame, touched = apply_patch(self.frame, operations, owned)
+            except MergeError:
+                owned.rollback()
+                raise
+            owned.commit()
+            self.operations.extend(operations)
+            self._paths.update(str(op.get("path", "")) for op in operations)
+            self.frame = frame
+            self.touched.extend(touched)
+            self.version += 1
+
+    def merged_onto(self, onto: Any, guards: Guards, lock: threading.Lock) -> MergeOutcome:
+        """This proposal merged onto `onto` by the rules of an agent write, `guards` the person's fields.
+
+        Kept until the proposal, `onto` or the guards change: a repaint of the panel asks for
+        the diff and the conflicts of the same merge (never changed after: what it holds is
+        shared with the values it was made from, which are never changed).
+        """
+        with lock:
+            # Read now, the frame is shared with the merge (and what it hands out): its next
+            # delta copies what it writes again.
+            self.owned.clear()
+            key = (onto, self.version, guards)
+            cached = self.merged
+            if cached is not None and cached[0][0] is onto and cached[0][1] == key[1] and cached[0][2] is guards:
+                return cached[1]
+            frame, touched = self.frame, self.touched[:]
+        changes = patch_changes(as_document(self.base), frame, touched)
+        outcome = merge_onto(onto, frame, changes, guards)
+        self.merged = (key, outcome)
+        return outcome
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A human edit and a pending agent proposal wrote the same field."""
+
+    path: str
+    proposal_id: str
+    human_value: Any
+    agent_value: Any
+
+
+def pointers_overlap(a: str, b: str) -> bool:
+    """Whether two JSON pointers name the same field or one contains the other."""
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/") or a == "" or b == ""
+
+
+def proposals_over(patch: Patch, proposals: Iterable[Proposal]) -> list[Proposal]:
+    """The proposals over a field a committed agent write wrote: it ends them (they predicted it)."""
+    written = {str(op.get("path", "")) for op in patch if op.get("op") != "test"}
+    written |= {str(op.get("from", "")) for op in patch if op.get("op") == "move"}
+    return [p for p in proposals if any(pointers_overlap(path, proposed) for path in written for proposed in p.paths())]
+
+
+def edit_conflicts(patch: Patch, edited: Any, proposals: Iterable[Proposal]) -> list[Conflict]:
+    """The person's edit `patch` (giving `edited`) against each pending proposal writing the same fields.
+
+    Hands the proposals' values out: their frames are no longer changed in place after.
+    """
+    found: list[Conflict] = []
+    for proposal in proposals:
+        proposal.owned.clear()
+        for op in patch:
+            path = str(op.get("path", ""))
+            for proposed_path in proposal.paths():
+                if pointers_overlap(path, proposed_path):
+                    found.append(
+                        Conflict(
+                            path=path,
+                            proposal_id=proposal.id,
+                            human_value=_pointer_value(edited, path),
+                            agent_value=_pointer_value(proposal.frame, path),
+                        )
+                    )
+    return found
+
+
+def _pointer_value(document: Any, pointer: str) -> Any:
+    try:
+        return jsonpatch.JsonPointer(pointer).resolve(document)
+    except (jsonpatch.JsonPointerException, KeyError, IndexError, TypeError):
+        return None
