@@ -9,7 +9,6 @@ The agent's committed writes are merged three-way, field by field, onto the pers
 from __future__ import annotations
 
 import copy
-import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -18,25 +17,22 @@ from pydantic import BaseModel, JsonValue, ValidationError
 
 from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
-from tandem.core.state.changes import patch_changes, patch_in_place
+from tandem.core.state.changes import patch_changes
 from tandem.core.state.committed import Committed
 from tandem.core.state.conflicts import FieldConflict, MergeRecord, Resolution
 from tandem.core.state.diff import shared_diff
 from tandem.core.state.edits import Edits
-from tandem.core.state.fields import MISSING, ById, MergeError, Patch, as_document, overlaps, path_label
+from tandem.core.state.frame import AgentFrame
+from tandem.core.state.fields import MergeError, Patch, as_document, path_label
 from tandem.core.state.merge import MergeOutcome, merge_onto
-from tandem.core.state.owned import Owned
-from tandem.core.state.patch import apply_patch, patched_members
-from tandem.core.state.paths import resolve
-from tandem.core.state.proposals import Conflict, Proposal, edit_conflicts, proposals_over
-from tandem.core.state.writes import assign, insert_element
+from tandem.core.state.patch import apply_patch
+from tandem.core.state.proposals import Conflict, Proposal, Proposals
+from tandem.core.state.writes import place
 
 if TYPE_CHECKING:
     from tandem.core.blocks.base import BlockEnv
 
 __all__ = ["AgentState", "Conflict", "Proposal"]
-
-log = logging.getLogger(__name__)
 
 
 class AgentState:
@@ -64,7 +60,7 @@ class AgentState:
         self._lock = threading.Lock()
         """Held while a delta changes owned containers in place and while a reader takes the value."""
         self._committed = Committed(copy.deepcopy(value) if value is not None else ({} if model else None), self._lock)
-        self._proposals: dict[str, Proposal] = {}
+        self._proposals = Proposals()
         self._view: tuple[int, Any] | None = None
         """(the stamp it was computed at, the committed value with the proposals merged)."""
         self._view_stamp = 0
@@ -74,16 +70,10 @@ class AgentState:
         self.diverged = False
         """An agent write failed to apply: the client's state may differ from the agent's."""
         self.divergence: str | None = None
-        self.conflicts: list[Conflict] = []
-        """Human edits over pending proposals (warnings until the proposal is decided)."""
         self.env: BlockEnv | None = None
         """The conversation's log, clock and person (None: nothing is logged)."""
-        self._base: Any = self._committed.value
-        """The agent's frame: the state it was sent, advanced by its own writes."""
+        self._frame = AgentFrame(self._committed.value, self._lock)
         self._edits = Edits()
-        self._base_owned = Owned()
-        """Containers of the agent's frame that its deltas copied while it was not the committed
-        value (the person's edits pending), that no reader has seen: changed in place."""
         self._changed: Notifier[AgentState] = Notifier()
         self._merged: Notifier[MergeRecord] = Notifier()
         self._resolved: Notifier[FieldConflict] = Notifier()
@@ -144,7 +134,7 @@ class AgentState:
         if cached is not None and cached[0] == stamp:
             return cached[1]
         view = self._committed.value
-        proposals = list(self._proposals.values())
+        proposals = self._proposals.pending()
         if proposals:
             view = as_document(view)
         for proposal in proposals:
@@ -155,7 +145,7 @@ class AgentState:
     @property
     def proposals(self) -> list[str]:
         """Ids of pending proposals, oldest first."""
-        return list(self._proposals)
+        return self._proposals.ids
 
     def has_proposal(self, proposal_id: str) -> bool:
         """Whether `proposal_id` is pending."""
@@ -201,7 +191,12 @@ class AgentState:
     def base(self) -> Any:
         """The agent's frame: the state sent with the run's request plus its own writes since."""
         self._show()
-        return self._base
+        return self._frame.value
+
+    @property
+    def conflicts(self) -> list[Conflict]:
+        """Human edits over pending proposals (warnings until the proposal is decided; read it, do not change it)."""
+        return self._proposals.conflicts
 
     @property
     def field_conflicts(self) -> list[FieldConflict]:
@@ -236,24 +231,13 @@ class AgentState:
             The base (the state the request carries).
         """
         self._show()
-        self._base = self._committed.value if base is None else base
-        self._edits.begin_run(min((p.seq for p in self._proposals.values()), default=self._edits.seq))
-        return self._base
+        self._frame.value = self._committed.value if base is None else base
+        self._edits.begin_run(min((p.seq for p in self._proposals.pending()), default=self._edits.seq))
+        return self._frame.value
 
     def restore_merge(self, record: dict[str, Any]) -> None:
         """Replay: give the conflicts a logged merge found their logged authors and times."""
-        for logged in record.get("conflicts") or []:
-            if not isinstance(logged, dict):
-                continue
-            found = self.conflict(str(logged.get("id")))
-            if found is not None:
-                try:
-                    found.agent_by = str(logged.get("agent_by") or found.agent_by)
-                    found.agent_at = float(logged.get("agent_at") or found.agent_at)  # type: ignore[arg-type]
-                    found.mine_by = str(logged.get("mine_by") or found.mine_by)
-                    found.mine_at = float(logged.get("mine_at") or found.mine_at)  # type: ignore[arg-type]
-                except (TypeError, ValueError):
-                    log.warning("logged conflict %s has unreadable times", found.id)
+        self._edits.restore(record)
 
     # -- agent writes ------------------------------------------------------------------------
 
@@ -281,21 +265,16 @@ class AgentState:
         """
         if proposal_id is None:
             self._agent_write(patch, author or "agent")
-            self._end_proposals_over(patch)
+            self._proposals.end_over(patch)
             self._changed_now()
             return
         self._show()  # the proposal's frame shares the agent's frame
-        proposal = self._proposals.get(proposal_id)
-        if proposal is None:
-            frame = self._agent_view()
-            proposal = Proposal(proposal_id, base=frame, seq=self._edits.base_seq, frame=frame)
         try:
             # The agent computed it against its own frame, never against the person's edits.
-            proposal.extend(copy.deepcopy(patch), self._lock)
+            self._proposals.extend(proposal_id, patch, self._agent_view, self._edits.base_seq, self._lock)
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        self._proposals[proposal_id] = proposal
         self._changed_now()
 
     # -- human writes ------------------------------------------------------------------------
@@ -317,8 +296,7 @@ class AgentState:
         outcome = self._merged_proposal(proposal, as_document(self._committed.value))
         theirs = proposal.frame
         self._commit(outcome.value, note=f"proposal {proposal_id}")
-        del self._proposals[proposal_id]
-        self._drop_conflicts(proposal_id)
+        self._proposals.drop(proposal_id)
         if record and self.env is not None:
             at = self.env.write("proposal_accept", proposal_id, {}, who=who).at
         # Accepting is the person's write: the agent's frame does not hold it yet.
@@ -328,9 +306,8 @@ class AgentState:
 
     def reject(self, proposal_id: str, *, who: str | None = None, record: bool = True) -> None:
         """Drop a proposal: the committed value is what it was."""
-        if self._proposals.pop(proposal_id, None) is None:
+        if not self._proposals.drop(proposal_id):
             return
-        self._drop_conflicts(proposal_id)
         if record and self.env is not None:
             self.env.write("proposal_reject", proposal_id, {}, who=who)
         self._changed_now()
@@ -355,12 +332,9 @@ class AgentState:
         if at is None:
             at = self._now()
         self._edits.mark([field_path for field_path, _value in changes], who, at)
-        # Writing a conflicted field (or one holding it) settles the conflict: the person decided.
-        for conflict in self.open_conflicts:
-            if any(len(p) <= len(conflict.path) and overlaps(p, conflict.path) for p, _v in changes):
-                self._settle(conflict, "edit", who, at)
-        found = edit_conflicts(patch, new_value, self._proposals.values())
-        self.conflicts.extend(found)
+        for conflict in self._edits.settled_by(changes):
+            self._settle(conflict, "edit", who, at)  # the person decided
+        found = self._proposals.note_edit(patch, new_value)
         if record and self.env is not None:
             self.env.write("state_edit", "state", {"patch": patch}, who=who)
         self._changed_now()
@@ -390,13 +364,9 @@ class AgentState:
         at = self._now() if at is None else at
         if resolution != "mine":
             chosen = conflict.agent if resolution == "agent" else value
-            committed = as_document(self._committed.value)
             try:
-                if conflict.path and isinstance(conflict.path[-1], ById) and chosen is not MISSING and resolve(committed, conflict.path) is MISSING:
-                    # An element the person removed comes back where the agent has it, not at the end.
-                    new_value = insert_element(committed, conflict.path, chosen, as_document(self._base))
-                else:
-                    new_value = assign(committed, conflict.path, chosen)
+                # An element the person removed comes back where the agent has it, not at the end.
+                new_value = place(as_document(self._committed.value), conflict.path, chosen, as_document(self._frame.value))
             except MergeError as exc:
                 raise PatchError(f"cannot write {conflict.label}: {exc}") from exc
             self._commit(new_value, note="conflict resolution", human=True)
@@ -419,10 +389,8 @@ class AgentState:
 
     def rollback_proposals(self) -> list[str]:
         """Drop every pending proposal (a turn ended, failed or was cancelled). Returns their ids."""
-        dropped = list(self._proposals)
+        dropped = self._proposals.clear()
         if dropped:
-            self._proposals.clear()
-            self.conflicts.clear()
             self._changed_now()
         return dropped
 
@@ -442,13 +410,7 @@ class AgentState:
 
     def _agent_view(self) -> Any:
         """The agent's frame with its pending proposals applied: what a new proposal is computed against."""
-        view = as_document(self._base)
-        for proposal in self._proposals.values():
-            try:
-                view, _touched = apply_patch(view, proposal.operations)
-            except MergeError:
-                log.warning("proposal %s no longer applies to the agent's frame", proposal.id)
-        return view
+        return self._frame.with_proposals((p.id, p.operations) for p in self._proposals.pending())
 
     def _merged_proposal(self, proposal: Proposal, onto: Any) -> MergeOutcome:
         """`proposal` merged onto `onto` by the rules of an agent write (see `Proposal.merged_onto`)."""
@@ -458,42 +420,18 @@ class AgentState:
         """A reference to the value is about to leave (or be kept): nothing of it changes in place any more."""
         with self._lock:
             self._committed.owned.clear()
-            self._base_owned.clear()
-
-    def _write_base_in_place(self, base: Any, patch: Patch) -> tuple[Any, list[Any]] | None:
-        """Apply an agent delta to its frame, changing the containers earlier deltas copied in place.
-
-        The frame is the agent's alone while the person's edits are pending (the committed value
-        differs from it): no reader holds what it owns (`_show`, `begin_run` and a new proposal
-        end that). A write whose field changes hand out a container it owns (the merge puts them
-        into the committed value) ends the ownership too.
-
-        Returns:
-            (the frame after, its field changes), or None, having changed nothing, when the
-            delta must be applied copy-on-write (see `patch_in_place`).
-
-        Raises:
-            MergeError: the delta does not apply; nothing changed.
-        """
-        owned = self._base_owned
-        with self._lock:
-            written = patch_in_place(base, patch, owned)
-            if written is None:
-                owned.clear()
-            elif any(type(value) in (dict, list) and value in owned for _path, value in written[1]):
-                owned.clear()
-        return written
+            self._frame.owned.clear()
 
     def _agent_write(self, patch: Patch, author: str) -> None:
         """Apply `patch` to the agent's frame and merge the change onto the committed value."""
         guards = self._edits.guards(since=self._edits.base_seq)
-        committed = self._committed
-        if not guards and self.model is None and not self._proposals and self._base is committed.value:
-            # Only when no proposal shares the frame and no model validates the value (a failed
-            # validation must leave the value as it was).
+        committed, frame = self._committed, self._frame
+        if not guards and self.model is None and not self._proposals and frame.value is committed.value:
+            # In place only when no proposal shares the frame and no model validates the value
+            # (a failed validation must leave the value as it was).
             try:
                 if committed.write_in_place(patch):
-                    self._base = committed.value
+                    frame.value = committed.value
                     self._view_stamp += 1
                     return
             except MergeError as exc:
@@ -501,41 +439,30 @@ class AgentState:
                 raise PatchError(f"state patch failed and was not applied: {exc}") from exc
         if not guards:
             self._show()  # (a merge onto the person's edits changes only what the state owns)
-        base = as_document(self._base)
-        # The commonest write (top-level members, nothing of the person's pending) needs no
-        # field changes: the shallow fast path is enough.
-        fast = None if guards else patched_members(base, patch)
         try:
-            written = self._write_base_in_place(base, patch) if guards else None
-            if written is not None:
-                new_base, changes = written
-            else:
-                new_base, touched = (fast, []) if fast is not None else apply_patch(base, patch)
-                changes = None
+            after, changes = frame.advance(patch, merging=bool(guards))
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        if not guards:
+        if changes is None:
             # Nothing of the person's is pending: the committed value is the agent's frame.
-            self._commit(new_base, note="agent write", patch=patch if self._base is committed.value else None)
-            self._base = new_base
+            self._commit(after, note="agent write", patch=patch if frame.value is committed.value else None)
+            frame.value = after
             return
         source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
-        if changes is None:
-            changes = patch_changes(base, new_base, touched)
         # In place unless a model validates the value (a refused value must stay as it was).
-        outcome = None if self.model is not None else committed.merge_in_place(new_base, changes, guards)
+        outcome = None if self.model is not None else committed.merge_in_place(after, changes, guards)
         if outcome is not None:
             self._view_stamp += 1
         else:
             self._show()
-            outcome = merge_onto(as_document(committed.value), new_base, changes, guards)
+            outcome = merge_onto(as_document(committed.value), after, changes, guards)
             self._commit(outcome.value, note=f"agent {source}")
             if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
                 # A delta streamed over the person's edits: its diff is read at its one field.
                 committed.merged_field(outcome.applied[0])
-        self._base = new_base
-        self._record_merge(outcome, new_base, source, author, self._now(), always=True)
+        frame.value = after
+        self._record_merge(outcome, after, source, author, self._now(), always=True)
 
     def _record_merge(self, outcome: MergeOutcome, theirs: Any, source: str, author: str, at: float, *, always: bool) -> None:
         """Turn the outcome's conflicts into `FieldConflict`s and announce the merge."""
@@ -561,17 +488,6 @@ class AgentState:
     def _diverge(self, message: str) -> None:
         self.diverged, self.divergence = True, message
         self._changed_now()
-
-    def _end_proposals_over(self, patch: Patch) -> None:
-        """A committed agent write ends the proposals over the fields it wrote: they were predictions of it."""
-        if not self._proposals:
-            return
-        for proposal in proposals_over(patch, self._proposals.values()):
-            del self._proposals[proposal.id]
-            self._drop_conflicts(proposal.id)
-
-    def _drop_conflicts(self, proposal_id: str) -> None:
-        self.conflicts = [c for c in self.conflicts if c.proposal_id != proposal_id]
 
     def _changed_now(self) -> None:
         self._view_stamp += 1

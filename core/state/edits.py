@@ -7,6 +7,7 @@ conflicts found, and says what the agent should be told of them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +17,8 @@ from tandem.core.state.merge import Guards, MergeOutcome
 from tandem.core.state.paths import resolve
 
 __all__ = ["Edits"]
+
+log = logging.getLogger(__name__)
 
 _NO_GUARDS = Guards(())
 """Nothing of the person's to guard (never changed: `with_path` is only called on fresh indexes)."""
@@ -139,6 +142,26 @@ class Edits:
             index = Guards(open_by_path) if overlapping else index.with_path(path)
             found.append(conflict)
         return found
+
+    def settled_by(self, changes: Iterable[tuple[FieldPath, Any]]) -> list[FieldConflict]:
+        """The open conflicts a person's write of these fields settles: it wrote the field or one holding it."""
+        written = [path for path, _value in changes]
+        return [c for c in self.open if any(len(p) <= len(c.path) and overlaps(p, c.path) for p in written)]
+
+    def restore(self, record: dict[str, Any]) -> None:
+        """Replay: give the conflicts a logged merge found their logged authors and times."""
+        for logged in record.get("conflicts") or []:
+            if not isinstance(logged, dict):
+                continue
+            found = self.find(str(logged.get("id")))
+            if found is not None:
+                try:
+                    found.agent_by = str(logged.get("agent_by") or found.agent_by)
+                    found.agent_at = float(logged.get("agent_at") or found.agent_at)  # type: ignore[arg-type]
+                    found.mine_by = str(logged.get("mine_by") or found.mine_by)
+                    found.mine_at = float(logged.get("mine_at") or found.mine_at)  # type: ignore[arg-type]
+                except (TypeError, ValueError):
+                    log.warning("logged conflict %s has unreadable times", found.id)
 
     def changed_since_base(self) -> list[str]:
         """The fields the person wrote since the agent's base, as readable names."""

@@ -33,9 +33,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tandem.core.state.writes import assign, insert_element
+from tandem.core.state.writes import place
 from tandem.core.state.diff import field_diff
-from tandem.core.state.fields import MISSING, ORDER, ById, FieldChange, FieldPath, MergeError, same_value
+from tandem.core.state.fields import MISSING, ORDER, FieldChange, FieldPath, MergeError, same_value
 from tandem.core.state.owned import Owned
 from tandem.core.state.paths import pointer_of, resolve
 
@@ -122,10 +122,7 @@ def merge_onto(
         if diff:
             old, pointer = resolve(outcome.value, path), pointer_of(outcome.value, path)
         try:
-            if path and isinstance(path[-1], ById) and value is not MISSING and resolve(outcome.value, path) is MISSING:
-                outcome.value = insert_element(outcome.value, path, value, theirs, owned)
-            else:
-                outcome.value = assign(outcome.value, path, value, owned)
+            outcome.value = place(outcome.value, path, value, theirs, owned)
         except MergeError:
             # The field's container is gone on our side (removed or retyped): never drop the
             # agent's write silently, surface it.

@@ -8,8 +8,9 @@ writes is a `Conflict`: a warning until the proposal is decided.
 
 from __future__ import annotations
 
+import copy
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from tandem.core.state.merge import Guards, MergeOutcome, merge_onto
 from tandem.core.state.owned import Owned
 from tandem.core.state.patch import apply_patch
 
-__all__ = ["Conflict", "Proposal", "edit_conflicts", "pointers_overlap", "proposals_over"]
+__all__ = ["Conflict", "Proposal", "Proposals", "pointers_overlap"]
 
 
 @dataclass
@@ -118,34 +119,98 @@ def pointers_overlap(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/") or a == "" or b == ""
 
 
-def proposals_over(patch: Patch, proposals: Iterable[Proposal]) -> list[Proposal]:
-    """The proposals over a field a committed agent write wrote: it ends them (they predicted it)."""
-    written = {str(op.get("path", "")) for op in patch if op.get("op") != "test"}
-    written |= {str(op.get("from", "")) for op in patch if op.get("op") == "move"}
-    return [p for p in proposals if any(pointers_overlap(path, proposed) for path in written for proposed in p.paths())]
+class Proposals:
+    """The pending proposals in arrival order, and the person's edits that overlap them.
 
-
-def edit_conflicts(patch: Patch, edited: Any, proposals: Iterable[Proposal]) -> list[Conflict]:
-    """The person's edit `patch` (giving `edited`) against each pending proposal writing the same fields.
-
-    Hands the proposals' values out: their frames are no longer changed in place after.
+    Owns the proposals and the `Conflict` warnings (kept until their proposal is decided).
+    Engine thread only; owned by one `AgentState`, which announces what changes here.
     """
-    found: list[Conflict] = []
-    for proposal in proposals:
-        proposal.owned.clear()
-        for op in patch:
-            path = str(op.get("path", ""))
-            for proposed_path in proposal.paths():
-                if pointers_overlap(path, proposed_path):
-                    found.append(
-                        Conflict(
-                            path=path,
-                            proposal_id=proposal.id,
-                            human_value=_pointer_value(edited, path),
-                            agent_value=_pointer_value(proposal.frame, path),
+
+    def __init__(self) -> None:
+        self._pending: dict[str, Proposal] = {}
+        self.conflicts: list[Conflict] = []
+        """Human edits over pending proposals, oldest first."""
+
+    def __getitem__(self, proposal_id: str) -> Proposal:
+        return self._pending[proposal_id]
+
+    def __contains__(self, proposal_id: object) -> bool:
+        return proposal_id in self._pending
+
+    def __bool__(self) -> bool:
+        return bool(self._pending)
+
+    @property
+    def ids(self) -> list[str]:
+        """Ids of pending proposals, oldest first."""
+        return list(self._pending)
+
+    def pending(self) -> list[Proposal]:
+        """The pending proposals, oldest first."""
+        return list(self._pending.values())
+
+    def extend(self, proposal_id: str, patch: Patch, frame: Callable[[], Any], seq: int, lock: threading.Lock) -> None:
+        """Add an agent delta to a proposal, starting it (over `frame()`, at write count `seq`) if new.
+
+        Raises:
+            MergeError: the delta does not apply to the proposal's frame; nothing changed.
+        """
+        proposal = self._pending.get(proposal_id)
+        if proposal is None:
+            start = frame()
+            proposal = Proposal(proposal_id, base=start, seq=seq, frame=start)
+        proposal.extend(copy.deepcopy(patch), lock)
+        self._pending[proposal_id] = proposal
+
+    def drop(self, proposal_id: str) -> bool:
+        """Forget a proposal and its edit conflicts; False if it was not pending."""
+        if self._pending.pop(proposal_id, None) is None:
+            return False
+        self.conflicts = [c for c in self.conflicts if c.proposal_id != proposal_id]
+        return True
+
+    def clear(self) -> list[str]:
+        """Forget every proposal and edit conflict; returns the proposals' ids."""
+        dropped = list(self._pending)
+        self._pending.clear()
+        self.conflicts.clear()
+        return dropped
+
+    def end_over(self, patch: Patch) -> None:
+        """A committed agent write ends the proposals over the fields it wrote: they were predictions of it."""
+        if not self._pending:
+            return
+        written = {str(op.get("path", "")) for op in patch if op.get("op") != "test"}
+        written |= {str(op.get("from", "")) for op in patch if op.get("op") == "move"}
+        for proposal in list(self._pending.values()):
+            if any(pointers_overlap(path, proposed) for path in written for proposed in proposal.paths()):
+                self.drop(proposal.id)
+
+    def note_edit(self, patch: Patch, edited: Any) -> list[Conflict]:
+        """The person's edit `patch` (giving `edited`) against each pending proposal writing the same fields.
+
+        Hands the proposals' values out: their frames are no longer changed in place after.
+
+        Returns:
+            The conflicts found (also kept in `conflicts`).
+        """
+        found: list[Conflict] = []
+        for proposal in self._pending.values():
+            proposal.owned.clear()
+            for op in patch:
+                path = str(op.get("path", ""))
+                for proposed_path in proposal.paths():
+                    if pointers_overlap(path, proposed_path):
+                        found.append(
+                            Conflict(
+                                path=path,
+                                proposal_id=proposal.id,
+                                human_value=_pointer_value(edited, path),
+                                agent_value=_pointer_value(proposal.frame, path),
+                            )
                         )
-                    )
-    return found
+        self.conflicts.extend(found)
+        return found
 
 
 def _pointer_value(document: Any, pointer: str) -> Any:

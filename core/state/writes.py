@@ -15,7 +15,7 @@ from tandem.core.state.identity import element_id, identity_index, index_of, rei
 from tandem.core.state.owned import Owned, own, writable
 from tandem.core.state.paths import resolve
 
-__all__ = ["assign", "insert_element"]
+__all__ = ["assign", "insert_element", "place"]
 
 
 def _reordered(array: list[Any], order: Any) -> list[Any]:
@@ -140,3 +140,14 @@ def insert_element(document: Any, path: FieldPath, element: Any, source: Any, ow
     copied.insert(position, element)
     reindex(array, copied, kind, position, added=element_id(element))
     return assign(document, array_path, copied, owned)
+
+
+def place(document: Any, path: FieldPath, value: Any, source: Any, owned: Owned | None = None) -> Any:
+    """`assign`, but an identity element `document` does not hold goes where `source` has it (`insert_element`).
+
+    Raises:
+        MergeError: as `assign`.
+    """
+    if path and isinstance(path[-1], ById) and value is not MISSING and resolve(document, path) is MISSING:
+        return insert_element(document, path, value, source, owned)
+    return assign(document, path, value, owned)

@@ -259,7 +259,7 @@ def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(
     shown = state.committed
     held = _dump(shown)
     state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": -1}}])
-    copied, frame = state._committed.value["items"], state._base["items"]
+    copied, frame = state._committed.value["items"], state._frame.value["items"]
     for n in range(100):
         revision = state.revision
         state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 10_000 + n}}])
@@ -272,7 +272,7 @@ def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(
         assert state.diff_since(revision) == [{"op": "add", "path": "/items/10101", "value": {"id": "two"}},
                                               {"op": "replace", "path": "/count", "value": 1}]
     assert state._committed.value["items"] is copied, "a merged delta copied the array again"
-    assert state._base["items"] is frame, "a delta copied the agent's frame again"
+    assert state._frame.value["items"] is frame, "a delta copied the agent's frame again"
     assert _dump(shown) == held
     state.apply_delta([{"op": "replace", "path": "/title", "value": "theirs"}])  # a conflict: the person's value is handed out
     [conflict] = state.open_conflicts
