@@ -20,11 +20,10 @@ from tandem.core.notify import Notifier, Subscription
 from tandem.core.state.changes import patch_changes
 from tandem.core.state.committed import Committed
 from tandem.core.state.conflicts import FieldConflict, MergeRecord, Resolution
-from tandem.core.state.diff import shared_diff
 from tandem.core.state.edits import Edits
 from tandem.core.state.frame import AgentFrame
-from tandem.core.state.fields import MergeError, Patch, as_document, path_label
-from tandem.core.state.merge import MergeOutcome, merge_onto
+from tandem.core.state.fields import MergeError, Patch, as_document
+from tandem.core.state.merge import MergeOutcome
 from tandem.core.state.patch import apply_patch
 from tandem.core.state.proposals import Conflict, Proposal, Proposals
 from tandem.core.state.writes import place
@@ -59,21 +58,19 @@ class AgentState:
     def __init__(self, value: JsonValue = None, *, model: type[BaseModel] | None = None) -> None:
         self._lock = threading.Lock()
         """Held while a delta changes owned containers in place and while a reader takes the value."""
-        self._committed = Committed(copy.deepcopy(value) if value is not None else ({} if model else None), self._lock)
-        self._proposals = Proposals()
+        self._committed = Committed(copy.deepcopy(value) if value is not None else ({} if model else None), self._lock, model)
+        self._frame = AgentFrame(self._committed.value, self._lock)
+        self._edits = Edits()
+        self._proposals = Proposals(self._frame, self._edits, self._lock)
         self._view: tuple[int, Any] | None = None
         """(the stamp it was computed at, the committed value with the proposals merged)."""
         self._view_stamp = 0
         """Counts the changes the view must follow (written on the engine thread only)."""
-        self.model = model
-        """Optional pydantic model the committed value must satisfy (typed shared state)."""
         self.diverged = False
         """An agent write failed to apply: the client's state may differ from the agent's."""
         self.divergence: str | None = None
         self.env: BlockEnv | None = None
         """The conversation's log, clock and person (None: nothing is logged)."""
-        self._frame = AgentFrame(self._committed.value, self._lock)
-        self._edits = Edits()
         self._changed: Notifier[AgentState] = Notifier()
         self._merged: Notifier[MergeRecord] = Notifier()
         self._resolved: Notifier[FieldConflict] = Notifier()
@@ -91,35 +88,15 @@ class AgentState:
         return self._committed.revision
 
     def patch_since(self, revision: int) -> Patch | None:
-        """The operations that turned the committed value of `revision` into the current one.
-
-        Known when exactly one commit happened since and it applied RFC 6902 operations as they
-        were sent (an agent delta with nothing of the person's to merge, a human edit): then a
-        view can say what changed in O(size of the change). None otherwise (a merge, a snapshot
-        over a different frame, several commits): compare the two values instead.
-        """
+        """The operations that turned the committed value of `revision` into the current one, if known (`Committed.patch_since`)."""
         return self._committed.patch_since(revision)
 
     def keep_diffs(self) -> None:
-        """Keep each commit's diff for `diff_since` (a reader that describes every change calls this once).
-
-        Without it a delta applied in place keeps no diff (nobody asked) and `diff_since` says None.
-        """
+        """Keep each commit's diff for `diff_since` (a reader that describes every change calls this once)."""
         self._committed.keep_diffs()
 
     def diff_since(self, revision: int) -> Patch | None:
-        """What the commit after `revision` changed, as `jsonpatch.make_patch(before, after)` would list it.
-
-        Costs O(size of the change) for a write that applied RFC 6902 operations as sent (see
-        `patch_diff`); a merge or a snapshot is diffed (once, when asked) where it differs from
-        the value before (`shared_diff`: what a merge did not write it shares, a snapshot
-        nothing). Needs no reference to the value before, so a reader that describes each
-        change lets the next delta write in place.
-
-        Returns:
-            [] when nothing was committed since; None when more than one commit was, or the
-            last one was applied in place before `keep_diffs` was called.
-        """
+        """What the commit after `revision` changed, as `jsonpatch.make_patch` lists it (`Committed.diff_since`)."""
         return self._committed.diff_since(revision)
 
     @property
@@ -133,12 +110,7 @@ class AgentState:
         stamp = self._view_stamp  # read first: a change while this reader merges makes it stale
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        view = self._committed.value
-        proposals = self._proposals.pending()
-        if proposals:
-            view = as_document(view)
-        for proposal in proposals:
-            view = self._merged_proposal(proposal, view).value
+        view = self._proposals.view(self._committed.value)
         self._view = (stamp, view)
         return view
 
@@ -158,22 +130,18 @@ class AgentState:
         agent's base keeps the person's value (see `proposal_conflicts`).
         """
         self._show()
-        committed = as_document(self._committed.value)
-        merged = self._merged_proposal(self._proposals[proposal_id], committed).value
-        # The merge shares with the committed value all the proposal did not write: the diff
-        # walks the rest only (make_patch's operations, without walking the whole state).
-        return shared_diff(committed, merged)
+        return self._proposals.diff(proposal_id, as_document(self._committed.value))
 
     def proposal_conflicts(self, proposal_id: str) -> list[str]:
         """The fields where accepting the proposal would conflict with the person's writes (readable names)."""
         self._show()
-        outcome = self._merged_proposal(self._proposals[proposal_id], as_document(self._committed.value))
-        return [path_label(path) for path, _mine, _agent in outcome.conflicts]
+        return self._proposals.conflicting(proposal_id, as_document(self._committed.value))
 
     def typed(self) -> BaseModel | None:
         """The committed value as the state model, when one is configured."""
         self._show()
-        return self.model.model_validate(self._committed.value) if self.model else None
+        model = self._committed.model
+        return model.model_validate(self._committed.value) if model else None
 
     def on_changed(self, callback: Callable[[AgentState], None]) -> Subscription:
         """Call `callback(state)` after every change."""
@@ -270,8 +238,7 @@ class AgentState:
             return
         self._show()  # the proposal's frame shares the agent's frame
         try:
-            # The agent computed it against its own frame, never against the person's edits.
-            self._proposals.extend(proposal_id, patch, self._agent_view, self._edits.base_seq, self._lock)
+            self._proposals.extend(proposal_id, patch)
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
@@ -293,7 +260,7 @@ class AgentState:
         proposal = self._proposals[proposal_id]
         who, at = self._who(who), self._now()
         guards = self._edits.guards(since=proposal.seq)
-        outcome = self._merged_proposal(proposal, as_document(self._committed.value))
+        outcome = self._proposals.merged(proposal, as_document(self._committed.value))
         theirs = proposal.frame
         self._commit(outcome.value, note=f"proposal {proposal_id}")
         self._proposals.drop(proposal_id)
@@ -408,14 +375,6 @@ class AgentState:
     def _now(self) -> float:
         return self.env.clock() if self.env is not None else 0.0
 
-    def _agent_view(self) -> Any:
-        """The agent's frame with its pending proposals applied: what a new proposal is computed against."""
-        return self._frame.with_proposals((p.id, p.operations) for p in self._proposals.pending())
-
-    def _merged_proposal(self, proposal: Proposal, onto: Any) -> MergeOutcome:
-        """`proposal` merged onto `onto` by the rules of an agent write (see `Proposal.merged_onto`)."""
-        return proposal.merged_onto(onto, self._edits.guards(since=proposal.seq), self._lock)
-
     def _show(self) -> None:
         """A reference to the value is about to leave (or be kept): nothing of it changes in place any more."""
         with self._lock:
@@ -423,46 +382,20 @@ class AgentState:
             self._frame.owned.clear()
 
     def _agent_write(self, patch: Patch, author: str) -> None:
-        """Apply `patch` to the agent's frame and merge the change onto the committed value."""
+        """Apply `patch` to the agent's frame and commit it, merged onto the person's edits if any."""
         guards = self._edits.guards(since=self._edits.base_seq)
-        committed, frame = self._committed, self._frame
-        if not guards and self.model is None and not self._proposals and frame.value is committed.value:
-            # In place only when no proposal shares the frame and no model validates the value
-            # (a failed validation must leave the value as it was).
-            try:
-                if committed.write_in_place(patch):
-                    frame.value = committed.value
-                    self._view_stamp += 1
-                    return
-            except MergeError as exc:
-                self._diverge(f"state patch failed: {exc}")
-                raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        if not guards:
-            self._show()  # (a merge onto the person's edits changes only what the state owns)
         try:
-            after, changes = frame.advance(patch, merging=bool(guards))
+            outcome = self._frame.write(patch, self._committed, guards, shared=bool(self._proposals))
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        if changes is None:
-            # Nothing of the person's is pending: the committed value is the agent's frame.
-            self._commit(after, note="agent write", patch=patch if frame.value is committed.value else None)
-            frame.value = after
-            return
-        source = "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"
-        # In place unless a model validates the value (a refused value must stay as it was).
-        outcome = None if self.model is not None else committed.merge_in_place(after, changes, guards)
+        except ValidationError as exc:
+            note = f"agent {_source(patch)}" if guards else "agent write"
+            self._diverge(f"{note} rejected: {exc.error_count()} validation error(s)")
+            raise PatchError(f"{note} does not match the state model: {exc}") from exc
+        self._view_stamp += 1
         if outcome is not None:
-            self._view_stamp += 1
-        else:
-            self._show()
-            outcome = merge_onto(as_document(committed.value), after, changes, guards)
-            self._commit(outcome.value, note=f"agent {source}")
-            if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
-                # A delta streamed over the person's edits: its diff is read at its one field.
-                committed.merged_field(outcome.applied[0])
-        frame.value = after
-        self._record_merge(outcome, after, source, author, self._now(), always=True)
+            self._record_merge(outcome, self._frame.value, _source(patch), author, self._now(), always=True)
 
     def _record_merge(self, outcome: MergeOutcome, theirs: Any, source: str, author: str, at: float, *, always: bool) -> None:
         """Turn the outcome's conflicts into `FieldConflict`s and announce the merge."""
@@ -475,14 +408,12 @@ class AgentState:
         self._resolved.notify(conflict)
 
     def _commit(self, value: Any, *, note: str, human: bool = False, patch: Patch | None = None) -> None:
-        if self.model is not None:
-            try:
-                self.model.model_validate(value)
-            except ValidationError as exc:
-                if not human:
-                    self._diverge(f"{note} rejected: {exc.error_count()} validation error(s)")
-                raise PatchError(f"{note} does not match the state model: {exc}") from exc
-        self._committed.commit(value, patch)
+        try:
+            self._committed.commit(value, patch)
+        except ValidationError as exc:
+            if not human:
+                self._diverge(f"{note} rejected: {exc.error_count()} validation error(s)")
+            raise PatchError(f"{note} does not match the state model: {exc}") from exc
         self._view_stamp += 1
 
     def _diverge(self, message: str) -> None:
@@ -492,3 +423,8 @@ class AgentState:
     def _changed_now(self) -> None:
         self._view_stamp += 1
         self._changed.notify(self)
+
+
+def _source(patch: Patch) -> str:
+    """What an agent write was, for its merge record: a `snapshot` (replaces the whole state) or a `delta`."""
+    return "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"

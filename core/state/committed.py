@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from pydantic import BaseModel
+
 from tandem.core.state.diff import field_diff, operation_diff, patch_diff, shared_diff
 from tandem.core.state.fields import ORDER, FieldChange, FieldPath, MergeError, Patch, as_document
 from tandem.core.state.merge import Guards, MergeOutcome, merge_onto
@@ -30,7 +32,7 @@ class Committed:
     half-written value. Lives as long as its state.
     """
 
-    def __init__(self, value: Any, lock: threading.Lock) -> None:
+    def __init__(self, value: Any, lock: threading.Lock, model: type[BaseModel] | None = None) -> None:
         self.value: Any = value
         """The committed value (the owner's reference: a reader gets it through `read`)."""
         self.revision = 0
@@ -38,6 +40,8 @@ class Committed:
         self.owned = Owned()
         """Containers of `value` that agent deltas copied since a reader last got a reference to
         it: the next delta may change them in place. Cleared under the lock when a reference leaves."""
+        self.model = model
+        """Optional pydantic model every committed value must satisfy (typed shared state)."""
         self._lock = lock
         self._keep_diffs = False
         self._last_patch: tuple[int, Patch] | None = None
@@ -56,20 +60,32 @@ class Committed:
             return self.value
 
     def patch_since(self, revision: int) -> Patch | None:
-        """The operations that turned the value of `revision` into the current one (see `AgentState.patch_since`)."""
+        """The operations that turned the value of `revision` into the current one.
+
+        Known when exactly one commit happened since and it applied RFC 6902 operations as they
+        were sent (an agent delta with nothing of the person's to merge, a human edit): then a
+        view can say what changed in O(size of the change). None otherwise (a merge, a snapshot
+        over a different frame, several commits): compare the two values instead.
+        """
         if self._last_patch is not None and self._last_patch[0] == revision + 1 == self.revision:
             return self._last_patch[1]
         return None
 
     def keep_diffs(self) -> None:
-        """Keep each commit's diff for `diff_since`, in-place writes included."""
+        """Keep each commit's diff for `diff_since`, in-place writes included.
+
+        Without it a delta applied in place keeps no diff (nobody asked) and `diff_since` says None.
+        """
         self._keep_diffs = True
 
     def diff_since(self, revision: int) -> Patch | None:
         """What the commit after `revision` changed, as `jsonpatch.make_patch(before, after)` lists it.
 
-        Computed once, when first asked, at the written paths only where it can be (see
-        `patch_diff`, `shared_diff`).
+        Costs O(size of the change) for a write that applied RFC 6902 operations as sent (see
+        `patch_diff`); a merge or a snapshot is diffed (once, when asked) where it differs from
+        the value before (`shared_diff`: what a merge did not write it shares, a snapshot
+        nothing). Needs no reference to the value before, so a reader that describes each
+        change lets the next delta write in place.
 
         Returns:
             [] when nothing was committed since; None when more than one commit was, or the
@@ -101,7 +117,12 @@ class Committed:
         Args:
             patch: The operations that turned the value before into `value` as sent (for
                 `patch_since`), or None (a merge, a snapshot over a different frame).
+
+        Raises:
+            pydantic.ValidationError: `value` does not satisfy `model`; nothing changed.
         """
+        if self.model is not None:
+            self.model.model_validate(value)
         with self._lock:
             # The value before stays as it is (kept for `diff_since`): nothing of it is owned.
             self.owned.clear()
@@ -115,7 +136,7 @@ class Committed:
         self._merged_field = (self.revision, path)
 
     def write_in_place(self, patch: Patch) -> bool:
-        """Commit an agent delta, changing the containers it owns in place (O(change)).
+        """Commit an agent delta, changing the containers it owns in place (O(change)); never with a `model`.
 
         An operation that fails raises before changing anything, and the operations before it
         are undone (see `Owned.begin`), so a refused patch loses nothing and half of it is
@@ -154,7 +175,7 @@ class Committed:
         return True
 
     def merge_in_place(self, theirs: Any, changes: list[FieldChange], guards: Guards) -> MergeOutcome | None:
-        """Merge an agent write onto the person's edits, changing the containers it owns in place.
+        """Merge an agent write onto the person's edits, changing the containers it owns in place; never with a `model`.
 
         A run of deltas streamed over the person's edits then copies a long array once, not once
         per delta. Not when diffs are kept and an array's order changes (the diff is read at

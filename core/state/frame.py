@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from tandem.core.state.changes import patch_changes, patch_in_place
+from tandem.core.state.committed import Committed
 from tandem.core.state.fields import FieldChange, MergeError, Patch, as_document
+from tandem.core.state.merge import Guards, MergeOutcome, merge_onto
 from tandem.core.state.owned import Owned
 from tandem.core.state.patch import apply_patch, patched_members
 
@@ -38,6 +40,51 @@ class AgentFrame:
         """Containers of the frame that its deltas copied while it was not the committed value
         (the person's edits pending), that no reader has seen: changed in place."""
         self._lock = lock
+
+    def write(self, patch: Patch, committed: Committed, guards: Guards, *, shared: bool) -> MergeOutcome | None:
+        """Apply an agent delta to the frame and commit it, all of it or (raising) none of it.
+
+        With nothing of the person's to guard the frame is the committed value: the delta is
+        committed as sent, in place when no proposal shares the frame (`shared`) and no model
+        validates the value (a refused value must stay as it was). Otherwise its field changes
+        are merged onto the committed value (`merge_onto`), in place when no model validates.
+
+        Returns:
+            The merge's outcome, or None when nothing of the person's was guarded.
+
+        Raises:
+            MergeError: the delta does not apply; nothing changed.
+            pydantic.ValidationError: the result does not satisfy the state model; nothing changed.
+        """
+        in_place = committed.model is None
+        if not guards and in_place and not shared and self.value is committed.value:
+            if committed.write_in_place(patch):
+                self.value = committed.value
+                return None
+        if not guards:
+            self._show(committed)  # (a merge onto the person's edits changes only what the state owns)
+        after, changes = self.advance(patch, merging=bool(guards))
+        if changes is None:
+            # Nothing of the person's is pending: the committed value is the agent's frame.
+            committed.commit(after, patch if self.value is committed.value else None)
+            self.value = after
+            return None
+        outcome = committed.merge_in_place(after, changes, guards) if in_place else None
+        if outcome is None:
+            self._show(committed)
+            outcome = merge_onto(as_document(committed.value), after, changes, guards)
+            committed.commit(outcome.value)
+            if len(outcome.applied) == 1 and not outcome.conflicts and not outcome.agreed:
+                # A delta streamed over the person's edits: its diff is read at its one field.
+                committed.merged_field(outcome.applied[0])
+        self.value = after
+        return outcome
+
+    def _show(self, committed: Committed) -> None:
+        """The values are about to be handed out (a copying write): nothing of them changes in place any more."""
+        with self._lock:
+            committed.owned.clear()
+            self.owned.clear()
 
     def advance(self, patch: Patch, *, merging: bool) -> tuple[Any, list[FieldChange] | None]:
         """Apply an agent delta to the frame; `value` is left for the caller to set once it is committed.

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpatch
 
 from tandem.core.state.changes import patch_changes
-from tandem.core.state.fields import FieldPath, MergeError, Patch, as_document
+from tandem.core.state.diff import shared_diff
+from tandem.core.state.edits import Edits
+from tandem.core.state.fields import FieldPath, MergeError, Patch, as_document, path_label
+from tandem.core.state.frame import AgentFrame
 from tandem.core.state.merge import Guards, MergeOutcome, merge_onto
 from tandem.core.state.owned import Owned
 from tandem.core.state.patch import apply_patch
@@ -123,10 +125,13 @@ class Proposals:
     """The pending proposals in arrival order, and the person's edits that overlap them.
 
     Owns the proposals and the `Conflict` warnings (kept until their proposal is decided).
-    Engine thread only; owned by one `AgentState`, which announces what changes here.
+    Written on the engine thread; owned by one `AgentState`, which announces what changes here
+    and ends the ownership of the frames (`AgentState._show`) before a reader merges them.
+    Reads the agent's frame and the person's guarded fields of the same state.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, frame: AgentFrame, edits: Edits, lock: threading.Lock) -> None:
+        self._frame, self._edits, self._lock = frame, edits, lock
         self._pending: dict[str, Proposal] = {}
         self.conflicts: list[Conflict] = []
         """Human edits over pending proposals, oldest first."""
@@ -149,18 +154,53 @@ class Proposals:
         """The pending proposals, oldest first."""
         return list(self._pending.values())
 
-    def extend(self, proposal_id: str, patch: Patch, frame: Callable[[], Any], seq: int, lock: threading.Lock) -> None:
-        """Add an agent delta to a proposal, starting it (over `frame()`, at write count `seq`) if new.
+    def agent_view(self) -> Any:
+        """The agent's frame with the pending proposals applied: what a new proposal is computed against."""
+        return self._frame.with_proposals((p.id, p.operations) for p in self._pending.values())
+
+    def extend(self, proposal_id: str, patch: Patch) -> None:
+        """Add an agent delta to a proposal, starting it over `agent_view()` if new.
+
+        The agent computed it against its own frame, never against the person's edits.
 
         Raises:
             MergeError: the delta does not apply to the proposal's frame; nothing changed.
         """
         proposal = self._pending.get(proposal_id)
         if proposal is None:
-            start = frame()
-            proposal = Proposal(proposal_id, base=start, seq=seq, frame=start)
-        proposal.extend(copy.deepcopy(patch), lock)
+            start = self.agent_view()
+            proposal = Proposal(proposal_id, base=start, seq=self._edits.base_seq, frame=start)
+        proposal.extend(copy.deepcopy(patch), self._lock)
         self._pending[proposal_id] = proposal
+
+    def merged(self, proposal: Proposal, onto: Any) -> MergeOutcome:
+        """`proposal` merged onto `onto` as accepting it merges it (see `Proposal.merged_onto`)."""
+        return proposal.merged_onto(onto, self._edits.guards(since=proposal.seq), self._lock)
+
+    def view(self, onto: Any) -> Any:
+        """`onto` with every pending proposal merged onto it, oldest first: what accepting all gives."""
+        view = as_document(onto) if self._pending else onto
+        for proposal in list(self._pending.values()):
+            view = self.merged(proposal, view).value
+        return view
+
+    def diff(self, proposal_id: str, onto: Any) -> Patch:
+        """What accepting the proposal would change in `onto`, as a minimal RFC 6902 patch.
+
+        Raises:
+            KeyError: no such proposal is pending.
+        """
+        # The merge shares with `onto` all the proposal did not write: the diff walks the rest
+        # only (make_patch's operations, without walking the whole state).
+        return shared_diff(onto, self.merged(self._pending[proposal_id], onto).value)
+
+    def conflicting(self, proposal_id: str, onto: Any) -> list[str]:
+        """The fields where accepting the proposal onto `onto` would conflict with the person's writes (readable names).
+
+        Raises:
+            KeyError: no such proposal is pending.
+        """
+        return [path_label(path) for path, _mine, _agent in self.merged(self._pending[proposal_id], onto).conflicts]
 
     def drop(self, proposal_id: str) -> bool:
         """Forget a proposal and its edit conflicts; False if it was not pending."""
