@@ -45,14 +45,10 @@ class AgentState:
     readers (`committed`, `value`, `base`, …) may be called from any thread. Lives as long as
     its conversation.
 
-    A value a reader got is never changed afterwards. Writes are copy-on-write, with one
-    exception that keeps a run of agent deltas at O(size of the change): the containers an
-    agent delta copied are *owned* until a reader next gets a reference to the value, and the
-    next delta changes those in place instead of copying them again. Every reader, and every
-    write other than an agent delta, first ends the ownership (`_show`), under the lock the
-    in-place writes hold. The same holds for the agent's frame while the person's edits are
-    pending (`_base_owned`) and for each proposal's frame (`Proposal.owned`, ended when the
-    proposal is merged for a reader).
+    A value a reader got is never changed afterwards: writes are copy-on-write, but for the
+    containers agent deltas copied that no reader has seen (see `tandem.core.state.owned`).
+    Every reader, and every write other than an agent delta, first ends that ownership
+    (`_show`), under the lock the in-place writes hold.
     """
 
     def __init__(self, value: JsonValue = None, *, model: type[BaseModel] | None = None) -> None:
@@ -74,8 +70,6 @@ class AgentState:
         self._changed: Notifier[AgentState] = Notifier()
         self._merged: Notifier[MergeRecord] = Notifier()
         self._resolved: Notifier[FieldConflict] = Notifier()
-
-    # -- reading ---------------------------------------------------------------------------
 
     @property
     def committed(self) -> Any:
@@ -101,10 +95,7 @@ class AgentState:
 
     @property
     def value(self) -> Any:
-        """The committed value with every pending proposal merged onto it: what accepting all gives.
-
-        Treat as read-only (it shares what the proposals do not change with `committed`).
-        """
+        """The committed value with every pending proposal merged onto it: what accepting all gives (read-only)."""
         self._show()
         cached = self._view
         stamp = self._view_stamp  # read first: a change while this reader merges makes it stale
@@ -126,8 +117,7 @@ class AgentState:
     def proposal_diff(self, proposal_id: str) -> Patch:
         """What accepting the proposal would change, as a minimal RFC 6902 patch against the committed value.
 
-        The proposal is merged as `accept` merges it: a field the person changed since the
-        agent's base keeps the person's value (see `proposal_conflicts`).
+        Merged as `accept` merges it: a field the person changed keeps their value (`proposal_conflicts`).
         """
         self._show()
         return self._proposals.diff(proposal_id, as_document(self._committed.value))
@@ -140,8 +130,7 @@ class AgentState:
     def typed(self) -> BaseModel | None:
         """The committed value as the state model, when one is configured."""
         self._show()
-        model = self._committed.model
-        return model.model_validate(self._committed.value) if model else None
+        return self._committed.model.model_validate(self._committed.value) if self._committed.model else None
 
     def on_changed(self, callback: Callable[[AgentState], None]) -> Subscription:
         """Call `callback(state)` after every change."""
@@ -185,11 +174,7 @@ class AgentState:
         return self._edits.changed_since_base()
 
     def change_note(self) -> dict[str, Any] | None:
-        """What the agent should know about the person's writes since its base, or None.
-
-        `changed`: the fields the person wrote; `conflicts`: the fields where the agent's write
-        was not applied (open: the person's value stands for now) or how the person settled them.
-        """
+        """What the agent should know about the person's writes since its base, or None (see `Edits.change_note`)."""
         return self._edits.change_note()
 
     def begin_run(self, base: JsonValue | None = None) -> Any:
@@ -206,8 +191,6 @@ class AgentState:
     def restore_merge(self, record: dict[str, Any]) -> None:
         """Replay: give the conflicts a logged merge found their logged authors and times."""
         self._edits.restore(record)
-
-    # -- agent writes ------------------------------------------------------------------------
 
     def apply_snapshot(self, snapshot: JsonValue, *, proposal_id: str | None = None) -> None:
         """Replace the state (or propose replacing it).
@@ -231,20 +214,17 @@ class AgentState:
             PatchError: the patch does not apply, or the result fails validation. The state is
                 unchanged and marked as diverged.
         """
-        if proposal_id is None:
-            self._agent_write(patch, author or "agent")
-            self._proposals.end_over(patch)
-            self._changed_now()
-            return
-        self._show()  # the proposal's frame shares the agent's frame
         try:
-            self._proposals.extend(proposal_id, patch)
+            if proposal_id is not None:
+                self._show()  # the proposal's frame shares the agent's frame
+                self._proposals.extend(proposal_id, patch)
+            else:
+                self._agent_write(patch, author or "agent")
+                self._proposals.end_over(patch)
         except MergeError as exc:
             self._diverge(f"state patch failed: {exc}")
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
         self._changed_now()
-
-    # -- human writes ------------------------------------------------------------------------
 
     def accept(self, proposal_id: str, *, who: str | None = None, record: bool = True) -> None:
         """Commit a proposal, merged onto the committed value like any agent write.
@@ -295,9 +275,7 @@ class AgentState:
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
         changes = patch_changes(as_document(self._committed.value), new_value, touched)
         self._commit(new_value, note="human edit", human=True, patch=patch)
-        who = self._who(who)
-        if at is None:
-            at = self._now()
+        who, at = self._who(who), self._now() if at is None else at
         self._edits.mark([field_path for field_path, _value in changes], who, at)
         for conflict in self._edits.settled_by(changes):
             self._settle(conflict, "edit", who, at)  # the person decided
@@ -337,10 +315,7 @@ class AgentState:
             except MergeError as exc:
                 raise PatchError(f"cannot write {conflict.label}: {exc}") from exc
             self._commit(new_value, note="conflict resolution", human=True)
-            if resolution == "agent":
-                self._edits.release(conflict.path)
-            else:
-                self._edits.mark([conflict.path], who, at)
+            self._edits.resolved(conflict.path, resolution, who, at)
         if record and self.env is not None:
             payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
             if resolution == "edit":
@@ -367,8 +342,6 @@ class AgentState:
             self.diverged, self.divergence = False, None
             self._changed_now()
 
-    # -- internals ---------------------------------------------------------------------------
-
     def _who(self, who: str | None) -> str:
         return who or (self.env.user if self.env is not None else "you")
 
@@ -382,13 +355,10 @@ class AgentState:
             self._frame.owned.clear()
 
     def _agent_write(self, patch: Patch, author: str) -> None:
-        """Apply `patch` to the agent's frame and commit it, merged onto the person's edits if any."""
+        """Apply `patch` to the agent's frame and commit it, merged onto the person's edits if any (MergeError: nothing changed)."""
         guards = self._edits.guards(since=self._edits.base_seq)
         try:
             outcome = self._frame.write(patch, self._committed, guards, shared=bool(self._proposals))
-        except MergeError as exc:
-            self._diverge(f"state patch failed: {exc}")
-            raise PatchError(f"state patch failed and was not applied: {exc}") from exc
         except ValidationError as exc:
             note = f"agent {_source(patch)}" if guards else "agent write"
             self._diverge(f"{note} rejected: {exc.error_count()} validation error(s)")

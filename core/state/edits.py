@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from tandem.core.state.conflicts import FieldConflict, Mark
+from tandem.core.state.conflicts import FieldConflict, Mark, Resolution
 from tandem.core.state.fields import FieldPath, overlaps, path_label
 from tandem.core.state.merge import Guards, MergeOutcome
 from tandem.core.state.paths import resolve
@@ -79,10 +79,17 @@ class Edits:
         for path in paths:
             self._marks[path] = Mark(self.seq, who, at)
 
-    def release(self, path: FieldPath) -> None:
-        """The field is the agent's again (one write of the person's): nothing at or inside it is guarded."""
-        self.seq += 1
-        self._marks = {p: m for p, m in self._marks.items() if not (len(p) >= len(path) and overlaps(p, path))}
+    def resolved(self, path: FieldPath, resolution: Resolution, who: str, at: float) -> None:
+        """The person wrote a conflicted field to settle it: the agent's value (`agent`), or their own (`edit`).
+
+        Taking the agent's value makes the field the agent's again: nothing at or inside it is
+        guarded any more. Keeping theirs (`mine`) writes nothing.
+        """
+        if resolution == "agent":
+            self.seq += 1
+            self._marks = {p: m for p, m in self._marks.items() if not (len(p) >= len(path) and overlaps(p, path))}
+        elif resolution == "edit":
+            self.mark([path], who, at)
 
     def begin_run(self, oldest: int) -> None:
         """A request is sent: the person's writes so far are in the agent's base.
@@ -168,7 +175,11 @@ class Edits:
         return sorted(path_label(path) for path, mark in self._marks.items() if mark.seq > self.base_seq)
 
     def change_note(self) -> dict[str, Any] | None:
-        """What the agent should know about the person's writes since its base (see `AgentState.change_note`)."""
+        """What the agent should know about the person's writes since its base, or None.
+
+        `changed`: the fields the person wrote; `conflicts`: the fields where the agent's write
+        was not applied (open: the person's value stands for now) or how the person settled them.
+        """
         changed = self.changed_since_base()
         conflicts = [
             {"field": c.label, "status": c.resolution or "open", "kept": "agent" if c.resolution == "agent" else "person"}
