@@ -1,10 +1,11 @@
 """Shared state: the committed value, the agent's proposals over it, and the three-way merge of two writers.
 
-`AgentState` (`agent_state`) is what the rest of Tandem holds; the names below are what it
-reads of the merge. Inside: `fields` (what a field is), `identity` (arrays of elements with
-ids), `paths` (pointers and fields), `owned` (copy-on-write), `patch` (RFC 6902 operations),
-`writes` (field writes), `changes` (field changes), `merge` (the rules), `conflicts` (the
-person's side), `diff` (what a write changed). Names load lazily.
+`AgentState` (`agent_state`) is what the rest of Tandem holds; it owns a `Committed` value
+(`committed`), the agent's frame (`frame`), the pending proposals (`proposals`) and the person's
+writes and conflicts (`edits`). The merge underneath: `fields` (what a field is), `identity`
+(arrays of elements with ids), `paths` (pointers and fields), `owned` (copy-on-write), `patch`
+(RFC 6902 operations), `writes` (field writes), `changes` (field changes), `merge` (the rules),
+`conflicts` (conflicts and merge records), `diff` (what a write changed). Names load lazily.
 """
 
 from __future__ import annotations

@@ -26,10 +26,11 @@ __all__ = ["Committed"]
 class Committed:
     """The committed value, its revision count, and the last commit's operations and diff.
 
-    Owns the value and the containers of it that agent deltas copied since a reader last got a
-    reference to it (`owned`). Written on the engine thread by its `AgentState`; the in-place
-    writes and `read` hold the state's lock, so a reader on another thread never sees a
-    half-written value. Lives as long as its state.
+    Owns the value, the model every value must satisfy, and the containers of the value that
+    agent deltas copied since a reader last got a reference to it (`owned`). Written on the
+    engine thread by its `AgentState` (an agent delta through the agent's frame,
+    `AgentFrame.write`); the in-place writes and `read` hold the state's lock, so a reader on
+    another thread never sees a half-written value. Lives as long as its state.
     """
 
     def __init__(self, value: Any, lock: threading.Lock, model: type[BaseModel] | None = None) -> None:

@@ -42,7 +42,8 @@ class FieldConflict:
     """Both writers changed one field differently since the agent's base.
 
     Owns both values (MISSING: that side removed the field), their authors and times, and the
-    person's resolution once made. Engine thread only, like the AgentState that holds it.
+    person's resolution once made. Written on the engine thread by the `Edits` that holds it
+    (and the `AgentState` that settles it); lives as long as that state, settled or not.
     """
 
     id: str

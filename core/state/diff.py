@@ -5,7 +5,7 @@ of every array it compares): a view that diffs the whole state after each agent 
 O(state) per delta. The delta already says where it wrote; `patch_diff` diffs only there.
 `shared_diff` is `make_patch` itself for two versions of one copy-on-write state: it leaves out
 what the two share (the same objects), which is everything a write did not touch.
-Pure; any thread. Imports nothing from the rest of Tandem but `state_merge`.
+Pure; any thread. Imports nothing from the rest of Tandem but `json_pointer` and this package.
 """
 
 from __future__ import annotations

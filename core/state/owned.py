@@ -3,7 +3,12 @@
 Every write of this package copies the containers along the path it writes and shares the rest,
 so a value a reader holds never changes. A writer that lists its own copies in an `Owned` (and
 has shown them to no one) changes those in place instead: N writes through one container copy
-it once, not N times.
+it once, not N times, and a run of agent deltas costs O(size of the change).
+
+`AgentState` keeps three: the committed value's (`Committed.owned`), the agent's frame's while
+the person's edits are pending (`AgentFrame.owned`), and each proposal's frame's
+(`Proposal.owned`). A reference that leaves (a reader, a merge that hands values out) ends the
+ownership first, under the state's lock, which the in-place writes hold too.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ class Owned:
     Owns the containers it lists (so an id is never reused while listed: membership is by
     identity). A writer lists the copies it makes and clears the list when a reader gets a
     reference to its value; until then N writes through one container copy it once, not N times.
+    One writer's: changed on its thread, under its state's lock while containers change in place.
     """
 
     __slots__ = ("_containers", "_journal")
@@ -77,6 +83,7 @@ class Owned:
 
 
 def own(container: Any, owned: Owned | None) -> Any:
+    """`container`, listed in `owned` (when the writer keeps one): a copy the writer just made."""
     if owned is not None:
         owned.add(container)
     return container

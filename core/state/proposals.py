@@ -33,6 +33,8 @@ class Proposal:
 
     Owns its operations, the frame they apply to and its result; shown and accepted through the
     three-way merge, so a proposal the person's edits made stale still shows and still accepts.
+    Extended on the engine thread; merged for readers on any thread, both under the state's
+    lock. Lives until accepted, rejected, ended by a committed write over it, or rolled back.
     """
 
     id: str
