@@ -54,7 +54,7 @@ class AgentFrame:
 
         Raises:
             MergeError: the delta does not apply; nothing changed.
-            pydantic.ValidationError: the result does not satisfy the state model; nothing changed.
+            pydantic.ValidationError: the result does not satisfy the state model; nothing committed.
         """
         in_place = committed.model is None
         if not guards and in_place and not shared and self.value is committed.value:
@@ -63,7 +63,7 @@ class AgentFrame:
                 return None
         if not guards:
             self._show(committed)  # (a merge onto the person's edits changes only what the state owns)
-        after, changes = self.advance(patch, merging=bool(guards))
+        after, changes = self._advance(patch, merging=bool(guards))
         if changes is None:
             # Nothing of the person's is pending: the committed value is the agent's frame.
             committed.commit(after, patch if self.value is committed.value else None)
@@ -80,13 +80,17 @@ class AgentFrame:
         self.value = after
         return outcome
 
-    def _show(self, committed: Committed) -> None:
-        """The values are about to be handed out (a copying write): nothing of them changes in place any more."""
-        with self._lock:
-            committed.owned.clear()
-            self.owned.clear()
+    def with_proposals(self, operations: Iterable[tuple[str, Patch]]) -> Any:
+        """The frame with the pending proposals' operations applied: what a new proposal is computed against."""
+        view = as_document(self.value)
+        for proposal_id, patch in operations:
+            try:
+                view, _touched = apply_patch(view, patch)
+            except MergeError:
+                log.warning("proposal %s no longer applies to the agent's frame", proposal_id)
+        return view
 
-    def advance(self, patch: Patch, *, merging: bool) -> tuple[Any, list[FieldChange] | None]:
+    def _advance(self, patch: Patch, *, merging: bool) -> tuple[Any, list[FieldChange] | None]:
         """Apply an agent delta to the frame; `value` is left for the caller to set once it is committed.
 
         Args:
@@ -110,16 +114,6 @@ class AgentFrame:
         after, touched = apply_patch(base, patch)
         return after, patch_changes(base, after, touched)
 
-    def with_proposals(self, operations: Iterable[tuple[str, Patch]]) -> Any:
-        """The frame with the pending proposals' operations applied: what a new proposal is computed against."""
-        view = as_document(self.value)
-        for proposal_id, patch in operations:
-            try:
-                view, _touched = apply_patch(view, patch)
-            except MergeError:
-                log.warning("proposal %s no longer applies to the agent's frame", proposal_id)
-        return view
-
     def _write_in_place(self, base: Any, patch: Patch) -> tuple[Any, list[FieldChange]] | None:
         """Apply a delta changing the containers earlier deltas copied in place.
 
@@ -140,3 +134,9 @@ class AgentFrame:
             elif any(type(value) in (dict, list) and value in owned for _path, value in written[1]):
                 owned.clear()
         return written
+
+    def _show(self, committed: Committed) -> None:
+        """The values are about to be handed out (a copying write): nothing of them changes in place any more."""
+        with self._lock:
+            committed.owned.clear()
+            self.owned.clear()

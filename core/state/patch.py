@@ -18,7 +18,7 @@ from tandem.core.state.identity import element_id, is_identity_array, reindex
 from tandem.core.state.owned import Owned, writable
 from tandem.core.state.paths import array_index, canonical_path
 
-__all__ = ["apply_patch", "get_pointer", "patched_members", "pointer_tokens", "set_pointer"]
+__all__ = ["apply_patch", "patched_members", "pointer_tokens"]
 
 
 def pointer_tokens(pointer: str) -> list[str]:
@@ -33,7 +33,7 @@ def pointer_tokens(pointer: str) -> list[str]:
     return tokens
 
 
-def set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Owned | None = None) -> Any:
+def _set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Owned | None = None) -> Any:
     """RFC 6902 add / replace / remove at `tokens`, copy-on-write (MISSING value: remove).
 
     Raises before changing anything (so an owned container changed in place is never left
@@ -58,7 +58,7 @@ def set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Ow
             return copied
         if token not in document:
             raise MergeError(f"member {token!r} does not exist")
-        child = set_pointer(document[token], rest, op, value, owned)
+        child = _set_pointer(document[token], rest, op, value, owned)
         copied = writable(document, owned)
         if copied is document and owned is not None and child is not document[token]:
             owned.note(copied, "set", token, document[token])
@@ -69,7 +69,7 @@ def set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Ow
         length = len(document)
         if rest:
             removed = element_id(document[index])  # read before the element may change in place
-            child = set_pointer(document[index], rest, op, value, owned)
+            child = _set_pointer(document[index], rest, op, value, owned)
             copied_list = writable(document, owned)
             if copied_list is document and owned is not None and child is not document[index]:
                 owned.note(copied_list, "set", index, document[index])
@@ -96,7 +96,7 @@ def set_pointer(document: Any, tokens: list[str], op: str, value: Any, owned: Ow
     raise MergeError(f"{token!r} is inside a {type(document).__name__}, not a container")
 
 
-def get_pointer(document: Any, tokens: list[str]) -> Any:
+def _get_pointer(document: Any, tokens: list[str]) -> Any:
     node = document
     for token in tokens:
         if type(node) is dict:
@@ -120,7 +120,7 @@ def _touched(document: Any, tokens: list[str], elements: dict[FieldPath, int] | 
     counted in `elements`: an element added and removed in one patch may have moved, which
     changes the array's order (see `apply_patch`). Any other element write is the whole array.
     """
-    parent = get_pointer(document, tokens[:-1]) if tokens else None
+    parent = _get_pointer(document, tokens[:-1]) if tokens else None
     if tokens and type(parent) is list:
         array = canonical_path(document, tokens[:-1])
         if elements is not None and parent and len(array) == len(tokens) - 1 and is_identity_array(parent):
@@ -174,7 +174,7 @@ def apply_patch(
                 raise MergeError(f"{kind} needs a value")
             if kind == "replace":
                 before = touch(document, tokens, elements)
-                document = set_pointer(document, tokens, kind, op["value"], owned)
+                document = _set_pointer(document, tokens, kind, op["value"], owned)
                 if before and isinstance(before[-1], ById) and len(before) == len(tokens):
                     # An element replaced: the one it replaced, and itself if it has another id
                     # (or the array, when it is no longer an identity array).
@@ -185,11 +185,11 @@ def apply_patch(
                         touched.append(after)
                 touched.append(before)
             else:
-                document = set_pointer(document, tokens, kind, op["value"], owned)
+                document = _set_pointer(document, tokens, kind, op["value"], owned)
                 touched.append(touch(document, tokens, elements))
         elif kind == "remove":
             touched.append(touch(document, tokens, elements))
-            document = set_pointer(document, tokens, kind, None, owned)
+            document = _set_pointer(document, tokens, kind, None, owned)
         elif kind in ("move", "copy"):
             source = op.get("from")
             if type(source) is not str:
@@ -197,18 +197,18 @@ def apply_patch(
             from_tokens = pointer_tokens(source)
             if kind == "move" and tokens[: len(from_tokens)] == from_tokens and tokens != from_tokens:
                 raise MergeError("cannot move a value into itself")
-            value = get_pointer(document, from_tokens)
+            value = _get_pointer(document, from_tokens)
             if kind == "copy" and owned is not None and type(value) in (dict, list):
                 # An owned container must appear once in the document (a write changes it in
                 # place): the copy is a copy, as jsonpatch makes it.
                 value = copy.deepcopy(value)
             if kind == "move":
                 touched.append(touch(document, from_tokens, elements))
-                document = set_pointer(document, from_tokens, "remove", None, owned)
-            document = set_pointer(document, tokens, "add", value, owned)
+                document = _set_pointer(document, from_tokens, "remove", None, owned)
+            document = _set_pointer(document, tokens, "add", value, owned)
             touched.append(touch(document, tokens, elements))
         elif kind == "test":
-            if "value" not in op or not same_value(get_pointer(document, tokens), op["value"]):
+            if "value" not in op or not same_value(_get_pointer(document, tokens), op["value"]):
                 raise MergeError(f"test failed at {pointer!r}")
         else:
             raise MergeError(f"unknown patch operation {kind!r}")
