@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from tandem.core.state.conflicts import FieldConflict, Resolution
-from tandem.core.state.merge import MISSING
+from tandem.core.state.fields import MISSING
 from tandem.widgets.sanitize import agent_text, sanitize
 
 __all__ = ["StateConflictView", "StateConflictList", "conflict_value_text"]

@@ -17,7 +17,7 @@ from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 from tandem.core.state.agent_state import AgentState
-from tandem.core.state.merge import pointer_of
+from tandem.core.state.paths import pointer_of
 from tandem.widgets.proposal_diff import diff_lines, proposal_title, value_at
 from tandem.widgets.sanitize import agent_text, sanitize
 from tandem.widgets.state_conflict import StateConflictList

@@ -5,7 +5,7 @@ of every array it compares): a view that diffs the whole state after each agent 
 O(state) per delta. The delta already says where it wrote; `patch_diff` diffs only there.
 `shared_diff` is `make_patch` itself for two versions of one copy-on-write state: it leaves out
 what the two share (the same objects), which is everything a write did not touch.
-Pure; any thread. Imports nothing from the rest of Tandem but `state_merge`.
+Pure; any thread. Imports nothing from the rest of Tandem but `json_pointer` and this package.
 """
 
 from __future__ import annotations
@@ -17,21 +17,13 @@ from typing import Any
 
 import jsonpatch
 
-from tandem.core.state.merge import MISSING, ORDER, FieldPath, MergeError, apply_patch, is_identity_array, pointer_of, resolve
+from tandem.core.json_pointer import escape, join, split
+from tandem.core.state.patch import apply_patch
+from tandem.core.state.fields import MISSING, ORDER, FieldPath, MergeError
+from tandem.core.state.identity import is_identity_array
+from tandem.core.state.paths import pointer_of, resolve
 
 __all__ = ["field_diff", "operation_diff", "patch_diff", "shared_diff", "value_diff"]
-
-
-def _tokens(pointer: str) -> list[str] | None:
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
-        return None
-    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def _node(document: Any, tokens: list[str]) -> Any:
@@ -91,7 +83,7 @@ def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None
         return []
     if kind not in ("add", "replace", "remove") or type(pointer) is not str:
         return None
-    tokens = _tokens(pointer)
+    tokens = split(pointer)
     if tokens is None:
         return None
     try:
@@ -99,7 +91,7 @@ def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None
             return None if kind == "remove" else value_diff("", document, operation.get("value"))
         parent = _node(document, tokens[:-1])
         last = tokens[-1]
-        prefix = "".join("/" + _escape(token) for token in tokens[:-1])
+        prefix = join(tokens[:-1])
         if type(parent) is list:
             index = len(parent) if last == "-" and kind == "add" else _index(last)
             if index > len(parent) or (index == len(parent) and kind != "add"):
@@ -111,7 +103,7 @@ def operation_diff(document: Any, operation: Any) -> list[dict[str, Any]] | None
                 return [{"op": "remove", "path": at}]
             return value_diff(at, parent[index], operation.get("value"))
         if type(parent) is dict:
-            at = f"{prefix}/{_escape(last)}"
+            at = f"{prefix}/{escape(last)}"
             if kind != "add" and last not in parent:
                 return None
             if kind == "remove":
@@ -290,14 +282,15 @@ def _json_differs(a: Any, b: Any) -> bool:
 
 def _restored(pointer: str, pruning: _Pruning) -> str:
     """A pruned diff's pointer in the whole documents: each pruned array's indexes put back."""
-    tokens = pointer.split("/")[1:] if pointer else []
-    keys = tuple(token.replace("~1", "/").replace("~0", "~") for token in tokens)
-    restored = list(tokens)
-    for depth in range(len(tokens)):
-        kept = pruning.get(keys[:depth])  # (keyed in the pruned documents' terms)
-        if kept is not None and tokens[depth].isdigit():
-            restored[depth] = str(kept.whole(int(tokens[depth])))
-    return "".join("/" + token for token in restored)
+    keys = split(pointer)
+    if keys is None:
+        return pointer
+    restored = list(keys)
+    for depth in range(len(keys)):
+        kept = pruning.get(tuple(keys[:depth]))  # (keyed in the pruned documents' terms)
+        if kept is not None and keys[depth].isdigit():
+            restored[depth] = str(kept.whole(int(keys[depth])))
+    return join(restored)
 
 
 def shared_diff(before: Any, after: Any) -> list[dict[str, Any]]:

@@ -22,7 +22,10 @@ from hypothesis import strategies as st
 
 from tandem.core.errors import PatchError
 from tandem.core.state.agent_state import AgentState
-from tandem.core.state.merge import MISSING, ById, Owned, apply_patch, resolve
+from tandem.core.state.fields import MISSING, ById
+from tandem.core.state.owned import Owned
+from tandem.core.state.patch import apply_patch
+from tandem.core.state.paths import resolve
 
 EXAMPLES = int(os.environ.get("TANDEM_IN_PLACE_EXAMPLES", "40"))
 """Random sequences per property: search harder with e.g. `TANDEM_IN_PLACE_EXAMPLES=3000`."""
@@ -148,8 +151,8 @@ def test_a_refused_patch_of_several_operations_is_undone_in_place() -> None:
     start = {"items": [{"id": n} for n in range(40)], "n": 0, "d": {"k": 1}}
     state = AgentState(copy.deepcopy(start))
     state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 40}}])  # /items is the state's own now
-    copied = state._committed["items"]
-    assert resolve(state._committed, ("items", ById(40))) == {"id": 40}  # its id index is cached
+    copied = state._committed.value["items"]
+    assert resolve(state._committed.value, ("items", ById(40))) == {"id": 40}  # its id index is cached
     for bad in (
         [{"op": "add", "path": "/items/-", "value": {"id": 41}}, {"op": "replace", "path": "/n", "value": 1},
          {"op": "remove", "path": "/d/k"}, {"op": "replace", "path": "/items/99", "value": 0}],
@@ -161,11 +164,11 @@ def test_a_refused_patch_of_several_operations_is_undone_in_place() -> None:
         with pytest.raises(PatchError):
             state.apply_delta(bad)
         state.clear_divergence()
-    assert state._committed["items"] is copied, "the refused patches copied the array"
+    assert state._committed.value["items"] is copied, "the refused patches copied the array"
     expected = copy.deepcopy(start)
     expected["items"].append({"id": 40})
     assert state.committed == expected
-    assert [resolve(state._committed, ("items", ById(n))) for n in (0, 5, 40, 41)] == [{"id": 0}, {"id": 5}, {"id": 40}, MISSING]
+    assert [resolve(state._committed.value, ("items", ById(n))) for n in (0, 5, 40, 41)] == [{"id": 0}, {"id": 5}, {"id": 40}, MISSING]
 
 
 def test_a_delta_of_several_operations_writes_in_place() -> None:
@@ -173,13 +176,13 @@ def test_a_delta_of_several_operations_writes_in_place() -> None:
     state = AgentState({"items": list(range(10_000)), "count": 0})
     state.keep_diffs()
     state.apply_delta([{"op": "add", "path": "/items/-", "value": -1}, {"op": "replace", "path": "/count", "value": 1}])
-    copied = state._committed["items"]
+    copied = state._committed.value["items"]
     for n in range(100):
         revision = state.revision
         state.apply_delta([{"op": "add", "path": "/items/-", "value": n}, {"op": "replace", "path": "/count", "value": n + 2}])
         assert state.diff_since(revision) == [{"op": "add", "path": f"/items/{10_001 + n}", "value": n},
                                               {"op": "replace", "path": "/count", "value": n + 2}]
-    assert state._committed["items"] is copied, "a delta copied the array again"
+    assert state._committed.value["items"] is copied, "a delta copied the array again"
     assert state.committed["count"] == 101 and len(state.committed["items"]) == 10_101
 
 
@@ -235,14 +238,14 @@ def test_writes_in_place_copy_a_long_array_once_per_reading() -> None:
     state = AgentState({"items": list(range(10_000))})
     first = state.committed["items"]
     state.apply_delta([{"op": "add", "path": "/items/-", "value": -1}])
-    copied = state._committed["items"]  # the state's own copy, not yet shown to anyone
+    copied = state._committed.value["items"]  # the state's own copy, not yet shown to anyone
     for n in range(100):
         state.apply_delta([{"op": "add", "path": "/items/-", "value": n}])
-    assert state._committed["items"] is copied, "an append copied the array again"
+    assert state._committed.value["items"] is copied, "an append copied the array again"
     assert len(first) == 10_000
     shown = state.committed["items"]
     state.apply_delta([{"op": "add", "path": "/items/-", "value": "after"}])
-    assert state._committed["items"] is not shown and len(shown) == 10_101
+    assert state._committed.value["items"] is not shown and len(shown) == 10_101
 
 
 @pytest.mark.parametrize("keep", [False, True], ids=["no diffs", "diffs kept"])
@@ -256,7 +259,7 @@ def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(
     shown = state.committed
     held = _dump(shown)
     state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": -1}}])
-    copied, frame = state._committed["items"], state._base["items"]
+    copied, frame = state._committed.value["items"], state._frame.value["items"]
     for n in range(100):
         revision = state.revision
         state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": 10_000 + n}}])
@@ -268,8 +271,8 @@ def test_deltas_merged_over_the_persons_edit_copy_a_long_array_once_per_reading(
     if keep:
         assert state.diff_since(revision) == [{"op": "add", "path": "/items/10101", "value": {"id": "two"}},
                                               {"op": "replace", "path": "/count", "value": 1}]
-    assert state._committed["items"] is copied, "a merged delta copied the array again"
-    assert state._base["items"] is frame, "a delta copied the agent's frame again"
+    assert state._committed.value["items"] is copied, "a merged delta copied the array again"
+    assert state._frame.value["items"] is frame, "a delta copied the agent's frame again"
     assert _dump(shown) == held
     state.apply_delta([{"op": "replace", "path": "/title", "value": "theirs"}])  # a conflict: the person's value is handed out
     [conflict] = state.open_conflicts
@@ -479,8 +482,6 @@ def test_owned_is_by_identity() -> None:
 
 def test_a_delta_merged_over_the_persons_edit_is_described_without_a_whole_diff(monkeypatch: pytest.MonkeyPatch) -> None:
     """The person's edit is pending: each agent append is merged, and its diff read at its one field."""
-    import tandem.core.state.agent_state as state_module
-
     state = AgentState({"title": "t", "items": [{"id": n} for n in range(2_000)]})
     state.keep_diffs()
     state.edit([{"op": "replace", "path": "/title", "value": "mine"}], who="p", at=1.0, record=False)
@@ -488,7 +489,7 @@ def test_a_delta_merged_over_the_persons_edit_is_described_without_a_whole_diff(
     def whole_diff(*_args: Any) -> Any:
         raise AssertionError("the whole state was diffed")
 
-    monkeypatch.setattr(state_module.jsonpatch, "make_patch", whole_diff)
+    monkeypatch.setattr(jsonpatch, "make_patch", whole_diff)
     for n in range(2_000, 2_050):
         revision = state.revision
         state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": n}}])

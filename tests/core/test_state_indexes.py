@@ -21,7 +21,11 @@ from hypothesis import strategies as st
 
 from tandem.core.errors import PatchError
 from tandem.core.state.agent_state import AgentState
-from tandem.core.state.merge import _INDEXES, MISSING, ById, _compute_index, apply_patch, assign, insert_element, resolve
+from tandem.core.state.fields import MISSING, ById
+from tandem.core.state.identity import _INDEXES, _compute_index
+from tandem.core.state.patch import apply_patch
+from tandem.core.state.paths import resolve
+from tandem.core.state.writes import assign, insert_element
 
 EXAMPLES = int(os.environ.get("TANDEM_INDEX_EXAMPLES", "60"))
 """Random write sequences per property: search harder with e.g. `TANDEM_INDEX_EXAMPLES=3000`."""
@@ -108,9 +112,9 @@ def test_id_indexes_hold_through_agent_deltas_and_human_edits(length: int, inner
             state.committed  # noqa: B018 (a reader looks: the next write copies)
         # Lookups by id go through the cached indexes: each element is found where it is.
         for name in ("items", "other"):
-            array = state._committed[name]
+            array = state._committed.value[name]
             if _compute_index(array) is not None:
-                assert all(resolve(state._committed, (name, ById(e["id"]))) is e for e in array)
+                assert all(resolve(state._committed.value, (name, ById(e["id"]))) is e for e in array)
         _indexes_hold()
     assert state.committed == reference
 
@@ -142,23 +146,23 @@ def test_id_indexes_hold_through_field_writes(length: int, data: st.DataObject) 
 
 def test_appends_to_a_long_array_keep_its_index_without_a_scan() -> None:
     """O(change): appending to (or changing inside) a cached identity array never scans it again."""
-    import tandem.core.state.merge as merge
+    import tandem.core.state.identity as identity
 
     state = AgentState({"items": [{"id": n, "done": False} for n in range(1_000)]})
     scans: list[int] = []
-    original = merge._compute_index
+    original = identity._compute_index
 
     def counting(array: list[Any]) -> dict[Any, int] | None:
         scans.append(len(array))
         return original(array)
 
-    merge._compute_index = counting  # type: ignore[assignment]
+    identity._compute_index = counting  # type: ignore[assignment]
     try:
         for n in range(1_000, 1_200):
             state.apply_delta([{"op": "add", "path": "/items/-", "value": {"id": n, "done": False}}])
             state.apply_delta([{"op": "replace", "path": f"/items/{n // 2}/done", "value": True}])
     finally:
-        merge._compute_index = original  # type: ignore[assignment]
+        identity._compute_index = original  # type: ignore[assignment]
     assert len(scans) <= 1, f"the array was scanned {len(scans)} times"
     assert state.committed["items"][550]["done"] is True
     _indexes_hold()

@@ -14,7 +14,9 @@ from tandem.core.log_entries import HumanWrite, StateBaseSet, StateMerged
 from tandem.core.replay import restore
 from tandem.core.scripted import ScriptedChatClient
 from tandem.core.state.conflicts import MergeRecord
-from tandem.core.state.merge import MISSING, ORDER, ById, apply_patch, field_changes
+from tandem.core.state.changes import field_changes
+from tandem.core.state.fields import MISSING, ORDER, ById
+from tandem.core.state.patch import apply_patch
 
 RECIPE: dict[str, Any] = {
     "title": "Pancakes",

@@ -33,18 +33,10 @@ from tandem.core.log_entries import LogEntry
 from tandem.core.replay import restore
 from tandem.core.scripted import ScriptedChatClient
 from tandem.core.state.agent_state import AgentState
-from tandem.core.state.merge import (
-    MISSING,
-    ORDER,
-    ById,
-    FieldPath,
-    field_changes,
-    is_identity_array,
-    overlaps,
-    pointer_of,
-    resolve,
-    same_value,
-)
+from tandem.core.state.changes import field_changes
+from tandem.core.state.fields import MISSING, ORDER, ById, FieldPath, overlaps, same_value
+from tandem.core.state.identity import is_identity_array
+from tandem.core.state.paths import pointer_of, resolve
 
 EXAMPLES = int(os.environ.get("TANDEM_MERGE_EXAMPLES", "60"))
 """Random interleavings per run: CI's default takes a few seconds; search harder with e.g.
@@ -317,7 +309,7 @@ def test_non_conflicting_writes_give_the_same_state_in_any_order(document: dict[
 
 
 def _field_of(document: Any, pointer: str) -> FieldPath:
-    from tandem.core.state.merge import canonical_path
+    from tandem.core.state.paths import canonical_path
 
     return canonical_path(document, [part for part in jsonpatch.JsonPointer(pointer).parts])
 

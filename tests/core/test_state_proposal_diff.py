@@ -25,7 +25,8 @@ from test_state_touched import documents, patches, scalars
 from tandem.core.errors import PatchError
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.diff import shared_diff
-from tandem.core.state.merge import MergeError, apply_patch
+from tandem.core.state.fields import MergeError
+from tandem.core.state.patch import apply_patch
 
 EXAMPLES = int(os.environ.get("TANDEM_PROPOSAL_DIFF_EXAMPLES", "300"))
 """Random cases per property: search harder with e.g. `TANDEM_PROPOSAL_DIFF_EXAMPLES=20000`."""
@@ -85,7 +86,7 @@ def test_a_proposals_diff_is_the_whole_document_diff_of_what_accepting_gives(doc
             pass
     proposals = draw(st.integers(1, 2))
     for n in range(proposals):
-        frame = state._agent_view()
+        frame = state._proposals.agent_view()
         for patch in _writes(draw, frame, 3):
             try:
                 state.apply_delta(patch, proposal_id=f"p{n}")
@@ -100,7 +101,7 @@ def test_a_proposals_diff_is_the_whole_document_diff_of_what_accepting_gives(doc
 
 def _accepting(state: AgentState, proposal_id: str) -> Any:
     """What accepting the proposal commits (the merge `accept` makes), the state left as it is."""
-    return state._merged_proposal(state._proposals[proposal_id], state.committed).value
+    return state._proposals.merged(state._proposals[proposal_id], state.committed).value
 
 
 def test_a_proposal_appending_to_a_long_array_is_diffed_at_its_elements() -> None:

@@ -18,7 +18,9 @@ import jsonpatch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tandem.core.state.merge import MergeError, apply_patch, field_changes, patch_changes
+from tandem.core.state.changes import field_changes, patch_changes
+from tandem.core.state.fields import MergeError
+from tandem.core.state.patch import apply_patch
 
 EXAMPLES = int(os.environ.get("TANDEM_TOUCHED_EXAMPLES", "300"))
 """Random patches per run: search harder with e.g. `TANDEM_TOUCHED_EXAMPLES=20000`."""

@@ -18,7 +18,7 @@ from typing import Literal, TextIO
 from tandem.core.context import AgentContext
 from tandem.core.errors import TandemError
 from tandem.core.state.conflicts import FieldConflict, MergeRecord
-from tandem.core.state.merge import MISSING
+from tandem.core.state.fields import MISSING
 from tandem.tui.cli.ask_output import one_line, short_json
 
 __all__ = ["OnConflict", "ConflictDecider"]

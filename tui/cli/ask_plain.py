@@ -33,7 +33,7 @@ from tandem.core.notify import Coalescer
 from tandem.core.sanitize import sanitize
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.conflicts import FieldConflict, MergeRecord
-from tandem.core.state.merge import MISSING
+from tandem.core.state.fields import MISSING
 from tandem.core.turns import Turn
 from tandem.tui.cli.ask_printer import SHORT as _SHORT
 from tandem.tui.cli.ask_printer import Printer, one_line, short_json
