@@ -20,7 +20,7 @@ from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
 from tandem.tui.terminal.flush_frame import HeldFrames, frame_pending
 from tandem.tui.terminal.input_paint import InputFirstPaint
-from tandem.tui.terminal.layout_map import keep_layout_map
+from tandem.tui.terminal.screen_compositor import keep_layout_map
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -1,4 +1,4 @@
-"""The main screen's compositor: a layout keeps the map of every widget it built."""
+"""The screen's compositor: a layout that keeps the map it built, and the lines last composed."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 from textual._compositor import Compositor, ReflowResult
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 
-__all__ = ["MapKeepingCompositor", "keep_layout_map"]
+__all__ = ["MapKeepingCompositor", "composed_lines", "keep_layout_map"]
 
 
 class MapKeepingCompositor(Compositor):
@@ -30,3 +31,8 @@ class MapKeepingCompositor(Compositor):
 def keep_layout_map(screen: Screen[Any]) -> None:
     """Give `screen` a `MapKeepingCompositor` (call in its `__init__`, before its first layout)."""
     screen._compositor = MapKeepingCompositor()
+
+
+def composed_lines(screen: Screen[Any]) -> list[Strip]:
+    """Every line of `screen` as its compositor composes it now (UI thread)."""
+    return screen._compositor.render_strips()
