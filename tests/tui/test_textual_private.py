@@ -1,18 +1,11 @@
 """Textual's private names: every use is listed here, and only tui/terminal/ makes them.
 
-The scan reads each module of core/, widgets/, tui/ and themes/ (its AST) and finds:
-
-- imports from Textual's private modules (`from textual._compositor import Compositor`) and of
-  private names from its public ones (`from textual.widget import _RenderCache`);
-- private members of Textual classes that a subclass overrides (`def _refresh_layout`, a class
-  attribute `_frames_held` only when Textual's base has that name too);
-- private attributes of Textual objects read or written: on `self`/`cls`/`super()` inside a
-  Textual subclass when a Textual base defines the name; on any other object when the name is a
-  private attribute of some Textual class and no class of ours defines it (a name both define,
-  such as `_task`, cannot be told apart statically and is left out); `getattr(x, "_name")` alike.
-
-It fails on (a) a use outside tui/terminal/ that is not in `EXCEPTIONS` and (b) a private name
-not in `KNOWN`, so a Textual upgrade has one list and one package to look at.
+The scan reads each module of core/, widgets/, tui/ and themes/ (its AST) and finds imports from
+Textual's private modules or of private names; private members of Textual classes a subclass (or a
+mixin of one) overrides; private attributes read or written on `self`/`super()` when a Textual base
+defines them, on another object (or through `getattr`) when only Textual defines the name (one that
+a class of ours defines too, such as `_task`, cannot be told apart and is left out). It fails on a
+use outside tui/terminal/ whose module `EXCEPTIONS` does not list, and on a name not in `KNOWN`.
 """
 
 from __future__ import annotations
@@ -33,33 +26,31 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("core", "widgets", "tui", "themes")
 TERMINAL = "tandem.tui.terminal"
 
-KNOWN: frozenset[str] = frozenset({
-    # Imports, as `module.Name`.
-    "textual._ansi_sequences.ANSI_SEQUENCES_KEYS", "textual._compositor.ChopsUpdate",
-    "textual._compositor.Compositor", "textual._compositor.CompositorUpdate", "textual._compositor.LayoutUpdate",
-    "textual._compositor.ReflowResult", "textual._styles_cache.StylesCache", "textual._xterm_parser.XTermParser",
-    "textual.widget._RenderCache",
-    # Members of a known Textual class (overridden, or read on `self`), as `Class._name`.
-    "App._batch_count", "App._display", "App._driver", "App._loop", "App._previous_cursor_position", "App._running",
-    "Compositor._full_map_invalidated", "DOMNode._pruning", "Markdown._build_from_source",
-    "Markdown._last_parsed_line", "Markdown._markdown", "Markdown._theme", "MessagePump._closed",
-    "Screen._callbacks", "Screen._compositor", "Screen._compositor_refresh", "Screen._dirty_widgets",
-    "Screen._invoke_and_clear_callbacks", "Screen._layout_required", "Screen._layout_widgets",
-    "Screen._on_timer_update", "Screen._on_update", "Screen._refresh_layout", "Screen._update_timer",
-    "TextArea._on_key", "TextArea._replace_via_keyboard", "Tree._build", "Tree._render_line",
-    "Tree._tree_lines_cached", "Widget._border_subtitle", "Widget._border_title", "Widget._dirty_regions",
-    "Widget._render", "Widget._render_cache", "Widget._render_content", "Widget._scroll_update", "Widget._set_dirty",
-    "Widget._size_updated", "Widget._styles_cache",
-    # Attributes of an object whose class the scan cannot tell, as `*._name`.
-    "*._attach", "*._background_screens", "*._batch_count", "*._begin_update", "*._binding_chain", "*._cache",
-    "*._cache_key", "*._callbacks", "*._compositor", "*._compositor_refresh", "*._dirty_lines", "*._dirty_regions",
-    "*._dirty_widgets", "*._display", "*._driver", "*._id", "*._initial_markdown", "*._invoke_and_clear_callbacks",
-    "*._layout_required", "*._layout_widgets", "*._message_queue", "*._modal_binding_chain", "*._must_signal_resume",
-    "*._on_update", "*._pending_children", "*._recompose_required", "*._render_cache", "*._render_content",
-    "*._repaint_required", "*._scroll_required", "*._segments", "*._sender", "*._sigcont_application",
-    "*._stop_propagation", "*._update_timer", "*._writer_thread",
-})  # fmt: skip
-"""Every private Textual name Tandem uses (Textual 8.2.8, pinned): what to check on an upgrade."""
+KNOWN: frozenset[str] = frozenset(
+    """
+textual._ansi_sequences.ANSI_SEQUENCES_KEYS textual._compositor.ChopsUpdate textual._compositor.Compositor
+textual._compositor.CompositorUpdate textual._compositor.LayoutUpdate textual._compositor.ReflowResult
+textual._styles_cache.StylesCache textual._xterm_parser.XTermParser textual.widget._RenderCache
+
+App._batch_count App._display App._driver App._loop App._previous_cursor_position App._running
+Compositor._full_map_invalidated DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
+Markdown._markdown Markdown._theme MessagePump._closed Screen._callbacks Screen._compositor
+Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required
+Screen._layout_widgets Screen._on_timer_update Screen._on_update Screen._refresh_layout Screen._update_timer
+TextArea._on_key TextArea._replace_via_keyboard Tree._build Tree._render_line Tree._tree_lines_cached
+Widget._border_subtitle Widget._border_title Widget._dirty_regions Widget._render Widget._render_cache
+Widget._render_content Widget._scroll_update Widget._set_dirty Widget._size_updated Widget._styles_cache
+
+*._attach *._background_screens *._batch_count *._begin_update *._binding_chain *._cache *._cache_key
+*._callbacks *._compositor *._compositor_refresh *._dirty_lines *._dirty_regions *._dirty_widgets *._display
+*._driver *._id *._initial_markdown *._invoke_and_clear_callbacks *._layout_required *._layout_widgets
+*._message_queue *._modal_binding_chain *._must_signal_resume *._on_update *._pending_children
+*._recompose_required *._render_cache *._render_content *._repaint_required *._scroll_required *._segments
+*._sender *._sigcont_application *._stop_propagation *._update_timer *._writer_thread
+""".split()
+)
+"""Every private Textual name Tandem uses (Textual 8.2.8, pinned), what to check on an upgrade: imports
+(`module.Name`), members of a known Textual class (`Class._name`), attributes of an object of unknown class (`*._name`)."""
 
 _WIDGETS = (
     "widgets/ may not import tui/ (layer rule): its streaming widgets paint, cache and lay out "
@@ -298,10 +289,7 @@ class _Scanner(ast.NodeVisitor):
 
 
 def _load(name: str, text: str, planted: bool) -> ModuleType:
-    """The module object, to resolve class bases: imported, or run from `text` when planted.
-
-    A `__main__` module is not run (it starts the app): its classes stay unresolved.
-    """
+    """The module object, to resolve class bases (a `__main__` module is not run: it starts the app)."""
     if planted:
         module = ModuleType(name)
         exec(compile(text, f"<planted {name}>", "exec"), vars(module))  # noqa: S102
@@ -370,9 +358,7 @@ def unknown(uses: Iterable[Use]) -> list[Use]:
 
 def test_only_the_terminal_package_uses_textual_privates() -> None:
     found = misplaced(scan())
-    assert not found, "move these into tui/terminal/ (or list the module in EXCEPTIONS, saying why):\n" + "\n".join(
-        map(str, found)
-    )
+    assert not found, "move these into tui/terminal/ (or list the module in EXCEPTIONS):\n" + "\n".join(map(str, found))
 
 
 def test_every_private_name_used_is_known() -> None:
