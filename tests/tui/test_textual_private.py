@@ -33,7 +33,7 @@ textual._compositor.CompositorUpdate textual._compositor.LayoutUpdate textual._c
 textual._styles_cache.StylesCache textual._xterm_parser.XTermParser textual.widget._RenderCache
 
 App._batch_count App._display App._driver App._loop App._previous_cursor_position App._running
-Compositor._full_map_invalidated DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
+Compositor._full_map_invalidated DOMNode._component_styles DOMNode._get_component_classes DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
 Markdown._markdown Markdown._theme MessagePump._closed Screen._callbacks Screen._compositor
 Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required
 Screen._layout_widgets Screen._on_timer_update Screen._on_update Screen._refresh_layout Screen._update_timer
@@ -41,7 +41,7 @@ TextArea._on_key TextArea._replace_via_keyboard Tree._build Tree._render_line Tr
 Widget._border_subtitle Widget._border_title Widget._dirty_regions Widget._render Widget._render_cache
 Widget._render_content Widget._scroll_update Widget._set_dirty Widget._size_updated Widget._styles_cache
 
-*._attach *._background_screens *._batch_count *._begin_update *._binding_chain *._cache *._cache_key
+*._attach *._get_component_classes *._background_screens *._batch_count *._begin_update *._binding_chain *._cache *._cache_key
 *._callbacks *._compositor *._compositor_refresh *._dirty_lines *._dirty_regions *._dirty_widgets *._display
 *._driver *._id *._initial_markdown *._invoke_and_clear_callbacks *._layout_required *._layout_widgets
 *._message_queue *._modal_binding_chain *._must_signal_resume *._on_update *._pending_children
@@ -124,6 +124,10 @@ TEXTUAL_INDEX = _textual_index()
 TEXTUAL_PRIVATES = set().union(*TEXTUAL_INDEX.values())
 SOURCES: dict[str, str] = {}
 """Each scanned module's text, by module name."""
+DEFINED: set[type] = set()
+"""The classes the scanned modules define at their top level (not those made at run time)."""
+MIXIN_BASES: dict[type, type] = {}
+"""Mixins written for a Textual class (`class M(_WidgetBase)`, `_WidgetBase = Widget` when type checking)."""
 
 
 def _modules() -> Iterator[tuple[str, Path]]:
@@ -135,12 +139,15 @@ def _modules() -> Iterator[tuple[str, Path]]:
 
 
 def _textual_bases(cls: type) -> list[type]:
-    """Textual classes in `cls`'s MRO; for a mixin of ours, those of its first Textual subclass."""
+    """Textual classes in `cls`'s MRO; for a mixin of ours, those of the class it is written for
+    (its `TYPE_CHECKING` base) or of its first Textual subclass that a module of ours defines."""
     bases = [base for base in cls.__mro__ if base.__module__.split(".")[0] == "textual"]
     if bases or cls.__module__.split(".")[0] == "textual":
         return bases
+    if cls in MIXIN_BASES:
+        return _textual_bases(MIXIN_BASES[cls])
     for subclass in cls.__subclasses__():
-        bases = _textual_bases(subclass)
+        bases = _textual_bases(subclass) if subclass in DEFINED else []
         if bases:
             return bases
     return []
@@ -298,7 +305,33 @@ def _load(name: str, text: str, planted: bool) -> ModuleType:
     else:
         module = importlib.import_module(name)
     SOURCES[name] = text
+    checking = _type_checking_names(module, ast.parse(text))
+    for value in vars(module).values():
+        if inspect.isclass(value) and value.__module__ == name:
+            DEFINED.add(value)
+    for node in ast.parse(text).body:
+        found = getattr(module, node.name, None) if isinstance(node, ast.ClassDef) else None
+        for base in node.bases if inspect.isclass(found) else ():
+            written_for = checking.get(base.id) if isinstance(base, ast.Name) else None
+            if inspect.isclass(written_for):
+                MIXIN_BASES[found] = written_for
     return module
+
+
+def _type_checking_names(module: ModuleType, tree: ast.Module) -> dict[str, object]:
+    """What `Name = Other` assignments under `if TYPE_CHECKING:` bind when type checking."""
+    names: dict[str, object] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and statement.module:
+                    imported = importlib.import_module(statement.module)
+                    for alias in statement.names:
+                        names[alias.asname or alias.name] = getattr(imported, alias.name, None)
+                elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+                    value = names.get(statement.value.id, getattr(module, statement.value.id, None))
+                    names.update({t.id: value for t in statement.targets if isinstance(t, ast.Name)})
+    return names
 
 
 def _own_privates(trees: dict[str, ast.AST], modules: dict[str, ModuleType]) -> set[str]:
