@@ -122,8 +122,8 @@ def _textual_index() -> dict[tuple[str, str], set[str]]:
 
 TEXTUAL_INDEX = _textual_index()
 TEXTUAL_PRIVATES = set().union(*TEXTUAL_INDEX.values())
-SOURCES: dict[str, str] = {}
-"""Each scanned module's text, by module name."""
+IMPORTS: dict[str, dict[str, object]] = {}
+"""What each scanned module imports from Textual anywhere (in a function, under `TYPE_CHECKING`)."""
 DEFINED: set[type] = set()
 """The classes the scanned modules define at their top level (not those made at run time)."""
 MIXIN_BASES: dict[type, type] = {}
@@ -161,14 +161,12 @@ def _textual_owner(cls: type, name: str) -> str | None:
     return None
 
 
-def _local_imports(module: ModuleType) -> dict[str, object]:
-    """The names a module imports from Textual inside its functions (a class defined there may use them)."""
+def _textual_imports(tree: ast.AST) -> dict[str, object]:
     names: dict[str, object] = {}
-    for node in ast.walk(ast.parse(SOURCES.get(module.__name__, ""))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "textual":
             imported = importlib.import_module(node.module or "")
-            for alias in node.names:
-                names[alias.asname or alias.name] = getattr(imported, alias.name, None)
+            names.update({alias.asname or alias.name: getattr(imported, alias.name, None) for alias in node.names})
     return names
 
 
@@ -182,7 +180,7 @@ def _resolve_class(module: object, node: ast.ClassDef, outer: list[str]) -> type
     if inspect.isclass(found):
         return found
     bases: list[type] = []
-    namespace = {**_local_imports(module), **vars(module)}
+    namespace = {**IMPORTS.get(getattr(module, "__name__", ""), {}), **vars(module)}
     for base in node.bases:
         try:
             value = eval(compile(ast.Expression(base), "<base>", "eval"), namespace)  # noqa: S307
@@ -304,12 +302,13 @@ def _load(name: str, text: str, planted: bool) -> ModuleType:
         module = ModuleType(name)
     else:
         module = importlib.import_module(name)
-    SOURCES[name] = text
-    checking = _type_checking_names(module, ast.parse(text))
+    tree = ast.parse(text)
+    IMPORTS[name] = _textual_imports(tree)
+    checking = _type_checking_names(module, tree)
     for value in vars(module).values():
         if inspect.isclass(value) and value.__module__ == name:
             DEFINED.add(value)
-    for node in ast.parse(text).body:
+    for node in tree.body:
         found = getattr(module, node.name, None) if isinstance(node, ast.ClassDef) else None
         for base in node.bases if inspect.isclass(found) else ():
             written_for = checking.get(base.id) if isinstance(base, ast.Name) else None
@@ -324,12 +323,8 @@ def _type_checking_names(module: ModuleType, tree: ast.Module) -> dict[str, obje
     for node in tree.body:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             for statement in node.body:
-                if isinstance(statement, ast.ImportFrom) and statement.module:
-                    imported = importlib.import_module(statement.module)
-                    for alias in statement.names:
-                        names[alias.asname or alias.name] = getattr(imported, alias.name, None)
-                elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
-                    value = names.get(statement.value.id, getattr(module, statement.value.id, None))
+                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+                    value = IMPORTS[module.__name__].get(statement.value.id, getattr(module, statement.value.id, None))
                     names.update({t.id: value for t in statement.targets if isinstance(t, ast.Name)})
     return names
 
