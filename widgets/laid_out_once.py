@@ -13,7 +13,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import _RenderCache
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBlock
+from textual.widgets.markdown import MarkdownBlock
 
 from tandem.widgets.markdown_styles import LazyComponentStyles
 

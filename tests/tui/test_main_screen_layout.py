@@ -1,4 +1,4 @@
-"""The main screen arranges its widgets once per layout (`_MapKeepingCompositor`).
+"""The main screen arranges its widgets once per layout (`tui.terminal.screen_compositor.MapKeepingCompositor`).
 
 On Textual 8.2.8 a layout after a new widget was mounted left the compositor's full map marked
 stale, so the first widget that asked for its region right after (every resized widget does)

@@ -25,7 +25,9 @@ from textual.geometry import Region
 from textual.strip import Strip
 
 from tandem.core.sanitize import sanitize
-from tandem.tui.terminal.screen_rows import ScreenRows, changed_span, render_row, uncertain_row
+from tandem.tui.terminal.row_pen import render_row
+from tandem.tui.terminal.row_segments import changed_span, uncertain_row
+from tandem.tui.terminal.screen_rows import ScreenRows
 
 WIDTH, HEIGHT = 24, 8
 

@@ -36,7 +36,8 @@ from tandem.core.agui.demo.scenarios_chat import build_long_answer
 from tandem.tui.app.app import TandemApp
 from tandem.tui.app.composer import ComposerInput
 from tandem.tui.terminal.glyphs import fallback_driver, translator
-from tandem.tui.terminal.screen_rows import ScreenRows, render_row
+from tandem.tui.terminal.row_pen import render_row
+from tandem.tui.terminal.screen_rows import ScreenRows
 from tandem.tui.terminal.wire_output import choose_repaint, seams_present, wire_driver
 from tandem.widgets import ApprovalModal
 

@@ -27,7 +27,7 @@ from tandem.tui.app.composer import waiting_reason
 from tandem.tui.app.conversation import Conversation
 from tandem.tui.app.decisions import Decisions
 from tandem.tui.app.engine import ContextFactory, Engine
-from tandem.tui.app.flush_frame import FlushFrame
+from tandem.tui.terminal.flush_frame import FlushFrame
 from tandem.tui.terminal.idle_collection import IdleCollection
 from tandem.tui.app.key_order import KeyOrder
 from tandem.tui.app.screens.main_screen import MainScreen

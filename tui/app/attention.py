@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
+from tandem.tui.terminal.driver_write import write_to_terminal
+
 if TYPE_CHECKING:
     from tandem.core.blocks import Block
 
@@ -123,8 +125,4 @@ class Attention:
         self._write(f"\x1b]2;{clean}\x07")
 
     def _write(self, data: str) -> None:
-        # Textual has no public call to write to the terminal; its own clipboard copy (OSC 52)
-        # writes through the driver the same way. Headless (tests) has none that shows.
-        driver = self.app._driver
-        if driver is not None and not self.app.is_headless:
-            driver.write(data)
+        write_to_terminal(self.app, data)

@@ -32,6 +32,8 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tandem.tui.terminal.screen_compositor import composed_lines
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -68,7 +70,7 @@ def capture(app: App[Any], region: Region) -> dict[str, Any] | None:
     size = screen.size
     if not region or not size.region.contains_region(region):
         return None
-    strips = screen._compositor.render_strips()
+    strips = composed_lines(screen)
     if len(strips) < region.bottom:
         return None
     styles: dict[tuple[str, str, int], int] = {}

@@ -1,36 +1,15 @@
 """What Python's garbage collector scans: what the turn made, not the conversation; the whole heap only when idle.
 
-A full (generation 2) collection walks every tracked object while holding the GIL, so it stops
-both the UI and the engine thread for a time proportional to the heap, i.e. to the length of the
-conversation: measured in `bench_tui.py` (c), a 20,000-token answer meant ~15 full collections
-of 0.2-0.7 s each, keys stuck for that long while the user typed. Holding full collections off
-for the whole turn (what this module did before) kept the keys flowing but let every cycle the
-stream made pile up until the turn ended: the views unmounted as blocks scroll away, the
-Markdown widgets a chunk replaces. A 10,000-message answer then peaked hundreds of megabytes
-above what it keeps, and the process's memory stayed there (`bench_memory_pty.py`). Collecting
-once after every turn cost each short turn a walk of the whole heap instead.
-
-So while held, everything that existed when the turn started is frozen (`gc.freeze()`): the
-collector, full collections included, scans only what the turn created, so its pauses follow
-the size of the turn, never the conversation, and the turn's garbage is still freed as it goes.
-Textual's own `App.PAUSE_GC_ON_SCROLL` pauses collection during smooth scrolls for the same reason.
-
-After the turn the heap stays frozen: settling collects what the turn made (a walk of the turn,
-not the conversation) and freezes what survives with the rest. Unfreezing instead left the
-decision to CPython's rule (a full collection once the objects promoted since the last one
-outgrow a quarter of those it kept), and after a long turn that rule fires within seconds on the
-whole heap. What becomes cyclic garbage among frozen objects (an old message's views unmounted as
-they scroll away, a thread left) is found by a sweep of the whole heap, which the app runs when
-nobody waits on it (`tui.terminal.idle_collection`).
-
-While held, young collections also run every `YOUNG_THRESHOLD` allocations instead of CPython's
-700 (the older generations keep their multipliers: a middle collection every ten young ones, so
-the turn's cyclic garbage is still freed as it goes). A streamed turn allocates per event (updates, the log, the
-history) and keeps most of it: measured on `bench_client_path.py --app` (100,000 events through
-the app), the default threshold meant ~2,400 collections costing ~3.4 s of an ~11 s turn, the
-raised one ~300 costing ~1.0 s. `tandem ask` does the same for its one turn (`tui.cli.ask`). Cyclic
-garbage waits at most that many allocations longer; garbage without cycles is freed at once.
-Settling restores the thresholds the hold found.
+A full collection walks every tracked object holding the GIL, stopping the UI and the engine
+thread for a time that grows with the conversation. While held (a turn streams), everything that
+existed when the turn started is frozen (`gc.freeze()`), so collections scan only what the turn
+created and its garbage is still freed as it goes; young collections run every `YOUNG_THRESHOLD`
+allocations instead of CPython's 700 (a streamed turn keeps most of what it allocates). Settling
+collects what the turn made, freezes what survives with the rest and restores the thresholds the
+hold found. Cyclic garbage among frozen objects is found by a sweep of the whole heap that the
+app runs when nobody waits on it (`tui.terminal.idle_collection`). `tandem ask` holds the same way
+for its one turn (`tui.cli.ask`). Measurements: `bench_tui.py` (c), `bench_memory_pty.py`,
+`bench_client_path.py --app`.
 """
 
 from __future__ import annotations
@@ -64,9 +43,8 @@ def trim_heap() -> bool:
     """Give the C allocator's free pages back to the system (glibc's `malloc_trim`); False where
     there is no such call (another C library or platform: nothing is done).
 
-    Python's own small-object arenas go back by themselves once empty; what objects of over 512
-    bytes (long strings, large lists and dicts) freed stays in glibc's heap until trimmed. Measured
-    after 10,000 messages received live and collected: 161 -> 148 MB, in about a millisecond.
+    What objects of over 512 bytes freed stays in glibc's heap until trimmed (Python's own
+    small-object arenas go back by themselves). Any thread.
     """
     global _malloc_trim
     if _malloc_trim is None:
@@ -145,19 +123,14 @@ class FullCollectionPause:
         and the thresholds are restored. Returns whether it was held.
 
         Args:
-            collect: First collect what was made while held (a streamed turn): the walk covers
-                the turn's objects, not the conversation's. A long answer leaves cyclic garbage
-                (views scrolled away, Markdown widgets replaced) to an old generation that CPython
-                may not collect for many turns: measured after 10,000 messages received live,
-                ~185,000 such objects held ~14 MB and kept the allocator from giving memory back.
-                Then the C heap's free pages go back to the system (`trim_heap`). Without it
-                (start-up's hold: a restored thread) the survivors are frozen unwalked.
+            collect: First collect what was made while held (a streamed turn: the walk covers the
+                turn's objects, not the conversation's), then give the C heap's free pages back
+                (`trim_heap`). Without it (start-up's hold: a restored thread) the survivors are
+                frozen unwalked.
 
-        The survivors are frozen rather than the heap unfrozen: unfrozen, CPython's own rule starts
-        a full collection of the whole heap as soon as the objects it saw promoted outgrow a quarter
-        of those its last full collection kept, which after a long turn is within seconds (measured
-        on a 20,000-token answer in a pty: 0.6-0.9 s walks, the person typing the next message).
-        What becomes garbage among frozen objects waits for `sweep`.
+        The survivors are frozen rather than the heap unfrozen, which would soon let CPython's own
+        rule start a full collection of the whole heap. What becomes garbage among frozen objects
+        waits for `sweep`.
         """
         if not self._held:
             return False
@@ -211,13 +184,9 @@ class FullCollectionPause:
 def skip_collection_at_exit() -> None:
     """Spare the interpreter's exit a collection of the whole heap: call it only when the process ends next.
 
-    On its way out, CPython collects every generation, which walks (and then frees, one by one)
-    every object a cycle holds: all the widgets, blocks and messages of the conversation. The
-    process is ending, so the operating system takes the memory back in one go anyway. Measured
-    on `bench_client_path.py --app` (100,000 events through the app): 0.53 s of CPU after the app
-    had quit, 0.02 s with the heap frozen; `tandem ask`: 0.09 -> 0.015 s. Frozen objects are never
-    collected, so finalizers of objects in cycles do not run: everything that must be closed (the
-    thread store, the engine's loop, the terminal) is closed explicitly before this is called, and
-    Python does not promise to run those finalizers at exit anyway.
+    Freezes the heap, so CPython's exit does not walk and free every object a cycle holds (the
+    operating system takes the memory back in one go). Finalizers of objects in cycles then do not
+    run: everything that must be closed (the thread store, the engine's loop, the terminal) is
+    closed explicitly before this is called.
     """
     gc.freeze()

@@ -1,21 +1,11 @@
 """The terminal going away (its window closed, tmux killed, SSH dropped): tandem exits, bounded.
 
-When a terminal hangs up, the kernel sends the session's leader SIGHUP and then SIGCONT, and every
-read of the terminal returns end-of-file. Three things in Textual 8.2.8's Linux driver then kept
-the process alive for good (measured: 3 of 3 tandem processes outlived a tmux session killed
-while an answer streamed):
-
-- its SIGCONT handler starts application mode again, although nothing suspended it: a second
-  writer thread and a second (non-daemon) input thread, the latter spinning on end-of-file;
-- its writer thread dies on the first write that fails (EIO once the terminal is gone), and the
-  driver's `close()` then puts the stop marker into that thread's full queue and waits forever;
-- nothing tells the app the terminal is gone when tandem is not the one SIGHUP goes to.
-
-`hangup_safe_driver` answers each: SIGCONT resumes only what SIGTSTP suspended, a write or flush
-to a terminal that is gone is dropped (the writer keeps draining, so `close()` ends), and a
-thread waiting on the terminal's hang-up (POLLHUP: it costs nothing until then) quits the app the
-way SIGHUP does and stops Textual's input thread (it spins on end-of-file: a process whose quit
-did not end was found at a whole core 30 minutes after its tmux server was killed).
+On a hang-up the kernel sends SIGHUP then SIGCONT and every read returns end-of-file. Textual
+8.2.8's Linux driver restarts application mode on any SIGCONT, its writer thread dies on the first
+failed write (then `close()` waits on it for good), and nothing tells the app when another process
+got the SIGHUP. `hangup_safe_driver` resumes only what SIGTSTP suspended, drops writes and flushes
+to a terminal that is gone (the writer keeps draining, so `close()` ends), and runs a watcher
+thread (waiting on POLLHUP) that quits the app as SIGHUP does and stops Textual's input thread.
 """
 
 from __future__ import annotations

@@ -1,42 +1,19 @@
 """Typed input is painted in a frame of its own, ahead of the stream's layout.
 
-Textual paints a screen in one step: when the update timer fires, a screen that needs a layout
-(a streamed Markdown chunk grew) lays out every displayed widget, then renders every dirty
-region. A key typed into the composer while an answer streams is drawn by that same frame, so it
-waits for the whole conversation's layout and painting: 40–200 ms of wall time on a loaded
-machine (measured with `tests/perf/bench_stream_pty.py`), most of the key's latency.
+Textual lays out and paints a screen in one step on its update timer, so a key typed while an
+answer streams waits for the whole conversation's layout. `InputFirstPaint` is a `Screen` mixin:
+when the focused widget the screen names in `paints_alone` (the main screen: its composer) asks
+for a repaint of typed input (`typed_input`: text and cursor, not a blink), its dirty region is
+painted at once from the last layout's map, also inside a batch update or when a layout begins
+with such a repaint waiting; the next regular frame does the rest. It steps aside when that could
+draw something wrong: the widget's own layout is pending, it is not in the last map, the screen is
+not shown, or the app runs inline.
 
-`InputFirstPaint` is a `Screen` mixin that, when the focused widget (one the screen names in
-`paints_alone`: the main screen names its composer) asks to be repainted while
-the screen owes a layout, paints that widget's dirty region at once from the last layout's map (a
-few milliseconds: the composer's lines only) and leaves everything else to the next regular frame,
-which still lays out and paints the stream (and paints the composer again, unchanged). It steps
-aside whenever the shortcut could draw something wrong: the focused widget asked for a layout of
-its own that is not done yet (a new line grew the composer), it is not in the last map, the screen
-is not the one shown, or the app runs inline. The same goes for a frame held back by
-a batch update (Textual's Markdown mounts a streamed block inside one, across several awaits):
-the focused widget's region is not part of what the batch changes, so it is written at once.
-And a key whose repaint was waiting for the regular frame when the stream asked for a layout
-(nothing held that frame back when the key came) is painted alone as that layout begins, ahead
-of it, not after it.
-
-Typed input (what `typed_input` tells apart: text and cursor, not a cursor blink) is painted alone
-even when nothing holds the regular frame back: that frame comes on the screen's update timer, up
-to 1/60 s after the key, so every key waited 16–20 ms for it on a quiet machine (pty bench: p50
-17 ms quiet). Painted alone, the composer's lines are not painted again by that frame.
-
-A layout of the stream alone (every widget that asked for it is the conversation's, or gone)
-does not paint in the same step: its paint goes to a later step of the loop, after a key that
-came during the layout has been handled and painted alone (it waits `INPUT_WAIT_SECONDS` at most
-for that), so a key waits for the larger of the two halves of a stream's frame, not for both.
-The screen's after-refresh callbacks wait for that paint, as they would have waited for the
-frame. A regular frame that comes first paints it instead.
-
-Textual's private seams used (Textual 8.2.8, pinned): `Screen._on_update`, `_layout_required`,
-`_layout_widgets`, `_dirty_widgets`, `_refresh_layout`, `_compositor` (`update_widgets`, `render_update`, `visible_widgets`),
-`Widget._layout_required`, `App._batch_count`, `App._display`, and for the put-off paint `Screen._compositor_refresh`,
-`Screen._callbacks`, `Screen._invoke_and_clear_callbacks` and `Compositor._dirty_regions`. `seams_present()` checks
-they exist (a test calls it); without them the mixin does nothing.
+A layout of the stream alone paints in a later step of the loop (after a key that came during the
+layout was painted alone, `INPUT_WAIT_SECONDS` at most); the screen's after-refresh callbacks wait
+for that paint. UI thread only. `seams_present()` checks the Textual 8.2.8 internals used
+(`tests/tui/test_textual_private.py` lists them); without them the mixin does nothing. Measured by
+`tests/perf/bench_stream_pty.py`.
 """
 
 from __future__ import annotations
@@ -81,8 +58,7 @@ class InputFirstPaint(Screen[Any]):
 
     Mixed into the main screen; owns counters and the state of a put-off layout paint (when it was
     put off, the input count and alone-paint count then, the focused widget's place before the
-    layout). UI thread only. The paint runs as the
-    screen's next callback, after the messages already queued: the `Layout` message a widget posts
+    layout). UI thread only. The paint runs as the screen's next callback, after the messages already queued: the `Layout` message a widget posts
     right after its `Update` (when its size changes) is then known, and such a widget waits.
     """
 

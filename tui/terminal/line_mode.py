@@ -1,17 +1,10 @@
 """Keys typed before the app took the terminal out of its line mode, read as they were meant.
 
-Over SSH nobody waits for the first frame: `tandem`, then "hello" and Enter at once. Until
-Textual's driver switches the terminal to raw mode, the terminal is in its line mode, which turns
-a carriage return into a line feed as it is typed (ICRNL): the app read "hello" and Ctrl+J, which
-the composer takes as a new line, and the message sat there unsent. A line feed read later cannot
-say whether it was typed before the switch (an Enter) or after it (a real Ctrl+J), and which keys
-the app reads before its first focus depends on when its input thread gets to run (on a loaded
-machine: after the first focus; the tmux type-ahead test failed so in CI).
-
-So the driver takes, just before the switch, every byte typed so far (`take_typed_in_line_mode`)
-and hands it to the app first, with the last of those keys, if a line feed, given back as the
-Enter it was: the line feeds inside a text pasted or typed that early are its lines, and only
-what ended it sends it.
+Until Textual's driver switches the terminal to raw mode, its line mode turns a typed carriage
+return into a line feed (ICRNL), which the composer would take as a new line. So the driver takes,
+just before the switch, every byte typed so far (`take_typed_in_line_mode`) and hands it to the
+app first, the last of those keys, if a line feed, given back as the Enter it was (line feeds
+inside a text pasted that early stay its lines). Runs on the driver's start, in the UI thread.
 """
 
 from __future__ import annotations

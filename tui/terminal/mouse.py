@@ -1,10 +1,8 @@
 """Mouse reporting limited to what Tandem uses: clicks, the wheel and drags, never bare motion.
 
-Textual asks the terminal for every mouse motion (mode 1003, "any event"), for hover styles and
-tooltips that Tandem does not rely on. Over SSH or in a browser each move then travels back to the
-app and redraws a hover: 200 moves sent 14.7 KB upstream (issue 14). Mode 1002 ("button event")
-reports presses, releases and the wheel, and motion only while a button is held, so clicks,
-scrolling, text selection by dragging and scrollbar drags still work.
+Textual asks for every mouse motion (mode 1003), which over SSH or in a browser sends each move
+back to the app. Mode 1002 ("button event") reports presses, releases and the wheel, and motion
+only while a button is held: clicks, scrolling, selection by dragging and scrollbar drags work.
 """
 
 from __future__ import annotations

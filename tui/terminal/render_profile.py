@@ -141,7 +141,7 @@ def install(path: str | None) -> RenderProfile:
     from textual._compositor import Compositor
     from textual.app import App
     from textual.widget import Widget
-    from textual.widgets._markdown import MarkdownBlock
+    from textual.widgets.markdown import MarkdownBlock
 
     from tandem.tui.app.bridge import Bridge
     from tandem.tui.terminal.input_paint import InputFirstPaint

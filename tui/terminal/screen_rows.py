@@ -1,26 +1,19 @@
 """The terminal's screen as rows of segments, and the bytes that turn what it shows into a new frame.
 
-Textual's compositor repaints every cell of a dirty region: when the conversation follows a
-stream and scrolls by one line, every visible row of it is sent again, each segment wrapped in
-its own colour codes. `ScreenRows` keeps two copies of the screen, row by row: the *target*
-(what Textual means to show: its updates are applied here) and what was *sent* (what the
-terminal shows). `render()` turns the sent copy into the target with few bytes:
+`ScreenRows` keeps two copies of the screen, row by row: the *target* (what Textual means to show:
+its updates are applied here) and what was *sent* (what the terminal shows). `render()` turns the
+sent copy into the target with few bytes:
 
-- a band of rows that moved up or down (the conversation scrolled by n lines) becomes one
-  scroll-region operation (DECSTBM, then n line feeds at the bottom margin or n reverse indexes
-  at the top, then the region reset): VT100 sequences that every terminal Textual runs on has,
-  unlike SU/SD, which the Linux console lacks;
-- then each row that still differs is written from its first to its last differing cell;
-- colours are written only when they change between segments, and then only the part that
-  changed (Textual writes each segment's whole style and a reset after it);
-- a row holding characters whose width terminals disagree on (zero-width characters and
-  combining marks, emoji sequences joined by U+200D, variation selectors, skin tones, flags) is
-  erased and written whole: a terminal that measures such a character differently from Rich
-  shifts the rest of the row, and cells written at Rich's columns would land beside, not over,
-  what they replace. Written whole from its first column, the row shows what a full repaint shows.
+- a band of rows that moved (the conversation scrolled by n lines) becomes one scroll-region
+  operation (DECSTBM, then n line feeds or reverse indexes, then the region reset): VT100
+  sequences every terminal Textual runs on has, unlike SU/SD, which the Linux console lacks;
+- each row that still differs is written from its first to its last differing cell, colours only
+  where they change (`tui.terminal.row_pen`);
+- a row holding characters whose width terminals disagree on (`row_segments.uncertain_row`) is
+  erased and written whole from its first column, as a full repaint would.
 
-Rows are tuples of Rich `Segment`s exactly `width` cells wide. Nothing here writes to a terminal;
-`tui.terminal.wire_output` feeds Textual's updates in and writes what `render()` returns.
+Nothing here writes to a terminal: `tui.terminal.wire_output` feeds Textual's updates in and
+writes what `render()` returns (on the UI thread).
 """
 
 from __future__ import annotations
@@ -28,18 +21,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from functools import lru_cache
-
-from rich.cells import cell_len, get_character_cell_size
 from rich.color import ColorSystem
 from rich.segment import Segment
-from rich.style import Style
-from textual.strip import SGR_STYLES, Strip
+from textual.strip import Strip
 
-__all__ = ["Row", "ScreenRows", "Scroll", "blank_row", "changed_span", "render_row", "uncertain_row"]
+from tandem.tui.terminal.row_pen import Pen
+from tandem.tui.terminal.row_segments import Row, blank_row, cell_count, changed_span, cut, fit, splice, uncertain_row
 
-Row = tuple[Segment, ...]
-"""One row of the screen: segments whose cells add up to the screen's width."""
+__all__ = ["ScreenRows", "Scroll"]
+
 
 _SCROLL_COST = 24
 """About what a scroll-region operation costs in bytes (region, cursor, feeds, reset)."""
@@ -55,254 +45,6 @@ class Scroll(NamedTuple):
     top: int
     bottom: int
     lines: int
-
-
-def blank_row(width: int) -> Row:
-    """What a row shows after the terminal scrolled it in or cleared it (default colours)."""
-    return (Segment(" " * width),)
-
-
-
-def _length(segment: Segment) -> int:
-    text = segment.text
-    if text.isascii() and text.isprintable():  # one cell per character, without Rich's lookups
-        return len(text)
-    return 0 if segment.control else cell_len(text)
-
-
-@lru_cache(maxsize=4096)
-def _uncertain_character(character: str) -> bool:
-    """Whether terminals may give `character` another width than Rich does (Rich counts 0, 1 or 2)."""
-    code = ord(character)
-    return (
-        get_character_cell_size(character) == 0  # combining marks, joiners, variation selectors, ...
-        or 0x1F1E6 <= code <= 0x1F1FF  # regional indicators: Rich pairs them into 2-cell flags
-        or 0x1F3FB <= code <= 0x1F3FF  # skin-tone modifiers: Rich 0 cells, many terminals 2
-        or 0xD800 <= code <= 0xDFFF  # lone surrogates: written as escapes, if at all
-    )
-
-
-def uncertain_row(row: Sequence[Segment]) -> bool:
-    """Whether the row holds a character terminals may measure differently from Rich (then it is written whole)."""
-    for segment in row:
-        text = segment.text
-        if text.isascii():
-            continue
-        for character in text:
-            if _uncertain_character(character):
-                return True
-    return False
-
-
-def _one_cell_each(text: str) -> bool:
-    """Whether every character of `text` is one cell wide (then characters and cells count alike)."""
-    if text.isascii():
-        return text.isprintable()
-    return all(get_character_cell_size(character) == 1 for character in text)
-
-
-def _cut(row: Sequence[Segment], start: int, end: int) -> list[Segment]:
-    """The segments of `row` between cells `start` and `end` (both on character boundaries)."""
-    out: list[Segment] = []
-    position = 0
-    for segment in row:
-        if position >= end:
-            break
-        length = _length(segment)
-        stop = position + length
-        if stop <= start:
-            position = stop
-            continue
-        if position >= start and stop <= end:
-            out.append(segment)
-        else:
-            # Only the first and last segments are cut; Rich splits wide characters safely.
-            piece = segment
-            if position < start:
-                piece = piece.split_cells(start - position)[1]
-            if stop > end:
-                piece = piece.split_cells(end - max(position, start))[0]
-            if piece.text:
-                out.append(piece)
-        position = stop
-    return out
-
-
-def _splice(row: Row, start: int, end: int, middle: list[Segment], width: int) -> Row:
-    """`row` with cells [start, end) replaced by `middle` (end - start cells; past `width`: clamped)."""
-    if end > width:
-        middle = list(_clamped(middle, width - start))
-        end = width
-    if start <= 0 and end >= width:
-        return tuple(middle)
-    return (*_cut(row, 0, start), *middle, *_cut(row, end, width))
-
-
-def _clamped(segments: list[Segment], width: int) -> Row:
-    """What a terminal without autowrap shows of segments wider than `width` cells.
-
-    The cells that fit, then the last column overwritten by every character written past it:
-    the row's last character stays there (as Textual's own output leaves it).
-    """
-    for segment in reversed(segments):
-        text = segment.text
-        if segment.control or not text:
-            continue
-        index = len(text) - 1
-        while index > 0 and not cell_len(text[index]):
-            index -= 1  # zero-width characters go with the character they follow
-        last = text[index:]
-        size = cell_len(last)
-        if not size:
-            continue
-        if size > width:
-            return (Segment(" " * width),) if width > 0 else ()
-        return (*_cut(segments, 0, width - size), Segment(last, segment.style))
-    return tuple(_cut(segments, 0, width))
-
-
-def _fit(segments: list[Segment], width: int) -> Row:
-    """The segments as a row of exactly `width` cells, as a terminal shows them written from column 0."""
-    length = sum(_length(segment) for segment in segments)
-    if length == width:
-        return tuple(segments)
-    if length > width:
-        return _clamped(segments, width)
-    return (*segments, Segment(" " * (width - length)))
-
-
-def _common_prefix(a: str, b: str) -> int:
-    limit = min(len(a), len(b))
-    index = 0
-    while index < limit and a[index] == b[index]:
-        index += 1
-    return index
-
-
-def changed_span(new: Row, old: Row | None, width: int) -> tuple[int, int] | None:
-    """The cells [start, end) of `new` that differ from `old`, or None when the rows are equal.
-
-    Walks equal segments in from both ends; inside the first unequal pair of the same style it
-    goes on character by character when both are one cell per character (never splitting a wide
-    character). Conservative: the span may include equal cells, never miss a different one.
-    """
-    if old is None:
-        return 0, width
-    if new is old:
-        return None
-    start = 0
-    count = min(len(new), len(old))
-    index = 0
-    while index < count and (new[index] is old[index] or new[index] == old[index]):
-        start += _length(new[index])
-        index += 1
-    head = index
-    if index < count:
-        a, b = new[index], old[index]
-        if a.style == b.style and not a.control and not b.control:
-            same = _common_prefix(a.text, b.text)
-            if same and _one_cell_each(a.text) and _one_cell_each(b.text):
-                start += same
-    end = width
-    index = 0
-    while index < count - head and (new[-1 - index] is old[-1 - index] or new[-1 - index] == old[-1 - index]):
-        end -= _length(new[-1 - index])
-        index += 1
-    if index < count - head:
-        a, b = new[-1 - index], old[-1 - index]
-        if a.style == b.style and not a.control and not b.control:
-            same = _common_prefix(a.text[::-1], b.text[::-1])
-            if same and _one_cell_each(a.text) and _one_cell_each(b.text):
-                end -= same
-    if start >= end:
-        # Equal cells, different segmentation.
-        return None
-    return start, end
-
-
-_Sgr = tuple[str, str, str]
-"""A style's SGR parameters: attributes, foreground, background (each "" when unset)."""
-
-_PLAIN: _Sgr = ("", "", "")
-_SGR_CACHE: dict[tuple[Style, ColorSystem], _Sgr] = {}
-
-
-def _sgr(style: Style, color_system: ColorSystem) -> _Sgr:
-    """The style's SGR parameters, as Textual's `Strip.render_ansi` computes them, split in three."""
-    key = (style, color_system)
-    cached = _SGR_CACHE.get(key)
-    if cached is not None:
-        return cached
-    attributes = style._attributes & style._set_attributes
-    codes = ";".join(SGR_STYLES[bit] for bit in range(attributes.bit_length()) if attributes & (1 << bit))
-    color, bgcolor = style._color, style._bgcolor
-    foreground = "" if color is None else ";".join(color.downgrade(color_system).get_ansi_codes())
-    background = "" if bgcolor is None else ";".join(bgcolor.downgrade(color_system).get_ansi_codes(False))
-    if len(_SGR_CACHE) > 8192:  # styles carry per-line metadata: bound the cache
-        _SGR_CACHE.clear()
-    parts = _SGR_CACHE[key] = (codes, foreground, background)
-    return parts
-
-
-class _Pen:
-    """Writes segments with their colours, sending SGR codes only for what changes between them.
-
-    Textual writes every segment as `ESC[<all of its style>m text ESC[0m`. The pen keeps the
-    terminal's current attributes and colours: between two styles with the same attributes it
-    sends only the colour that changed (39/49 for the default), else a reset and the whole style.
-    """
-
-    __slots__ = ("color_system", "out", "sgr")
-
-    def __init__(self, color_system: ColorSystem, out: list[str]) -> None:
-        self.sgr = _PLAIN
-        self.color_system = color_system
-        self.out = out
-
-    def write(self, segments: Iterable[Segment]) -> None:
-        append = self.out.append
-        color_system = self.color_system
-        for text, style, control in segments:
-            if control:
-                append(text)
-                continue
-            sgr = _PLAIN if style is None else _sgr(style, color_system)
-            if sgr != self.sgr:
-                append(self._change(self.sgr, sgr))
-                self.sgr = sgr
-            link = None if style is None else style._link
-            if link:
-                assert style is not None
-                append(f"\x1b]8;id={style._link_id};{link}\x1b\\{text}\x1b]8;;\x1b\\")
-            else:
-                append(text)
-
-    @staticmethod
-    def _change(old: _Sgr, new: _Sgr) -> str:
-        if old[0] == new[0]:
-            params = []
-            if old[1] != new[1]:
-                params.append(new[1] or "39")
-            if old[2] != new[2]:
-                params.append(new[2] or "49")
-            return f"\x1b[{';'.join(params)}m"
-        # Different attributes: from a reset, so that none of the old ones leaks into the new style.
-        full = ";".join(part for part in new if part)
-        return f"\x1b[0;{full}m" if full else "\x1b[0m"
-
-    def reset(self) -> None:
-        if self.sgr != _PLAIN:
-            self.out.append("\x1b[0m")
-            self.sgr = _PLAIN
-
-
-def render_row(row: Sequence[Segment], color_system: ColorSystem = ColorSystem.TRUECOLOR) -> str:
-    """The row's segments as terminal text, colours written only where they change, reset at the end."""
-    out: list[str] = []
-    pen = _Pen(color_system, out)
-    pen.write(row)
-    pen.reset()
-    return "".join(out)
 
 
 class ScreenRows:
@@ -357,7 +99,7 @@ class ScreenRows:
         for y, chops in enumerate(rows):
             if y >= height:
                 break
-            self._set(y, _fit([segment for strip in chops if strip is not None for segment in strip._segments], width))
+            self._set(y, fit([segment for strip in chops if strip is not None for segment in strip._segments], width))
         self.valid = True
 
     def apply_chops(
@@ -392,18 +134,18 @@ class ScreenRows:
                 piece = strip._segments if x >= x1 and end <= x2 else strip.crop(0, min(end, x2) - x)._segments
                 length = 0
                 for segment in piece:
-                    length += _length(segment)
+                    length += cell_count(segment)
                 if not length:
                     continue
                 if x != run_end and run:
-                    row = _splice(row, run_start, run_end, run, width)
+                    row = splice(row, run_start, run_end, run, width)
                     run = []
                 if not run:
                     run_start = x
                 run.extend(piece)
                 run_end = x + length
             if run:
-                row = _splice(row, run_start, run_end, run, width)
+                row = splice(row, run_start, run_end, run, width)
             if row is not target[y]:
                 self._set(y, row)
 
@@ -438,7 +180,7 @@ class ScreenRows:
             band = (y for y in range(scroll.top, scroll.bottom + 1) if target_hash[y] != sent_hash[y])
             changed = sorted(set(changed).union(band))
         sent = self.sent
-        pen = _Pen(color_system, out)
+        pen = Pen(color_system, out)
         append = out.append
         width = self.width
         for y in changed:
@@ -455,7 +197,7 @@ class ScreenRows:
             start, end = span
             # ESC [ row H when the column is the first: two bytes fewer.
             append(f"\x1b[{y + 1}H" if start == 0 else f"\x1b[{y + 1};{start + 1}H")
-            pen.write(row if start == 0 and end == width else _cut(row, start, end))
+            pen.write(row if start == 0 and end == width else cut(row, start, end))
         pen.reset()
         if rows is None:
             self.sent = list(target)
@@ -544,3 +286,4 @@ class ScreenRows:
         plain = sum(cost(target[y], sent[y]) for y in sample) / len(sample) * len(changed)
         scrolled = sum(cost(target[y], sent_after[y]) for y in sample) / len(sample) * len(rows)
         return scroll if scrolled + _SCROLL_COST < plain else None
+

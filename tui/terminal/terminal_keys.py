@@ -1,17 +1,10 @@
 """Key sequences that terminals send and Textual's parser does not name, taught to it at start-up.
 
-Alt+Enter: xterm, GNOME Terminal, PuTTY, tmux and the browser's xterm.js send ESC followed by CR.
-Textual 8.2.8's parser finds no name for that pair, waits for the escape delay and then reissues
-it key by key with "alt" set, which a mapped key like CR ignores: Alt+Enter arrived as a plain
-Enter and sent the message the person meant to continue. Naming the pair makes it `alt+enter`,
-which the composer takes as a new line (`tui.app.composer.NEWLINE_KEYS`).
-
-Esc then a key: a terminal without the kitty protocol sends Alt+A as ESC followed by "a", so
-when a lone Esc and the next key reach the app in one read (a person typing on at once, or an
-app starved of CPU reading late) the parser makes them one `alt+a`, and the Esc was lost: a
-streaming answer Esc should have stopped went on (seen with a pydantic-ai agent's slow stream).
-Tandem binds no Alt+character, so `esc_prefix_driver` gives such a key back as what it was
-most likely typed as: Esc, then the character.
+Alt+Enter: most terminals send ESC then CR, which Textual 8.2.8's parser reissues as a plain
+Enter; `teach_textual_keys` names the pair `alt+enter`, which the composer takes as a new line
+(`tui.app.composer.NEWLINE_KEYS`). Esc then a key read at once: the parser makes them one
+`alt+<key>`; Tandem binds no Alt+character, so `esc_prefix_driver` gives such a key back as Esc,
+then the character.
 """
 
 from __future__ import annotations

@@ -1,32 +1,22 @@
 """What the app writes to the terminal: only the cells that changed, no faster than the link takes them.
 
-Over SSH every byte Textual writes crosses the link. Textual repaints each dirty region whole, so
-a conversation that follows a stream (and scrolls by a line) resends every visible row per
-frame, and on a slow link those frames queue up behind each other: Esc takes seconds to show.
-`WireOutput` is an `App` mixin that sits where Textual hands a frame to the driver
-(`App._display`, the one place a compositor update becomes terminal text):
+`WireOutput` is an `App` mixin that sits where Textual hands a frame to the driver (`App._display`):
 
 - each update (`LayoutUpdate`, `ChopsUpdate`) is applied to a model of the screen
-  (`tui.terminal.screen_rows.ScreenRows`), which writes only changed cells and turns a scrolled band into
-  one scroll-region operation;
-- while the previous frame is still on its way to the terminal (the driver's writer thread has
-  not flushed it: the link is slower than the app), frames are not written but merged in the
-  model, and the latest state goes out once the output drained: the cadence follows the link;
-- except what was typed (`display_typed_input`, a frame `tui.terminal.input_paint` paints alone): its rows
-  go out at once, queued behind the frame on its way, so a key does not also wait for the UI
-  thread to hear that the output drained (the other rows merged meanwhile still wait);
-- Textual's synchronized output (DEC 2026, when the terminal answered the query), the cursor's
-  position and the glyph-fallback driver (`tui.terminal.glyphs`) apply as before, since the frame is still
-  written by `App._display`.
+  (`tui.terminal.screen_rows.ScreenRows`), which writes only changed cells and turns a scrolled
+  band into one scroll-region operation;
+- while the previous frame is still on its way (the driver's writer thread has not flushed it),
+  frames are merged in the model and the latest state goes out once the output drained: the
+  cadence follows the link;
+- what was typed (`display_typed_input`, painted alone by `tui.terminal.input_paint`) goes out at
+  once, queued behind the frame on its way;
+- synchronized output (DEC 2026), the cursor's position and the glyph-fallback driver
+  (`tui.terminal.glyphs`) apply as before: the frame is still written by `App._display`.
 
-Measured with `tests/perf/bench_wire.py` (`/demo long`, a pseudo-terminal): 5.7× the text's bytes
-at 80×24 and 6.9× at 200×60 (Textual's own output: 105× and 223×), Esc → "stopped" 0.26–0.38 s
-over 256 kbit/s (4.0–4.7 s) and 0.64 s over 128 kbit/s (9.4 s), the app's CPU unchanged. With it,
-the bridge's 33 ms frame stays the default: 50 ms saved only 8% more bytes.
-
-`--repaint changes|all` (or `$TANDEM_REPAINT`) chooses; `all` is Textual's own output. Textual's
-private seams used here are checked by `tests/tui/test_wire_output.py` (a Textual upgrade that
-moves them fails there, and at run time the mixin falls back to Textual's own output).
+UI thread, except the drain callback (the writer thread, which only schedules on the UI loop).
+`--repaint changes|all` (or `$TANDEM_REPAINT`) chooses; `all` is Textual's own output, also the
+fallback when this Textual lacks the seams used (`seams_available`). Measured by
+`tests/perf/bench_wire.py`; the seams are checked by `tests/tui/test_wire_output.py`.
 """
 
 from __future__ import annotations

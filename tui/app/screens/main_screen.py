@@ -7,21 +7,20 @@ import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual._compositor import Compositor, ReflowResult
 from textual.app import ComposeResult
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
-from tandem.tui.app.flush_frame import HeldFrames
+from tandem.tui.terminal.flush_frame import HeldFrames, frame_pending
 from tandem.tui.terminal.input_paint import InputFirstPaint
+from tandem.tui.terminal.screen_compositor import keep_layout_map
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -53,24 +52,6 @@ CONNECTING_LABEL = "◌ connecting to the agent… (retrying; Esc cancels)"
 
 NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
-
-
-class _MapKeepingCompositor(Compositor):
-    """A `Compositor` whose layout keeps the map of every widget it just built (owns nothing more).
-
-    On Textual 8.2.8 (pinned) `Compositor.reflow` builds the full map (every widget's region) but
-    leaves the "full map invalidated" flag as it found it, and the screen's layout sets that flag
-    just before (`update_widgets`: a widget that was not visible is dirty, as every newly mounted
-    block is). The first `Widget.region` asked right after the layout (a resized widget's repaint
-    asks for its size) then arranged the whole screen a second time: 2-3% of the UI thread
-    while an answer streams (pty bench, 120x40). The map `reflow` built is the one `full_map`
-    would build (same root, same size, every widget), so the flag is cleared with it.
-    """
-
-    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
-        result = super().reflow(parent, size)
-        self._full_map_invalidated = False
-        return result
 
 
 class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
@@ -114,7 +95,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         return isinstance(widget, ComposerInput)
 
     def _frame_held_back(self) -> bool:
-        # A flush's frame held while its mounts settle (`tui.app.flush_frame`) keeps a key waiting too.
+        # A flush's frame held while its mounts settle (`tui.terminal.flush_frame`) keeps a key waiting too.
         return self.frames_held or super()._frame_held_back()
 
     def streams(self, widget: Widget) -> bool:
@@ -136,7 +117,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
     def __init__(self, *, welcome: Content | None = None, timestamps=None, name: str | None = None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(name=name)
-        self._compositor = _MapKeepingCompositor()
+        keep_layout_map(self)
         self._welcome = welcome
         self._timestamps = timestamps
         self._title: str | None = None
@@ -185,14 +166,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
         if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers):
             return False
-        return not (
-            self.app._batch_count
-            or self._layout_required
-            or self._scroll_required
-            or self._repaint_required
-            or self._recompose_required
-            or self._dirty_widgets
-        )
+        return not frame_pending(self)
 
     SETTLE_WAIT_SECONDS: ClassVar[float] = 1.0
     """The longest `settled_lines` waits for one refresh (a quit must end even if none comes)."""

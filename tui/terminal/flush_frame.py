@@ -1,26 +1,13 @@
-"""One bridge flush, laid out and painted once: the screen's frame waits until what it mounted has settled.
+"""One bridge flush, laid out and painted once: the main screen's frame waits until what the flush
+mounted has settled.
 
-A flush (tui/app/bridge.py) is synchronous: it mounts the views of new blocks, repaints the changed
-ones, the status line and maybe the state panel, and returns. What it mounted is not done then.
-On Textual 8.2.8 (pinned) a view composes and mounts its children in tasks of their own, later,
-and a child whose content was set before it was mounted (a Markdown paragraph built with its
-`BuiltMarkdown`, a card's title) posts the layout it asked for only when its message loop next
-goes idle, which after a mount waits for its next message: the Resize that the screen's layout
-of the flush sends it. So, left alone, the screen laid the flush out as soon as the views'
-container asked (half-mounted), then again once the views had mounted their children, then
-again for the children's own requests: on the firehose (`bench_client_path --app`) about 2.4
-layouts and 3.7 paints per flush.
-
-`FlushFrame` holds the main screen's next frame (`HeldFrames`) from the flush's first change
-until the views it mounted are mounted, every widget in them with a layout or repaint request
-waiting has been prompted to post it, and the screen has taken what they posted; then the
-screen lays the flush out and paints it once. It is not Textual's `batch_update`: inside a batch
-the screen runs its after-refresh callbacks at once, and much of the app waits for a refresh
-that way (the stored lines of a resumed thread stay until the replayed views are painted, a
-view revealed far up is handed over once it is on screen, a quit keeps the lines last painted).
-A held frame runs them after the frame, as always. Typed input is not held: `tui.terminal.input_paint`
-paints the focused composer alone while the screen owes a layout. The hold is bounded
-(`HOLD_SECONDS`): a flush that mounts slowly is painted as it stands, and the rest after.
+A flush (tui/app/bridge.py) mounts the views of new blocks and returns; on Textual 8.2.8 (pinned)
+those views compose their children, and the children post their layout requests, in later turns
+of their message loops. `FlushFrame` holds the screen's next frame (`HeldFrames`) from the flush's
+first change until the views it mounted are mounted and every widget in them has handed in its
+layout or repaint request; then the screen lays the flush out and paints it once. Unlike Textual's
+`batch_update`, after-refresh callbacks still run after the frame. Typed input is not held
+(`tui.terminal.input_paint`). The hold is bounded (`FlushFrame.HOLD_SECONDS`).
 """
 
 from __future__ import annotations
@@ -34,7 +21,7 @@ from typing import Any, ClassVar
 from textual.screen import Screen
 from textual.widget import Widget
 
-__all__ = ["FlushFrame", "HeldFrames"]
+__all__ = ["FlushFrame", "HeldFrames", "frame_pending"]
 
 
 class HeldFrames(Screen[Any]):
@@ -42,22 +29,11 @@ class HeldFrames(Screen[Any]):
     a layout asks for no second one merely because it resized a widget.
 
     Owns the hold count and the widgets a flush mounted since the last layout. UI thread only.
-    Textual's private seams used (8.2.8, pinned): `Screen._on_timer_update` (the update timer's
-    callback: the layout and the paint), `Screen._update_timer`, `Screen._refresh_layout`,
-    `Compositor.widgets` and `Widget._layout_required`. A held screen still handles every
-    message; its timer only finds nothing to do, so the after-refresh callbacks wait for the
-    frame too.
-
-    The second layout: `Screen._refresh_layout` hands every widget its new size through
-    `Widget._size_updated`, which assigns the `virtual_size` reactive, declared `layout=True`: a
-    widget the layout resized (every widget a flush mounted gets its first size) asks for
-    another layout of the screen, which finds nothing to move (see `widgets.laid_out_once`, which
-    spares our own streaming widgets the same way). After each layout, a widget whose request
-    was raised by that layout alone (it had none before, and it cannot show a scrollbar, whose
-    appearing is a real change of its own) has it lowered. A widget that handles its Resize by
-    changing what it shows asks again then, as with `LaidOutOnce`. Only widgets whose state
-    before the layout is known are touched: those of the last map and those a flush mounted
-    and settled (`note_settled`).
+    Overrides `Screen._on_timer_update` (the layout and paint: paused while held) and
+    `Screen._refresh_layout`: after each layout, a widget whose layout request that layout alone
+    raised (by giving it a size) and that cannot show a scrollbar has the request lowered; only
+    widgets whose state before the layout is known are touched (those of the last map and those
+    noted by `note_settled`).
     """
 
     _frames_held = 0
@@ -190,6 +166,19 @@ class FlushFrame:
                 async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
                     await turn
         screen.note_settled(mounted)
+
+
+def frame_pending(screen: Screen[Any]) -> bool:
+    """Whether `screen` owes a frame: a layout, scroll, repaint or recompose pending (Textual's own
+    flags, as its idle handler reads them), a dirty widget, or a batch update open."""
+    return bool(
+        screen.app._batch_count
+        or screen._layout_required
+        or screen._scroll_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+    )
 
 
 async def _awaited(done: Awaitable[object]) -> None:
