@@ -65,8 +65,6 @@ EXCEPTIONS: dict[str, str] = {
     },
     "tandem.tui.app.composer": "Enter, newline and scroll keys taken before `TextArea._on_key`: the keys' owner "
     "(being built in this step) is where they go next.",
-    "tandem.tui.app.conversation": "the conversation's one layout per flush (`Widget._size_updated`, its scrollbar "
-    "repainted in the same frame): being split in this step.",
     "tandem.tui.app.key_order": "type-ahead held behind a key's binding (`Message._sender`, the binding chains): "
     "being turned into the keys' owner in this step.",
 }

@@ -14,7 +14,7 @@ from textual.reactive import var
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from tandem.tui.app.conversation_scroll import ConversationScroll, NewContentHint
+from tandem.tui.terminal.conversation_scroll import ConversationScroll, NewContentHint
 from tandem.tui.app.view_window import ViewWindow
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The conversation's scroll container, and the hint that new content waits below."""
+"""The conversation's scroll container (one layout per flush, through Textual's size and scroll internals), and the hint that new content waits below."""
 
 from __future__ import annotations
 
