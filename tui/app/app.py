@@ -15,24 +15,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
-from textual import events, work
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tandem.themes import MAIN_SCREEN_TCSS, THEMES
-from tandem.tui.app.attention import Attention, bell_enabled, need_of
+from tandem.tui.app.attention import Attention, bell_enabled
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.commands import THEME_ALIASES, AppCommands
-from tandem.tui.app.composer import waiting_reason
-from tandem.tui.app.conversation import Conversation, Mounting
 from tandem.tui.app.engine import ContextFactory
 from tandem.tui.app.flush_frame import FlushFrame
 from tandem.tui.app.focus import FocusKeeper
+from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
 from tandem.tui.app.session import Session
-from tandem.tui.app.state_paint import STATE_PANEL_SECONDS, StatePaint
-from tandem.tui.app.welcome import demo_scenario_names, welcome_content
+from tandem.tui.app.session_view import SessionView
+from tandem.tui.app.state_paint import StatePaint
+from tandem.tui.app.welcome import welcome_content
 from tandem.tui.terminal.idle_collection import IdleCollection
 from tandem.tui.terminal.wire_output import WireOutput, wire_driver
 
@@ -40,14 +40,10 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.widgets import Markdown
 
-    from tandem.core.blocks import Block
-    from tandem.core.state.agent_state import AgentState
-    from tandem.core.turns import Status
-    from tandem.tui.app.approvals import ApprovalQueue
     from tandem.tui.app.thread_library import ThreadLibrary
     from tandem.widgets.a2ui_components import TextComponent
 
-__all__ = ["STATE_PANEL_SECONDS", "TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
+__all__ = ["TandemApp"]
 
 
 class TandemApp(App[None]):
@@ -58,7 +54,7 @@ class TandemApp(App[None]):
     (keys typed ahead and where the cursor goes), the `StatePaint` (when the state panel paints),
     `AppCommands` (the palette's panel, debug, theme, copy and export), `Attention` (title and
     bell), the `IdleCollection` (when Python's collector walks) and the `WireOutput` (what reaches
-    the terminal: Textual's `_display` delegates to it). The app is the session's `SessionHost`.
+    the terminal: Textual's `_display` delegates to it). The session reaches the app through its `SessionView`.
     Runs on the UI thread; the engine-thread entry points are `set_theme_from_engine` and
     `connecting_from_engine`. Lifecycle: mount starts the session after the first frame; a quit
     (Ctrl+Q, a signal) or unmount stops it before the app's loop closes.
@@ -82,11 +78,6 @@ class TandemApp(App[None]):
     UNMOUNT_STOP_SECONDS: ClassVar[float] = 10.0
     """The longest the app's unmount waits for the session's stop (a quit's, or its own): past it the
     process still exits (the engine thread is a daemon; the log's last commit is already on disk)."""
-
-    QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP", "SIGINT")
-    """Signals that quit the way Ctrl+Q does: the log is closed and the terminal restored (the
-    alternate screen left, mouse tracking off) instead of the process dying in the middle. (In the
-    app's raw mode Ctrl+C is a key, not SIGINT.)"""
 
     def __init__(
         self,
@@ -132,7 +123,9 @@ class TandemApp(App[None]):
         self.demo = demo
         self.endpoint = endpoint
         self._main: MainScreen | None = None
-        self.session = Session(self, context_factory, threads=threads, clock=clock, frame_seconds=frame_seconds,
+        self.session_view = SessionView(self)
+        """The session's host: where what it shows goes next."""
+        self.session = Session(self.session_view, context_factory, threads=threads, clock=clock, frame_seconds=frame_seconds,
                                approval_guard_seconds=approval_guard_seconds)
         """The conversation this app shows."""
         self.focus_keeper = FocusKeeper(self, lambda: self._main, self._route_key)
@@ -152,7 +145,8 @@ class TandemApp(App[None]):
         self.startup_error: str | None = None
         """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
         self._url_opener = url_opener or self.open_url
-        self._quitting = False
+        self.quit_control = QuitControl(self, self.stop_engine)
+        """Whether a quit is under way, and the quit signals' handlers."""
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
@@ -165,10 +159,7 @@ class TandemApp(App[None]):
         assert self._main is not None
         return self._main
 
-    @property
-    def conversation(self) -> Conversation:
-        """The conversation view of the main screen."""
-        return self.main.conversation
+    conversation = property(lambda self: self.main.conversation, doc="The conversation view of the main screen.")
 
     context = property(lambda self: self.session.context, doc="The conversation (None until ready).")
     bridge = property(lambda self: self.session.bridge, doc="The session's bridge.")
@@ -178,15 +169,8 @@ class TandemApp(App[None]):
     thread_title = property(lambda self: self.session.thread_title, doc="The saved thread's title.")
     state_panel_paints = property(lambda self: self.state_paint.paints, doc="How often the state panel painted.")
 
-    @property
-    def approvals(self) -> ApprovalQueue:
-        """The approvals waiting to be asked in a modal, and the open one."""
-        return self.session.approvals
-
-    @property
-    def repaint(self) -> str:
-        """`changes` (only what changed, paced by the link) or `all` (Textual's own output)."""
-        return self.wire.repaint
+    approvals = property(lambda self: self.session.approvals, doc="The approvals to ask in a modal, and the open one.")
+    repaint = property(lambda self: self.wire.repaint, doc="`changes` (only what changed) or `all` (Textual's own).")
 
     # -- notifications ---------------------------------------------------------------------------
 
@@ -233,11 +217,11 @@ class TandemApp(App[None]):
     def on_load(self) -> None:
         # As soon as the app's loop runs: until then SIGINT is Python's KeyboardInterrupt, and from
         # then on asyncio's default would cancel the app's task midway through composing its screen.
-        self._catch_signals()
+        self.quit_control.catch_signals()
 
     def on_mount(self) -> None:
         # Again: the web driver, started after `on_load`, installs its own exit on SIGINT and SIGTERM.
-        self._catch_signals()
+        self.quit_control.catch_signals()
         if not self.is_headless and self.console.color_system in ("standard", "windows"):
             # 16 colours: disabled controls are drawn dim, not blended (themes/main_screen.tcss).
             self.add_class("-sixteen-colours")
@@ -245,45 +229,7 @@ class TandemApp(App[None]):
         # conversation's first status (`tui.terminal.garbage`).
         self.idle_collection.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
-        self.call_after_refresh(self._start)
-
-    @work(exit_on_error=False, group="engine")
-    async def _start(self) -> None:
-        from tandem.core.errors import LogStoreError
-        from tandem.widgets.sanitize import sanitize
-
-        self.watch(self.main, "panel_visible", self.state_paint.panel_shown, init=False)
-        try:
-            await self.session.start()
-        except LogStoreError as exc:
-            # The store is unreadable, or the thread is open elsewhere: nothing to show, and
-            # the message names the way out. `run_app` prints it after the terminal is restored.
-            self.main.drop_preview()
-            self.startup_error = " ".join(sanitize(str(exc)).split())
-            self.exit(return_code=1)
-        except Exception as exc:
-            self.main.drop_preview()
-            self.log.error("the engine failed to start", exc)
-            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30, markup=False)
-
-    async def conversation_started(self) -> None:
-        """The session showed its blocks: saved threads lost, the state panel, the welcome."""
-        main = self.main
-        lost = self.threads.lost_history if self.threads is not None else None
-        if lost is not None:
-            self.notify(lost[0].upper() + lost[1:] + ".", title="Saved threads lost", severity="error", timeout=60)
-        if not main.state_panel_mounted:
-            # Hidden and empty: mounted after the conversation's first frame, not before it.
-            painted = asyncio.Event()
-            self.call_after_refresh(painted.set)
-            await painted.wait()
-            await main.mount_state_panel()
-            self.state_paint.panel_mounted()
-        if self.demo:
-            # The engine imported the demo agent: its scenarios replace the first frame's "…".
-            main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()))
-        else:
-            main.conversation.set_welcome(welcome_content(demo=False, endpoint=self.endpoint))
+        self.call_after_refresh(self.session_view.start)
 
     async def on_unmount(self) -> None:
         self.idle_collection.close()
@@ -306,46 +252,12 @@ class TandemApp(App[None]):
         self.quit_cleanly()
 
     def quit_cleanly(self, return_code: int = 0) -> None:
-        """Stop the session and exit with `return_code`; asked again while stopping, exit at once
-        (the terminal is still restored by Textual, the engine stopped at unmount).
-
-        The stop runs in a worker, not in the handler that asked: awaited there it would hold the
-        app's message loop, and a stop that hangs would leave nothing able to end the app.
-        """
-        if self._quitting:
-            self.exit(return_code=return_code)
-            return
-        self._quitting = True
-
-        async def stop_then_exit() -> None:
-            try:
-                await self.stop_engine()
-            finally:
-                self.exit(return_code=return_code)
-
-        self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
-
-    def _catch_signals(self) -> None:
-        import signal
-
-        loop = asyncio.get_running_loop()
-        for name in self.QUIT_SIGNALS:
-            number = getattr(signal, name, None)
-            if number is None:
-                continue  # not on this platform (Windows has no SIGHUP)
-            if signal.getsignal(number) is signal.SIG_IGN:
-                continue  # ignored by whoever started tandem (`nohup`): it stays ignored, as Python leaves it
-            try:
-                loop.add_signal_handler(number, self._quit_on_signal, int(number))
-            except (NotImplementedError, RuntimeError, ValueError):
-                return  # not the main thread, or a loop without signal support: nothing to do
+        """Stop the session and exit with `return_code` (`QuitControl.quit`)."""
+        self.quit_control.quit(return_code)
 
     def _quit_on_signal(self, number: int) -> None:
-        """A quit signal arrived (on the UI loop): quit as Ctrl+Q does, exiting 128+N."""
-        import logging
-
-        logging.getLogger(__name__).info("signal %d: quitting", number)
-        self.quit_cleanly(return_code=128 + number)
+        """A quit signal arrived (on the UI loop; `tui.terminal.hangup` calls it too)."""
+        self.quit_control.on_signal(number)
 
     # -- events: input, the bridge, the terminal -----------------------------------------------
 
@@ -378,51 +290,23 @@ class TandemApp(App[None]):
         self.wire.display(screen, renderable)
 
     def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
-        """`_display` of a frame that paints only what was typed (`WireOutput.display_typed_input`)."""
-        self.wire.display_typed_input(screen, update)
+        self.wire.display_typed_input(screen, update)  # (`tui.terminal.input_paint`)
 
     def wire_terminal_reset(self) -> None:
-        """The terminal's screen was cleared (the driver entered the alternate screen): all rows next."""
-        self.wire.terminal_reset()
+        self.wire.terminal_reset()  # (the driver entered the alternate screen: every row next)
 
     def on_resize(self, _event: events.Resize) -> None:
         self.wire.resized()
 
     def action_redraw(self) -> None:
-        """Write the whole screen again (Ctrl+L)."""
-        self.wire.terminal_reset()
-
-    # -- the session's host (`tui.app.session_host.SessionHost`) --------------------------------
+        self.wire.terminal_reset()  # Ctrl+L: the whole screen again
 
     def painting(self) -> bool:
-        # A frame may still be due while the app shuts down and its screens are gone.
+        """Whether the main screen is there to paint into (not before mount, not while closing)."""
         return self.is_running and self._main is not None and self._main.is_mounted
 
-    def flush_started(self) -> None:
-        self.flush_frame.open()
-        self.state_paint.flush_started()
-
-    def mounting(self, mounting: Mounting) -> None:
-        self.flush_frame.wait_for(mounting.done, mounting.views)
-
-    def status_shown(self, status: Status) -> None:
-        streaming = status.value == "streaming"
-        self.idle_collection.streaming_changed(streaming=streaming)
-        self.state_paint.status_changed(streaming=streaming)
-
-    def state_changed(self, state: AgentState) -> None:
-        self.state_paint.changed(state)
-
-    def waiting_changed(self, pending: list[Block] | None) -> None:
-        # The terminal's title and the bell: an approval, question or action waits on the person.
-        self.attention.update(need_of(pending) if pending else None)
-        if pending is not None:
-            self.focus_keeper.waiting_changed(pending)
-
-    def approval_closed(self, block: Block, decided: bool) -> None:
-        self.focus_keeper.approval_closed(block, decided)
-
-    def open_link(self, url: str) -> None:
+    def open_confirmed_link(self, url: str) -> None:
+        """Open a link the person agreed to open (after `tui.app.links` allowed it)."""
         self._url_opener(url)
 
     def _streaming(self) -> bool:
@@ -434,12 +318,7 @@ class TandemApp(App[None]):
     def connecting_from_engine(self, retrying: bool) -> None:
         """Say on the status line that the agent refused the connection and it is tried again
         (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
-
-        def show() -> None:
-            if self.painting():
-                self.main.set_connecting(retrying)
-
-        self.session.bridge.to_ui(show)
+        self.session.connecting_from_engine(retrying)
 
     def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
         """Switch the theme from the engine thread (the `change_theme` UI action). Thread-safe.
@@ -462,25 +341,14 @@ class TandemApp(App[None]):
         message.stop()
         self._confirm_link(message.href)
 
-    @work(exit_on_error=False, group="links")
-    async def _confirm_link(self, href: str) -> None:
-        from tandem.tui.app.links import check_link
-        from tandem.tui.app.screens.open_link import OpenLink
+    def _confirm_link(self, href: str) -> None:
+        from tandem.tui.app.screens.open_link import confirm_then_open
 
-        link = check_link(href)
-        if link.refusal is not None:
-            self.notify(link.refusal, title="Link not opened", severity="warning", markup=False)
-            return
-        if await self.push_screen_wait(OpenLink(link.url)):
-            self._url_opener(link.url)
+        self.run_worker(confirm_then_open(self, href, self.open_confirmed_link), group="links", exit_on_error=False)
 
     # -- commands and actions ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        if self.threads is not None:
-            yield SystemCommand("Open thread…", "Reopen a saved conversation in place of this one", self.action_open_thread)
-            yield SystemCommand("Rename thread…", "Change this conversation's title", self.action_rename_thread)
-        yield SystemCommand("New conversation", "Start over with an empty conversation", self.action_new_conversation)
         yield from self.commands.system_commands()
         for command in super().get_system_commands(screen):
             if command.title != "Theme":
@@ -509,17 +377,7 @@ class TandemApp(App[None]):
         self.session.commands.rename_thread()
 
     def action_go_to_decision(self) -> None:
-        """Reach the decision the agent waits on from anywhere (F4, or the command palette): an
-        approval reopens its modal; a question, UI action or form takes the cursor."""
-        from tandem.core.blocks import ApprovalBlock
-
-        pending = self.session.pending_decisions()
-        if not pending:
-            self.notify("Nothing is waiting for your decision.", title="Decide", markup=False)
-        elif isinstance(pending[0], ApprovalBlock):
-            self.session.approvals.review(pending[0])
-        else:
-            self.focus_keeper.go_to_decision(pending[0])
+        self.focus_keeper.go_to_decision(self.session.pending_decisions(), review=self.session.approvals.review)
 
     def action_toggle_panel(self) -> None:
         self.state_paint.toggle()

@@ -23,10 +23,10 @@ THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast"
 
 
 class AppCommands:
-    """The command palette's entries and the actions behind them that touch no saved thread:
-    the state panel, debug blocks, theme, copying the last answer, export.
+    """The command palette's entries, and the actions behind those that touch no saved thread:
+    debug blocks, theme, copying the last answer, export.
 
-    Owned by the app, which lists `system_commands` after its session's thread commands. Reads
+    Owned by the app, which lists `system_commands` before Textual's own. Reads
     the app's screen and conversation; owns only where exports go (`data_dir`) and their clock.
     UI thread only.
     """
@@ -50,8 +50,12 @@ class AppCommands:
         self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def system_commands(self) -> Iterable[SystemCommand]:
-        """The palette's entries for these actions (the app adds Textual's own after them)."""
+        """The palette's entries: the thread's first, then these actions (the app adds Textual's own after them)."""
         app = self.app
+        if app.threads is not None:
+            yield SystemCommand("Open thread…", "Reopen a saved conversation in place of this one", app.action_open_thread)
+            yield SystemCommand("Rename thread…", "Change this conversation's title", app.action_rename_thread)
+        yield SystemCommand("New conversation", "Start over with an empty conversation", app.action_new_conversation)
         yield SystemCommand("Go to the pending decision", "Reopen the approval, or move to the question or action the agent waits on (F4)",
                             app.action_go_to_decision)
         yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", app.action_toggle_panel)

@@ -13,7 +13,7 @@ from tandem.tui.app.key_order import KeyOrder
 if TYPE_CHECKING:
     from textual.app import App
 
-    from tandem.core.blocks import Block
+    from tandem.core.blocks import ApprovalBlock, Block
     from tandem.tui.app.screens.main_screen import MainScreen
 
 __all__ = ["FIRST_FOCUS_SECONDS", "FocusKeeper"]
@@ -137,10 +137,22 @@ class FocusKeeper:
                 targets[0].focus()
                 return
 
-    def go_to_decision(self, block: Block) -> None:
-        """Scroll a question, UI action or form into view and put the cursor on its first
-        control (a button too: the person asked to go there)."""
+    def go_to_decision(self, pending: list[Block], *, review: Callable[[ApprovalBlock], object]) -> None:
+        """Reach the decision the agent waits on from anywhere (F4, or the command palette).
+
+        An approval reopens its modal (`review`); a question, UI action or form is scrolled into
+        view and its first control takes the cursor (a button too: the person asked to go there).
+        """
+        from tandem.core.blocks import ApprovalBlock
+
         main = self._screen()
+        if not pending:
+            self._app.notify("Nothing is waiting for your decision.", title="Decide", markup=False)
+            return
+        block = pending[0]
+        if isinstance(block, ApprovalBlock):
+            review(block)
+            return
         if main is None:
             return
         # Wherever it is: a question asked early in a long answer is far above the mounted views.

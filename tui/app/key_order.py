@@ -1,29 +1,24 @@
 """Keys arrive where they were typed: a key that may move focus holds the keys typed after it.
 
-Textual hands each key to the widget focused *when the app reads it*, by posting it to that
-widget's queue; a key that nothing consumes (Tab, Esc, a letter bound on a modal) then bubbles up
-through the widget's ancestors and runs its binding only when it reaches the app, several queue
-hops later. Keys that arrived in the same read (bunched over SSH, or pasted by a terminal without
-bracketed paste) have been handed out by then, all to the old focus: `Ada`, Tab, Tab, `2026-05-01`
-left "Ada2026-05-01" in a form's first field, and `r` then a reason on an approval modal lost the
-reason. So a key that may run a binding holds the keys behind it until that binding ran (or the
-key was consumed on the way up), and they are then delivered to whatever has focus.
+Textual hands each key to the widget focused *when the app reads it*; a key that nothing consumes
+(Tab, Esc, a letter bound on a modal) bubbles up and runs its binding only when it reaches the app,
+several queue hops later. Keys read in the same batch (bunched over SSH, or pasted without
+bracketed paste) would all have gone to the old focus by then. So a key that may run a binding
+holds the keys behind it until that binding ran (or the key was consumed on the way up), and they
+are then delivered to whatever has focus.
 
 A binding may also move focus later, through messages (Enter on a form's Book button: the press
 travels up to the app, which then focuses the composer). A held key that nothing would take where
-focus is right after the binding (no binding names it, the focused widget does not type it) waits a
-little longer, until focus moves or the hold ran out: `Enter` then `thanks` lands in the composer.
+focus is right after the binding waits a little longer, until focus moves or the hold ran out.
 
 A hold runs out after `HOLD_LIMIT` seconds *and* `HOLD_CHECKS` of its checks (one per pass of the
-UI loop at most, `_CHECK_SECONDS` apart). Wall time alone was not enough: on a starved machine
-(CI, two cores, a dozen processes) one pass of the loop took longer than the whole limit, so the
-held keys went to the old focus before the messages that move it had been handled at all (the tmux
-type-ahead test failed 3 runs in 6 at load 11). What the hold waits for is work of this loop, so its
-bound is counted in this loop's own passes; the wall time keeps it from ending early on a fast one.
+UI loop at most, `_CHECK_SECONDS` apart): what it waits for is work of this loop, so its bound is
+counted in the loop's own passes (a starved loop takes longer than the whole limit for one pass),
+and the wall time keeps it from ending early on a fast one.
 
 After a decision the composer is promised the focus but stays disabled until the engine has the
-decision (a moment; longer on a loaded machine): keys nothing takes meanwhile are held for it too
-(`focus_promised`, bounded by `Composer.FOCUS_PROMISE_SECONDS`).
+decision: keys nothing takes meanwhile are held for it too (`focus_promised`, bounded by
+`Composer.FOCUS_PROMISE_SECONDS`).
 """
 
 from __future__ import annotations

@@ -150,6 +150,16 @@ class Session:
         main.set_waiting(waiting_reason(pending))
         self._host.waiting_changed(list(pending))
 
+    def connecting_from_engine(self, retrying: bool) -> None:
+        """Say on the status line that the agent refused the connection and it is tried again
+        (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
+
+        def show() -> None:
+            if self._host.painting():
+                self._host.main.set_connecting(retrying)
+
+        self.bridge.to_ui(show)
+
     def pending_decisions(self) -> list[Block]:
         """The interactive blocks the agent waits on (empty before the conversation is ready)."""
         context = self.context

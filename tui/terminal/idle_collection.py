@@ -1,10 +1,8 @@
 """When the app lets Python's collector walk: a turn's objects once the person pauses, the whole heap when idle.
 
-A collection holds the GIL: both the UI and the engine thread stop for as long as it walks. The
-walks `tui.terminal.garbage` asks for are therefore timed by what the person does. Measured in a pty on a
-20,000-token answer (a loaded 2-core machine): the walk of what the turn made takes 0.3-0.5 s,
-and it used to start the moment the answer was painted, which is when the person starts typing
-the next message.
+A collection holds the GIL: both the UI and the engine thread stop for as long as it walks (a
+turn's walk takes tenths of a second on a long answer). The walks `tui.terminal.garbage` asks for
+are therefore timed by what the person does:
 
 - A turn's walk (`FullCollectionPause.settle`) waits until no key, paste, click or scroll came
   for `QUIET_SECONDS`; the turn's hold lasts until then.

@@ -19,10 +19,8 @@ the one place a compositor update becomes terminal text; the app's override dele
   position and the glyph-fallback driver (`tui.terminal.glyphs`) apply as before, since the frame is still
   written by `App._display`.
 
-Measured with `tests/perf/bench_wire.py` (`/demo long`, a pseudo-terminal): 5.7× the text's bytes
-at 80×24 and 6.9× at 200×60 (Textual's own output: 105× and 223×), Esc → "stopped" 0.26–0.38 s
-over 256 kbit/s (4.0–4.7 s) and 0.64 s over 128 kbit/s (9.4 s), the app's CPU unchanged. With it,
-the bridge's 33 ms frame stays the default: 50 ms saved only 8% more bytes.
+What it buys is measured by `tests/perf/bench_wire.py` (bytes per text byte, Esc → "stopped" over a
+slow link; see ARCHITECTURE.md).
 
 `--repaint changes|all` (or `$TANDEM_REPAINT`) chooses; `all` is Textual's own output. Textual's
 private seams used here are checked by `tests/tui/test_wire_output.py` (a Textual upgrade that
@@ -222,7 +220,7 @@ class WireOutput:
     def display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         """What the app's `_display` does: the frame goes into the model, and out when the link took the last."""
         app = self._app
-        self._cursor_to_focused_input()
+        self.cursor_to_focused_input()
         model = self.model
         if (
             self.repaint != "changes"
@@ -301,7 +299,7 @@ class WireOutput:
         if app._running and not app._closed:
             app.call_later(app.refresh)
 
-    def _cursor_to_focused_input(self) -> None:
+    def cursor_to_focused_input(self) -> None:
         """Put the terminal's (hidden) cursor where the focused text input's cursor is drawn.
 
         Textual places it only when an input's focus, selection or scroll changes, and any
