@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,6 @@ from tandem.tui.app.session_commands import SessionCommands
 from tandem.tui.app.session_host import SessionHost
 
 if TYPE_CHECKING:
-    from textual.message import Message
 
     from tandem.core.blocks import Block
     from tandem.core.context import AgentContext
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from tandem.tui.app.thread_library import ThreadLibrary
 
 __all__ = ["READY_WAIT_SECONDS", "Session"]
+
+log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 30.0
 """How long a message typed before the conversation is ready waits for it (start-up imports the
@@ -59,6 +61,11 @@ class Session:
         self.threads = threads
         """The saved threads (engine side), or None: conversations are not saved."""
         self.clock = clock
+        # The bridge's target is the session; its wake-ups, timers and after-refresh callbacks are
+        # the host's own (bound here: no hop of the session's on the way of each frame).
+        self.post_message = host.post_message
+        self.set_timer = host.set_timer
+        self.call_after_refresh = host.call_after_refresh
         self.engine = Engine(context_factory)
         self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
         self.context: AgentContext | None = None
@@ -67,9 +74,8 @@ class Session:
         """Set once the engine built the conversation and the bridge is attached."""
         self.thread_title: str | None = None
         """The saved thread's title, as the store has it (None: not saved, or nothing said yet)."""
-        self.startup_error: str | None = None
-        """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
         self.startup_failed = False
+        """The start failed: a message waiting for the conversation gives up at once."""
         self.approvals = ApprovalQueue(host, self.decide, guard_seconds=approval_guard_seconds,
                                        closed=host.approval_closed)
         """The approvals waiting to be asked in a modal, and the open one."""
@@ -80,15 +86,6 @@ class Session:
         self._stopping: asyncio.Future[None] | None = None
 
     # -- the bridge's target (UI thread) ---------------------------------------------------------
-
-    def post_message(self, message: Message) -> bool:
-        return self._host.post_message(message)
-
-    def set_timer(self, delay: float, callback: Callable[[], Any]) -> Any:
-        return self._host.set_timer(delay, callback)
-
-    def call_after_refresh(self, callback: Callable[[], Any]) -> bool:
-        return self._host.call_after_refresh(callback)
 
     def bridge_blocks_added(self, blocks: list[Block]) -> None:
         host = self._host
@@ -250,7 +247,7 @@ class Session:
         try:
             self.threads.painted = await self._host.main.settled_lines()
         except Exception:  # derived data: never in the way of quitting or switching
-            self._host.main.log.warning("could not keep the conversation's lines")
+            log.warning("could not keep the conversation's lines")
 
     async def stop(self) -> None:
         """Detach the bridge, retire the conversation and stop the engine (idempotent).
@@ -270,23 +267,20 @@ class Session:
         return self._stopping
 
     async def _stop(self) -> None:
-        log = self._host.main.log if self._host.painting() else None
         if self.engine.running:
             if self.context is not None:
                 await self._host.keep_painted_lines()
             try:
                 await self.bridge.run_on_engine(self.bridge.detach)
             except Exception:
-                if log is not None:
-                    log.warning("could not detach the bridge")
+                log.warning("could not detach the bridge")
             if self.threads is not None:
                 try:
                     # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
                     async with asyncio.timeout(5):
                         await self.bridge.run_on_engine(self._retire_all)
                 except Exception:  # a failing dispose must not block quitting
-                    if log is not None:
-                        log.warning("the conversation did not close cleanly")
+                    log.warning("the conversation did not close cleanly")
         await asyncio.to_thread(self.engine.stop)
 
     async def _retire_all(self) -> None:
