@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+from functools import partial
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -128,7 +129,8 @@ class TandemApp(App[None]):
         self.session = Session(self.session_view, context_factory, threads=threads, clock=clock, frame_seconds=frame_seconds,
                                approval_guard_seconds=approval_guard_seconds)
         """The conversation this app shows."""
-        self.focus_keeper = FocusKeeper(self, lambda: self._main, self._route_key)
+        # Held keys go on through Textual's own handling (`App.on_event`), not this app's.
+        self.focus_keeper = FocusKeeper(self, lambda: self._main, partial(App.on_event, self))
         """Keys typed ahead and where the cursor goes."""
         self.state_paint = StatePaint(self, lambda: self._main if self.painting() else None,
                                       flush_scheduled=lambda: self.session.bridge.flush_scheduled,
@@ -267,15 +269,12 @@ class TandemApp(App[None]):
             self.session.bridge.hold_for_input()
         self.idle_collection.note_input(event)
         if isinstance(event, events.Key) and not event.is_forwarded:
-            await self.focus_keeper.key_read(event)  # in order, behind a key whose binding has not run
+            await self.focus_keeper.keys.key_read(event)  # in order, behind a key whose binding has not run
             return
         await super().on_event(event)
 
-    async def _route_key(self, event: events.Key) -> None:
-        await super().on_event(event)
-
     def on_key(self, event: events.Key) -> None:
-        self.focus_keeper.key_bubbled(event)
+        self.focus_keeper.keys.key_bubbled(event)
 
     def on_bridge_wake(self, _message: Bridge.Wake) -> None:
         self.session.bridge.wake()

@@ -29,7 +29,8 @@ class FocusKeeper:
     the cursor the app makes on its own: to the composer after a decision, a form's submit or a
     surface action; to the form the agent waits on; to an approval's Review button after "Decide
     later"; to the pending decision (F4). UI thread only. Lifecycle: built with the app; the app
-    hands it every key it reads (`key_read`) and every key that bubbled up to it (`key_bubbled`).
+    hands `keys` every key it reads (`KeyOrder.key_read`) and every key that bubbled up to it
+    (`KeyOrder.key_bubbled`).
     """
 
     def __init__(self, app: App[Any], screen: Callable[[], MainScreen | None],
@@ -46,14 +47,6 @@ class FocusKeeper:
         """The keys typed ahead, held behind a key whose binding has not run yet."""
         self._first_focus_by = time.monotonic() + FIRST_FOCUS_SECONDS
         """Until the composer first has focus (then 0): keys that arrive while nothing has focus wait for it."""
-
-    async def key_read(self, event: events.Key) -> None:
-        """A key the app read: delivered in order (see `KeyOrder`)."""
-        await self.keys.key_read(event)
-
-    def key_bubbled(self, event: events.Key) -> None:
-        """A key reached the app on its way up."""
-        self.keys.key_bubbled(event)
 
     def _focus_promised(self) -> bool:
         """Whether an input that is disabled (or not focused yet) takes the focus in a moment."""
