@@ -103,9 +103,15 @@ def _run_turn_timed(url: str, *, save: bool, hook: EngineHook | None, data_dir: 
     statuses: list[str] = []
 
     class RecordingApp(TandemApp):
-        def bridge_status_changed(self, status: Any) -> None:
-            statuses.append(status.value)  # every status the bridge delivered, however briefly shown
-            super().bridge_status_changed(status)
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            delivered = self.session.bridge_status_changed  # the bridge's target is the session
+
+            def recording(status: Any) -> None:
+                statuses.append(status.value)  # every status the bridge delivered, however briefly shown
+                delivered(status)
+
+            self.session.bridge_status_changed = recording  # type: ignore[method-assign]
 
     if save:  # as `run_app` builds it, with the store in a fresh directory
         library = build_library(Settings(agent=Agent(url=url, headers={}), speed=0.0), store_path=data_dir / "threads.sqlite3")

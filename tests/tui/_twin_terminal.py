@@ -149,7 +149,7 @@ def twin_app(twin: Twin, context_factory: Callable[..., Any], **kwargs: Any) -> 
                 and not (isinstance(renderable, ChopsUpdate) and not renderable.spans)
             )
             if writes:
-                self._cursor_to_focused_input()  # what the app's own `_display` does first: both see one cursor
+                self.wire.cursor_to_focused_input()  # what the app's own `_display` does first: both see one cursor
                 cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
                 self.feed_reference_frame(renderable.render_segments(self.console) + Control.move_to(*cursor).segment.text)
             super()._display(screen, renderable)

@@ -57,7 +57,7 @@ class _Node:
 
 
 def _settled(app: TandemApp) -> bool:
-    return not app._collector.held and app._collector.frozen
+    return not app.idle_collection.collector.held and app.idle_collection.collector.frozen
 
 
 class TestFullCollections:
@@ -65,13 +65,13 @@ class TestFullCollections:
         gate = asyncio.Event()
         script = Scripted([[text("first "), gate, text("last")]])
         app = script.app()
-        app.QUIET_SECONDS = 0.0
+        app.idle_collection.QUIET_SECONDS = 0.0
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await wait_for(pilot, lambda: _settled(app), "the start-up hold settled")
             await send(pilot, "go")
             await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
-            assert app._collector.held and gc.get_freeze_count() > 0
+            assert app.idle_collection.collector.held and gc.get_freeze_count() > 0
             assert gc.get_threshold()[2] < 1000  # full collections still run (of what the turn made)
             # A cycle made during the turn is garbage a collection frees now, not at the turn's end.
             node = _Node()
@@ -100,7 +100,7 @@ class TestFullCollections:
     async def test_a_short_turn_runs_no_full_collection_of_the_heap(self) -> None:
         script = Scripted([[text("one")], [text("two")]])
         app = script.app()
-        app.QUIET_SECONDS = 0.0
+        app.idle_collection.QUIET_SECONDS = 0.0
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await send(pilot, "first")
@@ -128,7 +128,7 @@ class TestFullCollections:
     async def test_the_turns_collection_waits_while_the_person_types(self) -> None:
         script = Scripted([[text("one")]])
         app = script.app()
-        app.QUIET_SECONDS = 0.5
+        app.idle_collection.QUIET_SECONDS = 0.5
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await send(pilot, "first")
@@ -137,15 +137,15 @@ class TestFullCollections:
             for key in "typing on":
                 await pilot.press(key if key != " " else "space")
                 await pilot.pause(0.1)
-                assert app._collector.held
+                assert app.idle_collection.collector.held
             await wait_for(pilot, lambda: _settled(app), "settled once the person paused")
             assert app.main.composer.input.text == "typing on"
 
     async def test_the_whole_heap_is_swept_once_the_app_is_idle(self) -> None:
         script = Scripted([[text("one")]])
         app = script.app()
-        app.QUIET_SECONDS = 0.0
-        app.IDLE_SECONDS = 0.3
+        app.idle_collection.QUIET_SECONDS = 0.0
+        app.idle_collection.IDLE_SECONDS = 0.3
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await send(pilot, "first")
@@ -158,7 +158,7 @@ class TestFullCollections:
             del node
             await pilot.press("x")  # the person did something: a sweep is due once idle
             await wait_for(pilot, lambda: probe() is None, "the frozen cycle swept")
-            assert _settled(app) and not app._collector.sweep_due
+            assert _settled(app) and not app.idle_collection.collector.sweep_due
 
     async def test_unfrozen_when_the_app_exits_mid_stream(self) -> None:
         gate = asyncio.Event()
@@ -173,7 +173,7 @@ class TestFullCollections:
     async def test_unfrozen_when_the_app_exits_settled(self) -> None:
         script = Scripted([[text("one")]])
         app = script.app()
-        app.QUIET_SECONDS = 0.0
+        app.idle_collection.QUIET_SECONDS = 0.0
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await wait_for(pilot, lambda: _settled(app), "settled")

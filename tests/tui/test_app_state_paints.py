@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Tree
 
 from tandem.core import ChatUpdate
-from tandem.tui.app import app as app_module
+from tandem.tui.app import state_paint
 from tandem.tui.app.app import TandemApp
 
 SIZE = (120, 40)
@@ -71,7 +71,7 @@ async def written_and_handed_over(pilot: Pilot[Any], app: TandemApp) -> None:
 
 @pytest.fixture(autouse=True)
 def long_state_interval(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app_module, "STATE_PANEL_SECONDS", 1_000.0)
+    monkeypatch.setattr(state_paint, "STATE_PANEL_SECONDS", 1_000.0)
 
 
 async def test_a_streaming_turn_paints_the_panel_once_and_its_last_state_at_the_end(tmp_path: Path) -> None:
@@ -169,13 +169,13 @@ async def test_a_put_off_paint_due_while_a_flush_is_on_its_way_goes_with_that_fl
         release(app, first_shown)
         await written_and_handed_over(pilot, app)
         paints = app.state_panel_paints
-        assert app._state_timer is not None and items_shown(app) != ITEMS  # put off
+        assert app.state_paint.timer is not None and items_shown(app) != ITEMS  # put off
         wake = Bridge.wake
         monkeypatch.setattr(Bridge, "wake", lambda self: None)  # the next flush waits for the test
         release(app, gates[0])
         await wait_for(pilot, lambda: app.bridge.flush_scheduled, "more text, its flush on its way")
-        app._state_timer.stop()
-        app._state_paint_due()  # (what the timer calls when the put-off paint is due)
+        app.state_paint.timer.stop()
+        app.state_paint.paint_due()  # (what the timer calls when the put-off paint is due)
         await pilot.pause()
         assert app.state_panel_paints == paints  # not alone ...
         monkeypatch.setattr(Bridge, "wake", wake)

@@ -295,6 +295,6 @@ async def test_a_quit_that_hangs_still_ends_at_the_second_ctrl_q(monkeypatch: An
             await wait_for(pilot, lambda: app._exit, "the second Ctrl+Q to exit")
     assert app.return_code == 0
     never.set()  # the stop goes on, and ends (the engine is a daemon thread: a real process would not wait)
-    assert app._engine_stop is not None
-    await asyncio.wait_for(app._engine_stop, 10)
+    assert app.session.stopping is not None
+    await asyncio.wait_for(app.session.stopping, 10)
     assert not app.engine.running

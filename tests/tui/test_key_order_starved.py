@@ -14,7 +14,7 @@ import time
 
 from _tui_harness import wait_for
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Button, Input
 
@@ -28,8 +28,25 @@ class _Slow(Vertical):
         time.sleep(KeyOrder.HOLD_LIMIT + 0.3)
 
 
-class _Form(KeyOrder):
-    """A button whose press, once it bubbled up here, moves focus to the input (as Book does)."""
+class _Form(App[None]):
+    """A button whose press, once it bubbled up here, moves focus to the input (as Book does).
+    Its keys go through a `KeyOrder`, as the Tandem app's do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys = KeyOrder(self, self._route)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self.keys.key_read(event)
+            return
+        await super().on_event(event)
+
+    async def _route(self, event: events.Key) -> None:
+        await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        self.keys.key_bubbled(event)
 
     def compose(self) -> ComposeResult:
         with Vertical():

@@ -118,7 +118,7 @@ async def _equals_a_full_repaint(pilot: Pilot[Any], twin: Twin) -> None:
     def same() -> bool:
         nonlocal found
         found = differences(twin.wire, _fresh(twin, app))
-        return not found and not app.wire_model.pending
+        return not found and not app.wire.model.pending
 
     try:
         await wait_for(pilot, same, "the wire to equal a full repaint", 500)
@@ -167,7 +167,7 @@ class TestAHostileStream:
         _assert_same(twin)
         _no_agent_escape_reached_the_wire(twin)
         assert app.repaint == "changes", "the row output never failed over to Textual's"
-        assert app.wire_model.scrolls > 0
+        assert app.wire.model.scrolls > 0
 
     async def test_emoji_sequences_flags_skin_tones_and_zero_width_characters_frame_by_frame(self) -> None:
         twin = _realistic(Twin(60, 20))

@@ -85,7 +85,7 @@ class TestTheTerminalShowsWhatTextualMeant:
         _assert_same(twin)
         # At least one scroll: how many depends on how many frames a loaded machine paints (a
         # clean-clone CI run painted 4 where 5 were required); the bytes below say it was cheap.
-        assert app.wire_model.scrolls >= 1, "following the stream scrolls the conversation"
+        assert app.wire.model.scrolls >= 1, "following the stream scrolls the conversation"
         # The point of it: a fraction of Textual's own bytes.
         assert twin.wire_bytes * 3 < twin.reference_bytes, (twin.wire_bytes, twin.reference_bytes)
         # Every scroll-region operation is inside a synchronized update, and the region is reset.
@@ -123,7 +123,7 @@ class TestTheTerminalShowsWhatTextualMeant:
 
         await run_twin(app, twin, scenario)
         _assert_same(twin)
-        assert (app.wire_model.width, app.wire_model.height) == (100, 30)
+        assert (app.wire.model.width, app.wire.model.height) == (100, 30)
 
     async def test_a_modal_opens_and_closes(self) -> None:
         twin = Twin(100, 30)
@@ -199,7 +199,7 @@ class TestTheTerminalShowsWhatTextualMeant:
 
         await run_twin(app, twin, scenario)
         _assert_same(twin)
-        assert app.wire_frames == 0 and app.wire_model.scrolls == 0
+        assert app.wire.frames == 0 and app.wire.model.scrolls == 0
 
     async def test_ctrl_l_writes_every_row_again(self) -> None:
         twin = Twin(80, 24)
@@ -272,7 +272,7 @@ async def _streaming_into_a_blocked_link(pilot: Pilot[Any], twin: Twin, link: _L
     link.blocked = True
     writes = len(twin.writes)
     app.engine.loop.call_soon_threadsafe(gate.set)
-    await wait_for(pilot, lambda: app.wire_deferred >= held, "frames held back")
+    await wait_for(pilot, lambda: app.wire.deferred >= held, "frames held back")
     assert len(twin.writes) == writes, "nothing is written while the link has not taken the last frame"
 
 
@@ -290,7 +290,7 @@ class TestASlowLink:
             await _settled_against_a_fresh_paint(pilot, twin)
 
         await run_twin(app, twin, scenario)
-        assert app.wire_deferred >= 5
+        assert app.wire.deferred >= 5
 
     async def test_typed_input_goes_out_ahead_of_the_held_stream(self) -> None:
         twin, app, link, gate = _slow_link_app()
@@ -299,12 +299,12 @@ class TestASlowLink:
             await _streaming_into_a_blocked_link(pilot, twin, link, gate, held=3)
             writes = len(twin.writes)
             await pilot.press("Ж")
-            await wait_for(pilot, lambda: app.wire_overtaken >= 1, "the key written ahead")
+            await wait_for(pilot, lambda: app.wire.overtaken >= 1, "the key written ahead")
             assert len(twin.writes) > writes
             assert "Ж" in "".join(twin.writes[writes:])
             region = app.main.composer.input.region
             composer_rows = set(range(region.y, region.bottom))
-            pending_elsewhere = app.wire_model._touched - composer_rows
+            pending_elsewhere = app.wire.model._touched - composer_rows
             assert pending_elsewhere, "the stream's rows still wait for the link"
             link.release()
             await wait_for(pilot, lambda: app.main.status is Status.IDLE, "the answer", 2000)

@@ -1,4 +1,4 @@
-"""TandemApp: the Textual app that shows a conversation run by the engine thread.
+"""TandemApp: the Textual app that shows one conversation (a `Session`) run by its engine thread.
 
 Start-up paints before it loads: this module imports Textual and light modules only. The first
 frame shows the welcome, the composer and "starting"; then the engine thread imports the runtime
@@ -10,68 +10,55 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import time
-from collections.abc import Callable
+from functools import partial
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, work
+from rich.console import RenderableType
+from textual import events
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from tandem.themes import MAIN_SCREEN_TCSS, THEMES
-from tandem.tui.app.approvals import ApprovalQueue
 from tandem.tui.app.attention import Attention, bell_enabled
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.commands import THEME_ALIASES, AppCommands
-from tandem.tui.app.composer import waiting_reason
-from tandem.tui.app.conversation import Conversation
-from tandem.tui.app.decisions import Decisions
-from tandem.tui.app.engine import ContextFactory, Engine
+from tandem.tui.app.engine import ContextFactory
 from tandem.tui.terminal.flush_frame import FlushFrame
-from tandem.tui.terminal.idle_collection import IdleCollection
-from tandem.tui.app.key_order import KeyOrder
+from tandem.tui.app.focus import FocusKeeper
+from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
-from tandem.tui.app.sending import Sending
-from tandem.tui.app.surfaces import SurfaceActions
-from tandem.tui.app.thread_commands import ThreadCommands
-from tandem.tui.app.welcome import demo_scenario_names, welcome_content
-from tandem.tui.terminal.wire_output import WireOutput
+from tandem.tui.app.session import Session
+from tandem.tui.app.session_view import SessionView
+from tandem.tui.app.state_paint import StatePaint
+from tandem.tui.app.welcome import welcome_content
+from tandem.tui.terminal.idle_collection import IdleCollection
+from tandem.tui.terminal.wire_output import WireOutput, wire_driver
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
-    from textual.timer import Timer
     from textual.widgets import Markdown
 
-    from tandem.core.blocks import Block
-    from tandem.core.context import AgentContext
-    from tandem.core.state.agent_state import AgentState
-    from tandem.core.turns import Status
     from tandem.tui.app.thread_library import ThreadLibrary
+    from tandem.widgets.a2ui_components import TextComponent
 
-__all__ = ["STATE_PANEL_SECONDS", "TandemApp", "THEME_ALIASES", "waiting_reason", "welcome_content"]
-
-STATE_PANEL_SECONDS = 1.0
-"""While a turn streams, the state panel paints the agent's writes at most this often (the last one always)."""
-
-FIRST_FOCUS_SECONDS = 5.0
-"""Keys typed as `tandem` starts, before anything has focus, wait this long at most for the composer."""
+__all__ = ["TandemApp"]
 
 
-class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActions, Sending, AppCommands, WireOutput):
-    """The terminal client: a conversation, approvals, UI actions, A2UI surfaces, shared state.
+class TandemApp(App[None]):
+    """The terminal client: one conversation, its approvals, UI actions, A2UI surfaces, shared state.
 
-    Owns the engine (its thread, loop and conversation, built by `context_factory` on the engine
-    loop), the bridge and the queue of approvals to show (`tui.app.approvals`); its commands are mixed
-    in from `tui.app.thread_commands` and `tui.app.commands`, what widgets ask of the engine from
-    `tui.app.decisions` and `tui.app.surfaces`, and what the composer sends from `tui.app.sending`; keys
-    typed behind a key that may move focus wait for it (`tui.app.key_order`). A link
-    clicked in a message, or opened by a surface, opens only after `tui.app.links` allowed it and
-    the human confirmed. Runs on the UI thread; the
-    engine-thread entry points are `set_theme_from_engine` and the surfaces' link confirmation
-    (`SurfaceActions._confirm_url_from_engine`). Lifecycle: mount starts
-    the engine after the first frame; unmount (or quit) stops it before the app's loop closes.
-    Python's collector scans only what the turn made, and the whole heap when the app is idle
-    (`tui.terminal.garbage`, `tui.terminal.idle_collection`).
+    Owns the objects that run it, each the one owner of its part: the `Session` (the conversation:
+    engine, bridge, thread lifecycle, the commands the main screen hands it), the `FocusKeeper`
+    (keys typed ahead and where the cursor goes), the `StatePaint` (when the state panel paints),
+    `AppCommands` (the palette's panel, debug, theme, copy and export), `Attention` (title and
+    bell), the `IdleCollection` (when Python's collector walks) and the `WireOutput` (what reaches
+    the terminal: Textual's `_display` delegates to it). The session reaches the app through its `SessionView`.
+    Runs on the UI thread; the engine-thread entry points are `set_theme_from_engine` and
+    `connecting_from_engine`. Lifecycle: mount starts the session after the first frame; a quit
+    (Ctrl+Q, a signal) or unmount stops it before the app's loop closes.
     """
 
     CSS_PATH = MAIN_SCREEN_TCSS
@@ -79,13 +66,19 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
+        Binding("ctrl+l", "redraw", "Redraw the screen", show=False, id="tandem.redraw"),
     ]
     """
     | Key | Description |
     | :- | :- |
     | ctrl+q | Quit. |
+    | ctrl+l | Write the whole screen again (a terminal garbled by something else). |
     | ctrl+p | The command palette (open, rename or start a thread, panel, theme, copy, export, debug). |
     """
+
+    UNMOUNT_STOP_SECONDS: ClassVar[float] = 10.0
+    """The longest the app's unmount waits for the session's stop (a quit's, or its own): past it the
+    process still exits (the engine thread is a daemon; the log's last commit is already on disk)."""
 
     def __init__(
         self,
@@ -124,64 +117,67 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
                 (`tui.terminal.wire_output`); `all`: Textual's own output.
         """
         super().__init__()
+        self.wire = WireOutput(self)
+        """What reaches the terminal (`tui.terminal.wire_output`)."""
         if repaint == "all":
-            self.repaint = "all"
-        self._factory = context_factory
-        self.threads = threads
-        self.data_dir = data_dir
-        self.clock = clock
+            self.wire.repaint = "all"
         self.demo = demo
         self.endpoint = endpoint
-        self.engine = Engine(context_factory)
-        self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
+        self._main: MainScreen | None = None
+        self.session_view = SessionView(self)
+        """The session's host: where what it shows goes next."""
+        self.session = Session(self.session_view, context_factory, threads=threads, clock=clock, frame_seconds=frame_seconds,
+                               approval_guard_seconds=approval_guard_seconds)
+        """The conversation this app shows."""
+        # Held keys go on through Textual's own handling (`App.on_event`), not this app's.
+        self.focus_keeper = FocusKeeper(self, lambda: self._main, partial(App.on_event, self))
+        """Keys typed ahead and where the cursor goes."""
+        self.state_paint = StatePaint(self, lambda: self._main if self.painting() else None,
+                                      flush_scheduled=lambda: self.session.bridge.flush_scheduled,
+                                      proposer_of=self.session.proposer_of)
+        """When the state panel paints."""
+        self.commands = AppCommands(self, data_dir=data_dir, clock=clock)
+        """The palette's panel, debug, theme, copy and export actions."""
         self.flush_frame = FlushFrame(lambda: self._main)
         """Holds the frames back while a flush's mounts settle: one layout and one paint per flush."""
-        self.context: AgentContext | None = None
-        """The conversation (read on the UI thread; call its methods only through the bridge)."""
-        self.ready = asyncio.Event()
-        """Set once the engine built the conversation and the bridge is attached."""
-        self.thread_title: str | None = None
-        """The saved thread's title, as the store has it (None: not saved, or nothing said yet)."""
-        self.startup_error: str | None = None
-        """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
-        self._times: dict[str, float | None] = {}
-        self.approvals = ApprovalQueue(self, self._decide, guard_seconds=approval_guard_seconds,
-                                       closed=self._approval_closed)
-        """The approvals waiting to be asked in a modal, and the open one."""
-        self._panel_chosen = False
-        self._url_opener = url_opener or self.open_url
         self.attention = Attention(self, bell=bell_enabled() if bell is None else bell)
         """The terminal's title and the bell, saying when a turn waits on the person."""
-        self._main: MainScreen | None = None
-        self._first_focus_by = time.monotonic() + FIRST_FOCUS_SECONDS
-        """Until the composer first has focus (then 0): keys that arrive while nothing has focus wait for it."""
-        self._init_idle_collection()
-        self._unshown_state: AgentState | None = None
-        """The state the panel does not show yet (not mounted, hidden, or a paint put off while streaming)."""
-        self._last_state_paint = 0.0
-        self._state_timer: Timer | None = None
-        self._state_due = False
-        """The panel's paint put off while streaming is due, and left to the next flush (on its way)."""
-        self.state_panel_paints = 0
-        """How many times the state panel was painted (for tests and benchmarks)."""
-        self._startup_failed = False
-        self._quitting = False
-        self._engine_stop: asyncio.Future[None] | None = None
+        self.idle_collection = IdleCollection(self, self._streaming)
+        """When Python's collector walks (`tui.terminal.idle_collection`)."""
+        self.startup_error: str | None = None
+        """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
+        self._url_opener = url_opener or self.open_url
+        self.quit_control = QuitControl(self, self.stop_engine)
+        """Whether a quit is under way, and the quit signals' handlers."""
         for tandem_theme in THEMES:
             self.register_theme(tandem_theme)
         self.theme = THEME_ALIASES.get(theme or "dark", theme or "tandem-dark")
 
-    # -- notifications -----------------------------------------------------------------------
+    # -- the session's parts, as tests and the command line read them --------------------------
 
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
+    @property
+    def main(self) -> MainScreen:
+        """The main screen."""
+        assert self._main is not None
+        return self._main
+
+    conversation = property(lambda self: self.main.conversation, doc="The conversation view of the main screen.")
+
+    context = property(lambda self: self.session.context, doc="The conversation (None until ready).")
+    bridge = property(lambda self: self.session.bridge, doc="The session's bridge.")
+    engine = property(lambda self: self.session.engine, doc="The session's engine.")
+    ready = property(lambda self: self.session.ready, doc="Set once the conversation is ready.")
+    threads = property(lambda self: self.session.threads, doc="The saved threads, or None.")
+    thread_title = property(lambda self: self.session.thread_title, doc="The saved thread's title.")
+    state_panel_paints = property(lambda self: self.state_paint.paints, doc="How often the state panel painted.")
+
+    approvals = property(lambda self: self.session.approvals, doc="The approvals to ask in a modal, and the open one.")
+    repaint = property(lambda self: self.wire.repaint, doc="`changes` (only what changed) or `all` (Textual's own).")
+
+    # -- notifications ---------------------------------------------------------------------------
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
         """Show a toast whose message and title are plain text, whatever the caller asked.
 
         Toasts carry agent and server data (error texts, tool names, URLs): a `[` in one would
@@ -195,28 +191,23 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         super().notify(sanitize(message), title=sanitize(title), severity=severity, timeout=timeout, markup=False)
 
     def action_help_quit(self) -> None:
-        # Ctrl+C where nothing copies (before the composer has focus, say: pressed as `tandem`
-        # starts). Textual's own says "Press [b]ctrl+q[/b]" in markup, which `notify` shows as typed.
+        # Ctrl+C where nothing copies (before the composer has focus, say). Textual's own says
+        # "Press [b]ctrl+q[/b]" in markup, which `notify` shows as typed.
         for key, active in self.active_bindings.items():
             if active.binding.action in ("quit", "app.quit"):
                 named = "+".join(part.upper() if len(part) == 1 else part.capitalize() for part in key.split("+"))
                 self.notify(f"Press {named} to quit the app", title="Do you want to quit?")
                 return
 
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    @property
-    def main(self) -> MainScreen:
-        """The main screen."""
-        assert self._main is not None
-        return self._main
+    # -- lifecycle -------------------------------------------------------------------------------
 
     def get_default_screen(self) -> MainScreen:
         # The main screen is the default one: pushed over Textual's blank default screen, the
         # first frame would cost one more screen. (Textual loads a screen's CSS_PATH only for
         # pushed screens, so the main screen's stylesheet is the app's `CSS_PATH`.)
         welcome = welcome_content(demo=self.demo, endpoint=self.endpoint, connecting=not self.demo)
-        self._main = MainScreen(welcome=welcome, timestamps=self._timestamp)
+        self._main = MainScreen(welcome=welcome, timestamps=self.session.timestamp, session=self.session,
+                                focus=self.focus_keeper)
         if self.threads is not None:
             # A resumed thread's stored last screenful (`core.store.tail`), painted in the first
             # frame while the engine replays the log; replaced by the replayed blocks.
@@ -226,99 +217,24 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         return self._main
 
     def on_load(self) -> None:
-        # As soon as the app's loop runs: until then SIGINT is Python's KeyboardInterrupt (`cli.main`
-        # ends with a line), and from then on asyncio's default would cancel the app's task midway
-        # through composing its screen (a traceback, an engine never stopped).
-        self._catch_signals()
+        # As soon as the app's loop runs: until then SIGINT is Python's KeyboardInterrupt, and from
+        # then on asyncio's default would cancel the app's task midway through composing its screen.
+        self.quit_control.catch_signals()
 
     def on_mount(self) -> None:
         # Again: the web driver, started after `on_load`, installs its own exit on SIGINT and SIGTERM.
-        self._catch_signals()
+        self.quit_control.catch_signals()
         if not self.is_headless and self.console.color_system in ("standard", "windows"):
             # 16 colours: disabled controls are drawn dim, not blended (themes/main_screen.tcss).
             self.add_class("-sixteen-colours")
-        # Start-up imports the runtime and may restore a long thread: tens of thousands of objects
-        # that would each time make a full collection walk what Textual already holds. Held
-        # (`tui.terminal.garbage`) until the conversation's first frame (the first status, see
-        # `bridge_status_changed`).
-        self._collector.hold()
+        # Start-up imports the runtime and may restore a long thread: held until the
+        # conversation's first status (`tui.terminal.garbage`).
+        self.idle_collection.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
-        self.call_after_refresh(self._start_engine)
-
-    @work(exit_on_error=False, group="engine")
-    async def _start_engine(self) -> None:
-        try:
-            self.watch(self.main, "panel_visible", self._panel_shown, init=False)
-            await self.main.show_preview()
-            # The engine thread imports core, the transport and A2UI while it builds the context.
-            context = await asyncio.wrap_future(self.engine.start())
-            await self._show_context(context)
-            await self.main.drop_stored_lines()
-            lost = self.threads.lost_history if self.threads is not None else None
-            if lost is not None:
-                self.notify(lost[0].upper() + lost[1:] + ".", title="Saved threads lost", severity="error", timeout=60,
-                            markup=False)
-            if not self.main.state_panel_mounted:
-                # Hidden and empty: mounted after the conversation's first frame, not before it.
-                painted = asyncio.Event()
-                self.call_after_refresh(painted.set)
-                await painted.wait()
-                await self.main.mount_state_panel()
-                if self._unshown_state is not None:
-                    self.bridge_state_changed(self._unshown_state)
-        except Exception as exc:
-            from tandem.core.errors import LogStoreError
-            from tandem.widgets.sanitize import sanitize
-
-            self._startup_failed = True
-            self.main.drop_preview()
-
-            if isinstance(exc, LogStoreError):
-                # The store is unreadable, or the thread is open elsewhere: nothing to show, and
-                # the message names the way out. `run_app` prints it after the terminal is restored.
-                self.startup_error = " ".join(sanitize(str(exc)).split())
-                self.exit(return_code=1)
-                return
-            self.log.error("the engine failed to start", exc)
-            self.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30, markup=False)
-            return
-        if self.demo:
-            # The engine imported the demo agent: its scenarios replace the first frame's "…".
-            self.main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()))
-        else:
-            self.main.conversation.set_welcome(welcome_content(demo=False, endpoint=self.endpoint))
-        self.context = context
-        self.ready.set()
-
-    async def _show_context(self, context: AgentContext) -> None:
-        """Show `context`: its existing (restored) blocks first, then what it does next.
-
-        The state panel is mounted first only if it shows (state, proposals, or opened by hand);
-        otherwise the caller mounts it after the conversation's first frame.
-        """
-        # Read on the UI thread like any block: the engine is idle between a restore and the
-        # first human action (a restored question waits for the human).
-        restored = list(context.blocks)
-        # Restored blocks show the time the log kept for them, as they did live (none, not the
-        # time of the restore, where it kept none).
-        logged = context.block_times if self.clock is not None else {}
-        for block in restored:
-            self._times[block.id] = logged.get(block.id)
-        self.context = context  # before the first flush: it reads the context's pending blocks
-        state = context.agent.state
-        if self.main.panel_visible or state.committed not in (None, {}) or state.proposals:
-            await self.main.mount_state_panel()
-        await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
-        # The restored blocks now, in this frame, rather than after the wake-up's round trip.
-        self.bridge.flush()
-        self._refresh_title(context)
-
-    UNMOUNT_STOP_SECONDS: ClassVar[float] = 10.0
-    """The longest the app's unmount waits for the engine's stop (a quit's, or its own): past it the
-    process still exits (the engine thread is a daemon; the log's last commit is already on disk)."""
+        self.call_after_refresh(self.session_view.start)
 
     async def on_unmount(self) -> None:
-        self._close_idle_collection()
+        self.idle_collection.close()
         self.attention.close()
         try:
             async with asyncio.timeout(self.UNMOUNT_STOP_SECONDS):
@@ -327,266 +243,81 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
             self.log.warning("the engine did not stop in time")
 
     async def keep_painted_lines(self) -> None:
-        """Keep what the screen shows of the conversation being left (a quit, a thread switch),
-        painted first by the next resume of its thread (`tui.app.stored_lines`)."""
-        if self.threads is None or not self._painting():
-            return
-        try:
-            self.threads.painted = await self.main.settled_lines()
-        except Exception:  # derived data: never in the way of quitting or switching
-            self.log.warning("could not keep the conversation's lines")
+        """Keep what the screen shows of the conversation being left (`Session.keep_painted_lines`)."""
+        await self.session.keep_painted_lines()
 
     async def stop_engine(self) -> None:
-        """Detach the bridge, retire the conversation and stop the engine (idempotent).
-
-        With saved threads, the conversation is disposed of (nothing logged: an approval left
-        pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
-        The UI loop keeps running meanwhile. Callers share one stop: a quit's worker cancelled at
-        shutdown does not cut it short, and the unmount that follows waits for it, not a second.
-        """
-        if self._engine_stop is None:
-            self._engine_stop = asyncio.ensure_future(self._stop_engine())
-        await asyncio.shield(self._engine_stop)
-
-    async def _stop_engine(self) -> None:
-        if self.engine.running:
-            if self.context is not None:
-                await self.keep_painted_lines()
-            try:
-                await asyncio.wrap_future(self.engine.call(self.bridge.detach))
-            except Exception:
-                self.log.warning("could not detach the bridge")
-            if self.threads is not None:
-                try:
-                    # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
-                    async with asyncio.timeout(5):
-                        await asyncio.wrap_future(self.engine.submit(self._retire_all()))
-                except Exception:  # a failing dispose must not block quitting
-                    self.log.warning("the conversation did not close cleanly")
-        await asyncio.to_thread(self.engine.stop)
-
-    async def _retire_all(self) -> None:
-        # Engine thread: the engine then has nothing left to dispose of.
-        assert self.threads is not None
-        context, self.engine.context = self.engine.context, None
-        try:
-            if context is not None:
-                await self.threads.retire(context)
-        finally:
-            self.threads.close()
+        """Stop the session (`Session.stop`: idempotent, shared by every caller)."""
+        await self.session.stop()
 
     async def action_quit(self) -> None:
         self.quit_cleanly()
 
     def quit_cleanly(self, return_code: int = 0) -> None:
-        """Stop the engine, close the log and exit with `return_code`; asked again while stopping,
-        exit at once (the terminal is still restored by Textual, the engine stopped at unmount).
-
-        The stop runs in a worker, not in the handler that asked: awaited there it would hold the
-        app's message loop, and a stop that hangs would leave nothing (the second Ctrl+Q, a signal's
-        `exit()`) able to end the app.
-        """
-        if self._quitting:
-            self.exit(return_code=return_code)
-            return
-        self._quitting = True
-
-        async def stop_then_exit() -> None:
-            try:
-                await self.stop_engine()
-            finally:
-                self.exit(return_code=return_code)
-
-        self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
-
-    QUIT_SIGNALS: ClassVar[tuple[str, ...]] = ("SIGTERM", "SIGHUP", "SIGINT")
-    """Signals that quit the way Ctrl+Q does: the log is closed and the terminal restored (the
-    alternate screen left, mouse tracking off) instead of the process dying in the middle. (In the
-    app's raw mode Ctrl+C is a key, not SIGINT: SIGINT comes from `kill -INT`, or from a Ctrl+C
-    typed as the app starts, before the terminal left its line mode.)"""
-
-    def _catch_signals(self) -> None:
-        import signal
-
-        loop = asyncio.get_running_loop()
-        for name in self.QUIT_SIGNALS:
-            number = getattr(signal, name, None)
-            if number is None:
-                continue  # not on this platform (Windows has no SIGHUP)
-            if signal.getsignal(number) is signal.SIG_IGN:
-                # Ignored by whoever started tandem (`nohup`; a shell without job control ignores
-                # SIGINT in what it runs in the background): it stays ignored, as Python leaves it.
-                continue
-            try:
-                loop.add_signal_handler(number, self._quit_on_signal, int(number))
-            except (NotImplementedError, RuntimeError, ValueError):
-                return  # not the main thread, or a loop without signal support: nothing to do
+        """Stop the session and exit with `return_code` (`QuitControl.quit`)."""
+        self.quit_control.quit(return_code)
 
     def _quit_on_signal(self, number: int) -> None:
-        """A quit signal arrived (on the UI loop): quit as Ctrl+Q does, exiting 128+N."""
-        import logging
+        """A quit signal arrived (on the UI loop; `tui.terminal.hangup` calls it too)."""
+        self.quit_control.on_signal(number)
 
-        logging.getLogger(__name__).info("signal %d: quitting", number)
-        self.quit_cleanly(return_code=128 + number)
-
-    # -- the bridge's entry points (UI thread) ------------------------------------------------
-
-    def on_bridge_wake(self, _message: Bridge.Wake) -> None:
-        self.bridge.wake()
+    # -- events: input, the bridge, the terminal -----------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
         # Keys first: what the person typed is painted before more of the stream is laid out.
         if isinstance(event, (events.Key, events.Paste, events.MouseDown)) and not event.is_forwarded:
-            self.bridge.hold_for_input()
-        self._note_input(event)
+            self.session.bridge.hold_for_input()
+        self.idle_collection.note_input(event)
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self.focus_keeper.keys.key_read(event)  # in order, behind a key whose binding has not run
+            return
         await super().on_event(event)
 
+    def on_key(self, event: events.Key) -> None:
+        self.focus_keeper.keys.key_bubbled(event)
+
+    def on_bridge_wake(self, _message: Bridge.Wake) -> None:
+        self.session.bridge.wake()
+
     def on_bridge_call(self, message: Bridge.Call) -> None:
-        self.bridge.on_call(message)
+        self.session.bridge.on_call(message)
 
-    def bridge_blocks_added(self, blocks: list[Block]) -> None:
-        if not self._painting():
-            return
-        self._flush_started()
-        if self.clock is not None:
-            now = self.clock()
-            for block in blocks:
-                self._times.setdefault(block.id, now)
-        mounting = self.main.blocks_added(blocks)
-        self.flush_frame.wait_for(mounting.done, mounting.views)
-        self.approvals.offer(blocks)
-        self._update_waiting()
+    def get_driver_class(self) -> type[Any]:
+        return wire_driver(super().get_driver_class())
 
-    def bridge_blocks_changed(self, blocks: list[Block]) -> None:
-        from tandem.core.blocks import InteractiveBlock
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        self.wire.display(screen, renderable)
 
-        if not self._painting():
-            return
-        self._flush_started()
-        self.main.blocks_changed(blocks)
-        self.approvals.refresh(blocks)
-        if any(isinstance(block, InteractiveBlock) for block in blocks):
-            self._update_waiting()
+    def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
+        self.wire.display_typed_input(screen, update)  # (`tui.terminal.input_paint`)
 
-    def bridge_status_changed(self, status: Status) -> None:
-        if not self._painting():
-            return
-        self._flush_started()
-        self.main.set_status(status)
-        self._hold_full_collections(streaming=status.value == "streaming")
-        if status.value != "streaming" and self._state_timer is not None:
-            self._paint_unshown_state()  # the stream ended: its last state now, not at the timer
-        if self.threads is not None and self.thread_title is None and self.context is not None:
-            self._refresh_title(self.context)  # the store titles a thread after its first message
-        self._update_waiting()
+    def wire_terminal_reset(self) -> None:
+        self.wire.terminal_reset()  # (the driver entered the alternate screen: every row next)
 
-    def bridge_state_changed(self, state: AgentState) -> None:
-        """Show the state in the panel: at once when it shows and is quiet, else later (see below).
+    def on_resize(self, _event: events.Resize) -> None:
+        self.wire.resized()
 
-        What the panel does not show costs nothing: a hidden panel is painted when it opens
-        (`_panel_shown`), and while a turn streams, the agent's writes are painted at most once a
-        `STATE_PANEL_SECONDS` (the last one always: a timer paints it, and the end of the stream
-        does at once). Each paint rebuilds the tree's lines and lays out the screen again, which
-        once per flush of a firehose (a STATE_DELTA every ~100 events) cost the UI thread more
-        than the tree's own change. A panel the person works in (focus inside it: an edit, a
-        proposal's or a conflict's buttons) is painted at once: their own writes are never late.
-        """
-        if not self._painting():
-            return
-        self._flush_started()
-        self._unshown_state = state
-        if not self.main.state_panel_mounted:
-            return  # the panel shows it once mounted (see `_start_engine`)
-        if not self._panel_chosen and (state.committed not in (None, {}) or state.proposals):
-            self.main.panel_visible = True  # (opening it paints it: `_panel_shown`)
-        if not self.main.panel_visible or self._unshown_state is None:
-            return  # painted when the panel opens, or it just did
-        wait = self._last_state_paint + STATE_PANEL_SECONDS - time.monotonic()
-        if wait > 0 and self._streaming() and not self._working_in_panel():
-            if self._state_timer is None and not self._state_due:
-                self._state_timer = self.set_timer(wait, self._state_paint_due)
-            return
-        self._paint_state(state)
+    def action_redraw(self) -> None:
+        self.wire.terminal_reset()  # Ctrl+L: the whole screen again
 
-    def _flush_started(self) -> None:
-        """A flush hands over a change: its frame is held until it settles, and a state paint due goes with it."""
-        self.flush_frame.open()
-        if self._state_due:
-            self._paint_unshown_state()
+    def painting(self) -> bool:
+        """Whether the main screen is there to paint into (not before mount, not while closing)."""
+        return self.is_running and self._main is not None and self._main.is_mounted
 
-    def _state_paint_due(self) -> None:
-        self._state_timer = None
-        if self._streaming() and self.bridge.flush_scheduled:
-            # A flush is on its way (within half a second while streaming): painted with it, the
-            # panel costs no layout and paint of the screen of its own.
-            self._state_due = True
-            return
-        self._paint_unshown_state()
-
-    def _paint_unshown_state(self) -> None:
-        if self._state_timer is not None:
-            self._state_timer.stop()  # painted now (the stream ended, or a flush took it): not again later
-            self._state_timer = None
-        self._state_due = False
-        state = self._unshown_state
-        if state is not None and self._painting() and self.main.state_panel_mounted and self.main.panel_visible:
-            self._paint_state(state)
-
-    def _paint_state(self, state: AgentState) -> None:
-        self._unshown_state = None
-        self._state_due = False
-        self._last_state_paint = time.monotonic()
-        if self._state_timer is not None:
-            self._state_timer.stop()
-            self._state_timer = None
-        panel = self.main.state_panel
-        panel.proposer = self._proposer_of
-        if panel.state is not state:
-            panel.set_state(state)
-        else:
-            panel.refresh_state()
-        self.state_panel_paints += 1
-
-    def _panel_shown(self, visible: bool) -> None:
-        if visible:
-            self._paint_unshown_state()
+    def open_confirmed_link(self, url: str) -> None:
+        """Open a link the person agreed to open (after `tui.app.links` allowed it)."""
+        self._url_opener(url)
 
     def _streaming(self) -> bool:
         status = self._main.status if self._main is not None else None
         return status is not None and status.value == "streaming"
 
-    def _working_in_panel(self) -> bool:
-        focused = self.focused
-        return focused is not None and any(node.id == "state-panel" for node in focused.ancestors_with_self)
-
-    def _proposer_of(self, proposal_id: str) -> str | None:
-        """The tool whose call a proposal predicts (a predictive proposal's id is that call's id)."""
-        from tandem.core.blocks import ToolCallBlock
-
-        context = self.context
-        if context is None:
-            return None
-        block = context.agent.pipeline.newest(f"tool/{proposal_id}")
-        return block.name or None if isinstance(block, ToolCallBlock) else None
-
-    def _painting(self) -> bool:
-        # A frame may still be due while the app shuts down and its screens are gone.
-        return self.is_running and self._main is not None and self._main.is_mounted
-
-    def _timestamp(self, block: Block) -> float | None:
-        return self._times.get(block.id)
-
-    # -- engine thread entry point -------------------------------------------------------------
+    # -- engine-thread entry points -------------------------------------------------------------
 
     def connecting_from_engine(self, retrying: bool) -> None:
         """Say on the status line that the agent refused the connection and it is tried again
         (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
-
-        def show() -> None:
-            if self._painting():
-                self.main.set_connecting(retrying)
-
-        self.bridge.to_ui(show)
+        self.session.connecting_from_engine(retrying)
 
     def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
         """Switch the theme from the engine thread (the `change_theme` UI action). Thread-safe.
@@ -594,9 +325,9 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         Returns:
             A future of the applied theme name; it fails with ValueError for an unknown theme.
         """
-        return self.bridge.to_ui(lambda: self.apply_theme(name))
+        return self.session.bridge.to_ui(lambda: self.apply_theme(name))
 
-    # -- links in messages ---------------------------------------------------------------------
+    # -- links -------------------------------------------------------------------------------------
 
     def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
         # Message Markdown never opens links itself (`open_links=False`): the scheme is checked
@@ -604,58 +335,65 @@ class TandemApp(KeyOrder, IdleCollection, ThreadCommands, Decisions, SurfaceActi
         message.stop()
         self._confirm_link(message.href)
 
-    @work(exit_on_error=False, group="links")
-    async def _confirm_link(self, href: str) -> None:
-        from tandem.tui.app.links import check_link
-        from tandem.tui.app.screens.open_link import OpenLink
+    def on_text_component_link_clicked(self, message: TextComponent.LinkClicked) -> None:
+        # A link in a surface's Text is opened as one in a message: scheme checked, human asked.
+        message.stop()
+        self._confirm_link(message.href)
 
-        link = check_link(href)
-        if link.refusal is not None:
-            self.notify(link.refusal, title="Link not opened", severity="warning", markup=False)
-            return
-        if await self.push_screen_wait(OpenLink(link.url)):
-            self._url_opener(link.url)
+    def _confirm_link(self, href: str) -> None:
+        from tandem.tui.app.screens.open_link import confirm_then_open
 
-    # -- actions --------------------------------------------------------------------------------
+        self.run_worker(confirm_then_open(self, href, self.open_confirmed_link), group="links", exit_on_error=False)
 
-    def _focus_promised(self) -> bool:
-        main = self._main
-        if main is None or self.screen is not main:
-            return False
-        if self._first_focus_by:
-            # Keys typed right after `tandem` (an SSH user does not wait for the first frame) are
-            # read as the app starts, before the main screen's mount focused the composer: with
-            # nothing focused Textual dropped them. They wait for that first focus.
-            if self.focused is None and time.monotonic() < self._first_focus_by:
-                return True
-            self._first_focus_by = 0.0
-        return main.composer.focus_promised
+    # -- commands and actions ----------------------------------------------------------------------
 
-    def _approval_closed(self, block: Block, decided: bool) -> None:
-        # After a decision the person types next; after "Decide later", Enter reopens it.
-        if decided:
-            self.main.composer.take_focus_when_ready()
-        else:
-            # At once, on the main screen under the closing modal: keys typed right after Esc must
-            # find the button already focused (a refresh later, they went nowhere). Text typed on
-            # goes to the composer, which takes a draft while the decision waits.
-            self.focus_review_button(block)
-            self.main.composer.drafting = True
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from self.commands.system_commands()
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":
-            return bool(self.pending_decisions())  # False hides the key; None would show it dimmed
+            return bool(self.session.pending_decisions())  # False hides the key; None would show it dimmed
         if action == "cancel_turn":
-            status = self._main.status if self._main is not None else None
-            return status is not None and status.value in ("streaming", "awaiting_input")
+            return self._main is not None and self._main.status is not None and \
+                self._main.status.value in ("streaming", "awaiting_input")
         if action in ("open_thread", "rename_thread"):
             return self.threads is not None and self.ready.is_set()
         return True
 
-    # -- helpers for tests ---------------------------------------------------------------------
+    def action_cancel_turn(self) -> None:
+        self.session.commands.cancel()
 
-    @property
-    def conversation(self) -> Conversation:
-        """The conversation view of the main screen."""
-        return self.main.conversation
+    def action_new_conversation(self) -> None:
+        self.session.switch(None)
 
+    def action_open_thread(self) -> None:
+        self.session.commands.pick_thread()
+
+    def action_rename_thread(self) -> None:
+        self.session.commands.rename_thread()
+
+    def action_go_to_decision(self) -> None:
+        self.focus_keeper.go_to_decision(self.session.pending_decisions(), review=self.session.approvals.review)
+
+    def action_toggle_panel(self) -> None:
+        self.state_paint.toggle()
+
+    def action_toggle_debug(self) -> None:
+        self.commands.action_toggle_debug()
+
+    def action_copy_last_answer(self) -> None:
+        self.commands.action_copy_last_answer()
+
+    async def action_export(self) -> None:
+        await self.commands.action_export()
+
+    async def export_markdown(self) -> Path | None:
+        """Write the conversation's log as Markdown into the data dir (`AppCommands.export_markdown`)."""
+        return await self.commands.export_markdown()
+
+    def apply_theme(self, name: str) -> str:
+        """Switch to `name` (`AppCommands.apply_theme`). Raises ValueError for an unknown theme."""
+        return self.commands.apply_theme(name)

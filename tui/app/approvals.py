@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from tandem.core.blocks import ApprovalBlock, Block, DecisionCommand
@@ -14,10 +12,16 @@ if TYPE_CHECKING:
 __all__ = ["ApprovalQueue"]
 
 Decide = Callable[["Block", "DecisionCommand"], object]
-"""Hands a decision to the engine: `(block, command)` (the app's `_decide` worker)."""
+"""Hands a decision to the engine: `(block, command)` (`Session.decide`)."""
 
 Closed = Callable[["ApprovalBlock", bool], object]
 """Told when a modal closes: `(block, decided)`; the app puts the cursor where the person goes next."""
+
+
+class ModalHost(Protocol):
+    """What the queue needs of the app: it pushes the modals."""
+
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
 
 
 class ApprovalQueue:
@@ -29,7 +33,7 @@ class ApprovalQueue:
     the rest. An approval decided elsewhere meanwhile (inline, or replayed) is skipped.
     """
 
-    def __init__(self, app: App[Any], decide: Decide, *, guard_seconds: float, closed: Closed | None = None) -> None:
+    def __init__(self, app: ModalHost, decide: Decide, *, guard_seconds: float, closed: Closed | None = None) -> None:
         """
         Args:
             app: Pushes the modals.

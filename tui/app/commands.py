@@ -5,16 +5,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual.app import App, SystemCommand
-from textual.screen import Screen
+from textual.app import SystemCommand
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tandem.core.context import AgentContext
+    from tandem.tui.app.app import TandemApp
     from tandem.tui.app.bridge import Bridge
-    from tandem.tui.app.screens.main_screen import MainScreen
     from tandem.tui.app.thread_library import ThreadLibrary
+    from tandem.tui.app.screens.main_screen import MainScreen
 
 __all__ = ["AppCommands", "THEME_ALIASES"]
 
@@ -22,39 +24,56 @@ THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast"
 """Short theme names (CLI, the `change_theme` UI action) → registered Textual theme names."""
 
 
-class AppCommands(App[None]):
-    """The command palette's entries and the actions behind them that touch no saved thread.
+class AppCommands:
+    """The command palette's entries, and the actions behind those that touch no saved thread:
+    debug blocks, theme, copying the last answer, export.
 
-    Mixed into `TandemApp` after `ThreadCommands`, whose palette entries come first; reads the
-    app's attributes annotated below and owns none. UI thread only.
+    Owned by the app, which lists `system_commands` before Textual's own. Reads
+    the app's screen and conversation; owns only where exports go (`data_dir`) and their clock.
+    UI thread only.
     """
 
-    context: AgentContext | None
-    bridge: Bridge
-    threads: ThreadLibrary | None
-    data_dir: Path | None
-    clock: Callable[[], float] | None
-    _panel_chosen: bool
+    def __init__(self, app: TandemApp, *, data_dir: Path | None, clock: Callable[[], float] | None) -> None:
+        self.app = app
+        self.data_dir = data_dir
+        """Where exports go (the user data dir by default)."""
+        self.clock = clock
 
-    if TYPE_CHECKING:
+    @property
+    def main(self) -> MainScreen:
+        return self.app.main
 
-        @property
-        def main(self) -> MainScreen: ...
+    @property
+    def context(self) -> AgentContext | None:
+        return self.app.context
 
-        def action_go_to_decision(self) -> None: ...
+    @property
+    def threads(self) -> ThreadLibrary | None:
+        return self.app.threads
 
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+    @property
+    def bridge(self) -> Bridge:
+        return self.app.bridge
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The palette's entries: the thread's first, then these actions (the app adds Textual's own after them)."""
+        app = self.app
+        if app.threads is not None:
+            yield SystemCommand("Open thread…", "Reopen a saved conversation in place of this one", app.action_open_thread)
+            yield SystemCommand("Rename thread…", "Change this conversation's title", app.action_rename_thread)
+        yield SystemCommand("New conversation", "Start over with an empty conversation", app.action_new_conversation)
         yield SystemCommand("Go to the pending decision", "Reopen the approval, or move to the question or action the agent waits on (F4)",
-                            self.action_go_to_decision)
-        yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", self.action_toggle_panel)
+                            app.action_go_to_decision)
+        yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", app.action_toggle_panel)
         for short, name in THEME_ALIASES.items():
             yield SystemCommand(f"Theme: {short}", f"Switch to the {short} theme", lambda name=name: self.apply_theme(name))
         yield SystemCommand("Copy last answer", "Copy the last answer to the clipboard (OSC 52)", self.action_copy_last_answer)
         yield SystemCommand("Export", "Save the conversation as Markdown in the data folder", self.action_export)
         yield SystemCommand("Toggle debug view", "Show or hide protocol debug blocks (F3)", self.action_toggle_debug)
-        for command in super().get_system_commands(screen):
-            if command.title != "Theme":
-                yield command
 
     def apply_theme(self, name: str) -> str:
         """Switch to `name` (dark, light, high-contrast, or a registered theme name). UI thread.
@@ -63,14 +82,10 @@ class AppCommands(App[None]):
             ValueError: no such theme.
         """
         theme = THEME_ALIASES.get(name, name)
-        if theme not in self.available_themes:
+        if theme not in self.app.available_themes:
             raise ValueError(f"unknown theme {name!r}; choose one of {', '.join(THEME_ALIASES)}")
-        self.theme = theme
+        self.app.theme = theme
         return theme
-
-    def action_toggle_panel(self) -> None:
-        self._panel_chosen = True
-        self.main.panel_visible = not self.main.panel_visible
 
     def action_toggle_debug(self) -> None:
         conversation = self.main.conversation
@@ -87,7 +102,7 @@ class AppCommands(App[None]):
         if answer is None or not answer.text.strip():
             self.notify("There is no answer to copy yet", severity="warning", markup=False)
             return
-        self.copy_to_clipboard(sanitize(answer.text))  # pasted into a shell: no agent escapes
+        self.app.copy_to_clipboard(sanitize(answer.text))  # pasted into a shell: no agent escapes
         caveat = clipboard_caveat()
         note = f" ({caveat})" if caveat else ""
         self.notify(f"Copied the last answer ({len(answer.text)} characters) with OSC 52{note}", title="Clipboard", markup=False)

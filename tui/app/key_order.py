@@ -1,36 +1,32 @@
 """Keys arrive where they were typed: a key that may move focus holds the keys typed after it.
 
-Textual hands each key to the widget focused *when the app reads it*, by posting it to that
-widget's queue; a key that nothing consumes (Tab, Esc, a letter bound on a modal) then bubbles up
-through the widget's ancestors and runs its binding only when it reaches the app, several queue
-hops later. Keys that arrived in the same read (bunched over SSH, or pasted by a terminal without
-bracketed paste) have been handed out by then, all to the old focus: `Ada`, Tab, Tab, `2026-05-01`
-left "Ada2026-05-01" in a form's first field, and `r` then a reason on an approval modal lost the
-reason. So a key that may run a binding holds the keys behind it until that binding ran (or the
-key was consumed on the way up), and they are then delivered to whatever has focus.
+Textual hands each key to the widget focused *when the app reads it*; a key that nothing consumes
+(Tab, Esc, a letter bound on a modal) bubbles up and runs its binding only when it reaches the app,
+several queue hops later. Keys read in the same batch (bunched over SSH, or pasted without
+bracketed paste) would all have gone to the old focus by then. So a key that may run a binding
+holds the keys behind it until that binding ran (or the key was consumed on the way up), and they
+are then delivered to whatever has focus.
 
 A binding may also move focus later, through messages (Enter on a form's Book button: the press
 travels up to the app, which then focuses the composer). A held key that nothing would take where
-focus is right after the binding (no binding names it, the focused widget does not type it) waits a
-little longer, until focus moves or the hold ran out: `Enter` then `thanks` lands in the composer.
+focus is right after the binding waits a little longer, until focus moves or the hold ran out.
 
 A hold runs out after `HOLD_LIMIT` seconds *and* `HOLD_CHECKS` of its checks (one per pass of the
-UI loop at most, `_CHECK_SECONDS` apart). Wall time alone was not enough: on a starved machine
-(CI, two cores, a dozen processes) one pass of the loop took longer than the whole limit, so the
-held keys went to the old focus before the messages that move it had been handled at all (the tmux
-type-ahead test failed 3 runs in 6 at load 11). What the hold waits for is work of this loop, so its
-bound is counted in this loop's own passes; the wall time keeps it from ending early on a fast one.
+UI loop at most, `_CHECK_SECONDS` apart): what it waits for is work of this loop, so its bound is
+counted in the loop's own passes (a starved loop takes longer than the whole limit for one pass),
+and the wall time keeps it from ending early on a fast one.
 
 After a decision the composer is promised the focus but stays disabled until the engine has the
-decision (a moment; longer on a loaded machine): keys nothing takes meanwhile are held for it too
-(`_focus_promised`, bounded by `Composer.FOCUS_PROMISE_SECONDS`).
+decision: keys nothing takes meanwhile are held for it too (`focus_promised`, bounded by
+`Composer.FOCUS_PROMISE_SECONDS`).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from typing import ClassVar
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import App
@@ -38,16 +34,19 @@ from textual.app import App
 __all__ = ["KeyOrder"]
 
 
-class KeyOrder(App[None]):
+class KeyOrder:
     """Holds the keys typed behind a key whose binding has not run yet, then delivers them in order.
 
-    Mixed into `TandemApp`; owns the held keys and the key they wait on. UI thread only. A key
-    waits on its predecessor only when that one may run a binding: one the focused widget does
-    not take as text (`Widget.check_consume_key`) and that some binding in the focus chain names.
-    Typing into an input never waits. A key consumed on its way up releases the others at the
-    next check; if it never arrives (its widget was removed meanwhile) they go when the hold runs
-    out (`HOLD_LIMIT` seconds and `HOLD_CHECKS` checks, see the module).
-    After a binding ran, a held key nothing would take waits for focus to move (see the module).
+    Owned by the app's `FocusKeeper` (`tui.app.focus`); owns the held keys and the key they wait
+    on. UI thread only. The app hands it every key it reads (`key_read`) and every key that
+    bubbled up to it (`key_bubbled`); a key goes on through `route` (Textual's own handling).
+    A key waits on its predecessor only when that one may run a binding: one the focused widget
+    does not take as text (`Widget.check_consume_key`) and that some binding in the focus chain
+    names. Typing into an input never waits. A key consumed on its way up releases the others at
+    the next check; if it never arrives (its widget was removed meanwhile) they go when the hold
+    runs out (`HOLD_LIMIT` seconds and `HOLD_CHECKS` checks, see the module). After a binding ran,
+    a held key nothing would take waits for focus to move (see the module), and so does one typed
+    while `focus_promised` says an input is about to take the focus.
     """
 
     HOLD_LIMIT: ClassVar[float] = 0.5
@@ -58,32 +57,50 @@ class KeyOrder(App[None]):
 
     _CHECK_SECONDS: ClassVar[float] = 0.01
 
-    _checks = 0
-    """Checks of the held keys so far (`_check`): the UI loop's progress while keys are held."""
+    def __init__(
+        self,
+        app: App[Any],
+        route: Callable[[events.Key], Awaitable[None]],
+        *,
+        focus_promised: Callable[[], bool] = lambda: False,
+    ) -> None:
+        """
+        Args:
+            app: Says what has focus and which bindings apply; runs the checks' timer.
+            route: What Textual does with a key the app read (the app's own `on_event`).
+            focus_promised: Whether an input that is disabled right now takes the focus in a
+                moment (the composer after a decision, until the engine has it).
+        """
+        self._app = app
+        self._route = route
+        self._focus_promised = focus_promised
+        self._checks = 0
+        """Checks of the held keys so far (`_check`): the UI loop's progress while keys are held."""
+        self._awaited: events.Key | None = None
+        self._awaited_since = 0.0
+        self._awaited_checks = 0
+        self._held: deque[events.Key] = deque()
+        self._check_pending = False
+        self._bound_focus: object | None = None
+        """What had focus right after the awaited key's binding ran (None as well when nothing had)."""
+        self._orphans_until = 0.0
+        """Until when held keys nothing takes may wait for focus to move (0: no such wait)."""
+        self._orphans_checks = 0
+        """... and until which check (both must have passed)."""
 
-    _awaited: events.Key | None = None
-    _awaited_since = 0.0
-    _awaited_checks = 0
-    _held: deque[events.Key] | None = None
-    _check_pending = False
-    _bound_focus: object | None = None
-    """What had focus right after the awaited key's binding ran (None as well when nothing had)."""
-    _orphans_until = 0.0
-    """Until when held keys nothing takes may wait for focus to move (0: no such wait)."""
-    _orphans_checks = 0
-    """... and until which check (both must have passed)."""
-
-    async def on_event(self, event: events.Event) -> None:
-        if not isinstance(event, events.Key) or event.is_forwarded:
-            await super().on_event(event)
-            return
+    async def key_read(self, event: events.Key) -> None:
+        """A key the app read (not forwarded): deliver it now, or hold it behind the key it waits on."""
         if self._held or not self._settled() or self._waits_for_promised_focus(event):
-            if self._held is None:
-                self._held = deque()
             self._held.append(event)
             self._check_later()
             return
         await self._route_key(event)
+
+    def key_bubbled(self, event: events.Key) -> None:
+        """A key reached the app on its way up (`App.on_key`): if it is the awaited one, Textual's
+        own handler runs its binding right after; the held keys go once the whole message is handled."""
+        if event is self._awaited:
+            self._app.call_next(self._release, event)
 
     async def _route_key(self, event: events.Key) -> None:
         """What Textual does with a new key (priority bindings, else forward to focus), then
@@ -93,18 +110,18 @@ class KeyOrder(App[None]):
             # Textual stops a key that the app sent on the screen's hop back to the app (while
             # still delivering it there); without a sender, a stop means a widget consumed it.
             event._sender = None
-        await super().on_event(event)
+        await self._route(event)
         if may_bind and event.is_forwarded:  # not taken by a priority binding: on its way up
             self._awaited = event
             self._awaited_since = time.monotonic()
             self._awaited_checks = self._checks
 
     def _may_run_a_binding(self, event: events.Key) -> bool:
-        focused = self.focused
+        focused = self._app.focused
         if focused is not None and focused.check_consume_key(event.key, event.character):
             return False
         try:
-            chain = self.screen._modal_binding_chain
+            chain = self._app.screen._modal_binding_chain
         except Exception:  # no screen yet, or the app is closing
             return False
         return any(
@@ -115,11 +132,11 @@ class KeyOrder(App[None]):
 
     def _taken_nowhere(self, event: events.Key) -> bool:
         """Whether the key would be dropped where focus is now (no binding, not typed)."""
-        focused = self.focused
+        focused = self._app.focused
         if focused is not None and focused.check_consume_key(event.key, event.character):
             return False
         try:
-            chain = self.screen._binding_chain
+            chain = self._app.screen._binding_chain
         except Exception:
             return False
         return not any(event.key in bindings.key_to_bindings for _node, bindings in chain)
@@ -129,25 +146,14 @@ class KeyOrder(App[None]):
         if not self._orphans_until:
             return False
         waiting = time.monotonic() < self._orphans_until or self._checks < self._orphans_checks
-        if self.focused is self._bound_focus and waiting and self._taken_nowhere(event):
+        if self._app.focused is self._bound_focus and waiting and self._taken_nowhere(event):
             return True
         self._orphans_until = 0.0  # focus moved, time is up, or the key is taken: the wait is over
-        return False
-
-    def _focus_promised(self) -> bool:
-        """Whether an input that is disabled right now will take the focus in a moment (the app
-        knows: the composer after a decision, until the engine has it). None here."""
         return False
 
     def _waits_for_promised_focus(self, event: events.Key) -> bool:
         """A key nothing takes where focus is, while the input it was typed for is about to take it."""
         return self._focus_promised() and self._taken_nowhere(event)
-
-    def on_key(self, event: events.Key) -> None:
-        # The awaited key bubbled up to the app: Textual's own handler runs its binding right after
-        # this one; the held keys go once the whole message is handled.
-        if event is self._awaited:
-            self.call_next(self._release, event)
 
     def _settled(self) -> bool:
         awaited = self._awaited
@@ -164,7 +170,7 @@ class KeyOrder(App[None]):
         if event is self._awaited:
             self._awaited = None
         if self._held:
-            self._bound_focus = self.focused
+            self._bound_focus = self._app.focused
             self._orphans_until = time.monotonic() + self.HOLD_LIMIT
             self._orphans_checks = self._checks + self.HOLD_CHECKS
         await self._deliver_held()
@@ -179,7 +185,7 @@ class KeyOrder(App[None]):
     def _check_later(self) -> None:
         if not self._check_pending:
             self._check_pending = True
-            self.set_timer(self._CHECK_SECONDS, self._check)
+            self._app.set_timer(self._CHECK_SECONDS, self._check)
 
     async def _check(self) -> None:
         self._check_pending = False

@@ -1,6 +1,7 @@
 """What the app writes to the terminal: only the cells that changed, no faster than the link takes them.
 
-`WireOutput` is an `App` mixin that sits where Textual hands a frame to the driver (`App._display`):
+`WireOutput`, owned by the app, sits where Textual hands a frame to the driver (`App._display`,
+the one place a compositor update becomes terminal text; the app's override delegates to it):
 
 - each update (`LayoutUpdate`, `ChopsUpdate`) is applied to a model of the screen
   (`tui.terminal.screen_rows.ScreenRows`), which writes only changed cells and turns a scrolled
@@ -26,10 +27,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.color import ColorSystem
 from rich.console import Console, RenderableType
-from textual import events
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual.app import App
-from textual.binding import Binding
 from textual.widgets import Input, TextArea
 
 from tandem.tui.terminal.screen_rows import ScreenRows
@@ -170,31 +169,29 @@ class _RowsUpdate(CompositorUpdate):
             return ""
 
 
-class WireOutput(App[Any]):
-    """Mixin for the app: compositor updates go through a screen model that writes only what changed.
+class WireOutput:
+    """The app's row output: compositor updates go through a screen model that writes only what changed.
 
     Owns the model (`ScreenRows`), whether it is on (`repaint`), and the wait for the driver's
     output to drain (at most one frame in flight; the frames in between merge in the model).
+    Owned by the app, whose `_display` (Textual's seam) hands every frame to `display`. UI thread,
+    except `_drained_from_thread` (the driver's writer thread). Lifecycle: built with the app, set
+    `repaint` before it runs; falls back to Textual's own output for good if the model fails.
     """
 
-    BINDINGS = [Binding("ctrl+l", "redraw", "Redraw the screen", show=False, id="tandem.redraw")]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, app: App[Any]) -> None:
+        self._app = app
         self.repaint = "changes" if seams_present() else "all"
         """`changes` (only what changed, paced by the link) or `all` (Textual's own output); set before running."""
-        self.wire_model = ScreenRows()
-        self.wire_frames = 0
+        self.model = ScreenRows()
+        self.frames = 0
         """Frames written through the model."""
-        self.wire_deferred = 0
+        self.deferred = 0
         """Updates merged into a later frame because the output had not drained."""
-        self.wire_overtaken = 0
+        self.overtaken = 0
         """Frames of typed input written while the output had not drained (`display_typed_input`)."""
-        self._wire_waiting = False
-        self._wire_typed_rows: set[int] | None = None
-
-    def get_driver_class(self) -> type[Any]:
-        return wire_driver(super().get_driver_class())
+        self._waiting = False
+        self._typed_rows: set[int] | None = None
 
     def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
         """`_display` of a frame that paints only what was typed (`tui.terminal.input_paint`).
@@ -205,52 +202,54 @@ class WireOutput(App[Any]):
         still wait for the output to drain.
         """
         if isinstance(update, ChopsUpdate):
-            self._wire_typed_rows = {y for y, _x1, _x2 in update.spans}
+            self._typed_rows = {y for y, _x1, _x2 in update.spans}
         try:
-            self._display(screen, update)
+            self._app._display(screen, update)
         finally:
-            self._wire_typed_rows = None
+            self._typed_rows = None
 
     # -- the seam ----------------------------------------------------------------------------
 
-    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        self._cursor_to_focused_input()
-        model = self.wire_model
+    def display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        """What the app's `_display` does: the frame goes into the model, and out when the link took the last."""
+        app = self._app
+        self.cursor_to_focused_input()
+        model = self.model
         if (
             self.repaint != "changes"
             or renderable is None
-            or self._batch_count
-            or self.is_inline
-            or self.is_headless
-            or not self._running
-            or self._closed
-            or self._driver is None
+            or app._batch_count
+            or app.is_inline
+            or app.is_headless
+            or not app._running
+            or app._closed
+            or app._driver is None
         ):
-            super()._display(screen, renderable)
+            App._display(app, screen, renderable)
             return
         try:
             if isinstance(renderable, LayoutUpdate):
                 region = renderable.region
                 model.apply_full(renderable.strips, region.width, region.height)
                 followed = True
-            elif isinstance(renderable, ChopsUpdate) and self._wire_follows(model, renderable, screen):
+            elif isinstance(renderable, ChopsUpdate) and self._follows(model, renderable, screen):
                 model.apply_chops(renderable.chops, renderable.spans, renderable.chop_ends)
                 model.valid = followed = True
             else:
                 followed = False
         except Exception as error:  # a bug here must not end the app: Textual's output takes over
-            self._wire_failed(error)
-            super()._display(screen, renderable)
+            self._failed(error)
+            App._display(app, screen, renderable)
             return
         if not followed:
             # Something the model cannot follow: Textual writes it, and the next full update resyncs.
             model.valid = False
-            super()._display(screen, renderable)
+            App._display(app, screen, renderable)
             return
-        self._wire_present(screen)
+        self._present(screen)
 
     @staticmethod
-    def _wire_follows(model: ScreenRows, update: ChopsUpdate, screen: Screen[Any]) -> bool:
+    def _follows(model: ScreenRows, update: ChopsUpdate, screen: Screen[Any]) -> bool:
         """Whether the model can take this partial update: it holds the screen, or the update is all of it."""
         width, height = screen.outer_size
         if model.valid:
@@ -261,109 +260,106 @@ class WireOutput(App[Any]):
         model.resize(width, height)
         return True
 
-    def _wire_present(self, screen: Screen[Any]) -> None:
+    def _present(self, screen: Screen[Any]) -> None:
         """Write the model's frame, unless the last one is still on its way (then when it arrived)."""
-        if self._wire_backlogged():
-            typed = self._wire_typed_rows
-            if typed is not None and self.wire_model.valid:
-                self.wire_overtaken += 1
-                self._wire_write(screen, typed)
+        if self._backlogged():
+            typed = self._typed_rows
+            if typed is not None and self.model.valid:
+                self.overtaken += 1
+                self._write(screen, typed)
                 return
-            self.wire_deferred += 1
-            self.post_display_hook()
+            self.deferred += 1
+            self._app.post_display_hook()
             return
-        if not self.wire_model.pending and self._wire_cursor_still():
-            self.post_display_hook()  # nothing visible changed: not even the synchronized-output marks
+        if not self.model.pending and self._cursor_still():
+            self._app.post_display_hook()  # nothing visible changed: not even the synchronized-output marks
             return
-        self._wire_waiting = False
-        self._wire_write(screen)
+        self._waiting = False
+        self._write(screen)
 
-    def _wire_write(self, screen: Screen[Any], rows: set[int] | None = None) -> None:
+    def _write(self, screen: Screen[Any], rows: set[int] | None = None) -> None:
         """Write the model's pending rows (or only `rows` of them) as one frame."""
-        self.wire_frames += 1
+        self.frames += 1
         # A `CompositorUpdate` (as Textual's own): `_display` writes its `render_segments` in a sync.
-        super()._display(screen, cast(RenderableType, _RowsUpdate(self.wire_model, self._wire_failed, rows)))
+        App._display(self._app, screen, cast(RenderableType, _RowsUpdate(self.model, self._failed, rows)))
 
-    def _wire_failed(self, error: BaseException) -> None:
+    def _failed(self, error: BaseException) -> None:
         """The model failed (a bug): from now on Textual's own output, starting with a whole screen."""
-        self.log.error(f"row output failed, Textual's own output from now on: {error!r}")
+        app = self._app
+        app.log.error(f"row output failed, Textual's own output from now on: {error!r}")
         self.repaint = "all"
-        self.wire_model = ScreenRows()
-        if self._running and not self._closed:
-            self.call_later(self.refresh)
+        self.model = ScreenRows()
+        if app._running and not app._closed:
+            app.call_later(app.refresh)
 
-    def _cursor_to_focused_input(self) -> None:
+    def cursor_to_focused_input(self) -> None:
         """Put the terminal's (hidden) cursor where the focused text input's cursor is drawn.
 
         Textual places it only when an input's focus, selection or scroll changes, and any
-        `Input`'s selection watcher moves it, focused or not. The composer takes focus before its
-        first layout and moves without any of those (a resize, the status line above it), and the
-        state panel's inputs set their selection when mounted: until the first key the cursor sat
-        at the top left, where input methods open their popups and screen readers and magnifiers
-        look. Read each frame, so it follows wherever the input is drawn.
+        `Input`'s selection watcher moves it, focused or not. Read each frame, so the cursor
+        follows wherever the input is drawn (input methods open their popups there, and screen
+        readers and magnifiers look there).
         """
-        focused = self.focused
+        focused = self._app.focused
         if isinstance(focused, (TextArea, Input)):
-            self.cursor_position = focused.cursor_screen_offset
+            self._app.cursor_position = focused.cursor_screen_offset
 
-    def _wire_cursor_still(self) -> bool:
-        cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
-        return bool(cursor == getattr(self, "_previous_cursor_position", None))
+    def _cursor_still(self) -> bool:
+        app = self._app
+        cursor = app.screen.outer_size.clamp_offset(app.cursor_position)
+        return bool(cursor == getattr(app, "_previous_cursor_position", None))
 
-    def _wire_backlogged(self) -> bool:
+    def _backlogged(self) -> bool:
         """Whether the last frame is still on its way; if so, send the model once it arrived."""
-        driver = self._driver
-        when_drained = getattr(driver, "wire_when_drained", None)
+        when_drained = getattr(self._app._driver, "wire_when_drained", None)
         if when_drained is None:
             return False
         # Asked again on every frame (not only once per wait): a lost wake-up cannot hold output back.
-        self._wire_waiting = True
-        if when_drained(self._wire_drained_from_thread):
+        self._waiting = True
+        if when_drained(self._drained_from_thread):
             return True
-        self._wire_waiting = False
+        self._waiting = False
         return False
 
-    def _wire_drained_from_thread(self) -> None:
-        loop = self._loop
+    def _drained_from_thread(self) -> None:
+        loop = self._app._loop
         try:
             if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(self._wire_drained)
+                loop.call_soon_threadsafe(self._drained)
         except RuntimeError:  # the loop closed meanwhile: the app is gone, nothing to paint
             pass
 
-    def _wire_drained(self) -> None:
-        if not self._wire_waiting or self._closed or not self._running:
+    def _drained(self) -> None:
+        app = self._app
+        if not self._waiting or app._closed or not app._running:
             return
-        if self._batch_count:
+        if app._batch_count:
             # Textual writes nothing during a batch update, and while one holds the frame back it
             # runs after-refresh callbacks at once (this would loop until the batch ends): a
             # frame later, then. (A plain loop timer: this runs from the driver's thread through
             # call_soon_threadsafe, outside the app's context, where a Textual Timer fails at its
             # first tick and again when the app stops its timers on quit.)
-            loop = self._loop
+            loop = app._loop
             if loop is not None and not loop.is_closed():
-                loop.call_later(1 / 60, self._wire_drained)
+                loop.call_later(1 / 60, self._drained)
             return
-        self._wire_waiting = False
-        if self.wire_model.valid and self.repaint == "changes":
-            self._wire_present(self.screen)
+        self._waiting = False
+        if self.model.valid and self.repaint == "changes":
+            self._present(app.screen)
 
     # -- when the terminal lost what it showed -------------------------------------------------
 
-    def wire_terminal_reset(self) -> None:
+    def terminal_reset(self) -> None:
         """The terminal's screen was cleared or may be garbled: write every row in the next frame."""
-        self.wire_model.invalidate()
-        self._wire_waiting = False
-        if self._running and not self._closed:
-            self.refresh()
+        app = self._app
+        self.model.invalidate()
+        self._waiting = False
+        if app._running and not app._closed:
+            app.refresh()
 
-    def on_resize(self, _event: events.Resize) -> None:
-        # A terminal may reflow, clear or crop its screen when it is resized, even back to the same
-        # size. Until Textual repaints the whole screen at the new size, its own output goes out.
-        self.wire_model.valid = False
-        self.wire_terminal_reset()
-
-    def action_redraw(self) -> None:
-        """Write the whole screen again (Ctrl+L), for a terminal garbled by something else."""
-        self.wire_terminal_reset()
-
+    def resized(self) -> None:
+        """The terminal was resized: it may have reflowed, cleared or cropped its screen, even
+        back to the same size. Until Textual repaints the whole screen at the new size, its own
+        output goes out."""
+        self.model.valid = False
+        self.terminal_reset()

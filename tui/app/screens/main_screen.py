@@ -28,7 +28,11 @@ if TYPE_CHECKING:
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
     from tandem.core.blocks.base import Block
     from tandem.core.turns import Status
+    from tandem.tui.app.focus import FocusKeeper
+    from tandem.tui.app.session import Session
     from tandem.tui.app.stored_lines import StoredLines
+    from tandem.widgets import ApprovalView, BlockView, ErrorView, StateConflictView
+    from tandem.widgets.a2ui_surface import SurfaceView
     from tandem.widgets.state_panel import StatePanel
 
 __all__ = ["MainScreen", "STATUS_LABELS"]
@@ -57,8 +61,11 @@ NARROW_COLUMNS = 100
 class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
     """Lays out the conversation view, composer, state panel and status line.
 
-    Owns the layout and what the status line says; the app owns the engine and tells the
-    screen what changed (`set_status`, `set_waiting`). UI thread only. Lifecycle: the first frame
+    Owns the layout and what the status line says. Shows one `Session`: its changes come in
+    through `blocks_added`, `blocks_changed`, `set_status` and `set_waiting`, and what the person
+    asks (the composer's message, the widgets' decisions, retries, proposals, state edits,
+    conflicts and surface actions) goes to the session's typed commands; where the cursor goes
+    after a decision or an action is the `FocusKeeper`'s. UI thread only. Lifecycle: the first frame
     shows the welcome, the composer and "starting"; the footer is mounted right after it; once
     the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
     after that first frame). A resumed thread whose stored tail kept the lines the conversation
@@ -115,8 +122,12 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
     panel_visible = var(False)
     """Whether the state panel shows."""
 
-    def __init__(self, *, welcome: Content | None = None, timestamps=None, name: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *, session: Session, focus: FocusKeeper, welcome: Content | None = None,  # type: ignore[no-untyped-def]
+                 timestamps=None, name: str | None = None) -> None:
         super().__init__(name=name)
+        self.session = session
+        """The conversation this screen shows, and where what the person asks of it goes."""
+        self._focus = focus
         keep_layout_map(self)
         self._welcome = welcome
         self._timestamps = timestamps
@@ -408,3 +419,44 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
     def blocks_changed(self, blocks: list[Block]) -> None:
         """Changed blocks from the bridge (UI thread)."""
         self.conversation.refresh_blocks(blocks)
+
+    # -- what the person asks of the conversation ------------------------------------------------
+
+    def on_composer_sent(self, message: Composer.Sent) -> None:
+        message.stop()
+        self.session.commands.send(message.text)
+
+    def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
+        message.stop()
+        self.session.decide(message.block, message.command)
+        self._focus.to_composer_when_ready()
+
+    def on_approval_view_review_requested(self, message: ApprovalView.ReviewRequested) -> None:
+        message.stop()
+        self.session.approvals.review(message.block)
+
+    def on_error_view_retry_requested(self, message: ErrorView.RetryRequested) -> None:
+        message.stop()
+        self.session.commands.retry()
+
+    def on_state_panel_proposal_decided(self, message: StatePanel.ProposalDecided) -> None:
+        message.stop()
+        commands = self.session.commands
+        (commands.accept if message.accept else commands.reject)(message.proposal_id)
+
+    def on_state_panel_edit_requested(self, message: StatePanel.EditRequested) -> None:
+        message.stop()
+        self.session.commands.edit(message.patch)
+
+    def on_state_conflict_view_resolved(self, message: StateConflictView.Resolved) -> None:
+        message.stop()
+        self.session.commands.resolve(message.conflict_id, message.resolution, message.value)
+
+    def on_surface_view_value_changed(self, message: SurfaceView.ValueChanged) -> None:
+        message.stop()
+        self.session.commands.set_value(message.block, message.path, message.value)
+
+    def on_surface_view_action_fired(self, message: SurfaceView.ActionFired) -> None:
+        message.stop()
+        self.session.commands.act(message.block, message.component_id, message.scope)
+        self._focus.to_composer_when_ready()

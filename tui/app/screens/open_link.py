@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-__all__ = ["OpenLink"]
+__all__ = ["OpenLink", "confirm_then_open"]
 
 
 class OpenLink(ModalScreen[bool]):
@@ -84,3 +85,16 @@ class OpenLink(ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+
+async def confirm_then_open(app: App[Any], href: str, open_url: Callable[[str], object]) -> None:
+    """Open a clicked link once `tui.app.links` allowed its scheme and the person agreed in
+    `OpenLink` (run it in a worker: it waits for the modal)."""
+    from tandem.tui.app.links import check_link
+
+    link = check_link(href)
+    if link.refusal is not None:
+        app.notify(link.refusal, title="Link not opened", severity="warning", markup=False)
+        return
+    if await app.push_screen_wait(OpenLink(link.url)):
+        open_url(link.url)

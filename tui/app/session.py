@@ -1,0 +1,365 @@
+"""One live conversation: its engine thread, its bridge, its thread's lifecycle and what the person asks of it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tandem.tui.app.approvals import ApprovalQueue
+from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
+from tandem.tui.app.engine import ContextFactory, Engine
+from tandem.tui.app.session_commands import SessionCommands
+from tandem.tui.app.session_host import SessionHost
+
+if TYPE_CHECKING:
+
+    from tandem.core.blocks import Block, DecisionCommand
+    from tandem.core.context import AgentContext
+    from tandem.core.state.agent_state import AgentState
+    from tandem.core.turns import Status
+    from tandem.tui.app.thread_library import ThreadLibrary
+
+__all__ = ["READY_WAIT_SECONDS", "Session"]
+
+log = logging.getLogger(__name__)
+
+READY_WAIT_SECONDS = 30.0
+"""How long a message typed before the conversation is ready waits for it (start-up imports the
+runtime and may restore a long thread; a failed start gives the message back at once)."""
+
+
+class Session:
+    """One live conversation, shown by one screen.
+
+    Owns the engine (its thread, loop and the `AgentContext` built there), the bridge (every
+    crossing between the UI and the engine thread), the approvals waiting to be asked, the blocks'
+    times, the thread's title and the thread's lifecycle: `start` (the first conversation, once
+    the first frame is painted), `switch` (a new conversation or a saved thread in its place) and
+    `stop`. Its commands (`commands`: send, decide, cancel, retry, accept, reject, edit, resolve,
+    act) run on the engine through the bridge; the UI thread never waits on the engine. It is
+    the bridge's target: a flush's changes go to the host's screen here. UI thread, except what
+    runs through `bridge.to_engine`. More than one may exist: each talks to its host only through
+    `SessionHost`.
+    """
+
+    def __init__(
+        self,
+        host: SessionHost,
+        context_factory: ContextFactory,
+        *,
+        threads: ThreadLibrary | None = None,
+        clock: Callable[[], float] | None = None,
+        frame_seconds: float = FRAME_SECONDS,
+        approval_guard_seconds: float = 0.3,
+    ) -> None:
+        self._host = host
+        self._factory = context_factory
+        self.threads = threads
+        """The saved threads (engine side), or None: conversations are not saved."""
+        self.clock = clock
+        # The bridge's target is the session; its wake-ups, timers and after-refresh callbacks are
+        # the host's own (bound here: no hop of the session's on the way of each frame).
+        self.post_message = host.post_message
+        self.set_timer = host.set_timer
+        self.call_after_refresh = host.call_after_refresh
+        self.engine = Engine(context_factory)
+        self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
+        self.context: AgentContext | None = None
+        """The conversation (read on the UI thread; call its methods only through the bridge)."""
+        self.ready = asyncio.Event()
+        """Set once the engine built the conversation and the bridge is attached."""
+        self.thread_title: str | None = None
+        """The saved thread's title, as the store has it (None: not saved, or nothing said yet)."""
+        self.startup_failed = False
+        """The start failed: a message waiting for the conversation gives up at once."""
+        self.approvals = ApprovalQueue(host, self.decide, guard_seconds=approval_guard_seconds,
+                                       closed=host.approval_closed)
+        """The approvals waiting to be asked in a modal, and the open one."""
+        self.commands = SessionCommands(self, host)
+        """What the person asks of the conversation (send, decide, cancel, ...)."""
+        self.times: dict[str, float | None] = {}
+        """When each block came (None: unknown, or no clock)."""
+        self._stopping: asyncio.Future[None] | None = None
+
+    # -- the bridge's target (UI thread) ---------------------------------------------------------
+
+    def bridge_blocks_added(self, blocks: list[Block]) -> None:
+        host = self._host
+        if not host.painting():
+            return
+        host.flush_started()
+        if self.clock is not None:
+            now = self.clock()
+            for block in blocks:
+                self.times.setdefault(block.id, now)
+        host.mounting(host.main.blocks_added(blocks))
+        self.approvals.offer(blocks)
+        self.update_waiting()
+
+    def bridge_blocks_changed(self, blocks: list[Block]) -> None:
+        from tandem.core.blocks import InteractiveBlock
+
+        host = self._host
+        if not host.painting():
+            return
+        host.flush_started()
+        host.main.blocks_changed(blocks)
+        self.approvals.refresh(blocks)
+        if any(isinstance(block, InteractiveBlock) for block in blocks):
+            self.update_waiting()
+
+    def bridge_status_changed(self, status: Status) -> None:
+        host = self._host
+        if not host.painting():
+            return
+        host.flush_started()
+        host.main.set_status(status)
+        host.status_shown(status)
+        if self.threads is not None and self.thread_title is None and self.context is not None:
+            self.refresh_title(self.context)  # the store titles a thread after its first message
+        self.update_waiting()
+
+    def bridge_state_changed(self, state: AgentState) -> None:
+        if not self._host.painting():
+            return
+        self._host.flush_started()
+        self._host.state_changed(state)
+
+    def update_waiting(self) -> None:
+        """Show what the conversation waits on: the composer's queue, its reason, the form."""
+        from tandem.core.turns import Status
+        from tandem.tui.app.composer import waiting_reason
+
+        context = self.context
+        if context is None:
+            return
+        main = self._host.main
+        main.composer.queued = len(context.queued)
+        if context.status is not Status.AWAITING_INPUT:
+            main.set_waiting(None)
+            self._host.waiting_changed(None)
+            return
+        pending = context.pending_blocks
+        main.set_waiting(waiting_reason(pending))
+        self._host.waiting_changed(list(pending))
+
+    def connecting_from_engine(self, retrying: bool) -> None:
+        """Say on the status line that the agent refused the connection and it is tried again
+        (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
+
+        def show() -> None:
+            if self._host.painting():
+                self._host.main.set_connecting(retrying)
+
+        self.bridge.to_ui(show)
+
+    def pending_decisions(self) -> list[Block]:
+        """The interactive blocks the agent waits on (empty before the conversation is ready)."""
+        context = self.context
+        return list(context.pending_blocks) if context is not None else []
+
+    def timestamp(self, block: Block) -> float | None:
+        """When `block` came (None: unknown, or no clock)."""
+        return self.times.get(block.id)
+
+    def proposer_of(self, proposal_id: str) -> str | None:
+        """The tool whose call a proposal predicts (a predictive proposal's id is that call's id)."""
+        from tandem.core.blocks import ToolCallBlock
+
+        context = self.context
+        if context is None:
+            return None
+        block = context.agent.pipeline.newest(f"tool/{proposal_id}")
+        return block.name or None if isinstance(block, ToolCallBlock) else None
+
+    def decide(self, block: Block, command: DecisionCommand) -> None:
+        """Apply the person's decision on `block` (an approval, a question, a UI action)."""
+        self.commands.decide(block, command)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the engine and show the conversation it builds; ready once the host showed the rest.
+
+        Call once, after the first frame: the engine thread imports the runtime (most of the
+        start-up time). A resumed thread's stored last screenful stands in meanwhile.
+
+        Raises:
+            Exception: the conversation could not be built (`startup_failed` is then set, and a
+                message waiting for the conversation gives up at once).
+        """
+        main = self._host.main
+        try:
+            await main.show_preview()
+            context = await asyncio.wrap_future(self.engine.start())
+            await self._show(context)
+            await main.drop_stored_lines()
+            await self._host.conversation_started()
+        except Exception:
+            self.startup_failed = True
+            raise
+        self.context = context
+        self.ready.set()
+
+    async def _show(self, context: AgentContext) -> None:
+        """Show `context`: its existing (restored) blocks first, then what it does next.
+
+        The state panel is mounted first only if it shows (state, proposals, or opened by hand);
+        otherwise the host mounts it after the conversation's first frame.
+        """
+        # Read on the UI thread like any block: the engine is idle between a restore and the
+        # first human action (a restored question waits for the human).
+        restored = list(context.blocks)
+        # Restored blocks show the time the log kept for them, as they did live (none, not the
+        # time of the restore, where it kept none).
+        logged = context.block_times if self.clock is not None else {}
+        for block in restored:
+            self.times[block.id] = logged.get(block.id)
+        self.context = context  # before the first flush: it reads the context's pending blocks
+        main = self._host.main
+        state = context.agent.state
+        if main.panel_visible or state.committed not in (None, {}) or state.proposals:
+            await main.mount_state_panel()
+        await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
+        # The restored blocks now, in this frame, rather than after the wake-up's round trip.
+        self.bridge.flush()
+        self.refresh_title(context)
+
+    async def wait_until_ready(self) -> AgentContext | None:
+        """The conversation once it is ready; None if its start failed or it took too long."""
+        for _ in range(int(READY_WAIT_SECONDS / 0.1)):
+            if self.ready.is_set() or self.startup_failed:
+                break
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.1):
+                    await self.ready.wait()
+        return self.context if self.ready.is_set() else None
+
+    async def keep_painted_lines(self) -> None:
+        """Keep what the screen shows of the conversation being left (a quit, a thread switch),
+        painted first by the next resume of its thread (`tui.app.stored_lines`)."""
+        if self.threads is None or not self._host.painting():
+            return
+        try:
+            self.threads.painted = await self._host.main.settled_lines()
+        except Exception:  # derived data: never in the way of quitting or switching
+            log.warning("could not keep the conversation's lines")
+
+    async def stop(self) -> None:
+        """Detach the bridge, retire the conversation and stop the engine (idempotent).
+
+        With saved threads, the conversation is disposed of (nothing logged: an approval left
+        pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
+        The UI loop keeps running meanwhile. Callers share one stop: a quit's worker cancelled at
+        shutdown does not cut it short, and the unmount that follows waits for it, not a second.
+        """
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop())
+        await asyncio.shield(self._stopping)
+
+    @property
+    def stopping(self) -> asyncio.Future[None] | None:
+        """The stop under way or done (None: not asked yet)."""
+        return self._stopping
+
+    async def _stop(self) -> None:
+        if self.engine.running:
+            if self.context is not None:
+                await self._host.keep_painted_lines()
+            try:
+                await self.bridge.run_on_engine(self.bridge.detach)
+            except Exception:
+                log.warning("could not detach the bridge")
+            if self.threads is not None:
+                try:
+                    # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
+                    async with asyncio.timeout(5):
+                        await self.bridge.run_on_engine(self._retire_all)
+                except Exception:  # a failing dispose must not block quitting
+                    log.warning("the conversation did not close cleanly")
+        await asyncio.to_thread(self.engine.stop)
+
+    async def _retire_all(self) -> None:
+        # Engine thread: the engine then has nothing left to dispose of.
+        assert self.threads is not None
+        context, self.engine.context = self.engine.context, None
+        try:
+            if context is not None:
+                await self.threads.retire(context)
+        finally:
+            self.threads.close()
+
+    # -- lifecycle: another thread in place of this one -----------------------------------------
+
+    def switch(self, resume: str | None) -> None:
+        """Replace the conversation: a new one (None), or a saved thread restored (its id). A worker,
+        exclusive with starting the engine and with another switch."""
+        self._host.run_worker(self._switch(resume), group="engine", exclusive=True, exit_on_error=False)
+
+    async def _switch(self, resume: str | None) -> None:
+        from tandem.widgets.sanitize import sanitize
+
+        host, threads, old = self._host, self.threads, self.context
+
+        async def open_new() -> AgentContext:
+            # Built before the old one goes: if the thread cannot be opened, nothing changes.
+            if threads is not None:
+                return await threads.open(resume)
+            built = self._factory(asyncio.get_running_loop())
+            return await built if inspect.isawaitable(built) else built  # type: ignore[no-any-return]
+
+        try:
+            context: AgentContext = await self.bridge.run_on_engine(open_new)
+        except Exception as exc:
+            what = "open the thread" if resume else "start a new conversation"
+            host.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10, markup=False)
+            return
+
+        if old is not None:
+            await host.keep_painted_lines()  # as at a quit: the thread left behind resumes painted
+
+        async def retire_old() -> dict[str, float | None]:
+            self.bridge.detach()
+            if old is not None:
+                await (threads.retire(old) if threads is not None else old.dispose())
+            self.bridge.reset()
+            self.engine.context = context
+            # The times the log kept (none where it kept none, or where the app shows no clock).
+            logged = context.block_times if self.clock is not None else {}
+            return {block.id: logged.get(block.id) for block in context.blocks}
+
+        self.ready.clear()
+        self.context = None
+        restored = await self.bridge.run_on_engine(retire_old)
+        # The old conversation's view, approvals and times go before the new blocks arrive.
+        main = host.main
+        self.approvals.clear()
+        main.conversation.clear()
+        self.times = restored
+        self.thread_title = None
+        main.set_title(None)
+        self.context = context  # before the first flush: it reads the context's pending blocks
+        await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
+        self.refresh_title(context)
+        self.ready.set()
+        main.composer.focus_input()
+        host.notify("Opened the thread" if resume else "Started a new conversation", markup=False)
+
+    def refresh_title(self, context: AgentContext) -> None:
+        """Read the thread's title from the store and show it (a worker)."""
+        if self.threads is not None:
+            self._host.run_worker(self._refresh_title(context), group="thread-title", exit_on_error=False)
+
+    async def _refresh_title(self, context: AgentContext) -> None:
+        threads = self.threads
+        if threads is None:
+            return
+        thread_id = context.conversation_id
+        title = await self.bridge.run_on_engine(lambda: threads.title(thread_id))
+        if context is self.context or self.context is None:
+            self.thread_title = title
+            self._host.main.set_title(title)
