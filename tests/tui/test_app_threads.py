@@ -258,17 +258,17 @@ class TestStoreErrors:
 
 
 async def test_the_lines_kept_at_a_quit_never_wait_for_a_refresh_that_does_not_come(monkeypatch: Any) -> None:
-    # (`MainScreen.settled_lines`, awaited by every quit: a process was found stuck in its quit,
+    # (`ResumedLines.settled`, awaited by every quit: a process was found stuck in its quit,
     # its terminal gone, still running half an hour later.)
     app = Scripted([text("hello")]).app()
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         screen = app.main
-        monkeypatch.setattr(type(screen), "SETTLE_WAIT_SECONDS", 0.05)
-        monkeypatch.setattr(screen, "_settled", lambda: False)
+        monkeypatch.setattr(type(screen.lines), "SETTLE_WAIT_SECONDS", 0.05)
+        monkeypatch.setattr(screen.lines, "drawn", lambda: False)
         monkeypatch.setattr(screen, "call_after_refresh", lambda *args, **kwargs: True)  # no refresh ever runs them
-        lines = await asyncio.wait_for(screen.settled_lines(), 5)
-        assert lines == screen.painted_lines()
+        lines = await asyncio.wait_for(screen.lines.settled(), 5)
+        assert lines == screen.lines.painted()
 
 
 async def test_a_quit_that_hangs_still_ends_at_the_second_ctrl_q(monkeypatch: Any) -> None:

@@ -89,7 +89,7 @@ async def test_the_last_screenful_shows_first_then_the_replayed_blocks_replace_i
     app = _gated(saved.app(resume=""), gate)
     async with app.run_test(size=OTHER_SIZE) as pilot:
         await _preview_painted(pilot, app)
-        assert not app.main.stored_lines_shown  # closed at another size: its lines do not fit
+        assert not app.main.lines.shown  # closed at another size: its lines do not fit
         preview = app.conversation.preview_views
         # The end of the thread, as it will be shown, and the person is told the rest is coming.
         assert _texts(preview) == [t for _id, t in shown[-len(preview):]]
@@ -130,7 +130,7 @@ async def test_a_thread_whose_log_moved_on_restores_without_a_preview(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, entered.is_set, "the engine building the conversation")
         assert app.conversation.preview_views == []
-        assert not app.main.stored_lines_shown
+        assert not app.main.lines.shown
         assert "restoring" not in _status_line(app)
         gate.set()
         await started(pilot)

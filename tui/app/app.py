@@ -213,7 +213,7 @@ class TandemApp(App[None]):
             # frame while the engine replays the log; replaced by the replayed blocks.
             self._main.preview = self.threads.preview
             # Better still, the lines the screen showed when it was closed, if they fit (`tui.app.stored_lines`).
-            self._main.stored_lines = self.threads.stored_lines
+            self._main.lines.read = self.threads.stored_lines
         return self._main
 
     def on_load(self) -> None:

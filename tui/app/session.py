@@ -197,7 +197,7 @@ class Session:
             await main.show_preview()
             context = await asyncio.wrap_future(self.engine.start())
             await self._show(context)
-            await main.drop_stored_lines()
+            await main.lines.drop()
             await self._host.conversation_started()
         except Exception:
             self.startup_failed = True
@@ -245,7 +245,7 @@ class Session:
         if self.threads is None or not self._host.painting():
             return
         try:
-            self.threads.painted = await self._host.main.settled_lines()
+            self.threads.painted = await self._host.main.lines.settled()
         except Exception:  # derived data: never in the way of quitting or switching
             log.warning("could not keep the conversation's lines")
 

@@ -49,7 +49,7 @@ class ThreadLibrary:
         self.resuming: str | None = None
         """What the last `factory` was asked to resume (None: a new thread; "": the latest)."""
         self.painted: tuple[dict[str, object], int, str] | None = None
-        """What the UI showed of the conversation when it was retired (`MainScreen.painted_lines`:
+        """What the UI showed of the conversation when it was retired (`ResumedLines.painted`:
         its lines, how many blocks it showed, the last one's id), kept with its tail."""
         self._tail: StoredTail | None = None
         self._tail_read = False

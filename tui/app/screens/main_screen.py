@@ -18,7 +18,8 @@ from textual.widgets import Footer, Static
 
 from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
-from tandem.tui.terminal.flush_frame import HeldFrames, frame_pending
+from tandem.tui.app.screens.resumed_lines import ResumedLines
+from tandem.tui.terminal.flush_frame import HeldFrames
 from tandem.tui.terminal.input_paint import InputFirstPaint
 from tandem.tui.terminal.screen_compositor import keep_layout_map
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from tandem.core.turns import Status
     from tandem.tui.app.focus import FocusKeeper
     from tandem.tui.app.session import Session
-    from tandem.tui.app.stored_lines import StoredLines
     from tandem.widgets import ApprovalView, BlockView, ErrorView, StateConflictView
     from tandem.widgets.a2ui_surface import SurfaceView
     from tandem.widgets.state_panel import StatePanel
@@ -70,7 +70,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
     the engine is up, the app calls `mount_state_panel` (the panel needs core, which is imported
     after that first frame). A resumed thread whose stored tail kept the lines the conversation
     showed (`tui.app.stored_lines`) has them drawn over the conversation in that first frame, until
-    the app calls `drop_stored_lines` once the replayed blocks are there. Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
+    the session calls `lines.drop` once the replayed blocks are there. Its stylesheet (`themes.MAIN_SCREEN_TCSS`) is loaded by the app,
     whose default screen it is. What is typed is painted ahead of the stream's layout
     (`tui.terminal.input_paint.InputFirstPaint`).
     """
@@ -132,124 +132,24 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         self._welcome = welcome
         self._timestamps = timestamps
         self._title: str | None = None
-        self._restoring = False
+        self.restoring = False
+        """A resumed thread's stored blocks or lines stand in for the conversation (the status line says so)."""
+        self.lines = ResumedLines(self)
+        """The lines the resumed thread showed when it was closed, and those to keep when it is left."""
         self.preview: Callable[[], Sequence[Block] | None] | None = None
         """Reads the blocks shown until the conversation's own come (a resumed thread's stored
         last screenful, `ThreadLibrary.preview`): see `show_preview`."""
-        self.stored_lines: Callable[[], object] | None = None
-        """Reads the lines the conversation showed when the resumed thread was closed
-        (`ThreadLibrary.stored_lines`, what `tui.app.stored_lines.capture` kept), painted in the first
-        frame when they fit this terminal; else `preview` is shown after it."""
-        self._stored: StoredLines | None = None
-        self._stored_source: object = None
         self._connecting = False
 
     def compose(self) -> ComposeResult:
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
         yield Composer(placeholder=COMPOSER_HINT, id="composer")
-        stored = self._stored_lines()
+        stored = self.lines.first_frame()
         yield Static(Content(RESTORING_LABEL if stored is not None else STARTING_LABEL), id="status-line")
         if stored is not None:
             # Over the conversation, in the first frame: the screen as the thread was left.
-            self._restoring = True
-            self._stored = stored
+            self.restoring = True
             yield stored
-
-    def _stored_lines(self) -> StoredLines | None:
-        read, self.stored_lines = self.stored_lines, None
-        lines = read() if read is not None else None
-        if lines is None:
-            return None
-        from tandem.tui.app.stored_lines import StoredLines, paintable
-
-        found = paintable(lines, self.app)
-        if found is None:
-            return None
-        self.preview = None  # the lines show what the stored blocks' views would
-        self._stored_source = lines
-        return StoredLines(*found, screen_size=self.app.size, id="stored-lines")
-
-    def _settled(self) -> bool:
-        """Whether what the screen last drew is all there is to draw: no text view still laying
-        out text it was given, no layout, scroll or repaint pending (Textual's own flags, as its
-        idle handler reads them), no batch update open."""
-        from tandem.widgets import TextView
-
-        if any(worker.group == TextView.DRAIN_GROUP and not worker.is_finished for worker in self.app.workers):
-            return False
-        return not frame_pending(self)
-
-    SETTLE_WAIT_SECONDS: ClassVar[float] = 1.0
-    """The longest `settled_lines` waits for one refresh (a quit must end even if none comes)."""
-
-    async def settled_lines(self, frames: int = 6) -> tuple[dict[str, object], int, str] | None:
-        """`painted_lines` once the screen drew everything it was given (waiting up to `frames`
-        refreshes: at a quit right after an answer came, its view may not be drawn yet; a refresh
-        that does not come within `SETTLE_WAIT_SECONDS` ends the wait: the lines as they are)."""
-        if self.status is not None and self.status.value == "streaming":
-            return None  # no tail is kept of a turn under way (`ThreadLibrary.retire`): no wait
-        for _ in range(frames):
-            if self._settled():
-                break
-            painted = asyncio.Event()
-            self.call_after_refresh(painted.set)
-            try:
-                async with asyncio.timeout(self.SETTLE_WAIT_SECONDS):
-                    await painted.wait()
-            except TimeoutError:
-                break
-        return self.painted_lines()
-
-    @property
-    def stored_lines_shown(self) -> bool:
-        """Whether the stored lines of a resumed thread stand in for the conversation (`compose`)."""
-        return self._stored is not None
-
-    async def drop_stored_lines(self, *, when_painted: bool = True) -> None:
-        """Remove the stored lines (after the conversation beneath drew its replayed blocks,
-        unless `when_painted` is False: a restore that failed, a terminal resized)."""
-        if self._stored is None:
-            return
-        if when_painted:
-            # Two refreshes: the replayed views mount in the first, their text is laid out by the next.
-            for _ in range(2):
-                painted = asyncio.Event()
-                self.call_after_refresh(painted.set)
-                await painted.wait()
-        stored, self._stored = self._stored, None
-        if stored is not None and stored.is_attached:
-            await stored.remove()
-
-    def painted_lines(self) -> tuple[dict[str, object], int, str] | None:
-        """What the conversation shows, as lines to paint first at the next resume
-        (`tui.app.stored_lines`), with how many blocks it shows and the id of the last; None when
-        the screen does not show the conversation's end as a resume would (scrolled up, covered
-        by a toast or a selection, the state panel beside it, still restoring)."""
-        from tandem.tui.app.stored_lines import capture
-
-        conversation = self.conversation
-        shown = conversation.shown_blocks
-        if shown and self._stored is not None and isinstance(self._stored_source, dict):
-            # Quit while they still stand over the replayed blocks (nothing else can have come
-            # yet): they are these blocks' lines, as they were taken.
-            return self._stored_source, len(shown), shown[-1].id
-        scroller = conversation.scroller
-        if (
-            not shown
-            or self.app.screen is not self
-            or self._stored is not None
-            or self._restoring
-            or conversation.preview_views
-            or not conversation.following
-            or scroller.scroll_y < scroller.max_scroll_y
-            or self.app._notifications
-            or self.selections
-            or self.state_panel_mounted and self.panel_visible
-            or not self._settled()  # the compositor's lines are not what is shown yet
-        ):
-            return None
-        lines = capture(self.app, conversation.region)
-        return (lines, len(shown), shown[-1].id) if lines is not None else None
 
     def on_mount(self) -> None:
         self.composer.focus_input()
@@ -264,8 +164,8 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
-        if self._stored is not None and event.size != self._stored.screen_size:
-            self.run_worker(self.drop_stored_lines(when_painted=False))
+        if self.lines.widget is not None and event.size != self.lines.widget.screen_size:
+            self.lines.drop_soon()
 
     @property
     def conversation(self) -> Conversation:
@@ -301,7 +201,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
             panel = StatePanel(id="state-panel", classes="" if self.panel_visible else "-hidden")
             await self.mount(panel, before=self.conversation)
             if self.panel_visible:
-                await self.drop_stored_lines(when_painted=False)  # they span the panel's columns
+                await self.lines.drop(when_painted=False)  # they span the panel's columns
 
     async def show_preview(self) -> None:
         """Show what `preview` reads (a resumed thread's stored last blocks, see
@@ -314,7 +214,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         mounted = self.conversation.show_preview(blocks) if blocks else None
         if mounted is None:
             return
-        self._restoring = True
+        self.restoring = True
         self._paint_status_line()
         await mounted
         painted = asyncio.Event()
@@ -326,15 +226,14 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
     def drop_preview(self) -> None:
         """Remove the stored last blocks, or lines (the restore failed)."""
-        if self._stored is not None:
-            self.run_worker(self.drop_stored_lines(when_painted=False))
+        self.lines.drop_soon()
         self.conversation.drop_preview()
-        self._restoring = False
+        self.restoring = False
         self._paint_status_line()
 
     def set_status(self, status: Status) -> None:
         """Show the conversation's status (also the first time, when it replaces "starting")."""
-        self._restoring = False
+        self.restoring = False
         self.status = status
         if status.value != "streaming":
             self._connecting = False  # a turn that ended is no longer connecting, whatever comes late
@@ -357,7 +256,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
     def _paint_status_line(self) -> None:
         if self.status is None:
-            label = RESTORING_LABEL if self._restoring else STARTING_LABEL
+            label = RESTORING_LABEL if self.restoring else STARTING_LABEL
         elif self._connecting and self.status.value == "streaming":
             label = CONNECTING_LABEL
         else:
@@ -373,8 +272,8 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
-        if visible and self._stored is not None:
-            self.run_worker(self.drop_stored_lines(when_painted=False))  # they span the panel's columns
+        if visible:
+            self.lines.drop_soon()  # they span the panel's columns
         for panel in self.query("#state-panel"):
             panel.set_class(not visible, "-hidden")
             if not visible and self.focused is not None and panel in self.focused.ancestors:
