@@ -32,7 +32,7 @@ textual._ansi_sequences.ANSI_SEQUENCES_KEYS textual._compositor.ChopsUpdate text
 textual._compositor.CompositorUpdate textual._compositor.LayoutUpdate textual._compositor.ReflowResult
 textual._styles_cache.StylesCache textual._xterm_parser.XTermParser textual.widget._RenderCache
 
-App._display 
+App._display
 Compositor._full_map_invalidated DOMNode._component_styles DOMNode._get_component_classes DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
 Markdown._markdown Markdown._theme Screen._callbacks Screen._compositor
 Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required

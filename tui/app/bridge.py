@@ -18,7 +18,7 @@ import inspect
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from textual.message import Message
@@ -338,6 +338,10 @@ class Bridge:
     async def run_on_engine(self, function: Callable[[], Any]) -> Any:
         """`to_engine`, awaited on the UI loop (never blocks the UI thread)."""
         return await asyncio.wrap_future(self.to_engine(function))
+
+    async def run_coroutine(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Await `coroutine` on the engine loop from the UI loop (never blocks the UI thread)."""
+        return await asyncio.wrap_future(self.engine.submit(coroutine))
 
     def statistics(self) -> BridgeStatistics:
         """The counters so far."""

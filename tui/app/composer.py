@@ -63,14 +63,6 @@ class ComposerInput(TextArea):
     }
     """
 
-    class Submitted(Message):
-        """Enter was pressed; handled by `Composer`."""
-
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
-            """The text written (stripped of surrounding blank lines; never blank)."""
-
     class ScrollRequested(Message):
         """A scroll key was pressed in the empty composer; handled by the screen."""
 
@@ -113,14 +105,15 @@ class ComposerInput(TextArea):
         if not text.strip():
             return
         self.clear()
-        self.post_message(self.Submitted(text))
+        # `Composer.Sent` straight from here: it bubbles through the composer to the screen.
+        self.post_message(Composer.Sent(text))
 
 
 class Composer(Vertical):
     """The input plus a line saying why it waits (awaiting a decision) or what is queued.
 
     Owns the text being written and the reason line. The app sets `reason` (None = ready) and
-    `queued`; on Enter the input clears itself and the composer posts `Composer.Sent` with the text. While it waits
+    `queued`; on Enter the input clears itself and posts `Composer.Sent` with the text. While it waits
     the input is disabled, which makes Textual move focus elsewhere; when it is enabled again it
     takes focus back, unless the person has moved focus somewhere on purpose meanwhile. UI thread only.
     """
@@ -198,10 +191,6 @@ class Composer(Vertical):
         self.input.focus()
         self.input.insert(event.character)
         return True
-
-    def on_composer_input_submitted(self, message: ComposerInput.Submitted) -> None:
-        message.stop()
-        self.post_message(self.Sent(message.text))
 
     @property
     def moved_focus_to(self) -> Widget | None:

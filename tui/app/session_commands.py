@@ -70,7 +70,7 @@ class SessionCommands:
             return 0
 
         try:
-            queued = await session.bridge.run_on_engine(send_or_queue)
+            queued = await session.bridge.run_coroutine(send_or_queue())
         except TandemError as exc:
             host.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
             return
