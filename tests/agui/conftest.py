@@ -1,7 +1,7 @@
 """Fixtures for AG-UI integration tests: a real pydantic-ai AG-UI server, and loopback-only networking.
 
 - `pai_server` (session): a `PaiServer` with `.url`, `.url_for(scenario)` and `.requests`; the
-  scenarios and what each streams are listed in `pai_server.py`'s module docstring.
+  scenarios and what each streams are listed in `tests.helpers.pai_server`'s module docstring.
 - `pai_server_url` (session): the base URL alone, e.g. `http://127.0.0.1:54321`; post a
   `RunAgentInput` to `f"{pai_server_url}/text"` and so on.
 - `_loopback_only` (autouse): any socket connection to a non-loopback address raises
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pai_server import PaiServer, serve_pai_agents
+from tests.helpers.pai_server import PaiServer, serve_pai_agents
 
 
 class NonLoopbackConnectionError(ConnectionRefusedError):

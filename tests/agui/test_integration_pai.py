@@ -1,7 +1,7 @@
 """`AGUIChatClient` through the whole runtime (`UIAgent` + `AgentContext`) against a real pydantic-ai server.
 
 The `pai_server` fixture serves scripted pydantic-ai agents over HTTP + SSE on 127.0.0.1 (see
-`pai_server.py` for what each scenario path streams). Each test sends one message through an
+`tests.helpers.pai_server` for what each scenario path streams). Each test sends one message through an
 `AgentContext`, decides what the turn asks for, and checks the blocks, the state and what the
 server received (`pai_server.requests_for(thread_id)`). The last class runs `tandem ask --url`.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from pai_server import PaiServer
+from tests.helpers.pai_server import PaiServer
 
 from tandem.core.agent import UIAgent
 from tandem.core.agui import AGUIChatClient

@@ -1,6 +1,6 @@
 """A tool call id the server uses again in a later run of the thread gets a card of its own.
 
-pydantic-ai's scripted scenarios (`pai_server.py`) name their calls `call_weather_1`,
+pydantic-ai's scripted scenarios (`tests.helpers.pai_server`) name their calls `call_weather_1`,
 `call_delete_1`… in every run, as fake models and `TestModel` do. Each occurrence must show as
 its own card with its own result, go back to the server with its own tool message, and come
 back the same from the SQLite log (`--resume` replays what was live).
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pai_server import PaiServer
+from tests.helpers.pai_server import PaiServer
 from test_integration_pai import dispose, run_turn  # noqa: F401  (the fixture)
 
 from tandem.core.agent import UIAgent

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from _ask_harness import DemoServer, HistoryServer
+from tests.helpers.ask_harness import DemoServer, HistoryServer
 from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import test_sixteen_colours as sixteen
-from _terminal import TANDEM, Terminal, modal_keys_open
+from tests.helpers.tmux import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
     pytest.mark.e2e,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal, modal_keys_open, plain
+from tests.helpers.tmux import TANDEM, Terminal, modal_keys_open, plain
 
 pytestmark = [
     pytest.mark.e2e,

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _thread_harness import SavedScript
-from _tui_harness import Scripted, approval, delta, interrupt, release, send, started, text, tool_call, wait_for
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import Scripted, approval, delta, interrupt, release, send, started, text, tool_call, wait_for
 from textual import events
 from textual.widgets import Static
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 import pytest
-from _tui_harness import CLOCK, send, shown_text, started, surface_part, wait_for
+from tests.helpers.app_harness import CLOCK, send, shown_text, started, surface_part, wait_for
 from test_demo_scenarios import click, demo_app, turn_done
 from textual.widgets import Button, Input, RadioButton, RadioSet
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _tui_harness import send, shown_text, started, wait_for
+from tests.helpers.app_harness import send, shown_text, started, wait_for
 from textual.pilot import Pilot
 from textual.css.query import NoMatches
 from textual.errors import NoWidget

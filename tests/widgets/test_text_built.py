@@ -7,7 +7,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from _text_host import TextHost, wait_until
+from tests.helpers.text_host import TextHost, wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView

@@ -13,7 +13,7 @@ from textual.app import App
 from textual.strip import Strip
 from textual.widgets import Markdown
 
-from _text_host import FollowingHost as _Host
+from tests.helpers.text_host import FollowingHost as _Host
 
 from tandem.core.blocks import TextBlock
 from tandem.tui.terminal.render_profile import install

@@ -30,7 +30,7 @@ A call's id is `call_<tool>_<n>`, n counting the user messages, unless the messa
 in each run do.
 
 After a tool result the model answers "Done: <result>." (`colour`: "You chose <answer>."). Every
-request body is recorded in `LangGraphServer.requests`. Run `python tests/frameworks/langgraph_server.py
+request body is recorded in `LangGraphServer.requests`. Run `python -m tests.helpers.langgraph_server
 [--port N]` to serve it by hand (`tandem ask --url http://127.0.0.1:N/ hello`).
 """
 

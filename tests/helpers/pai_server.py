@@ -40,7 +40,7 @@ With pydantic-ai-slim 2.68.0 and ag-ui-protocol 1.0.0 the streams equal the capt
 and generated message ids; `test_pai_server.py::TestCaptures` replays every capture to keep it so.
 
 Every request is recorded (path, headers, parsed body) in `PaiServer.requests`, so a test can check
-what its client sent. Run `python tests/agui/pai_server.py [--port N]` to serve the scenarios by hand
+what its client sent. Run `python -m tests.helpers.pai_server [--port N]` to serve the scenarios by hand
 (for `tandem ask --url http://127.0.0.1:N/text`); it prints the base URL and serves until interrupted.
 """
 

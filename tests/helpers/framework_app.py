@@ -6,18 +6,15 @@ The real engine and AG-UI client on `url`; the person is "ada"; no approval guar
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _tui_harness import wait_for  # noqa: E402
-from textual.pilot import Pilot  # noqa: E402
+from textual.pilot import Pilot
 
-from tandem.core import BlockEnv  # noqa: E402
-from tandem.tui.app.app import TandemApp  # noqa: E402
-from tandem.tui.cli.backend import AppHooks, build_context  # noqa: E402
+from tandem.core import BlockEnv
+from tandem.tui.app.app import TandemApp
+from tandem.tui.cli.backend import AppHooks, build_context
+from tests.helpers.app_harness import wait_for
 
 __all__ = ["blocks", "framework_app", "until"]
 

@@ -1,8 +1,8 @@
-"""An ASGI app served by uvicorn on 127.0.0.1 from a daemon thread, for the test and bench servers.
+"""Loopback servers: an ASGI app served by uvicorn on 127.0.0.1 from a daemon thread, and a free port.
 
-`tests/perf/_blocks_server.py` and `tests/tui/_shaped_server.py` each carried their own copy of
-this start-up and teardown. Both run as plain scripts too, so they put this folder on `sys.path`
-themselves (under pytest it already is: `tests/conftest.py` lives here).
+`served_in_thread` is the one start-up and teardown of the test and bench servers
+(`tests.helpers.blocks_server`, `tests.helpers.shaped_server`); `free_port` is a port of 127.0.0.1
+nothing listens on, for a server that another process starts.
 """
 
 from __future__ import annotations
@@ -16,10 +16,17 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["served_in_thread"]
+__all__ = ["free_port", "served_in_thread"]
 
 _START_SECONDS = 10.0
 _STOP_SECONDS = 5.0
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that was free a moment ago (the kernel's choice, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 @contextmanager
