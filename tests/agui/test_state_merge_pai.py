@@ -13,13 +13,13 @@ import json
 from typing import Any
 
 from tests.helpers.pai_server import PaiServer
-from test_integration_pai import dispose, make_context, run_turn  # noqa: F401  (the fixture)
+from tests.helpers.pai_turns import make_context, run_turn
 
 from tandem.core.blocks import ToolCallBlock
 from tandem.core.turns import TurnStatus
 
 
-async def test_edits_during_a_pydantic_ai_run_are_merged_and_clashes_surfaced(pai_server: PaiServer, dispose: Any) -> None:  # noqa: F811
+async def test_edits_during_a_pydantic_ai_run_are_merged_and_clashes_surfaced(pai_server: PaiServer, dispose: Any) -> None:
     context = make_context(pai_server, "state", state={"todos": ["buy milk"], "counter": 1})
     dispose(context)
     state = context.agent.state

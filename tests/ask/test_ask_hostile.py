@@ -11,7 +11,7 @@ import json
 import zlib
 
 from tests.helpers.ask_harness import ask
-from tests.helpers.raw_sse import Response, raw_agui, run, sse, text_events, tool_events
+from tests.helpers.sse import Response, raw_agui, run, sse, text_events, tool_events
 
 DEEP = "[" * 1000 + "]" * 1000
 VALID_200 = '{"a":' * 199 + "[1]" + "}" * 199

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-import test_sixteen_colours as sixteen
+from tests.helpers.ansi_cells import cells
 from tests.helpers.tmux import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
@@ -108,7 +108,7 @@ def test_the_booking_forms_radio_buttons_differ_by_shape_in_sixteen_colours(tmp_
         # The option rows only: the rest of the form is the A2UI renderer's (its disabled Book
         # button fades into its background in 16 colours: reported, not this test's subject).
         option_rows = {y for y, line in enumerate(screen.splitlines()) if line in rows.values()}
-        options = [cell for cell in sixteen.cells(term.styled_screen()) if cell.y in option_rows]
+        options = [cell for cell in cells(term.styled_screen()) if cell.y in option_rows]
         assert [cell for cell in options if cell.char.isalnum() and cell.fg is not None and cell.fg == cell.bg] == []
         marks = [cell for cell in options if cell.char in "●○"]
         assert len(marks) == 3

@@ -185,7 +185,7 @@ def test_titles_are_tandems_own_words() -> None:
 
 
 async def test_demo_document_card_title_then_the_whole_document_in_the_viewer(tmp_path: Path) -> None:
-    from test_demo_scenarios import demo_app
+    from tests.helpers.demo_app import demo_app
     from textual.widgets import Markdown, Tree
 
     from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers.app_harness import release, send, shown_text, started, wait_for
-from test_demo_scenarios import click
+from tests.helpers.demo_app import click
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, Tree
 
