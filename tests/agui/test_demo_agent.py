@@ -8,8 +8,6 @@ schema rules), failing on any error or warning.
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
 from contextlib import contextmanager
 from collections.abc import Iterator
@@ -18,7 +16,6 @@ from typing import Any
 import httpx
 import jsonpatch
 import pytest
-import uvicorn
 from ag_ui.core import RunAgentInput
 from ag_ui_validate import ValidatorOptions
 from ag_ui_validate.pytest_plugin import validate_agui
@@ -37,6 +34,7 @@ from tests.helpers.demo_runs import (
     tool_calls,
     types,
 )
+from tests.helpers.servers import served_in_thread
 
 
 @pytest.fixture
@@ -479,32 +477,8 @@ class TestApp:
 @contextmanager
 def serve(speed: float) -> Iterator[str]:
     """Serve ``create_app(speed)`` with uvicorn on 127.0.0.1, an ephemeral port, in a thread."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(speed), log_level="warning", lifespan="off"))
-    started = threading.Event()
-
-    def serve() -> None:
-        # uvicorn's startup hook has no callback, so wrap it to learn when it is listening.
-        original_startup = server.startup
-
-        async def startup(sockets: list[socket.socket] | None = None) -> None:
-            await original_startup(sockets=sockets)
-            started.set()
-
-        server.startup = startup  # type: ignore[method-assign]
-        server.run(sockets=[sock])
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert started.wait(10), "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    with served_in_thread(create_app(speed), "demo-agui-server") as (host, port):
+        yield f"http://{host}:{port}/"
 
 
 @pytest.fixture(scope="module")

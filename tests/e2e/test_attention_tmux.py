@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from tests.helpers.ansi_cells import cells
+from tests.helpers.waits import wait_until as _until
 from tests.helpers.tmux import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
@@ -34,16 +34,6 @@ def bells(output: bytes) -> int:
 
 def test_bells_are_counted_outside_osc_sequences() -> None:
     assert bells(b"\x1b]2;title\x07a\x07b\x1b]52;c;eA==\x07\x1b]2;t\x1b\\") == 1
-
-
-def _until(check, what: str, seconds: float = 20.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_pending_approval_sets_the_title_and_rings_the_bell_once(tmp_path: Path) -> None:

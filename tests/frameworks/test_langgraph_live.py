@@ -1,7 +1,7 @@
 """Tandem against a live ag-ui-langgraph server on its default settings (issue 11).
 
 Each compatibility scenario runs end to end through `tandem ask --json` (a subprocess); the
-same functions produce the README's compatibility table (`langgraph_scenarios.py`). The
+same functions produce the README's compatibility table (`tests.helpers.langgraph_scenarios`). The
 conversation tests drive the engine in process, as the app does, to check what the next
 request sends and that a thread stays usable after an interrupt.
 """

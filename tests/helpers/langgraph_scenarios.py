@@ -3,8 +3,8 @@
 Every scenario is a function `(server) -> None` that runs `tandem ask` against the live server
 of `tests.helpers.langgraph_server` and raises `AssertionError` when Tandem does not do what a person
 expects. `SCENARIOS` maps each capability of the README's compatibility table to its scenario;
-the tests (`test_langgraph_live.py`) run them, and so does the table generator (`python
-tests/frameworks/langgraph_scenarios.py` prints `framework, capability, passed` as JSON lines),
+the tests (`test_langgraph_live.py`) run them, and so does the table generator (`python -m
+tests.helpers.langgraph_scenarios` prints `framework, capability, passed` as JSON lines),
 so the table is produced by the same code the suite checks, never written by hand.
 """
 

@@ -1,10 +1,8 @@
-"""One-view Textual apps for the text view's tests, a bounded wait on a predicate, and the long
+"""One-view Textual apps for the text view's tests, and the long
 Markdown answer (`TEXT`) the streaming and built-at-once tests render."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -38,15 +36,6 @@ class FollowingHost(App[None]):
         with VerticalScroll() as scroll:
             scroll.anchor()
             yield self.view
-
-
-async def wait_until(pilot: Any, predicate: Callable[[], object], what: str) -> None:
-    """Pause until `predicate()` holds (up to ~15 s of pauses); fails naming `what`."""
-    for _ in range(1500):
-        if predicate():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 # -- a long Markdown answer, streamed or built in one go by the text view's tests --------------------

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from tests.helpers.shaped_server import QUESTION, ShapedServer, serve_shaped
-from tests.helpers.app_harness import send, started, wait_for
+from tests.helpers.app_harness import send, started
+from tests.helpers.waits import until
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -42,11 +43,6 @@ def shaped_app(url: str) -> TandemApp:
         return build_context(url, hooks=AppHooks(), env=BlockEnv(user="ada"))
 
     return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
-
-
-async def until(pilot: Pilot[Any], predicate: Any, what: str) -> None:
-    """`wait_for` with room for a server round trip on a loaded machine (still bounded)."""
-    await wait_for(pilot, predicate, what, attempts=3000)
 
 
 def answer_text(app: TandemApp) -> str:

@@ -7,8 +7,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from tests.helpers.text_host import BLOCKS_PER_CHUNK, TEXT, TextHost, wait_until
+from tests.helpers.text_host import BLOCKS_PER_CHUNK, TEXT, TextHost
 from tests.helpers.text_host import cells as _cells
+from tests.helpers.waits import wait_for as wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView
