@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from _a2ui_scripts import make_agent, message_parts, run, surfaces
+from tests.helpers.a2ui_scripts import make_agent, message_parts, run, surfaces
 
 from tandem.core import ChatUpdate
 from tandem.core.a2ui import a2ui_forwarded_props

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _a2ui_scripts import CATALOG, components, create, data, make_agent, message_parts, run, surfaces
+from tests.helpers.a2ui_scripts import CATALOG, components, create, data, make_agent, message_parts, run, surfaces
 
 from tandem.core.a2ui import SurfaceBlock
 

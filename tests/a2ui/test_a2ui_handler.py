@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _a2ui_scripts import Clock, activity, booking_form, components, create, data, make_agent, message_parts, run, surfaces, tool_call, tool_result, twice_encoded
+from tests.helpers.a2ui_scripts import Clock, activity, booking_form, components, create, data, make_agent, message_parts, run, surfaces, tool_call, tool_result, twice_encoded
 from a2ui.core.schema.v0_9.client_to_server import A2uiClientDataModel, A2uiRendererErrorMessage
 
 from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, UIAgent, restore

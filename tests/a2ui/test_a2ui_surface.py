@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from _a2ui_scripts import ALT_CATALOG, CATALOG, activity, booking_form, components, create, data, delete, make_agent, message_parts, run, surfaces
+from tests.helpers.a2ui_scripts import ALT_CATALOG, CATALOG, activity, booking_form, components, create, data, delete, make_agent, message_parts, run, surfaces
 from a2ui.core.schema.v0_9.client_to_server import A2uiClientActionMessage
 
 from tandem.core.a2ui import ResolvedComponent, SurfaceBlock

@@ -1,9 +1,10 @@
 """Fixtures for AG-UI integration tests: a real pydantic-ai AG-UI server, and loopback-only networking.
 
 - `pai_server` (session): a `PaiServer` with `.url`, `.url_for(scenario)` and `.requests`; the
-  scenarios and what each streams are listed in `pai_server.py`'s module docstring.
+  scenarios and what each streams are listed in `tests.helpers.pai_server`'s module docstring.
 - `pai_server_url` (session): the base URL alone, e.g. `http://127.0.0.1:54321`; post a
   `RunAgentInput` to `f"{pai_server_url}/text"` and so on.
+- `dispose`: collects `AgentContext`s (call it with one) and disposes of them after the test.
 - `_loopback_only` (autouse): any socket connection to a non-loopback address raises
   `NonLoopbackConnectionError`, so a test cannot reach the network by accident.
 """
@@ -16,7 +17,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pai_server import PaiServer, serve_pai_agents
+from tests.helpers.pai_server import PaiServer, serve_pai_agents
+
+from tandem.core.context import AgentContext
 
 
 class NonLoopbackConnectionError(ConnectionRefusedError):
@@ -68,3 +71,12 @@ def pai_server() -> Iterator[PaiServer]:
 def pai_server_url(pai_server: PaiServer) -> str:
     """Base URL of the scripted server, without a trailing slash; scenarios are `POST {url}/{scenario}`."""
     return pai_server.url
+
+
+@pytest.fixture
+async def dispose() -> Any:
+    """Collects contexts and disposes of them after the test (closing their HTTP clients)."""
+    contexts: list[AgentContext] = []
+    yield contexts.append
+    for context in contexts:
+        await context.dispose()

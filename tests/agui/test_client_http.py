@@ -1,8 +1,8 @@
 """AGUIChatClient over real HTTP against a misbehaving byte-level server on 127.0.0.1.
 
-`RawServer` is an `asyncio.start_server` on port 0 whose handler writes whatever bytes a test
-scripts: good streams with `\\r\\n` framing and keep-alives, cut streams, wrong content types,
-error statuses, silence. It records each request so header forwarding can be checked.
+`tests.helpers.sse.serve` is an `asyncio.start_server` on port 0 whose handler writes whatever
+bytes a test scripts: good streams with `\\r\\n` framing and keep-alives, cut streams, wrong
+content types, error statuses, silence. It records each request so header forwarding can be checked.
 """
 
 from __future__ import annotations
@@ -11,9 +11,6 @@ import asyncio
 import json
 import logging
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -23,90 +20,15 @@ from tandem.core.agui import AGUIChatClient
 from tandem.core.chat_client import stream_updates
 from tandem.core.content import FinishContent, TextContent
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
-from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
+from tandem.core.messages import ChatMessage, ChatOptions
+from tests.helpers.sse import RUN_FINISHED, RUN_STARTED, TEXT, RawServer, Script, collect, event, head, serve, text
 
 SECRET = "Bearer s3cret-token-value"
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 
-Script = Callable[[asyncio.StreamWriter], Awaitable[None]]
-
-
-@dataclass
-class Request:
-    head: str
-    body: bytes
-
-
-@dataclass
-class RawServer:
-    script: Script
-    requests: list[Request] = field(default_factory=list)
-    disconnected: asyncio.Event = field(default_factory=asyncio.Event)
-    url: str = ""
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
-        length = next((int(line.split(":", 1)[1]) for line in head.split("\r\n")
-                       if line.lower().startswith("content-length:")), 0)
-        self.requests.append(Request(head, await reader.readexactly(length)))
-        watcher = asyncio.ensure_future(self._watch(reader))  # notices the client hanging up
-        try:
-            await self.script(writer)
-            await writer.drain()
-        except ConnectionError:
-            pass
-        finally:
-            writer.close()
-            await watcher
-
-    async def _watch(self, reader: asyncio.StreamReader) -> None:
-        try:
-            await reader.read()
-        except ConnectionError:
-            pass
-        self.disconnected.set()
-
-
-@asynccontextmanager
-async def serve(script: Script) -> AsyncIterator[RawServer]:
-    server = RawServer(script)
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", 0)
-    port = listener.sockets[0].getsockname()[1]
-    server.url = f"http://127.0.0.1:{port}/agent?token=query-secret"
-    try:
-        yield server
-    finally:
-        listener.close()
-
-
-def head(status: str = "200 OK", content_type: str = "text/event-stream", extra: str = "") -> bytes:
-    return f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nConnection: close\r\n{extra}\r\n".encode()
-
-
-def event(data: dict, newline: str = "\n") -> bytes:
-    return f"data: {json.dumps(data)}{newline}{newline}".encode()
-
-
-RUN_STARTED = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
-RUN_FINISHED = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
-TEXT = [
-    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "héllo "},
-    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "world"},
-    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
-]
-
 
 def client_for(server: RawServer, **kwargs: object) -> AGUIChatClient:
     return AGUIChatClient(server.url, headers={"Authorization": SECRET}, **kwargs)  # type: ignore[arg-type]
-
-
-async def collect(client: AGUIChatClient) -> list[ChatUpdate]:
-    return [u async for u in stream_updates(client, [ChatMessage.user("hi")], ChatOptions(conversation_id="thread-x"))]
-
-
-def text(updates: list[ChatUpdate]) -> str:
-    return "".join(p.text for u in updates for p in u.contents if isinstance(p, TextContent))
 
 
 async def expect_error(script: Script, error: type[TransportError], **kwargs: object) -> TransportError:

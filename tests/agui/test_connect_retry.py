@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
-from test_client_http import RUN_FINISHED, RUN_STARTED, TEXT, collect, event, head, serve, text
+from tests.helpers.sse import RUN_FINISHED, RUN_STARTED, TEXT, collect, event, head, serve, text
 
 from tandem.core.agui import AGUIChatClient
 from tandem.core.agui.transport import CONNECT_RETRY_DELAYS, HttpTransport

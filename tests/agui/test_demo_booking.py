@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from ag_ui.core import RunAgentInput
-from test_demo_agent import make_input, run_validated, text_of, types
+from tests.helpers.demo_runs import make_input, run_validated, text_of, types
 
 from tandem.core import BlockEnv, ChatUpdate, UIAgent
 from tandem.core.a2ui import SurfaceBlock, action_message, install_a2ui

@@ -34,7 +34,7 @@ from tandem.core.context import AgentContext
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 from tandem.core.turns import Status, TurnStatus
 
-from _per_event import per_event
+from tests.helpers.per_event import per_event
 
 START = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 FINISH = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}

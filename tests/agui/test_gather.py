@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from test_client_http import RUN_FINISHED, RUN_STARTED, event, serve
+from tests.helpers.sse import RUN_FINISHED, RUN_STARTED, event, serve
 
 from tandem.core.agui import AGUIChatClient
 from tandem.core.agui.gather import gathered

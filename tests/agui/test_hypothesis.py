@@ -21,7 +21,7 @@ from tandem.core.chat_client import stream_updates
 from tandem.core.errors import TandemError
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
-from _per_event import per_event_dumps
+from tests.helpers.per_event import per_event_dumps
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 BODIES = [path.read_bytes() for path in sorted(CAPTURES.glob("*.sse"))]

@@ -1,14 +1,13 @@
 """`AGUIChatClient` through the whole runtime (`UIAgent` + `AgentContext`) against a real pydantic-ai server.
 
 The `pai_server` fixture serves scripted pydantic-ai agents over HTTP + SSE on 127.0.0.1 (see
-`pai_server.py` for what each scenario path streams). Each test sends one message through an
+`tests.helpers.pai_server` for what each scenario path streams). Each test sends one message through an
 `AgentContext`, decides what the turn asks for, and checks the blocks, the state and what the
 server received (`pai_server.requests_for(thread_id)`). The last class runs `tandem ask --url`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -19,10 +18,9 @@ from typing import Any
 
 import httpx
 import pytest
-from pai_server import PaiServer
+from tests.helpers.pai_server import PaiServer
+from tests.helpers.pai_turns import assistant_text, blocks_of, make_context, run_turn
 
-from tandem.core.agent import UIAgent
-from tandem.core.agui import AGUIChatClient
 from tandem.core.blocks import (
     ApprovalBlock,
     Block,
@@ -33,9 +31,7 @@ from tandem.core.blocks import (
     ToolStatus,
     UIActionBlock,
 )
-from tandem.core.context import AgentContext
-from tandem.core.state.agent_state import AgentState
-from tandem.core.turns import Status, Turn, TurnStatus
+from tandem.core.turns import Status, TurnStatus
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIRM_SCHEMA = {
@@ -43,59 +39,6 @@ CONFIRM_SCHEMA = {
     "properties": {"action": {"type": "string"}, "target": {"type": "string"}},
     "required": ["action"],
 }
-
-
-def make_context(
-    pai_server: PaiServer,
-    scenario: str,
-    *,
-    state: Any = None,
-    http_client: httpx.AsyncClient | None = None,
-) -> AgentContext:
-    """A conversation with the scenario's endpoint, the real client and runtime."""
-    client = AGUIChatClient(pai_server.url_for(scenario), read_timeout=10, http_client=http_client)
-    return AgentContext(UIAgent(client, state=AgentState(state) if state is not None else None))
-
-
-async def run_turn(
-    context: AgentContext, message: str, decide: Callable[[list[Block]], Any] | None = None
-) -> Turn:
-    """Send `message`; each time the turn waits for the human, call `decide(pending)` (awaited if async)."""
-    waiting = asyncio.Event()
-    subscription = context.on_status_changed(lambda status: waiting.set() if status is Status.AWAITING_INPUT else None)
-    turn = await context.send(message)
-    stopped = asyncio.ensure_future(turn.wait())
-    try:
-        while True:
-            waited = asyncio.ensure_future(waiting.wait())
-            done, _ = await asyncio.wait({stopped, waited}, return_when=asyncio.FIRST_COMPLETED)
-            if stopped in done:
-                waited.cancel()
-                return turn
-            waiting.clear()
-            assert decide is not None, f"the turn waits for {context.pending_blocks} but the test decides nothing"
-            outcome = decide(list(context.pending_blocks))
-            if asyncio.iscoroutine(outcome):
-                await outcome
-    finally:
-        subscription.close()
-
-
-def blocks_of(context: AgentContext, cls: type[Block]) -> list[Any]:
-    return [b for b in context.blocks if isinstance(b, cls) and b.role == "assistant"]
-
-
-def assistant_text(context: AgentContext) -> str:
-    return "".join(b.text for b in blocks_of(context, TextBlock) if not isinstance(b, ReasoningBlock))
-
-
-@pytest.fixture
-async def dispose() -> Any:
-    """Collects contexts and disposes of them after the test (closing their HTTP clients)."""
-    contexts: list[AgentContext] = []
-    yield contexts.append
-    for context in contexts:
-        await context.dispose()
 
 
 class TestStreaming:

@@ -17,7 +17,7 @@ from tandem.core.content import ReasoningContent, TextContent, ToolCallContent
 from tandem.core.errors import ProtocolError
 from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate, ToolDeclaration
 
-from _per_event import per_event
+from tests.helpers.per_event import per_event
 
 START = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 FINISH = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}

@@ -15,7 +15,7 @@ import httpx
 import jsonpatch
 import pytest
 from ag_ui.core import Event
-from pai_server import SCENARIOS, PaiServer
+from tests.helpers.pai_server import SCENARIOS, PaiServer
 from pydantic import TypeAdapter
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures

@@ -1,6 +1,6 @@
 """A tool call id the server uses again in a later run of the thread gets a card of its own.
 
-pydantic-ai's scripted scenarios (`pai_server.py`) name their calls `call_weather_1`,
+pydantic-ai's scripted scenarios (`tests.helpers.pai_server`) name their calls `call_weather_1`,
 `call_delete_1`… in every run, as fake models and `TestModel` do. Each occurrence must show as
 its own card with its own result, go back to the server with its own tool message, and come
 back the same from the SQLite log (`--resume` replays what was live).
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pai_server import PaiServer
-from test_integration_pai import dispose, run_turn  # noqa: F401  (the fixture)
+from tests.helpers.pai_server import PaiServer
+from tests.helpers.pai_turns import run_turn
 
 from tandem.core.agent import UIAgent
 from tandem.core.agui import AGUIChatClient
@@ -54,7 +54,7 @@ async def replayed(store: ThreadStore, thread_id: str, pai_server: PaiServer, sc
 
 
 async def test_a_backend_call_id_used_again_shows_two_cards_each_with_its_result(
-        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:  # noqa: F811
+        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:
     with ThreadStore(tmp_path / "threads.sqlite3") as store:
         context, thread_id = await two_turns(pai_server, "backend_tool", store, dispose)
         sunny = "Sunny, 21C in Paris"
@@ -71,7 +71,7 @@ async def test_a_backend_call_id_used_again_shows_two_cards_each_with_its_result
 
 
 async def test_an_approved_and_a_rejected_call_under_one_id_keep_their_own_results(
-        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:  # noqa: F811
+        pai_server: PaiServer, dispose: Any, tmp_path: Path) -> None:
     def approve(block: ApprovalBlock) -> None:
         block.approve()
 

@@ -1,6 +1,6 @@
 """A real pydantic-ai AG-UI server writes shared state while the person edits it (issue 17).
 
-The `/state` scenario of `pai_server.py` runs a tool, then sends a STATE_SNAPSHOT and a
+The `/state` scenario of `tests.helpers.pai_server` runs a tool, then sends a STATE_SNAPSHOT and a
 STATE_DELTA computed from the request's state. The person edits during the run (on the engine
 loop, as the app's edits arrive): before the snapshot, the todo list (one field: a plain array)
 and a new note; between the snapshot and the delta, the counter. The merge keeps every edit,
@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pai_server import PaiServer
-from test_integration_pai import dispose, make_context, run_turn  # noqa: F401  (the fixture)
+from tests.helpers.pai_server import PaiServer
+from tests.helpers.pai_turns import make_context, run_turn
 
 from tandem.core.blocks import ToolCallBlock
 from tandem.core.turns import TurnStatus
 
 
-async def test_edits_during_a_pydantic_ai_run_are_merged_and_clashes_surfaced(pai_server: PaiServer, dispose: Any) -> None:  # noqa: F811
+async def test_edits_during_a_pydantic_ai_run_are_merged_and_clashes_surfaced(pai_server: PaiServer, dispose: Any) -> None:
     context = make_context(pai_server, "state", state={"todos": ["buy milk"], "counter": 1})
     dispose(context)
     state = context.agent.state

@@ -8,15 +8,12 @@
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
-import uvicorn
-from _ask_harness import DemoServer, HistoryServer
+from tests.helpers.ask_harness import DemoServer, HistoryServer
 from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,
@@ -32,10 +29,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from tandem.core.agui.demo import create_app
-
-_WAIT = 10.0
-"""Seconds the server may take to start or stop."""
-
+from tests.helpers.servers import free_port, served_in_thread
 
 def _recording(app: Any, sink: list[dict[str, str]]) -> Any:
     async def recorded(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -49,40 +43,16 @@ def _recording(app: Any, sink: list[dict[str, str]]) -> Any:
 @pytest.fixture(scope="session")
 def demo_server() -> Iterator[DemoServer]:
     """The demo agent over HTTP + SSE on 127.0.0.1 port 0, for the session."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    info = DemoServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}/")
-    config = uvicorn.Config(
-        _recording(create_app(speed=0), info.headers), lifespan="off", log_level="warning", access_log=False,
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="demo-agui-server", daemon=True)
-    thread.start()
-    started = threading.Event()
-    # Polled because uvicorn reports readiness only through its `started` flag, set in its thread.
-    for _ in range(int(_WAIT / 0.01)):
-        if server.started or not thread.is_alive():
-            break
-        started.wait(0.01)
-    try:
-        if not server.started:
-            raise RuntimeError("the demo AG-UI server failed to start")
+    info = DemoServer(url="")
+    with served_in_thread(_recording(create_app(speed=0), info.headers), "demo-agui-server") as (host, port):
+        info.url = f"http://{host}:{port}/"
         yield info
-    finally:
-        server.should_exit = True
-        thread.join(_WAIT)
-        sock.close()
 
 
 @pytest.fixture
 def closed_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_port()
 
 
 # -- a real AG-UI server that checks the history it receives ----------------------------------
@@ -127,19 +97,8 @@ def _history_app(server: HistoryServer) -> Any:
 @contextmanager
 def serving(app: Any) -> Iterator[str]:
     """Serve an ASGI app on 127.0.0.1 (a fresh port) for the block; yields its URL."""
-    # The socket listens before uvicorn runs, so connections made meanwhile wait in its backlog.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="history-agui-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    finally:
-        server.should_exit = True
-        thread.join(_WAIT)
-        sock.close()
+    with served_in_thread(app, "history-agui-server") as (host, port):
+        yield f"http://{host}:{port}/"
 
 
 @pytest.fixture

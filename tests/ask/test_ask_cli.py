@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from _ask_harness import REPO, TIMEOUT, DemoServer, ask, ask_command, clean_env
+from tests.helpers.ask_harness import REPO, TIMEOUT, DemoServer, ask, ask_command, clean_env
 
 SECRET = "SECRET123"
 

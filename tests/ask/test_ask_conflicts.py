@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from _ask_harness import ask
+from tests.helpers.ask_harness import ask
 
 from tandem.core import AgentContext, AgentState, BlockEnv, ChatUpdate, InMemoryThread, UIAgent
 from tandem.core.content import FinishContent, StateDeltaContent
@@ -102,7 +102,7 @@ async def test_a_thread_left_with_an_open_conflict_is_settled_by_the_cli(tmp_pat
     the field again, the run reports the merge and the conflict as events and settles it by policy."""
     import asyncio
 
-    from _ask_harness import clean_env
+    from tests.helpers.ask_harness import clean_env
 
     from tandem.core.agui import AGUIChatClient
     from tandem.core.agui.demo import DemoAgent, encode_sse

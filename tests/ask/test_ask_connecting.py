@@ -16,8 +16,8 @@ import subprocess
 import threading
 import time
 
-from _ask_harness import REPO, TIMEOUT, ask, ask_command, clean_env
-from _short_run import SHORT_RUN_TEXT, short_run_response
+from tests.helpers.ask_harness import REPO, TIMEOUT, ask, ask_command, clean_env
+from tests.helpers.short_run import SHORT_RUN_TEXT, short_run_response
 
 
 

@@ -7,7 +7,7 @@ asserts the blocks (kinds, statuses, decisions) and the final shared state.
 from __future__ import annotations
 
 import pytest
-from _ask_harness import AskResult, ask
+from tests.helpers.ask_harness import AskResult, ask
 
 from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER
 from tandem.core.agui.demo.scenarios_state import STARTER_RECIPE

@@ -10,8 +10,8 @@ import gzip
 import json
 import zlib
 
-from _ask_harness import ask
-from _raw_agui import Response, raw_agui, run, sse, text_events, tool_events
+from tests.helpers.ask_harness import ask
+from tests.helpers.sse import Response, raw_agui, run, sse, text_events, tool_events
 
 DEEP = "[" * 1000 + "]" * 1000
 VALID_200 = '{"a":' * 199 + "[1]" + "}" * 199
@@ -128,7 +128,7 @@ class TestTurnEnd:
         assert result.turn["status"] == "error" and "turn timeout" in result.turn["error"]
 
     def test_the_turn_timeout_is_read_from_the_environment(self) -> None:
-        from _ask_harness import clean_env
+        from tests.helpers.ask_harness import clean_env
 
         started = sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"})
         with raw_agui(Response([started], trickle=b": keep-alive\n\n", trickle_every=0.2)) as server:
@@ -218,7 +218,7 @@ def _top_help() -> object:
     import subprocess
     import sys
 
-    from _ask_harness import REPO, clean_env
+    from tests.helpers.ask_harness import REPO, clean_env
 
     completed = subprocess.run([sys.executable, "-m", "tandem.tui.cli", "--help"], capture_output=True, text=True,
                                cwd=REPO, env=clean_env(), timeout=60)
@@ -319,7 +319,7 @@ class TestCommandLineURLs:
         import subprocess
         import sys
 
-        from _ask_harness import REPO, clean_env
+        from tests.helpers.ask_harness import REPO, clean_env
 
         for url, expected in self.CASES.items():
             for argv in (["ask", "--url", url, "go"], ["--url", url]):

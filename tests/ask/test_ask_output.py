@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from _ask_harness import REPO
+from tests.helpers.ask_harness import REPO
 
 from tandem.tui.cli.ask_answers import parse_action, parse_approval, select_steps
 from tandem.tui.cli.ask_output import one_line, sanitize, short_json

@@ -1,6 +1,6 @@
 """`tandem ask -c` against a server that numbers its tool calls afresh in every run.
 
-A real AG-UI server on 127.0.0.1 (`_raw_agui.py`) answers each run of one thread with a call
+A real AG-UI server on 127.0.0.1 (`tests.helpers.sse`) answers each run of one thread with a call
 named `call_1`: the same tool with other arguments, then another tool. Each turn shows its own
 card with its own result (it was hidden, its result written over the first card's, and a call
 under another name failed the turn as a protocol error), and the saved thread replays to the
@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 
 import pytest
-from _ask_harness import AskResult, clean_env, tandem
-from _raw_agui import Response, raw_agui, run, sse, text_events, tool_events
+from tests.helpers.ask_harness import AskResult, clean_env, tandem
+from tests.helpers.sse import Response, raw_agui, run, sse, text_events, tool_events
 
 from tandem.core.agent import UIAgent
 from tandem.core.blocks import ToolCallBlock

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _ask_harness import AskResult, HistoryServer, clean_env, tandem
+from tests.helpers.ask_harness import AskResult, HistoryServer, clean_env, tandem
 
 from tandem.core.store import ThreadStore
 

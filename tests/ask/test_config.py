@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _ask_harness import HistoryServer, clean_env, tandem
+from tests.helpers.ask_harness import HistoryServer, clean_env, tandem
 
 from tandem.tui.cli import entry as cli
 from tandem.tui.cli.config import AgentConfig, ConfigError, load_config, resolve_headers

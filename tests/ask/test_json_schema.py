@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _ask_harness import REPO, ask
+from tests.helpers.ask_harness import REPO, ask
 from jsonschema import Draft202012Validator
 
 from tandem.tui.cli.ask_output import SCHEMA_VERSION

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from _ask_harness import REPO, TIMEOUT, DemoServer, clean_env
+from tests.helpers.ask_harness import REPO, TIMEOUT, DemoServer, clean_env
 
 from tandem.tui.cli import lean_imports
 

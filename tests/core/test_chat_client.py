@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
-from _scripts import Clock, Conversation, approval, finish, make_agent, reach, text, tool_call, tool_result
+from tests.helpers.scripted import Clock, Conversation, approval, finish, make_agent, reach, text, tool_call, tool_result
 
 from tandem.core import (
     AgentContext,

@@ -27,7 +27,7 @@ from tandem.core.messages import ChatOptions
 from tandem.core.scripted import ScriptedChatClient
 from tandem.core.thread import UnkeptThread
 
-from _per_event import per_event, per_event_dumps
+from tests.helpers.per_event import per_event, per_event_dumps
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agui" / "pydantic-ai"  # copied from shared/fixtures
 NAMES = sorted(path.stem for path in CAPTURES.glob("*.sse"))

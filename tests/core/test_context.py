@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from _scripts import (
+from tests.helpers.scripted import (
     Conversation,
     approval,
     finish,

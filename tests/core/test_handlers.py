@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _scripts import Clock, approval, interrupt, make_agent, text, tool_call, tool_result
+from tests.helpers.scripted import Clock, approval, interrupt, make_agent, text, tool_call, tool_result
 
 from tandem.core import (
     ActivityBlock,

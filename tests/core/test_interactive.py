@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from _scripts import Clock, Conversation, approval, finish, reach, sent_messages, text, tool_call
+from tests.helpers.scripted import Clock, Conversation, approval, finish, reach, sent_messages, text, tool_call
 
 from tandem.core import ApprovalBlock, BlockEnv, InterruptBlock, Status, ToolCallBlock, ToolStatus, UIActionBlock
 from tandem.core.content import ApprovalResponseContent, InputResponseContent, ToolResultContent

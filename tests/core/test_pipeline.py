@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from _scripts import Clock, delta, make_agent, snapshot, text, tool_call, tool_result
+from tests.helpers.scripted import Clock, delta, make_agent, snapshot, text, tool_call, tool_result
 
 from tandem.core import (
     PASS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from _scripts import (
+from tests.helpers.scripted import (
     Clock,
     Conversation,
     approval,

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from _scripts import Clock, Conversation, delta, finish, interrupt, reach, reached, snapshot, text
+from tests.helpers.scripted import Clock, Conversation, delta, finish, interrupt, reach, reached, snapshot, text
 from pydantic import BaseModel
 
 from tandem.core import AgentState, BlockEnv, Conflict, ErrorBlock, Status, TurnStatus

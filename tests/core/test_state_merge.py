@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from _scripts import Clock, Conversation, delta, finish, make_agent, snapshot, text
+from tests.helpers.scripted import Clock, Conversation, delta, finish, make_agent, snapshot, text
 from tandem.core import AgentState, BlockEnv
 from tandem.core.errors import PatchError
 from tandem.core.log_entries import HumanWrite, StateBaseSet, StateMerged

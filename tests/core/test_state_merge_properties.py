@@ -22,7 +22,7 @@ import os
 from typing import Any
 
 import jsonpatch
-from _scripts import Clock, Conversation, delta, make_agent, snapshot
+from tests.helpers.scripted import Clock, Conversation, delta, make_agent, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter

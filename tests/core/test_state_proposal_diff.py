@@ -20,7 +20,7 @@ import jsonpatch
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_state_touched import documents, patches, scalars
+from tests.helpers.state_strategies import documents, patches, scalars
 
 from tandem.core.errors import PatchError
 from tandem.core.state.agent_state import AgentState

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _scripts import Clock, make_agent, tool_call, tool_result
+from tests.helpers.scripted import Clock, make_agent, tool_call, tool_result
 
 from tandem.core import ToolBlockRegistry, ToolCallBlock, ToolDeclaration, ToolStatus, tool_block
 from tandem.core.errors import ToolBlockSpecError

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-import test_sixteen_colours as sixteen
-from _terminal import TANDEM, Terminal, modal_keys_open
+from tests.helpers.ansi_cells import cells
+from tests.helpers.waits import wait_until as _until
+from tests.helpers.tmux import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
     pytest.mark.e2e,
@@ -34,16 +34,6 @@ def bells(output: bytes) -> int:
 
 def test_bells_are_counted_outside_osc_sequences() -> None:
     assert bells(b"\x1b]2;title\x07a\x07b\x1b]52;c;eA==\x07\x1b]2;t\x1b\\") == 1
-
-
-def _until(check, what: str, seconds: float = 20.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_pending_approval_sets_the_title_and_rings_the_bell_once(tmp_path: Path) -> None:
@@ -108,7 +98,7 @@ def test_the_booking_forms_radio_buttons_differ_by_shape_in_sixteen_colours(tmp_
         # The option rows only: the rest of the form is the A2UI renderer's (its disabled Book
         # button fades into its background in 16 colours: reported, not this test's subject).
         option_rows = {y for y, line in enumerate(screen.splitlines()) if line in rows.values()}
-        options = [cell for cell in sixteen.cells(term.styled_screen()) if cell.y in option_rows]
+        options = [cell for cell in cells(term.styled_screen()) if cell.y in option_rows]
         assert [cell for cell in options if cell.char.isalnum() and cell.fg is not None and cell.fg == cell.bg] == []
         marks = [cell for cell in options if cell.char in "●○"]
         assert len(marks) == 3

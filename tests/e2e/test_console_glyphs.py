@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from tests.helpers.tmux import TANDEM, Terminal
 
 from tandem.tui.terminal.glyphs import LINUX_CONSOLE_CHARS
 

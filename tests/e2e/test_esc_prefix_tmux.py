@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from tests.helpers.tmux import TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,

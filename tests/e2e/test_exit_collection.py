@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _terminal import Terminal
+from tests.helpers.tmux import Terminal
 
 # Runs `tandem` as its own console script does (`main()`, argv None) or as a test calls it (`main(argv)`),
 # and writes how many objects the collector tracks when the process exits.

@@ -1,6 +1,6 @@
 """A hostile answer in a real terminal: the pane equals a full repaint, nothing obeyed, the app goes on.
 
-`_hostile_server.py` runs as its own process (a real AG-UI server on 127.0.0.1) and streams raw
+`tests.helpers.hostile_server` runs as its own process (a real AG-UI server on 127.0.0.1) and streams raw
 SSE whose JSON carries escapes (CSI, OSC 52, OSC 8, DCS, RIS), C1 controls,
 bidi overrides, emoji sequences, flags, combining marks, a table wider than the screen and a
 fence never closed. tmux runs `tandem --url` on it with the row output. After the answer, the
@@ -18,19 +18,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _terminal import STILL, TANDEM, Terminal
+from tests.helpers.tmux import STILL, TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"),
 ]
 
-SERVER = Path(__file__).resolve().parent / "_hostile_server.py"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def hostile_url() -> Iterator[str]:
-    process = subprocess.Popen([sys.executable, str(SERVER)], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-m", "tests.helpers.hostile_server"], stdout=subprocess.PIPE, text=True, cwd=REPO)
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal, modal_keys_open
+from tests.helpers.tmux import TANDEM, Terminal, modal_keys_open
 
 pytestmark = [
     pytest.mark.e2e,

@@ -15,9 +15,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _terminal import STILL, TANDEM, Terminal
+from tests.helpers.tmux import STILL, TANDEM, Terminal
 
-from _block_threads import answer_label, write_answers
+from tests.helpers.block_threads import answer_label, write_answers
 from tandem.core.store import ThreadStore
 from tandem.core.store.tail import read_tail
 

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from tests.helpers.tmux import TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,

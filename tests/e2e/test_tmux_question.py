@@ -1,6 +1,6 @@
 """End to end in a real terminal: a question without a schema, answered by typing (issue 11).
 
-`tests/tui/_shaped_server.py` runs as its own process (a real AG-UI server with LangGraph's
+`tests.helpers.shaped_server` runs as its own process (a real AG-UI server with LangGraph's
 stream shape on 127.0.0.1) and keeps a file of the request bodies it received; tmux runs
 `tandem --url` on it. The person types a message, then the answer and Enter; the screen shows
 the answer and the agent's reply, and the server received the typed string as the resume payload.
@@ -17,21 +17,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from tests.helpers.tmux import TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"),
 ]
 
-SERVER = Path(__file__).resolve().parents[1] / "tui" / "_shaped_server.py"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def shaped(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The server's base URL and the file of its request bodies."""
     requests = tmp_path / "requests.json"
-    process = subprocess.Popen([sys.executable, str(SERVER), str(requests)], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-m", "tests.helpers.shaped_server", str(requests)], stdout=subprocess.PIPE, text=True,
+                               cwd=REPO)
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()

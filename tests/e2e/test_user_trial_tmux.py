@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from _terminal import TANDEM, Terminal
+from tests.helpers.tmux import TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from _terminal import Terminal
+from tests.helpers.tmux import Terminal
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_TIMEOUT = 900

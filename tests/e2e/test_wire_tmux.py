@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _terminal import STILL, TANDEM, Terminal
+from tests.helpers.tmux import STILL, TANDEM, Terminal
 
 pytestmark = [
     pytest.mark.e2e,

@@ -1,6 +1,6 @@
 """The app (Pilot) against Google ADK's AG-UI adapter (ag-ui-adk 0.11.0, recorded) (issue 11).
 
-The server is `_recorded.ReplayServer` on 127.0.0.1 serving the ADK captures of
+The server is `tests.helpers.recorded.ReplayServer` on 127.0.0.1 serving the ADK captures of
 `tests/fixtures/frameworks/` — real streams recorded from the live adapter with the scripted
 model (`record.py` re-records them); request N gets run N, with the ids Tandem chose in place of
 the recording client's. ag-ui-adk itself is not installed in the suite (google-adk takes minutes
@@ -12,23 +12,19 @@ screen and what reached the server.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded, however pytest imports us
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _recorded import replaying  # noqa: E402
-from _app_harness import blocks, framework_app, until  # noqa: E402
-from _tui_harness import send, started  # noqa: E402
-from scripts import PROMPTS  # noqa: E402
-from textual.pilot import Pilot  # noqa: E402
-from textual.widgets import Button, Static  # noqa: E402
+from tests.helpers.recorded import replaying
+from tests.helpers.framework_app import blocks, framework_app, until
+from tests.helpers.app_harness import send, started
+from tests.fixtures.frameworks.servers.scripts import PROMPTS
+from textual.pilot import Pilot
+from textual.widgets import Button, Static
 
-from tandem.core import Status  # noqa: E402
-from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
-from tandem.tui.app.app import TandemApp  # noqa: E402
-from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView  # noqa: E402
+from tandem.core import Status
+from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, ToolCallBlock, UIActionBlock
+from tandem.tui.app.app import TandemApp
+from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView
 
 SIZE = (100, 40)
 

@@ -1,6 +1,6 @@
 """The app (Pilot) against a live ag-ui-langgraph server on its default settings (issue 11).
 
-The server is `langgraph_server.py` (a real LangGraph graph with a scripted chat model behind
+The server is `tests.helpers.langgraph_server` (a real LangGraph graph with a scripted chat model behind
 the adapter's FastAPI endpoint on 127.0.0.1); the app runs its real engine and AG-UI client. The
 person acts with the keyboard only: the composer, the approval modal's keys, the question's
 text field, Tab and Enter to a UI action's Run button. Each test checks the screen and what
@@ -10,7 +10,6 @@ reached the server.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +18,16 @@ import pytest
 if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, not a skip
     pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _app_harness import blocks, framework_app, until  # noqa: E402
-from _tui_harness import send, started  # noqa: E402
-from langgraph_server import PLAIN_ANSWER, QUESTION, LangGraphServer  # noqa: E402
-from textual.pilot import Pilot  # noqa: E402
-from textual.widgets import Button, Input, Static  # noqa: E402
+from tests.helpers.framework_app import blocks, framework_app, until
+from tests.helpers.app_harness import send, started
+from tests.helpers.langgraph_server import PLAIN_ANSWER, QUESTION, LangGraphServer
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, Static
 
-from tandem.core import BlockEnv, Status  # noqa: E402
-from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock  # noqa: E402
-from tandem.tui.app.app import TandemApp  # noqa: E402
-from tandem.widgets import ApprovalModal, InterruptView, TextView, UIActionView, UnhandledView  # noqa: E402
+from tandem.core import BlockEnv, Status
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, UIActionBlock
+from tandem.tui.app.app import TandemApp
+from tandem.widgets import ApprovalModal, InterruptView, TextView, UIActionView, UnhandledView
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
 

@@ -1,7 +1,7 @@
 """Tandem against a live ag-ui-langgraph server on its default settings (issue 11).
 
 Each compatibility scenario runs end to end through `tandem ask --json` (a subprocess); the
-same functions produce the README's compatibility table (`langgraph_scenarios.py`). The
+same functions produce the README's compatibility table (`tests.helpers.langgraph_scenarios`). The
 conversation tests drive the engine in process, as the app does, to check what the next
 request sends and that a thread stays usable after an interrupt.
 """
@@ -21,8 +21,8 @@ import pytest
 if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, not a skip
     pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
 
-from langgraph_scenarios import REPO, SCENARIOS  # noqa: E402
-from langgraph_server import PLAIN_ANSWER, LangGraphServer  # noqa: E402
+from tests.helpers.langgraph_scenarios import REPO, SCENARIOS  # noqa: E402
+from tests.helpers.langgraph_server import PLAIN_ANSWER, LangGraphServer  # noqa: E402
 
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock, ToolCallBlock, UIActionBlock  # noqa: E402
 from tandem.core.context import AgentContext  # noqa: E402

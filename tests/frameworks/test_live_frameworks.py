@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-RECORD = Path(__file__).resolve().parents[1] / "fixtures" / "frameworks" / "record.py"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _available(framework: str) -> str | None:
@@ -37,6 +37,7 @@ def test_live_server_matches_its_captures(framework: str) -> None:
     if missing:
         pytest.skip(f"{framework}: {missing}")
     completed = subprocess.run(
-        [sys.executable, str(RECORD), framework, "--check"], capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "tests.fixtures.frameworks.record", framework, "--check"], capture_output=True, text=True,
+        timeout=600, cwd=REPO
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]

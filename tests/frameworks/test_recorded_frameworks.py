@@ -2,8 +2,8 @@
 
 The captures in `tests/fixtures/frameworks/` were recorded from the live adapters on their
 default settings with a scripted fake model (`record.py` there re-records them). Each scenario
-is served back on 127.0.0.1 by `_recorded.ReplayServer` and run through `tandem ask --json` as a
-subprocess; `_recorded.problems` lists what a person would see wrong (the user's message twice,
+is served back on 127.0.0.1 by `tests.helpers.recorded.ReplayServer` and run through `tandem ask --json` as a
+subprocess; `tests.helpers.recorded.problems` lists what a person would see wrong (the user's message twice,
 an answer repeated, a client tool run again, an approval shown as something else, a question
 that cannot be answered with text). Known gaps are strict expected failures, so a fix flips them
 loudly; the README's compatibility table is generated from the same verdicts.
@@ -12,17 +12,14 @@ loudly; the README's compatibility table is generated from the same verdicts.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded and compat_table, however pytest imports us
-
-from _recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, recorded, runs_of, verdict, with_client_ids
-from compat_table import README, live_rows, readme_table, recorded_lines, table
+from tests.helpers.recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, recorded, runs_of, verdict, with_client_ids
+from tests.helpers.compat_table import README, live_rows, readme_table, recorded_lines, table
 
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {}
@@ -96,7 +93,7 @@ def test_replay_answers_with_the_ids_tandem_chose() -> None:
 
 
 def test_readme_table_is_the_generated_one() -> None:
-    """README.md's compatibility table is `compat_table.py`'s output (regenerate with --write).
+    """README.md's compatibility table is `tests.helpers.compat_table`'s output (regenerate with --write).
 
     Without the live LangGraph scenarios (the `frameworks` extra) the recorded rows are compared.
     """

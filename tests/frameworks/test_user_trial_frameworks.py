@@ -2,7 +2,7 @@
 
 Found by running the real `tandem --url` in tmux against the live adapters of
 `tests/fixtures/frameworks/servers/` (the scripted model). Here each is replayed from the
-adapter's own recorded stream (`_recorded.ReplayServer` on 127.0.0.1, the ids Tandem chose
+adapter's own recorded stream (`tests.helpers.recorded.ReplayServer` on 127.0.0.1, the ids Tandem chose
 swapped in), through the app (Pilot) with its real engine and AG-UI client:
 
 - ag-ui-strands 1.0.2: `tool_context.interrupt("colour", reason="Which colour?")` arrives as
@@ -15,22 +15,18 @@ swapped in), through the app (Pilot) with its real engine and AG-UI client:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # _recorded, however pytest imports us
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _app_harness import blocks, framework_app, until  # noqa: E402
-from _recorded import replaying, runs_of  # noqa: E402
-from _tui_harness import send, started  # noqa: E402
-from scripts import PROMPTS  # noqa: E402
-from textual.widgets import Static  # noqa: E402
+from tests.helpers.framework_app import blocks, framework_app, until
+from tests.helpers.recorded import replaying, runs_of
+from tests.helpers.app_harness import send, started
+from tests.fixtures.frameworks.servers.scripts import PROMPTS
+from textual.widgets import Static
 
-from tandem.core import Status  # noqa: E402
-from tandem.core.agui.adapter_state import adapter_keys  # noqa: E402
-from tandem.core.blocks import InterruptBlock, TextBlock  # noqa: E402
-from tandem.widgets import InterruptView  # noqa: E402
+from tandem.core import Status
+from tandem.core.agui.adapter_state import adapter_keys
+from tandem.core.blocks import InterruptBlock, TextBlock
+from tandem.widgets import InterruptView
 
 SIZE = (100, 40)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tandem.core.agui.demo.scenarios import SCENARIOS
+from tests.helpers.servers import free_port
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -35,15 +36,9 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def demo_url() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tandem.tui.cli", "serve-demo", "--port", str(port), "--speed", "0"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -1,6 +1,6 @@
 """Benchmark: SSE bytes → updates through AGUIChatClient, next to the SDK's own parse rate.
 
-Run: `python tests/perf/bench_agui.py [events]`. Builds one stream of realistic events (mostly
+Run: `python -m tests.perf.bench_agui [events]`. Builds one stream of realistic events (mostly
 text and tool-argument deltas, as a chatty model produces), then measures in the same process:
 
 1. `TypeAdapter(ag_ui.core.Event).validate_json` over the same event payloads (parse only);
@@ -20,16 +20,13 @@ import statistics
 import sys
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tandem.core.agui import AGUIChatClient  # noqa: E402
-from tandem.core.chat_client import stream_updates  # noqa: E402
-from tandem.core.messages import ChatMessage, ChatOptions  # noqa: E402
+from tandem.core.agui import AGUIChatClient
+from tandem.core.chat_client import stream_updates
+from tandem.core.messages import ChatMessage, ChatOptions
 
 
 def build_events(count: int) -> list[dict]:

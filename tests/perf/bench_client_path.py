@@ -1,6 +1,6 @@
 """Benchmark: the whole `tandem ask` client path against a firehose AG-UI server, over the floor.
 
-Run: `python tests/perf/bench_client_path.py [--events N] [--pairs P] [--state-mb] [--state-cost [--baseline DIR]] [--growth [--baseline DIR]]
+Run: `python -m tests.perf.bench_client_path [--events N] [--pairs P] [--state-mb] [--state-cost [--baseline DIR]] [--growth [--baseline DIR]]
 [--app] [--save] [--baseline DIR] [--profile FILE [--json | --app]]`.
 
 A local AG-UI server (stdlib `http.server` on 127.0.0.1, an ephemeral port, in this process)

@@ -10,7 +10,7 @@ agent's write of 100 fields (half of them the person's) merged onto it, once as 
 (fresh from JSON, the whole document diffed against the base) and once as 100 deltas.
 Target: ≤ 10 ms per merge.
 
-Run: python tests/perf/bench_core.py [N]
+Run: python -m tests.perf.bench_core [N]
 """
 
 from __future__ import annotations

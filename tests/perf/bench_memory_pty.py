@@ -1,7 +1,7 @@
 """Memory, resume and per-turn cost of the real `tandem` in a pseudo-terminal (issue 18).
 
 Runs the `tandem` command (a whole process, drawing to a pty of 120×40) against a real AG-UI
-server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the terminal:
+server on 127.0.0.1 (`tests.helpers.blocks_server`) and reads what the app writes to the terminal:
 
 1. live: a fresh app is sent `blocks N` (N messages of realistic Markdown: headings, lists, code
    fences, tables); once the last message's text is on the terminal and the status is idle again,
@@ -25,7 +25,7 @@ server on 127.0.0.1 (`_blocks_server.py`) and reads what the app writes to the t
 Prints the figures of this one run; asserts nothing. The machine may be loaded (other processes
 share its cores): absolute times are noisy, the ratios of (4) are measured side by side.
 
-    python tests/perf/bench_memory_pty.py [--blocks 10000] [--long 20000] [--history 2000] [--turns 12] [--rounds 5]
+    python -m tests.perf.bench_memory_pty [--blocks 10000] [--long 20000] [--history 2000] [--turns 12] [--rounds 5]
         [--compare /path/to/other/.venv/bin/tandem]
 """
 
@@ -42,10 +42,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _blocks_server import last_marker, long_marker, serve_blocks, short_marker  # noqa: E402
-from _pty_app import PtyApp  # noqa: E402
-from bench_startup import BARE_APP, BARE_FRAME  # noqa: E402
+from tests.helpers.blocks_server import last_marker, long_marker, serve_blocks, short_marker
+from tests.helpers.pty_app import PtyApp
+from tests.perf.bench_startup import BARE_APP, BARE_FRAME
 
 TANDEM = Path(sys.executable).with_name("tandem")
 

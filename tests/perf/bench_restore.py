@@ -20,7 +20,7 @@ process's time to its first frame of all (the welcome), which comes before the r
 imported, and the figure when every start compiles Tandem's modules from source (a machine with
 PYTHONDONTWRITEBYTECODE=1 and no compiled bytecode, like the sandbox these benchmarks were made in).
 
-Run: python tests/perf/bench_restore.py [N] [BLOCKS]
+Run: python -m tests.perf.bench_restore [N] [BLOCKS]
 """
 
 from __future__ import annotations
@@ -45,8 +45,7 @@ from tandem.core.state.agent_state import AgentState
 from tandem.core.store import ThreadStore
 from tandem.core.thread import ConversationThread
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _block_threads (run as a script too)
-from _block_threads import write_answers  # noqa: E402
+from tests.helpers.block_threads import write_answers
 from tandem.core.store.thread import paused_gc
 
 RESUME_CHILD = Path(__file__).with_name("resume_child.py")

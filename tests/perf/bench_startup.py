@@ -23,7 +23,7 @@ where to look when a figure moves.
 Process CPU of a whole process is noisy on a loaded machine: compare the ratios measured in one
 run, not absolute numbers across runs. Asserts nothing.
 
-    python tests/perf/bench_startup.py [--rounds 7] [--importtime]
+    python -m tests.perf.bench_startup [--rounds 7] [--importtime]
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _pty_app import PtyApp  # noqa: E402
+from tests.helpers.pty_app import PtyApp
 
 PYTHON = sys.executable
 TANDEM = str(Path(sys.executable).with_name("tandem"))

@@ -1,6 +1,6 @@
 """Benchmark: agent deltas merged over the person's pending edit, in process, first vs last thousand.
 
-Run: `python tests/perf/bench_state_deltas_over_edits.py [--deltas N] [--rounds R] [--baseline DIR]`.
+Run: `python -m tests.perf.bench_state_deltas_over_edits [--deltas N] [--rounds R] [--baseline DIR]`.
 
 An `AgentState` starts with `/items` empty; the person edits `/title` (so every agent delta is
 merged field by field onto that edit, not applied as sent); then `--deltas` deltas (default
@@ -27,8 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench_client_path import baseline_env, child_env  # noqa: E402 (a sibling script)
+from tests.perf.bench_client_path import baseline_env, child_env
 
 
 def _item(n: int) -> dict[str, Any]:
@@ -87,7 +86,7 @@ def main() -> None:
         runs: dict[str, list[Any]] = {label: [] for label, _ in sides}
         for _ in range(args.rounds):
             for label, side_env in sides:
-                out = subprocess.run([sys.executable, __file__, "--child", "--deltas", str(args.deltas)],
+                out = subprocess.run([sys.executable, "-m", "tests.perf.bench_state_deltas_over_edits", "--child", "--deltas", str(args.deltas)],
                                      env=side_env, capture_output=True, check=True).stdout
                 runs[label].append(json.loads(out))
     print(f"{args.deltas:,} deltas into one array, medians of {args.rounds} runs (main-thread CPU per delta):")

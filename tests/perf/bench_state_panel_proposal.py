@@ -1,6 +1,6 @@
 """Benchmark: the state panel's repaint with a proposal pending, in process, against a large state.
 
-Run: `python tests/perf/bench_state_panel_proposal.py [--items N ...] [--deltas K] [--rounds R] [--baseline DIR]`.
+Run: `python -m tests.perf.bench_state_panel_proposal [--items N ...] [--deltas K] [--rounds R] [--baseline DIR]`.
 
 A headless Textual app holds a `StatePanel` over an `AgentState` whose `/items` is an identity
 array of `--items` elements (default 1,000 and 10,000; ~100 B each) with a title and a counter.
@@ -33,8 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench_client_path import baseline_env, child_env  # noqa: E402 (a sibling script)
+from tests.perf.bench_client_path import baseline_env, child_env
 
 
 def _item(n: int) -> dict[str, Any]:
@@ -136,7 +135,7 @@ def main() -> None:
             runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in sides}
             for _ in range(args.rounds):
                 for label, side_env in sides:
-                    out = subprocess.run([sys.executable, __file__, "--child", str(items), "--deltas", str(args.deltas)],
+                    out = subprocess.run([sys.executable, "-m", "tests.perf.bench_state_panel_proposal", "--child", str(items), "--deltas", str(args.deltas)],
                                          env=side_env, capture_output=True, check=True).stdout
                     runs[label].append(json.loads(out.decode().strip().splitlines()[-1]))
             print(f"{items:,} items, a proposal of {args.deltas} deltas, medians of {args.rounds} runs (main-thread CPU):")

@@ -29,7 +29,7 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
 Prints the figures of each run; asserts nothing about time. The machine is shared: absolute
 numbers are noisy, compare the figures of one run.
 
-    python tests/perf/bench_stream_pty.py [--sizes 80x24,120x40] [--rate 2000] [--seconds 5] [--runs 1]
+    python -m tests.perf.bench_stream_pty [--sizes 80x24,120x40] [--rate 2000] [--seconds 5] [--runs 1]
 """
 
 from __future__ import annotations
@@ -47,8 +47,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _pty_app import PtyApp  # noqa: E402
+from tests.helpers.pty_app import PtyApp
 
 TANDEM = Path(sys.executable).with_name("tandem")
 SENTINEL = "QZXJ"

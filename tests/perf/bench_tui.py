@@ -1,6 +1,6 @@
 """Benchmarks of the terminal app: prints figures, asserts nothing timed.
 
-    python tests/perf/bench_tui.py
+    python -m tests.perf.bench_tui
 
 (a) per-token UI cost with 10 vs 2,000 earlier blocks (target ratio ≤ 1.1): the median ratio of
     interleaved pairs of 10,000-token streams, each in a fresh interpreter after a discarded
@@ -25,15 +25,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from textual import events
+
+from tandem.core import Status
+from tandem.tui.app.bridge import FRAME_SECONDS
+from tandem.widgets import TextView
+from tests.helpers.app_harness import Scripted, send, started, text, wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "tui"))
-
-from _tui_harness import Scripted, send, started, text, wait_for  # noqa: E402
-
-from tandem.core import Status  # noqa: E402
-from textual import events  # noqa: E402
-from tandem.tui.app.bridge import FRAME_SECONDS  # noqa: E402
-from tandem.widgets import TextView  # noqa: E402
 
 TOKENS = 2_000
 COST_TOKENS = 10_000

@@ -1,7 +1,7 @@
 """Per short turn with a long history: the real `tandem` in a pty, 2,000 vs 10 prior messages (issue 18).
 
 Two apps run side by side in 120×40 pseudo-terminals against one real AG-UI server on 127.0.0.1
-(`_blocks_server.py`): one whose thread holds `--history` prior messages of realistic Markdown, one
+(`tests.helpers.blocks_server`): one whose thread holds `--history` prior messages of realistic Markdown, one
 with `--small` (10; messages of the same shapes end both threads, so both screens show alike).
 Each is sent the same short turns back to back, interleaved; per turn: wall time from the keys
 typed until the answer is on the terminal and the status line is idle again, and the app's CPU
@@ -30,8 +30,8 @@ a count that the machine's other load does not change (CPU time on a loaded 2-co
 between 1.05× and 1.4× from run to run). It counts work, not time: a cost that is all cache misses
 would not show (the CPU time above would). About 50× slower: a few turns are enough.
 
-    python tests/perf/bench_turn_pty.py [--history 2000] [--turns 16] [--each] [--against TREE]
-    python tests/perf/bench_turn_pty.py --instructions [--turns 4]
+    python -m tests.perf.bench_turn_pty [--history 2000] [--turns 16] [--each] [--against TREE]
+    python -m tests.perf.bench_turn_pty --instructions [--turns 4]
 """
 
 from __future__ import annotations
@@ -41,16 +41,13 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-
-sys.path.insert(0, str(Path(__file__).parent))
-from _blocks_server import last_marker, serve_blocks, short_marker  # noqa: E402
-from bench_memory_pty import PtyTandem, ready, short_tag, turn  # noqa: E402
+from tests.helpers.blocks_server import last_marker, serve_blocks, short_marker
+from tests.perf.bench_memory_pty import PtyTandem, ready, short_tag, turn
 
 Asgi = Any
 

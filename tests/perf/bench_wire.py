@@ -6,7 +6,7 @@ own size. Then the same over a throttled "link" (the reader drains the pty at 25
 app's writes block as they would on a slow SSH link) and times Esc until the "⏹ stopped" mark is
 on the wire. Prints figures measured in this run; asserts nothing about time.
 
-    python tests/perf/bench_wire.py [--frame-ms 33,100] [--repaint all,changes] [--sizes 80x24,200x60] [--kbit 256]
+    python -m tests.perf.bench_wire [--frame-ms 33,100] [--repaint all,changes] [--sizes 80x24,200x60] [--kbit 256]
 
 `--repaint all` is Textual's own output (every repainted region), `changes` Tandem's row output
 (`tui.terminal.wire_output`: changed cells only, scrolls as scroll-region operations, paced by the link).
@@ -22,8 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _pty_app import PtyApp  # noqa: E402
+from tests.helpers.pty_app import PtyApp
 
 TANDEM = Path(sys.executable).with_name("tandem")
 

@@ -3,7 +3,7 @@
 
 Run it in place of `tandem` (it takes the same arguments), e.g. from the pty bench:
 
-    python tests/perf/bench_stream_pty.py --sizes 120x40 --tandem tests/perf/loop_probe.py
+    python -m tests.perf.bench_stream_pty --sizes 120x40 --tandem tests/perf/loop_probe.py
     python tests/perf/loop_probe.py --report $TANDEM_LOOP_PROBE
 
 At exit it writes one JSON file ($TANDEM_LOOP_PROBE, default /tmp/tandem-loop-probe.json) holding:

@@ -7,20 +7,16 @@ card is rendered in UTC so the SVG is the same on every machine.
 from __future__ import annotations
 
 import os
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
+from tests.helpers.app_harness import Scripted, approval, painted, send, snapshot, started, text, tool_call, wait_for
 
-from _tui_harness import Scripted, approval, painted, send, snapshot, started, text, tool_call, wait_for  # noqa: E402
-
-from tandem.core import Status  # noqa: E402
-from tandem.core.errors import TransportError  # noqa: E402
-from tandem.widgets import ApprovalModal, ErrorView  # noqa: E402
+from tandem.core import Status
+from tandem.core.errors import TransportError
+from tandem.widgets import ApprovalModal, ErrorView
 
 os.environ["TZ"] = "UTC"
 time.tzset()

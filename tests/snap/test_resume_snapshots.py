@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tui"))
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import approval, painted, send, started, text, wait_for
 
-from _thread_harness import SavedScript  # noqa: E402
-from _tui_harness import approval, painted, send, started, text, wait_for  # noqa: E402
-
-from tandem.widgets import ApprovalModal  # noqa: E402
+from tandem.widgets import ApprovalModal
 
 os.environ["TZ"] = "UTC"
 time.tzset()

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from _store_scenario import (
+from tests.helpers.store_scenario import (
     CHILD_CLOCK,
     approval,
     call,

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from _turns import converse
+from tests.helpers.turns import converse
 
 from tandem.core import AgentContext, BlockEnv, ChatMessage, ChatUpdate, InMemoryThread, Status, UIAgent, restore
 from tandem.core.agui.demo import SCENARIOS

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from _process import kill, run_until_ready
-from _store_scenario import (
+from tests.helpers.crash_process import kill, run_until_ready
+from tests.helpers.store_scenario import (
     HISTORY_MESSAGES,
     LATER,
     RESUME_SCRIPT,

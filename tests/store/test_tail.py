@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from _turns import converse
+from tests.helpers.turns import converse
 
 from tandem.core import AgentContext, BlockEnv, ChatUpdate, UIAgent, restore
 from tandem.core.content import TextContent, ToolCallContent

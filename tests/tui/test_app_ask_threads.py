@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _tui_harness import send, shown_text, started, wait_for
+from tests.helpers.app_harness import send, shown_text, started, wait_for
 
 from tandem.core import Status
 from tandem.core.store import ThreadStore

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _short_run import SHORT_RUN_TEXT, short_run_response
-from _tui_harness import send, shown_text, started, wait_for
+from tests.helpers.short_run import SHORT_RUN_TEXT, short_run_response
+from tests.helpers.app_harness import send, shown_text, started, wait_for
 from textual.widgets import Static
 
 from tandem.core import AgentContext, BlockEnv, InMemoryThread, Status, UIAgent

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from _tui_harness import Scripted, release, send, started, text, wait_for
+from tests.helpers.app_harness import Scripted, release, send, started, text, wait_for
 
 from tandem.core import Status, TextBlock
 from tandem.core.errors import TransportError

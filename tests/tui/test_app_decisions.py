@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _tui_harness import Scripted, approval, delta, send, snapshot, started, text, tool_call, wait_for
+from tests.helpers.app_harness import Scripted, approval, delta, send, snapshot, started, text, tool_call, wait_for
 
 from tandem.core import ApprovalBlock, Status, UIActionBlock
 from tandem.tui.app.composer import Composer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _tui_harness import Scripted, approval, send, snapshot, started, text, tool_call, wait_for
+from tests.helpers.app_harness import Scripted, approval, send, snapshot, started, text, tool_call, wait_for
 
 from tandem.core import ApprovalBlock, Status
 from textual.widgets import Button, Tree

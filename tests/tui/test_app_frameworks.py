@@ -1,6 +1,6 @@
 """The app against a LangGraph-shaped AG-UI server (issue 11, the app's side).
 
-A real server (`_shaped_server.py`: ag_ui events, EventEncoder, uvicorn on 127.0.0.1) streams
+A real server (`tests.helpers.shaped_server`: ag_ui events, EventEncoder, uvicorn on 127.0.0.1) streams
 what the frameworks' adapters send on their defaults: RAW events between tokens, a STEP pair per
 graph node, a subagent, a question without a schema, a client tool whose result comes back.
 The app runs its real engine and AG-UI client (`build_context(url)`), and the person acts with
@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _shaped_server import QUESTION, ShapedServer, serve_shaped
-from _tui_harness import send, started, wait_for
+from tests.helpers.shaped_server import QUESTION, ShapedServer, serve_shaped
+from tests.helpers.app_harness import send, started
+from tests.helpers.waits import until
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -42,11 +43,6 @@ def shaped_app(url: str) -> TandemApp:
         return build_context(url, hooks=AppHooks(), env=BlockEnv(user="ada"))
 
     return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
-
-
-async def until(pilot: Pilot[Any], predicate: Any, what: str) -> None:
-    """`wait_for` with room for a server round trip on a loaded machine (still bounded)."""
-    await wait_for(pilot, predicate, what, attempts=3000)
 
 
 def answer_text(app: TandemApp) -> str:
@@ -182,7 +178,7 @@ class TestClientTool:
 
 class TestPersonLabel:
     async def test_live_and_echoed_messages_carry_the_same_label(self) -> None:
-        from _tui_harness import Scripted, text
+        from tests.helpers.app_harness import Scripted, text
 
         from tandem.core import ChatUpdate
         from tandem.core.content import TextContent

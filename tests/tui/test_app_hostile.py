@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _tui_harness import Scripted, started, text, wait_for
+from tests.helpers.app_harness import Scripted, started, text, wait_for
 
 from tandem.tui.app.app import TandemApp
 
@@ -73,7 +73,7 @@ def _export(data_home: Any, thread_id: str) -> Any:
     import subprocess
     import sys
 
-    from _tui_harness import CLOCK  # noqa: F401 - the same interpreter and repository as the app tests
+    from tests.helpers.app_harness import CLOCK  # noqa: F401 - the same interpreter and repository as the app tests
 
     env = {"XDG_DATA_HOME": str(data_home), "PATH": "/usr/bin:/bin", "HOME": str(data_home)}
     return subprocess.run([sys.executable, "-m", "tandem.tui.cli", "export", thread_id], capture_output=True,
@@ -84,7 +84,7 @@ class TestDeepJSON:
     """Item 3: 1,000-deep agent JSON is a shown error, 200-deep is accepted, the thread reopens and exports."""
 
     async def test_deep_results_and_arguments_are_shown_and_the_thread_reopens_and_exports(self, tmp_path: Any) -> None:
-        from _thread_harness import SavedScript
+        from tests.helpers.thread_harness import SavedScript
 
         from tandem.core import Status, ToolCallBlock
 
@@ -94,7 +94,7 @@ class TestDeepJSON:
         first = saved.app(_deep_segments())
         async with first.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
-            from _tui_harness import send
+            from tests.helpers.app_harness import send
 
             await send(pilot, "go deep")
             await wait_for(pilot, lambda: "after the deep JSON" in "".join(
@@ -127,7 +127,7 @@ class TestUnshowableContent:
     block; the thread still opens."""
 
     async def test_a_thread_with_an_unreplayable_entry_opens_with_an_error_block(self, tmp_path: Any) -> None:
-        from _thread_harness import SavedScript
+        from tests.helpers.thread_harness import SavedScript
 
         from tandem.core import ErrorBlock
         from tandem.core.log_entries import TurnEnded
@@ -137,7 +137,7 @@ class TestUnshowableContent:
         first = saved.app([[text("kept")]])
         async with first.run_test(size=(100, 30)) as pilot:
             await started(pilot)
-            from _tui_harness import send
+            from tests.helpers.app_harness import send
 
             await send(pilot, "hello")
             await wait_for(pilot, lambda: "kept" in "".join(getattr(b, "text", "") for b in pilot.app.conversation.all_blocks), "the answer")  # type: ignore[attr-defined]
@@ -167,7 +167,7 @@ class TestUnshowableContent:
         script = Scripted([[text("x")]])
         async with script.app().run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
-            from _tui_harness import send
+            from tests.helpers.app_harness import send
 
             await send(pilot, "hi")
             await wait_for(pilot, lambda: len(app.screen.query(".block-view--render-error")) > 0, "the error line")
@@ -182,7 +182,7 @@ LIST_TITLE = {"type": "object", "title": ["[@click=app.quit]quit[/]", "["], "pro
 
 
 async def _interrupt_app(pilot: Any) -> tuple[TandemApp, Any]:
-    from _tui_harness import send
+    from tests.helpers.app_harness import send
 
     from tandem.core import InterruptBlock
 
@@ -196,7 +196,7 @@ async def _interrupt_app(pilot: Any) -> tuple[TandemApp, Any]:
 
 
 def _interrupt_script(schema: dict[str, Any]) -> Scripted:
-    from _tui_harness import interrupt
+    from tests.helpers.app_harness import interrupt
 
     return Scripted([[interrupt("q1", schema, reason="input", message="Your name?")], [text("thanks", message_id="m2")]])
 
@@ -257,7 +257,7 @@ class TestTextThatLies:
     """Item 8: bidirectional controls never reach the screen or a file; the in-app export is clean."""
 
     async def test_bidi_and_escapes_are_removed_on_screen_and_in_the_in_app_export(self, tmp_path: Any) -> None:
-        from _tui_harness import send, tool_call
+        from tests.helpers.app_harness import send, tool_call
 
         from tandem.widgets import ToolCallView
 
@@ -286,7 +286,7 @@ class TestEmptiedStore:
     """Item 10: a store file found empty (0 bytes) is reported as lost history, in the app and the CLI."""
 
     async def test_the_app_says_the_history_is_gone(self, tmp_path: Any) -> None:
-        from _thread_harness import SavedScript
+        from tests.helpers.thread_harness import SavedScript
 
         store = tmp_path / "threads.sqlite3"
         store.write_bytes(b"")

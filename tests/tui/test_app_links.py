@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _tui_harness import Scripted, send, started, text, wait_for
+from tests.helpers.app_harness import Scripted, send, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static

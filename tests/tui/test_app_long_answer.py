@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from _tui_harness import Scripted, painted, release, send, started, streamed_segment, wait_for
+from tests.helpers.app_harness import Scripted, painted, release, send, started, streamed_segment, wait_for
 from textual.widget import Widget
 
 from tandem.core import Status

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from _thread_harness import SavedScript
-from _tui_harness import Scripted, interrupt, painted, send, started, text, wait_for
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import Scripted, interrupt, painted, send, started, text, wait_for
 from textual.widget import Widget
 
 from tandem.core import Status

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _thread_harness import SavedScript
-from _tui_harness import Scripted, approval, delta, interrupt, release, send, started, text, tool_call, wait_for
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import Scripted, approval, delta, interrupt, release, send, started, text, tool_call, wait_for
 from textual import events
 from textual.widgets import Static
 
@@ -185,7 +185,7 @@ def test_titles_are_tandems_own_words() -> None:
 
 
 async def test_demo_document_card_title_then_the_whole_document_in_the_viewer(tmp_path: Path) -> None:
-    from test_demo_scenarios import demo_app
+    from tests.helpers.demo_app import demo_app
     from textual.widgets import Markdown, Tree
 
     from tandem.core.agui.demo.scenarios_interrupts import DOCUMENT_STARTER

@@ -9,7 +9,7 @@ import sys
 import threading
 import weakref
 
-from _tui_harness import Scripted, send, started, text, wait_for
+from tests.helpers.app_harness import Scripted, send, started, text, wait_for
 
 from tandem.core import AgentContext, Status
 from textual.widgets import Static

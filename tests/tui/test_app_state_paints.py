@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _tui_harness import Scripted, delta, release, send, snapshot, started, text, wait_for
+from tests.helpers.app_harness import Scripted, delta, release, send, snapshot, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Tree
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 import pytest
-from _tui_harness import CLOCK, send, shown_text, started, surface_part, wait_for
-from test_demo_scenarios import click, demo_app, turn_done
+from tests.helpers.app_harness import CLOCK, send, shown_text, started, surface_part, wait_for
+from tests.helpers.demo_app import click, demo_app, turn_done
 from textual.widgets import Button, Input, RadioButton, RadioSet
 
 from tandem.core import AgentContext, BlockEnv, ChatUpdate, InMemoryThread, Status, UIAgent

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from _thread_harness import SavedScript
-from _tui_harness import CLOCK, Scripted, approval, painted, send, shown_text, started, text, wait_for
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import CLOCK, Scripted, approval, painted, send, shown_text, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _tui_harness import Scripted, painted, release, send, started, text, wait_for
+from tests.helpers.app_harness import Scripted, painted, release, send, started, text, wait_for
 
 from tandem.core import ChatUpdate, Status
 from tandem.core.content import DebugContent

@@ -3,7 +3,7 @@ popups and screen readers and magnifiers look (not at the top left until the fir
 
 from __future__ import annotations
 
-from _tui_harness import Scripted, started, text, wait_for
+from tests.helpers.app_harness import Scripted, started, text, wait_for
 
 from tandem.tui.app.composer import ComposerInput
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _tui_harness import wait_for
+from tests.helpers.app_harness import wait_for
 from textual.app import App, ComposeResult
 
 from tandem.core.blocks import TextBlock

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _tui_harness import Scripted, send, started, text, tool_call, wait_for
+from tests.helpers.app_harness import Scripted, send, started, text, tool_call, wait_for
 from textual import messages
 from textual.widget import Widget
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from _tui_harness import Scripted, started, text, wait_for
+from tests.helpers.app_harness import Scripted, started, text, wait_for
 from textual._compositor import ChopsUpdate
 
 from tandem.tui.app.app import TandemApp

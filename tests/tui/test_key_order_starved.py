@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from _tui_harness import wait_for
+from tests.helpers.app_harness import wait_for
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual import events
 
-from _tui_harness import Scripted, approval, interrupt, send, started, text, wait_for
+from tests.helpers.app_harness import Scripted, approval, interrupt, send, started, text, wait_for
 
 from tandem.core import Status
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock

@@ -13,7 +13,7 @@ from typing import Any
 from textual._compositor import Compositor
 from textual.widgets import Static
 
-from _tui_harness import Scripted, started
+from tests.helpers.app_harness import Scripted, started
 
 from tandem.core.blocks import TextBlock
 

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from typing import Any
 
-from _tui_harness import Scripted, painted, send, started, text, wait_for
+from tests.helpers.app_harness import Scripted, painted, send, started, text, wait_for
 from tandem.widgets.markdown_depth import DepthLimiter
 
 _CONTAINERS = ("blockquote_open", "bullet_list_open", "ordered_list_open")

@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from _thread_harness import SavedScript
-from _tui_harness import send, started, text, wait_for
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import send, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Static
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from _import_probe import imported, imported_before_first_frame, isolated_environment, offenders
+from tests.helpers.import_probe import imported, imported_before_first_frame, isolated_environment, offenders
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _import_probe import PLACEHOLDER, isolated_environment
+from tests.helpers.import_probe import PLACEHOLDER, isolated_environment
 
 IN_MAIN = b"tandem.tui.cli.lean_imports"
 """The first module `main` imports for the process's own command (its importtime line)."""

@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from _tui_harness import release, send, shown_text, started, wait_for
-from test_demo_scenarios import click
+from tests.helpers.app_harness import release, send, shown_text, started, wait_for
+from tests.helpers.demo_app import click
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, Tree
 
@@ -203,8 +203,8 @@ def conflict_lines(app: TandemApp) -> list[str]:
 
 class TestRestoredConflicts:
     async def test_a_resumed_thread_shows_the_same_conflicts_settled_or_not(self, tmp_path: Path) -> None:
-        from _thread_harness import SavedScript
-        from _tui_harness import delta, text
+        from tests.helpers.thread_harness import SavedScript
+        from tests.helpers.app_harness import delta, text
 
         saved = SavedScript(tmp_path / "threads.sqlite3", state={"title": "Pasta", "servings": 2, "notes": "salt"})
 
@@ -249,14 +249,12 @@ class TestRestoredConflicts:
 
 
 class TestAPydanticAIServer:
-    """A real pydantic-ai AG-UI server over HTTP (tests/agui/pai_server.py `/state_held`): its tool
+    """A real pydantic-ai AG-UI server over HTTP (tests/helpers/pai_server.py `/state_held`): its tool
     holds while the person edits in the panel, then writes a snapshot and a delta."""
 
     async def test_the_persons_edits_in_the_panel_meet_a_real_servers_state_writes(self, tmp_path: Path) -> None:
-        import sys
 
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agui"))  # the server, however pytest imports us
-        from pai_server import STATE_HOLD, serve_pai_agents
+        from tests.helpers.pai_server import STATE_HOLD, serve_pai_agents
 
         from tandem.core import BlockEnv
         from tandem.tui.cli.backend import build_context

@@ -15,7 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from _import_probe import imported, imported_before_first_frame, isolated_environment, offenders
+from tests.helpers.import_probe import imported, imported_before_first_frame, isolated_environment, offenders
 
 from tandem.core.store import ThreadStore
 

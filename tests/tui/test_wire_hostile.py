@@ -1,4 +1,4 @@
-"""Hostile agent text through the real app into the twin terminal (`_twin_terminal.Twin`).
+"""Hostile agent text through the real app into the twin terminal (`tests.helpers.twin_terminal.Twin`).
 
 A seeded stream of what an agent may send — C0 and C1 controls, CSI, OSC 52 and OSC 8, DCS,
 markup, wide CJK, right-to-left scripts, tabs, lone surrogates, 300-character words, Markdown
@@ -19,8 +19,8 @@ import unicodedata
 from typing import Any
 
 import pyte
-from _tui_harness import streamed_segment, Scripted, send, started, wait_for
-from _twin_terminal import Twin, differences, run_twin, twin_app
+from tests.helpers.app_harness import streamed_segment, Scripted, send, started, wait_for
+from tests.helpers.twin_terminal import Twin, differences, run_twin, twin_app
 from textual._compositor import LayoutUpdate
 from textual.geometry import Region
 from textual.pilot import Pilot

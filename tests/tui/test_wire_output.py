@@ -1,6 +1,6 @@
 """The row output (`tui.terminal.wire_output`, `tui.terminal.screen_rows`): the terminal shows what Textual meant to draw.
 
-Each app test runs the real app in a pyte terminal (`_twin_terminal.Twin`) and, after every
+Each app test runs the real app in a pyte terminal (`tests.helpers.twin_terminal.Twin`) and, after every
 frame, compares it with a second pyte terminal fed Textual's own output for the same updates:
 while an answer streams (the view following it, so the conversation scrolls), across a resize,
 with a modal opened and closed, while the reader scrolls up during the stream, with the glyph
@@ -18,8 +18,8 @@ from typing import Any
 
 import pyte
 import pytest
-from _tui_harness import streamed_segment, Scripted, approval, send, started, text, wait_for
-from _twin_terminal import Twin, cells, differences, run_twin, twin_app, twin_driver
+from tests.helpers.app_harness import streamed_segment, Scripted, approval, send, started, text, wait_for
+from tests.helpers.twin_terminal import Twin, cells, differences, run_twin, twin_app, twin_driver
 from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.segment import Segment

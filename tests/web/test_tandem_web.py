@@ -21,18 +21,15 @@ import pytest
 pytest.importorskip("textual_serve", reason="tandem web needs the web extra (textual-serve)")
 import aiohttp  # noqa: E402  (textual-serve's own dependency)
 
+from tests.helpers.servers import free_port  # noqa: E402
+from tests.helpers.waits import wait_until  # noqa: E402
+
 TANDEM = Path(sys.executable).with_name("tandem")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
 def web_server(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
     process = subprocess.Popen([str(TANDEM), "web", "--port", str(port), "--speed", "0"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -113,12 +110,13 @@ def test_in_headless_chromium_keys_work_without_a_click(web_server: str, tmp_pat
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         driver.get(web_server + "/")
-        _wait(lambda: "-first-byte" in driver.execute_script("return document.body.className"), "the app's first frame")
+        wait_until(lambda: "-first-byte" in driver.execute_script("return document.body.className"), "the app's first frame",
+                   seconds=30, every=0.2)
         # No click: the page gave the terminal the focus itself.
         assert driver.execute_script("return document.activeElement.className") == "xterm-helper-textarea"
         keys = driver.switch_to.active_element
         keys.send_keys("/demo delete\n")
-        _wait(lambda: "Approval requested" in _exported(tmp_path), "the approval requested")
+        wait_until(lambda: "Approval requested" in _exported(tmp_path), "the approval requested", seconds=30, every=0.2)
         # The modal ignores keys for its guard time (and rings): press until the decision is saved;
         # a press after it only types into the composer.
         deadline = time.monotonic() + 30
@@ -141,10 +139,3 @@ def _exported(data_home: Path) -> str:
     return subprocess.run([str(TANDEM), "export", thread, "--format", "md"], env=env, capture_output=True, text=True).stdout
 
 
-def _wait(predicate, what: str, seconds: float = 30) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")

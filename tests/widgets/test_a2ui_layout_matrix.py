@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _a2ui_official import BASIC, Host, drawn_text, feed, squeeze
+from tests.helpers.a2ui_official import BASIC, Host, drawn_text, feed, squeeze
 
 from tandem.widgets.a2ui_surface import SurfaceView
 

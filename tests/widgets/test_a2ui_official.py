@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from _a2ui_official import Case, Host, drawn_text, examples, feed, labelled_cases, plain, squeeze
+from tests.helpers.a2ui_official import Case, Host, drawn_text, examples, feed, labelled_cases, plain, squeeze
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _a2ui_official import BASIC, Host, drawn_text, feed
+from tests.helpers.a2ui_official import BASIC, Host, drawn_text, feed
 from textual.widgets import Button, Static
 
 from tandem.widgets.a2ui_components import TextComponent, inline_markdown

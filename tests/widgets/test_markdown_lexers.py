@@ -13,7 +13,8 @@ from typing import Any
 from pygments.lexer import RegexLexer
 from pygments.lexers import find_lexer_class_by_name
 
-from _text_host import FollowingHost, wait_until
+from tests.helpers.text_host import FollowingHost
+from tests.helpers.waits import wait_for as wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.pilot import Pilot
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -19,6 +17,7 @@ from tandem.core.state.agent_state import AgentState
 from tandem.widgets import StatePanel
 from tandem.core.json_pointer import escape as escape_pointer_part
 from tandem.widgets.state_tree import StateTree, StateTreeWidget, short_value
+from tests.helpers.waits import wait_for
 
 
 def _tree() -> tuple[Tree[str], StateTree]:
@@ -173,15 +172,6 @@ def test_random_edits_show_what_a_fresh_tree_would_show() -> None:
             mirror.show(value)
             opened = _sometimes_open_one(rng, tree, mirror)
             assert _visible(tree) == _expected(value, opened), (seed, value)
-
-
-async def wait_for(pilot: Pilot[None], predicate: Callable[[], object], what: str) -> None:
-    """Wait until `predicate()` holds, polling between frames (bounded; generous for a loaded machine)."""
-    for _ in range(1500):
-        if predicate():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class _Host(App[None]):

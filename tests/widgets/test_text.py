@@ -9,7 +9,7 @@ from textual.selection import Selection
 from textual.widgets import Static
 from textual.widgets._markdown import MarkdownParagraph
 
-from _text_host import wait_until
+from tests.helpers.waits import wait_for as wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView, view_for

@@ -7,14 +7,14 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from _text_host import TextHost, wait_until
+from tests.helpers.text_host import BLOCKS_PER_CHUNK, TEXT, TextHost
+from tests.helpers.text_host import cells as _cells
+from tests.helpers.waits import wait_for as wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 from tandem.widgets.text import BuiltMarkdown
-
-from test_text_streaming import BLOCKS_PER_CHUNK, TEXT, _cells
 
 SHORT = "### Step 4\n\nThe loader found **6 files**.\n\n- `timeout` is 9 seconds\n- `mode` is *strict*\n"
 

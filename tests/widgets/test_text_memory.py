@@ -7,7 +7,8 @@ import weakref
 
 from textual.widgets import Markdown, Static
 
-from _text_host import TextHost, wait_until
+from tests.helpers.text_host import TextHost
+from tests.helpers.waits import wait_for as wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.widgets import TextView

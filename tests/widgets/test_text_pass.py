@@ -14,7 +14,8 @@ import asyncio
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from _text_host import FollowingHost as _Host, wait_until
+from tests.helpers.text_host import FollowingHost as _Host
+from tests.helpers.waits import wait_for as wait_until
 
 from tandem.core.blocks import TextBlock
 from tandem.tui.terminal.render_profile import RenderProfile, install

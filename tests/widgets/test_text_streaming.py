@@ -13,43 +13,14 @@ from textual.app import App
 from textual.strip import Strip
 from textual.widgets import Markdown
 
-from _text_host import FollowingHost as _Host
+from tests.helpers.text_host import BLOCKS_PER_CHUNK, TEXT
+from tests.helpers.text_host import FollowingHost as _Host
+from tests.helpers.text_host import cells as _cells
 
 from tandem.core.blocks import TextBlock
 from tandem.tui.terminal.render_profile import install
 from tandem.widgets import TextView
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
-
-SECTION = """## Part {n}: streaming
-
-The view must keep up while **tokens** arrive every few milliseconds, and `typing` must stay
-responsive. See [the docs](https://example.com/docs/{n}) for what a frame costs; every character
-painted is a cell the client chose to paint.
-
-- a bullet about layout, long enough to wrap across the width of a narrow terminal window
-- a bullet about *painting*
-- a bullet with `code`
-
-> A quote: nothing finished is rendered twice.
-
-| measure | target |
-| --- | --- |
-| renders per frame | ≤ 2 |
-| key latency | ≤ 50 ms |
-
-```python
-def part_{n}(tokens):
-    return sum(len(token) for token in tokens)
-```
-
-1. first, the paragraph being written
-2. then the ones already written, frozen
-
-"""
-
-TEXT = "# A long answer\n\n" + "".join(SECTION.format(n=n) for n in range(1, 5)) + "The end.\n"
-BLOCKS_PER_CHUNK = 4
-
 
 def _block() -> TextBlock:
     block = TextBlock("msg-1:0", role="assistant")
@@ -59,10 +30,6 @@ def _block() -> TextBlock:
 
 def _tokens(text: str) -> list[str]:
     return re.findall(r"\s*\S{1,4}|\s+", text)
-
-
-def _cells(strips: list[Strip]) -> list[list[tuple[str, object]]]:
-    return [[(segment.text, segment.style) for segment in strip] for strip in strips]
 
 
 async def _settle(pilot: object, app: App[None], view: TextView | None = None) -> None:

@@ -1,10 +1,10 @@
 """The LangGraph compatibility scenarios: each one end to end through `tandem ask --json` as a subprocess.
 
 Every scenario is a function `(server) -> None` that runs `tandem ask` against the live server
-of `langgraph_server.py` and raises `AssertionError` when Tandem does not do what a person
+of `tests.helpers.langgraph_server` and raises `AssertionError` when Tandem does not do what a person
 expects. `SCENARIOS` maps each capability of the README's compatibility table to its scenario;
-the tests (`test_langgraph_live.py`) run them, and so does the table generator (`python
-tests/frameworks/langgraph_scenarios.py` prints `framework, capability, passed` as JSON lines),
+the tests (`test_langgraph_live.py`) run them, and so does the table generator (`python -m
+tests.helpers.langgraph_scenarios` prints `framework, capability, passed` as JSON lines),
 so the table is produced by the same code the suite checks, never written by hand.
 """
 
@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from langgraph_server import PLAIN_ANSWER, QUESTION, REASONING_TEXT, LangGraphServer, serve_langgraph
+from tests.helpers.langgraph_server import PLAIN_ANSWER, QUESTION, REASONING_TEXT, LangGraphServer, serve_langgraph
 
 __all__ = ["FRAMEWORK", "SCENARIOS", "AskRun", "ask", "run_all"]
 

@@ -1,6 +1,6 @@
 """A Tandem session in its own process, killed by the test with SIGKILL.
 
-Usage: `python _crash_child.py history|suspend DB_PATH WORK_DIR`. Writes a conversation to the
+Usage: `python -m tests.helpers.crash_child history|suspend DB_PATH WORK_DIR` (from the repository root). Writes a conversation to the
 store at DB_PATH, records what it showed in WORK_DIR (blocks.json, map_runs), prints
 `READY <thread id>` and waits forever: mid-stream (history) or awaiting the human (suspend).
 """
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from _store_scenario import (
+from tests.helpers.store_scenario import (
     CHILD_CLOCK,
     HISTORY_MESSAGES,
     SUSPEND_MESSAGES,

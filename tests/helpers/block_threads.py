@@ -1,8 +1,5 @@
 """Threads of many one-line answers written straight into a thread store, for the resume tests and
 benches (`tests/e2e/test_resume_tmux.py`, `tests/perf/bench_restore.py`).
-
-Under pytest this folder is on `sys.path` (`tests/conftest.py` lives here); a bench run as a script
-puts it there itself.
 """
 
 from __future__ import annotations

@@ -6,8 +6,6 @@ events (`_RunPath._join`). How a body is cut into
 chunks then changes the updates, not what they hold: taken apart (each event's `delta` its text, the
 event its `raw`), a body read whole and in any pieces gives the same updates. It is also the proof
 that a joined update loses nothing: its events rebuild the updates it stands for.
-
-Under pytest this folder is on `sys.path` (`tests/conftest.py` lives here).
 """
 
 from __future__ import annotations

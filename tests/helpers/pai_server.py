@@ -40,7 +40,7 @@ With pydantic-ai-slim 2.68.0 and ag-ui-protocol 1.0.0 the streams equal the capt
 and generated message ids; `test_pai_server.py::TestCaptures` replays every capture to keep it so.
 
 Every request is recorded (path, headers, parsed body) in `PaiServer.requests`, so a test can check
-what its client sent. Run `python tests/agui/pai_server.py [--port N]` to serve the scenarios by hand
+what its client sent. Run `python -m tests.helpers.pai_server [--port N]` to serve the scenarios by hand
 (for `tandem ask --url http://127.0.0.1:N/text`); it prints the base URL and serves until interrupted.
 """
 
@@ -49,10 +49,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import sys
 import threading
-import traceback
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -70,6 +67,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.helpers.servers import served_in_thread
 
 __all__ = [
     "SCENARIOS",
@@ -99,7 +98,6 @@ SLOW_CHUNK_INTERVAL = 0.2
 """Seconds between the chunks of the `/slow` scenario."""
 
 _STARTUP_TIMEOUT = 10.0
-_SHUTDOWN_TIMEOUT = 10.0
 
 StreamItem = str | dict[int, DeltaToolCall] | dict[int, DeltaThinkingPart]
 StreamFunction = Callable[[list[ModelMessage], AgentInfo], AsyncIterator[StreamItem]]
@@ -414,57 +412,11 @@ def serve_pai_agents(*, chunk_delay: float = 0.01) -> Iterator[PaiServer]:
     Raises:
         RuntimeError: uvicorn did not start within ten seconds (one that does not stop is warned of).
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    host, port = sock.getsockname()[:2]
-    server_info = PaiServer(url=f"http://{host}:{port}")
-    config = uvicorn.Config(
-        build_app(chunk_delay=chunk_delay, record=server_info.requests.append),
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="pai-agui-server", daemon=True)
-    thread.start()
-    try:
-        _wait_for(lambda: server.started or not thread.is_alive(), "uvicorn startup")
-        if not server.started:
-            raise RuntimeError("the pydantic-ai AG-UI test server failed to start")
+    server_info = PaiServer(url="")
+    app = build_app(chunk_delay=chunk_delay, record=server_info.requests.append)
+    with served_in_thread(app, "pai-agui-server", _STARTUP_TIMEOUT) as (host, port):
+        server_info.url = f"http://{host}:{port}"
         yield server_info
-    finally:
-        server.should_exit = True
-        thread.join(_SHUTDOWN_TIMEOUT)
-        if thread.is_alive():  # seen once at the end of a long session on a loaded machine
-            server.force_exit = True
-            thread.join(_SHUTDOWN_TIMEOUT)
-        sock.close()
-        if thread.is_alive():
-            # A daemon thread in a test process that is ending: said, with where it hangs, not
-            # an error that fails the run after every test passed.
-            warnings.warn(f"the pydantic-ai AG-UI test server did not stop:\n{_stack_of(thread)}", ResourceWarning, stacklevel=1)
-
-
-def _stack_of(thread: threading.Thread) -> str:
-    """Where `thread` is now (for the warning of a server that did not stop)."""
-    frame = sys._current_frames().get(thread.ident or -1)
-    return "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
-
-
-def _wait_for(condition: Callable[[], bool], what: str) -> None:
-    """Poll `condition` every 10 ms, up to `_STARTUP_TIMEOUT` seconds.
-
-    Polling because uvicorn signals readiness only through its `started` flag, set in its own thread.
-    """
-    event = threading.Event()
-    for _ in range(int(_STARTUP_TIMEOUT / 0.01)):
-        if condition():
-            return
-        event.wait(0.01)
-    raise RuntimeError(f"timed out waiting for {what}")
 
 
 def main() -> None:

@@ -1,21 +1,119 @@
-"""A byte-level AG-UI server on 127.0.0.1 for `tandem ask` subprocess tests of hostile streams.
+"""Scripted SSE: byte-level AG-UI servers on 127.0.0.1 that write exactly the bytes a test gives.
 
-`RawAgui` answers each POST with the next scripted response: raw SSE bytes written as given
-(chunks), then either closes the connection or — `hold_open` — keeps it open until the server
-stops, like a broken server that never ends the response. Runs in a thread: the client under
-test is another process.
+- `serve(script)` (`RawServer`): an `asyncio` server in the test's own loop whose handler writes
+  whatever the script writes (good streams with `\\r\\n` framing and keep-alives, cut streams,
+  wrong content types, error statuses, silence), for tests of `AGUIChatClient` in-process. It
+  records each request, so header forwarding can be checked.
+- `raw_agui(*responses)` (`RawAgui`): a server in a thread that answers each POST with the next
+  scripted `Response` (raw SSE chunks, then the connection closed or — `hold_open` — kept open
+  like a broken server that never ends the response), for `tandem ask` run as another process.
+- builders of the bytes and events (`head`, `event`, `sse`, `run`, `text_events`, ...).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import socketserver
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from tandem.core.agui import AGUIChatClient
+from tandem.core.chat_client import stream_updates
+from tandem.core.content import TextContent
+from tandem.core.messages import ChatMessage, ChatOptions, ChatUpdate
+
+
+# -- in the test's loop: the client under test is in this process ---------------------------------
+
+Script = Callable[[asyncio.StreamWriter], Awaitable[None]]
+"""What the server writes for one request (the response head included)."""
+
+
+@dataclass
+class Request:
+    head: str
+    body: bytes
+
+
+@dataclass
+class RawServer:
+    """One scripted server: its script, the requests it received, and whether the client hung up."""
+
+    script: Script
+    requests: list[Request] = field(default_factory=list)
+    disconnected: asyncio.Event = field(default_factory=asyncio.Event)
+    url: str = ""
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+        length = next((int(line.split(":", 1)[1]) for line in head.split("\r\n")
+                       if line.lower().startswith("content-length:")), 0)
+        self.requests.append(Request(head, await reader.readexactly(length)))
+        watcher = asyncio.ensure_future(self._watch(reader))  # notices the client hanging up
+        try:
+            await self.script(writer)
+            await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+            await watcher
+
+    async def _watch(self, reader: asyncio.StreamReader) -> None:
+        try:
+            await reader.read()
+        except ConnectionError:
+            pass
+        self.disconnected.set()
+
+
+@asynccontextmanager
+async def serve(script: Script) -> AsyncIterator[RawServer]:
+    """Serve `script` for every request on 127.0.0.1 port 0 for the block (URL with a query secret)."""
+    server = RawServer(script)
+    listener = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    server.url = f"http://127.0.0.1:{port}/agent?token=query-secret"
+    try:
+        yield server
+    finally:
+        listener.close()
+
+
+def head(status: str = "200 OK", content_type: str = "text/event-stream", extra: str = "") -> bytes:
+    return f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nConnection: close\r\n{extra}\r\n".encode()
+
+
+def event(data: dict, newline: str = "\n") -> bytes:
+    return f"data: {json.dumps(data)}{newline}{newline}".encode()
+
+
+RUN_STARTED = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+RUN_FINISHED = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
+TEXT = [
+    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "héllo "},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "world"},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+]
+
+
+async def collect(client: AGUIChatClient) -> list[ChatUpdate]:
+    """Every update of one run of `client` on one user message ("hi")."""
+    return [u async for u in stream_updates(client, [ChatMessage.user("hi")], ChatOptions(conversation_id="thread-x"))]
+
+
+def text(updates: list[ChatUpdate]) -> str:
+    """The text the updates carry, joined."""
+    return "".join(p.text for u in updates for p in u.contents if isinstance(p, TextContent))
+
+
+# -- in a thread: the client under test is another process ----------------------------------------
 
 
 def sse(*events: dict[str, Any]) -> bytes:

@@ -2,7 +2,7 @@
 
 Built from `ag_ui.core` events and encoded by `ag_ui.encoder.EventEncoder`, served by uvicorn on
 127.0.0.1 (port 0) from a background thread (`serve_shaped()`), or as a process:
-`python tests/tui/_shaped_server.py [REQUESTS.json]` prints its base URL on the first line,
+`python -m tests.helpers.shaped_server [REQUESTS.json]` (from the repository root) prints its base URL on the first line,
 serves until killed, and keeps REQUESTS.json up to date with the request bodies it received.
 It reproduces what ag-ui-langgraph's adapter sends on its default settings (RAW events between
 two tokens of one message, a STEP_STARTED/FINISHED pair per graph node, the question of
@@ -28,7 +28,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ag_ui.core import (
@@ -56,8 +55,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _served (run as a script too)
-from _served import served_in_thread  # noqa: E402
+from tests.helpers.servers import served_in_thread
 
 __all__ = ["QUESTION", "ShapedServer", "serve_shaped", "resume_answer"]
 

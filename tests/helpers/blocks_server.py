@@ -1,7 +1,7 @@
 """A real AG-UI server on 127.0.0.1 that streams many messages, for the pty benches of issue 18.
 
 Served by uvicorn from a background thread (`serve_blocks()`), or as a process:
-`python tests/perf/_blocks_server.py` prints its URL on the first line and serves until killed.
+`python -m tests.helpers.blocks_server` (from the repository root) prints its URL on the first line and serves until killed.
 What a run streams depends on the last user message:
 
 | message | stream |
@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ag_ui.core import (
@@ -38,8 +37,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _served (run as a script too)
-from _served import served_in_thread  # noqa: E402
+from tests.helpers.servers import served_in_thread
 
 __all__ = ["BlocksServer", "markdown_block", "serve_blocks", "last_marker", "long_marker", "short_marker"]
 

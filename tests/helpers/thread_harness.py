@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from _tui_harness import CLOCK
+from tests.helpers.app_harness import CLOCK
 from pydantic import JsonValue
 
 from tandem.core import AgentContext, AgentState, BlockEnv, UIAgent, restore

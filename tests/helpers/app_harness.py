@@ -7,7 +7,7 @@ The app runs its real engine thread; the chat client is a `ScriptedChatClient` w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,6 +26,7 @@ from tandem.core.content import (
 )
 from tandem.core.scripted import ScriptedChatClient
 from tandem.tui.app.app import TandemApp
+from tests.helpers.waits import wait_for
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -100,23 +101,6 @@ class Scripted:
 def release(app: TandemApp, event: asyncio.Event) -> None:
     """Let a paused stream go on (the event belongs to the engine loop)."""
     app.engine.loop.call_soon_threadsafe(event.set)
-
-
-async def wait_for(pilot: Pilot[Any], predicate: Callable[[], object], what: str | Callable[[], str],
-                   attempts: int = 1500) -> None:
-    """Wait until `predicate()` holds, polling between UI frames (bounded).
-
-    The engine runs on its own thread, so `pilot.pause()` alone cannot know when its work
-    reached the screen; this polls a fact instead of sleeping a guessed time. The bound is
-    generous (15 s of pauses at the least) because a loaded 2-core machine runs several
-    seconds behind; only a failing test ever waits that long. `what` may be a function: it is
-    called on failure, to say what the screen held then.
-    """
-    for _ in range(attempts):
-        if predicate():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
 
 
 async def surface_part(pilot: Pilot[Any], view: SurfaceView, key: str, kind: type[W]) -> W:

@@ -6,14 +6,13 @@ scenario answers request N, past the last run it answers 409), and `run_scenario
 Tandem's real client path against it: `tandem ask --json --url … --approve all` as a
 subprocess, answers on stdin. `problems(...)` lists what is wrong with what Tandem showed and
 sent; an empty list is a pass. The replay tests and the README's compatibility table
-(`compat_table.py`) both call these functions, so the table is what the tests found.
+(`tests.helpers.compat_table`) both call these functions, so the table is what the tests found.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
@@ -24,14 +23,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-TESTS = HERE.parent
-CAPTURES = TESTS / "fixtures" / "frameworks"
-sys.path.insert(0, str(TESTS / "ask"))
-sys.path.append(str(CAPTURES / "servers"))  # last: its modules never shadow the tests' own
+from tests.fixtures.frameworks.servers.scripts import PROMPTS, SCENARIOS
+from tests.helpers.ask_harness import AskResult, ask
 
-from _ask_harness import AskResult, ask  # noqa: E402
-from scripts import PROMPTS, SCENARIOS  # noqa: E402
+TESTS = Path(__file__).resolve().parents[1]
+CAPTURES = TESTS / "fixtures" / "frameworks"
 
 __all__ = [
     "CAPABILITIES",

@@ -6,18 +6,13 @@ The real engine and AG-UI client on `url`; the person is "ada"; no approval guar
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))  # the app harness
-from _tui_harness import wait_for  # noqa: E402
-from textual.pilot import Pilot  # noqa: E402
 
-from tandem.core import BlockEnv  # noqa: E402
-from tandem.tui.app.app import TandemApp  # noqa: E402
-from tandem.tui.cli.backend import AppHooks, build_context  # noqa: E402
+from tandem.core import BlockEnv
+from tandem.tui.app.app import TandemApp
+from tandem.tui.cli.backend import AppHooks, build_context
+from tests.helpers.waits import until
 
 __all__ = ["blocks", "framework_app", "until"]
 
@@ -30,11 +25,6 @@ def framework_app(url: str, themes: list[str] | None = None) -> TandemApp:
         return build_context(url, hooks=hooks, env=BlockEnv(user="ada"))
 
     return TandemApp(factory, endpoint=url, frame_seconds=0.005, approval_guard_seconds=0.0)
-
-
-async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str) -> None:
-    """`wait_for` with room for a real graph run on a loaded machine (still bounded)."""
-    await wait_for(pilot, predicate, what, attempts=3000)
 
 
 def blocks(app: TandemApp, kind: type) -> list[Any]:

@@ -1,4 +1,4 @@
-"""Running `_crash_child.py` in a real process and killing it with SIGKILL."""
+"""Running `tests.helpers.crash_child` in a real process and killing it with SIGKILL."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-CHILD = Path(__file__).with_name("_crash_child.py")
+REPO = Path(__file__).resolve().parents[2]
+"""The repository root: the child runs there, so `tests.helpers` imports."""
 READY_TIMEOUT = 60.0
 """Upper bound on waiting for the child's READY line (it normally takes well under a second)."""
 
@@ -18,11 +19,11 @@ def run_until_ready(scenario: str, db_path: Path, work_dir: Path) -> tuple[subpr
     """Start the child and wait (bounded) for its `READY <thread id>` line."""
     work_dir.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(
-        [sys.executable, str(CHILD), scenario, str(db_path), str(work_dir)],
+        [sys.executable, "-m", "tests.helpers.crash_child", scenario, str(db_path), str(work_dir)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=CHILD.parent,
+        cwd=REPO,
     )
     assert process.stdout is not None
     with selectors.DefaultSelector() as selector:

@@ -30,7 +30,7 @@ A call's id is `call_<tool>_<n>`, n counting the user messages, unless the messa
 in each run do.
 
 After a tool result the model answers "Done: <result>." (`colour`: "You chose <answer>."). Every
-request body is recorded in `LangGraphServer.requests`. Run `python tests/frameworks/langgraph_server.py
+request body is recorded in `LangGraphServer.requests`. Run `python -m tests.helpers.langgraph_server
 [--port N]` to serve it by hand (`tandem ask --url http://127.0.0.1:N/ hello`).
 """
 
@@ -39,10 +39,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import sys
-import threading
-import traceback
-import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -61,6 +57,8 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import interrupt
+
+from tests.helpers.servers import served_in_thread
 
 __all__ = [
     "PLAIN_ANSWER",
@@ -91,7 +89,6 @@ DELETE_SCHEMA: dict[str, Any] = {
 """The response schema of `delete_file`'s approval interrupt."""
 
 _STARTUP_TIMEOUT = 20.0
-_SHUTDOWN_TIMEOUT = 10.0
 
 
 # -- the graph's state and tools -------------------------------------------------------------------
@@ -304,49 +301,10 @@ def serve_langgraph() -> Iterator[LangGraphServer]:
     Raises:
         RuntimeError: uvicorn did not start in time (one that does not stop is warned of).
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    host, port = sock.getsockname()[:2]
-    info = LangGraphServer(url=f"http://{host}:{port}/")
-    config = uvicorn.Config(build_app(info.requests.append), lifespan="off", log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="langgraph-agui-server", daemon=True)
-    thread.start()
-    try:
-        _wait_for(lambda: server.started or not thread.is_alive(), "uvicorn startup")
-        if not server.started:
-            raise RuntimeError("the LangGraph AG-UI test server failed to start")
+    info = LangGraphServer(url="")
+    with served_in_thread(build_app(info.requests.append), "langgraph-agui-server", _STARTUP_TIMEOUT) as (host, port):
+        info.url = f"http://{host}:{port}/"
         yield info
-    finally:
-        server.should_exit = True
-        thread.join(_SHUTDOWN_TIMEOUT)
-        if thread.is_alive():  # seen once at the end of a long session on a loaded machine
-            server.force_exit = True
-            thread.join(_SHUTDOWN_TIMEOUT)
-        sock.close()
-        if thread.is_alive():
-            # A daemon thread in a test process that is ending: said, with where it hangs, not
-            # an error that fails the run after every test passed.
-            warnings.warn(f"the LangGraph AG-UI test server did not stop:\n{_stack_of(thread)}", ResourceWarning, stacklevel=1)
-
-
-def _stack_of(thread: threading.Thread) -> str:
-    """Where `thread` is now (for the warning of a server that did not stop)."""
-    frame = sys._current_frames().get(thread.ident or -1)
-    return "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
-
-
-def _wait_for(condition: Callable[[], bool], what: str) -> None:
-    """Poll `condition` every 10 ms (uvicorn signals readiness only through its `started` flag)."""
-    event = threading.Event()
-    for _ in range(int(_STARTUP_TIMEOUT / 0.01)):
-        if condition():
-            return
-        event.wait(0.01)
-    raise RuntimeError(f"timed out waiting for {what}")
 
 
 def main() -> None:

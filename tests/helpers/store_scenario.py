@@ -1,6 +1,6 @@
 """The conversations the store tests write, crash and restore.
 
-Shared by the tests and by `_crash_child.py` (run in a subprocess that is killed with SIGKILL),
+Shared by the tests and by `tests.helpers.crash_child` (run in a subprocess that is killed with SIGKILL),
 so the restoring side builds exactly the agent that wrote the log. Everything goes through the
 public interface: `ScriptedChatClient`, `UIAgent`, `AgentContext`.
 """

@@ -1,6 +1,6 @@
 """A real AG-UI server on 127.0.0.1 whose one answer is hostile, written as raw SSE bytes.
 
-`python tests/e2e/_hostile_server.py` prints its base URL on the first line and serves until
+`python -m tests.helpers.hostile_server` prints its base URL on the first line and serves until
 killed. Every POST gets one run: a text message streamed in small deltas, each event's JSON
 written by hand so that it can carry what an encoder would never produce — `\\u001b` escapes
 (CSI, OSC 52 to the clipboard, OSC 8, DCS, a full reset), C1 controls, a carriage return,

@@ -1,7 +1,5 @@
 """The shortest whole AG-UI run (one assistant message, "Up at last."), for tests that only need a
 server to answer something once it is up (the connecting tests of the app and of `tandem ask`).
-
-Under pytest this folder is on `sys.path` (`tests/conftest.py` lives here).
 """
 
 from __future__ import annotations
