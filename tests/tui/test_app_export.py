@@ -7,8 +7,8 @@ import argparse
 import io
 from pathlib import Path
 
-from _thread_harness import SavedScript
-from _tui_harness import approval, send, shown_text, started, text, tool_call, wait_for
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.app_harness import approval, send, shown_text, started, text, tool_call, wait_for
 
 from tandem.core import Status
 from tandem.tui.cli.threads_cli import run_export
