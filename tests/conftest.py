@@ -1,4 +1,5 @@
-"""Shared test configuration: SVG snapshots in `snapshots/`, no cursor blink, throwaway user directories.
+"""Shared test configuration: SVG snapshots in `snapshots/`, no cursor blink, throwaway user directories,
+and the `slow` mark on the folders the fast tier leaves out.
 
 pytest-textual-snapshot (pinned to 1.1.0 in pyproject.toml) writes `tests/__snapshots__/` next to
 each test module by default; this one override of `SVGImageExtension.dirname` relocates them to
@@ -11,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from pytest_textual_snapshot import SVGImageExtension
 
 SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
@@ -50,3 +52,19 @@ os.environ["XDG_DATA_HOME"] = str(_SANDBOX / "data")
 os.environ["XDG_CONFIG_HOME"] = str(_SANDBOX / "config")
 os.environ.pop("TANDEM_CONFIG", None)
 os.environ.pop("TANDEM_HEADERS", None)
+
+
+# -- the fast tier ----------------------------------------------------------------------------------
+# `pytest -m "not e2e and not packaging and not slow"` (README.md). Every test in these folders runs
+# the whole app under Pilot or starts `tandem` as a process: together most of the suite's time.
+SLOW_FOLDERS = frozenset({"tui", "snap", "ask", "frameworks"})
+"""Folders of tests/ whose tests are marked `slow`."""
+
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(_TESTS).parts
+        if len(parts) > 1 and parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
