@@ -302,7 +302,7 @@ APP_CHILD = Path(__file__).with_name("app_turn_child.py")
 
 def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool = False, save: bool = False,
             base_env: dict[str, str] | None = None, short: tuple[str, int] | None = None) -> None:
-    floor_argv = [sys.executable, __file__, "--floor", url]
+    floor_argv = [sys.executable, "-m", "tests.perf.bench_client_path", "--floor", url]
     sides: dict[str, tuple[list[str], dict[str, str] | None]] = {
         "floor": (floor_argv, None), "ask --json": (ask_argv(url, as_json=True, save=save), None)}
     if app:
@@ -383,7 +383,7 @@ def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict
     """Floor / ask --json / ask (and the baseline's) at each size, interleaved; see `--growth`."""
     sides: dict[str, tuple[list[str], dict[str, str]]] = {}
     for size, url in urls.items():
-        sides[f"floor {size}"] = ([sys.executable, __file__, "--floor", url], env)
+        sides[f"floor {size}"] = ([sys.executable, "-m", "tests.perf.bench_client_path", "--floor", url], env)
         for as_json in (True, False):
             label = "ask --json" if as_json else "ask"
             sides[f"{label} {size}"] = (ask_argv(url, as_json=as_json), env)
@@ -486,7 +486,7 @@ def state_cost(url: str, env: dict[str, str], rounds: int, *, intervals: bool, b
     by_side: dict[str, list[dict[str, list[float]]]] = {label: [] for label, _j, _e in sides}
     for _ in range(rounds):
         for label, as_json, side_env in sides:
-            _, out = cpu_of([sys.executable, __file__, "--state-child", url] + (["--json"] if as_json else []), side_env)
+            _, out = cpu_of([sys.executable, "-m", "tests.perf.bench_client_path", "--state-child", url] + (["--json"] if as_json else []), side_env)
             by_side[label].append(json.loads(out))
     for label, results in by_side.items():
         for clock in ("apply", "apply_median", "interval") if intervals else ("apply", "apply_median"):

@@ -145,7 +145,7 @@ class Server:
 
     def __init__(self, rate: float, tokens: int) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--serve", "--rate", str(rate), "--tokens", str(tokens)],
+            [sys.executable, "-m", "tests.perf.bench_stream_pty", "--serve", "--rate", str(rate), "--tokens", str(tokens)],
             stdout=subprocess.PIPE, text=True,
         )
         assert self.process.stdout is not None

@@ -105,7 +105,7 @@ async def per_token_cost(earlier: int, tokens: int = COST_TOKENS) -> float:
 
 
 def _per_token_cost_in_new_process(earlier: int) -> float:
-    command = [sys.executable, __file__, "--per-token-cost", str(earlier)]
+    command = [sys.executable, "-m", "tests.perf.bench_tui", "--per-token-cost", str(earlier)]
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
     return float(result.stdout.strip().splitlines()[-1])
 
