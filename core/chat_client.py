@@ -71,44 +71,45 @@ async def stream_updates(client: ChatClient, messages: Sequence[ChatMessage], op
 
 class DelegatingChatClient(ChatClient):
     """A middleware base: forwards to an inner client; a subclass overrides `stream` to change
-    the request or the updates."""
+    the request or the updates.
 
-    def __init__(self, inner: ChatClient) -> None:
-        self.inner = inner
+    Owns its inner client, which may be given as a factory: then it is built on the first request
+    (opening a saved thread replays its log without talking to the server, and the transport's
+    imports stay off a resume's first frame) and closed with this one only if it was built.
+    """
+
+    def __init__(self, inner: ChatClient | Callable[[], ChatClient]) -> None:
+        self._inner: ChatClient | None = inner if isinstance(inner, ChatClient) else None
+        self._factory: Callable[[], ChatClient] | None = None if isinstance(inner, ChatClient) else inner
+
+    @property
+    def inner(self) -> ChatClient:
+        """The inner client (built now if it was given as a factory and this is its first use)."""
+        if self._inner is None:
+            assert self._factory is not None
+            self._inner = self._factory()
+        return self._inner
 
     def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
                folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
         return self.inner.stream(messages, options, folder)
 
     async def aclose(self) -> None:
-        await self.inner.aclose()
+        if self._inner is not None:
+            await self._inner.aclose()
 
 
-class LazyChatClient(ChatClient):
-    """A client built on its first request: owns the factory and, once built, the client.
-
-    Opening a saved thread replays its log without talking to the server; deferring the
-    transport (and its imports: httpx, the AG-UI models) keeps it off a resume's first frame.
-    """
+class LazyChatClient(DelegatingChatClient):
+    """A client built on its first request (a `DelegatingChatClient` over a factory), for a caller
+    that needs a client object before it may import the transport."""
 
     def __init__(self, factory: Callable[[], ChatClient]) -> None:
-        self._factory = factory
-        self._client: ChatClient | None = None
+        super().__init__(factory)
 
     @property
     def client(self) -> ChatClient:
         """The real client (built now if this is the first use)."""
-        if self._client is None:
-            self._client = self._factory()
-        return self._client
-
-    def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
-               folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
-        return self.client.stream(messages, options, folder)
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
+        return self.inner
 
 
 ToolFunction = Callable[[dict[str, Any]], Awaitable[JsonValue] | JsonValue]
@@ -123,31 +124,21 @@ class FunctionInvokingChatClient(DelegatingChatClient):
     already has a result in the history is never run again when a server re-sends it whole.
     """
 
-    def __init__(self, inner: ChatClient, tools: dict[str, ToolFunction] | None = None, *, max_rounds: int = 8) -> None:
+    def __init__(self, inner: ChatClient | Callable[[], ChatClient], tools: dict[str, ToolFunction] | None = None,
+                 *, max_rounds: int = 8) -> None:
         super().__init__(inner)
         self.tools: dict[str, ToolFunction] = dict(tools or {})
         self.max_rounds = max_rounds
 
     async def stream(self, messages: Sequence[ChatMessage], options: ChatOptions,
                      folder: HistoryFolder | None = None) -> AsyncIterator[list[ChatUpdate]]:
-        if folder is not None:
-            async with aclosing(self._rounds(messages, options, folder)) as rounds:  # type: ignore[type-var]
-                async for batch in rounds:
-                    yield batch
-            return
-        # Nobody folds for this caller: fold here what passes (the messages, not every update
-        # with its raw event: keeping a long stream's updates would make the garbage collector
-        # walk them again and again).
-        own = HistoryFolder()
-        async with aclosing(self._rounds(messages, options, own)) as batches:  # type: ignore[type-var]
-            async for batch in batches:
-                for update in batch:
-                    own.add(update)
-                yield batch
-
-    async def _rounds(self, messages: Sequence[ChatMessage], options: ChatOptions,
-                      folder: HistoryFolder) -> AsyncIterator[list[ChatUpdate]]:
-        """The rounds of one segment; `folder` holds every batch yielded before the next is asked for."""
+        """The rounds of one segment, read from `folder`, which the caller fills with every batch
+        before it asks for the next. Without one, this client folds what passes itself (the
+        messages, not every update with its raw event: keeping a long stream's updates would make
+        the garbage collector walk them again and again)."""
+        own = folder is None
+        if folder is None:
+            folder = HistoryFolder()
         history = list(messages)
         for _round in range(self.max_rounds + 1):
             calls: dict[str, _PendingCall] = {}
@@ -160,6 +151,9 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             try:
                 async with aclosing(self.inner.stream(history, options, folder)) as batches:  # type: ignore[type-var]
                     async for batch in batches:
+                        if own:
+                            for update in batch:
+                                folder.add(update)
                         yield batch
             finally:
                 folder.watchers.remove(watch)
@@ -179,7 +173,10 @@ class FunctionInvokingChatClient(DelegatingChatClient):
             results: list[ToolResultContent] = []
             for call in runnable:
                 results.append(await self._invoke(call))
-            yield [ChatUpdate(role="tool", contents=list(results))]
+            answers = ChatUpdate(role="tool", contents=list(results))
+            if own:
+                folder.add(answers)
+            yield [answers]
             history.extend(produced)
             history.extend(ChatMessage(role="tool", contents=[r]) for r in results)
 

@@ -112,8 +112,7 @@ class AgentContext:
 
     @property
     def pending_blocks(self) -> list[InteractiveBlock]:
-        """Interactive blocks still waiting for the human (a walk of the interactive ones only:
-        read after every turn, it must not cost a long conversation more)."""
+        """Interactive blocks still waiting for the human (a walk of the interactive ones only)."""
         return [b for b in self.agent.pipeline.interactive_blocks if b.actionable]
 
     @property
@@ -133,9 +132,33 @@ class AgentContext:
             raise ConversationBusy(
                 "the agent is still answering; wait for it, cancel it, or queue the message as a follow-up"
             )
+        await self.send_or_queue(message)
+        return self.turns[-1]
+
+    async def send_or_queue(self, message: str | ChatMessage | Sequence[ChatMessage]) -> int:
+        """Start a turn with `message` (plus any queued follow-ups), or queue it while a turn
+        runs. Returns how many follow-ups wait (0: the turn started)."""
+        if self.busy:
+            self.queued.extend(self._as_messages(message))
+            return len(self.queued)
         messages = [*self.queued, *self._as_messages(message)]
         self.queued.clear()
-        return self._start_turn(messages)
+        if self._failed is not None:
+            self._retire_error_blocks(self._failed[0])
+            self._failed = None
+        turn = Turn(self._new_id(), messages)
+        self.turns.append(turn)
+        self._request_at = self.agent.env.clock()
+        self.thread.append(TurnStarted(turn_id=turn.id, messages=messages, at=self._request_at))
+        try:
+            for ordinal, message_ in enumerate(messages):
+                self.agent.pipeline.add_user_message(message_, turn.id, ordinal)
+        finally:
+            self._request_at = None
+        self._turn_added.notify(turn)
+        self._set_status(Status.STREAMING)
+        self._task = asyncio.create_task(self._run(turn, messages), name=f"turn-{turn.id}")
+        return 0
 
     def queue(self, message: str | ChatMessage) -> None:
         """Queue a follow-up; it starts the next turn when the current one completes."""
@@ -213,24 +236,6 @@ class AgentContext:
         times, self._segment_times = self._segment_times, {}
         return SegmentEnded(turn_id=turn.id, index=index, outcome=outcome, error=error, block_times=times)  # type: ignore[arg-type]
 
-    def _start_turn(self, messages: list[ChatMessage]) -> Turn:
-        if self._failed is not None:
-            self._retire_error_blocks(self._failed[0])
-            self._failed = None
-        turn = Turn(self._new_id(), messages)
-        self.turns.append(turn)
-        self._request_at = self.agent.env.clock()
-        self.thread.append(TurnStarted(turn_id=turn.id, messages=messages, at=self._request_at))
-        try:
-            for ordinal, message in enumerate(messages):
-                self.agent.pipeline.add_user_message(message, turn.id, ordinal)
-        finally:
-            self._request_at = None
-        self._turn_added.notify(turn)
-        self._set_status(Status.STREAMING)
-        self._task = asyncio.create_task(self._run(turn, messages), name=f"turn-{turn.id}")
-        return turn
-
     async def _run(self, turn: Turn, continuation: list[ChatMessage], *, retry: bool = False) -> None:
         try:
             while True:
@@ -273,9 +278,7 @@ class AgentContext:
             if self._task is asyncio.current_task():
                 self._task = None
         if self.queued and self.status is Status.IDLE:
-            messages = list(self.queued)
-            self.queued.clear()
-            self._start_turn(messages)
+            await self.send_or_queue(())
 
     async def _stream(self, turn: Turn, index: int) -> HistoryFolder:
         pipeline = self.agent.pipeline

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from textual.message import Message
 
-from tandem.tui.app.engine import Engine
+from tandem.tui.app.engine import Engine, EngineNotRunning
 from tandem.tui.app.frame_pacer import FRAME_SECONDS, INPUT_HOLD_SECONDS, MAX_FRAME_SECONDS, STREAM_SHARE, FramePacer, PacerTarget
 
 if TYPE_CHECKING:
@@ -340,8 +340,16 @@ class Bridge:
         return await asyncio.wrap_future(self.to_engine(function))
 
     async def run_coroutine(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Await `coroutine` on the engine loop from the UI loop (never blocks the UI thread)."""
-        return await asyncio.wrap_future(self.engine.submit(coroutine))
+        """Await `coroutine` on the engine loop from the UI loop (never blocks the UI thread).
+
+        Raises:
+            EngineNotRunning: the engine is not running (the coroutine is closed, not leaked).
+        """
+        engine = self.engine
+        if not engine.running:
+            coroutine.close()
+            raise EngineNotRunning("the engine is not running")
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, engine.loop))
 
     def statistics(self) -> BridgeStatistics:
         """The counters so far."""

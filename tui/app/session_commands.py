@@ -43,11 +43,9 @@ class SessionCommands:
 
     # -- what the composer sends -----------------------------------------------------------------
 
-    def send(self, text: str) -> None:
-        """Send `text`, or queue it while a turn runs (once the conversation is ready)."""
-        self._run(self._send(text), "send")
-
-    async def _send(self, text: str) -> None:
+    async def send(self, text: str) -> None:
+        """Send `text`, or queue it while a turn runs, once the conversation is ready. Awaited in a
+        worker of the host (`MainScreen.on_composer_sent` is one)."""
         from tandem.core.errors import TandemError
         from tandem.widgets.sanitize import sanitize
 
@@ -61,16 +59,8 @@ class SessionCommands:
             host.notify("The conversation is not ready, so the message was not sent; it is back in the composer",
                         severity="warning", markup=False)
             return
-
-        async def send_or_queue() -> int:
-            if context.busy:
-                context.queue(text)
-                return len(context.queued)
-            await context.send(text)
-            return 0
-
         try:
-            queued = await session.bridge.run_coroutine(send_or_queue())
+            queued = await session.bridge.run_coroutine(context.send_or_queue(text))
         except TandemError as exc:
             host.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
             return

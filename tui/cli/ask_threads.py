@@ -103,7 +103,7 @@ class AskThread:
                 entries = store.read(endpoint.thread_id)
             from tandem.core.replay import restore
 
-            client = backend.build_chat_client(url, headers, speed=speed, on_connecting=hooks.connecting,
+            client = backend.chat_client_factory(url, headers, speed=speed, on_connecting=hooks.connecting,
                                                **client_options)
             agent = backend.build_agent(client, hooks=hooks, agent_id=url or "demo")
             return await restore(agent, InMemoryThread(entries=entries))

@@ -31,6 +31,7 @@ __all__ = [
     "AppHooks",
     "THEMES",
     "build_chat_client",
+    "chat_client_factory",
     "build_agent",
     "build_context",
     "open_context",
@@ -97,7 +98,7 @@ class AppHooks:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def build_chat_client(
+def chat_client_factory(
     url: str | None,
     headers: dict[str, str] | None = None,
     *,
@@ -106,8 +107,8 @@ def build_chat_client(
     read_timeout: float | None = READ_TIMEOUT,
     turn_timeout: float | None = TURN_TIMEOUT,
     on_connecting: Callable[[bool], None] | None = None,
-) -> ChatClient:
-    """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
+) -> Callable[[], ChatClient]:
+    """What builds the AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
     The embedded agent's SSE bytes go through the same parser, ordering checks and run-ending
     logic as a remote server's; no port is opened. A timeout of None is no limit; the defaults
@@ -132,8 +133,13 @@ def build_chat_client(
         agent = DemoAgent(speed)
         return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
 
-    # Built on the first request: a resumed thread is replayed before anything is sent.
-    return LazyChatClient(build)
+    return build
+
+
+def build_chat_client(url: str | None, headers: dict[str, str] | None = None, **options: Any) -> ChatClient:
+    """`chat_client_factory`'s client, built on its first request (a resumed thread is replayed
+    before anything is sent or imported for the transport)."""
+    return LazyChatClient(chat_client_factory(url, headers, **options))
 
 
 def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:
@@ -142,9 +148,10 @@ def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:
 
 
 def build_agent(
-    client: ChatClient, *, hooks: AppHooks | None = None, env: BlockEnv | None = None, agent_id: str = "demo"
+    client: ChatClient | Callable[[], ChatClient], *, hooks: AppHooks | None = None, env: BlockEnv | None = None, agent_id: str = "demo"
 ) -> UIAgent:
-    """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks."""
+    """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks; `client` may be
+    a factory (`chat_client_factory`), built on the first request."""
     hooks = hooks or AppHooks()
     client_tools: dict[str, ToolFunction] = {"generate_haiku": _generate_haiku}
     agent = UIAgent(FunctionInvokingChatClient(client, client_tools), env=env)
@@ -197,7 +204,7 @@ def build_context(
     `Timeouts.client_options`; by default core's).
     """
     on_connecting = hooks.connecting if hooks is not None else None
-    client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
+    client = chat_client_factory(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
     agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
     return AgentContext(agent, thread=thread)
 
@@ -227,7 +234,7 @@ async def open_context(
             process has it open.
     """
     on_connecting = hooks.connecting if hooks is not None else None
-    client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
+    client = chat_client_factory(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
     agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
     if store is None:
         return AgentContext(agent)

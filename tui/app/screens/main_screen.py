@@ -12,7 +12,6 @@ from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
@@ -20,7 +19,6 @@ from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
 from tandem.tui.app.screens.resumed_lines import ResumedLines
 from tandem.tui.terminal.flush_frame import HeldFrames
-from tandem.tui.terminal.input_paint import InputFirstPaint
 from tandem.tui.terminal.screen_compositor import keep_layout_map
 
 if TYPE_CHECKING:
@@ -58,7 +56,7 @@ NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
 
 
-class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
+class MainScreen(HeldFrames):
     """Lays out the conversation view, composer, state panel and status line.
 
     Owns the layout and what the status line says. Shows one `Session`: its changes come in
@@ -323,7 +321,8 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
     def on_composer_sent(self, message: Composer.Sent) -> None:
         message.stop()
-        self.session.commands.send(message.text)
+        # A worker of the app, as every session command: it outlives a switch of screens.
+        self.app.run_worker(self.session.commands.send(message.text), group="send", exit_on_error=False)
 
     def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
         message.stop()
