@@ -37,7 +37,7 @@ Compositor._full_map_invalidated DOMNode._component_styles DOMNode._get_componen
 Markdown._markdown Markdown._theme Screen._callbacks Screen._compositor
 Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required
 Screen._layout_widgets Screen._on_timer_update Screen._on_update Screen._refresh_layout Screen._update_timer
-TextArea._on_key TextArea._replace_via_keyboard Tree._build Tree._render_line Tree._tree_lines_cached
+Tree._build Tree._render_line Tree._tree_lines_cached
 Widget._border_subtitle Widget._border_title Widget._dirty_regions Widget._render Widget._render_cache
 Widget._render_content Widget._scroll_update Widget._set_dirty Widget._size_updated Widget._styles_cache
 
@@ -63,12 +63,6 @@ EXCEPTIONS: dict[str, str] = {
         for name in ("block_view", "chunk_freezing", "frozen_markdown", "laid_out_once", "markdown_chunks",
                      "markdown_styles", "state_tree", "styles_cache")
     },
-    "tandem.tui.app.app": "`App._display` is where Textual hands every frame to the driver: the app's override is one "
-    "line that delegates to `WireOutput` (tui/terminal/wire_output.py).",
-    "tandem.tui.app.composer": "Enter, newline and scroll keys taken before `TextArea._on_key`: the keys' owner "
-    "(being built in this step) is where they go next.",
-    "tandem.tui.app.key_order": "type-ahead held behind a key's binding (`Message._sender`, the binding chains): "
-    "being turned into the keys' owner in this step.",
 }
 """Modules outside tui/terminal/ that still use Textual's privates, each with why."""
 

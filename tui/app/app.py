@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.console import RenderableType
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -35,7 +34,7 @@ from tandem.tui.app.session_view import SessionView
 from tandem.tui.app.state_paint import StatePaint
 from tandem.tui.app.welcome import welcome_content
 from tandem.tui.terminal.idle_collection import IdleCollection
-from tandem.tui.terminal.wire_output import WireOutput, wire_driver
+from tandem.tui.terminal.wire_app import WireApp
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -47,15 +46,15 @@ if TYPE_CHECKING:
 __all__ = ["TandemApp"]
 
 
-class TandemApp(App[None]):
+class TandemApp(WireApp):
     """The terminal client: one conversation, its approvals, UI actions, A2UI surfaces, shared state.
 
     Owns the objects that run it, each the one owner of its part: the `Session` (the conversation:
     engine, bridge, thread lifecycle, the commands the main screen hands it), the `FocusKeeper`
     (keys typed ahead and where the cursor goes), the `StatePaint` (when the state panel paints),
     `AppCommands` (the palette's panel, debug, theme, copy and export), `Attention` (title and
-    bell), the `IdleCollection` (when Python's collector walks) and the `WireOutput` (what reaches
-    the terminal: Textual's `_display` delegates to it). The session reaches the app through its `SessionView`.
+    bell), the `IdleCollection` (when Python's collector walks); its base, `WireApp`, owns the `WireOutput`
+    (what reaches the terminal). The session reaches the app through its `SessionView`.
     Runs on the UI thread; the engine-thread entry points are `set_theme_from_engine` and
     `connecting_from_engine`. Lifecycle: mount starts the session after the first frame; a quit
     (Ctrl+Q, a signal) or unmount stops it before the app's loop closes.
@@ -116,11 +115,7 @@ class TandemApp(App[None]):
             repaint: `changes`: write only the cells that changed, paced by the terminal's link
                 (`tui.terminal.wire_output`); `all`: Textual's own output.
         """
-        super().__init__()
-        self.wire = WireOutput(self)
-        """What reaches the terminal (`tui.terminal.wire_output`)."""
-        if repaint == "all":
-            self.wire.repaint = "all"
+        super().__init__(repaint=repaint)
         self.demo = demo
         self.endpoint = endpoint
         self._main: MainScreen | None = None
@@ -282,23 +277,6 @@ class TandemApp(App[None]):
     def on_bridge_call(self, message: Bridge.Call) -> None:
         self.session.bridge.on_call(message)
 
-    def get_driver_class(self) -> type[Any]:
-        return wire_driver(super().get_driver_class())
-
-    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        self.wire.display(screen, renderable)
-
-    def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
-        self.wire.display_typed_input(screen, update)  # (`tui.terminal.input_paint`)
-
-    def wire_terminal_reset(self) -> None:
-        self.wire.terminal_reset()  # (the driver entered the alternate screen: every row next)
-
-    def on_resize(self, _event: events.Resize) -> None:
-        self.wire.resized()
-
-    def action_redraw(self) -> None:
-        self.wire.terminal_reset()  # Ctrl+L: the whole screen again
 
     def painting(self) -> bool:
         """Whether the main screen is there to paint into (not before mount, not while closing)."""

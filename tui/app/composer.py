@@ -74,39 +74,32 @@ class ComposerInput(TextArea):
     refuses_sending: bool = False
     """Enter is refused (with a bell) and the text kept: the agent waits on a decision (set by `Composer`)."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        # Runs before `TextArea`'s own key handler (this class comes first in the MRO); a key
+        # taken here prevents that default, any other goes on to it.
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            self._submit()
+            # Cleared at once, not by a handler of the message: keys typed right after Enter
+            # (in the same read over SSH) are the next message (`a` Enter `b` Enter sent "a" and
+            # "ab" when the composer cleared itself later).
+            if self.refuses_sending:
+                self.app.bell()
+            elif (text := self.text.strip("\n")).strip():
+                self.clear()
+                self.post_message(Composer.Sent(text))  # bubbles through the composer to the screen
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
             if not self.read_only:
                 start, end = self.selection
-                self._replace_via_keyboard("\n", start, end)
+                self.replace("\n", start, end, maintain_selection_offset=False)
             return
         if event.key in SCROLL_KEYS and not self.text:
             event.stop()
             event.prevent_default()
             self.post_message(self.ScrollRequested(SCROLL_KEYS[event.key]))
-            return
-        await super()._on_key(event)
-
-    def _submit(self) -> None:
-        """Send the text, clearing the input at once: keys typed right after Enter (in the same
-        read over SSH) are the next message. Cleared later, by the composer's handler of the
-        message, they were typed into this one (`a` Enter `b` Enter sent "a" and "ab")."""
-        if self.refuses_sending:
-            self.app.bell()
-            return
-        text = self.text.strip("\n")
-        if not text.strip():
-            return
-        self.clear()
-        # `Composer.Sent` straight from here: it bubbles through the composer to the screen.
-        self.post_message(Composer.Sent(text))
 
 
 class Composer(Vertical):

@@ -31,6 +31,8 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import App
 
+from tandem.tui.terminal.key_bindings import consumed_on_its_way_up, forget_sender, may_run_a_binding, taken_nowhere
+
 __all__ = ["KeyOrder"]
 
 
@@ -88,13 +90,22 @@ class KeyOrder:
         self._orphans_checks = 0
         """... and until which check (both must have passed)."""
 
-    async def key_read(self, event: events.Key) -> None:
-        """A key the app read (not forwarded): deliver it now, or hold it behind the key it waits on."""
-        if self._held or not self._settled() or self._waits_for_promised_focus(event):
+    async def key_read(self, event: events.Key, *, held: bool = False) -> None:
+        """A key the app read (not forwarded), or a `held` one whose turn came: hold it behind the
+        key it waits on, or do what Textual does with a new key (priority bindings, else forward to
+        focus) and note whether the keys behind it must wait for its binding."""
+        if not held and (self._held or not self._settled() or self._waits_for_promised_focus(event)):
             self._held.append(event)
             self._check_later()
             return
-        await self._route_key(event)
+        may_bind = may_run_a_binding(self._app, event)
+        if may_bind:
+            forget_sender(event)
+        await self._route(event)
+        if may_bind and event.is_forwarded:  # not taken by a priority binding: on its way up
+            self._awaited = event
+            self._awaited_since = time.monotonic()
+            self._awaited_checks = self._checks
 
     def key_bubbled(self, event: events.Key) -> None:
         """A key reached the app on its way up (`App.on_key`): if it is the awaited one, Textual's
@@ -102,58 +113,19 @@ class KeyOrder:
         if event is self._awaited:
             self._app.call_next(self._release, event)
 
-    async def _route_key(self, event: events.Key) -> None:
-        """What Textual does with a new key (priority bindings, else forward to focus), then
-        note whether the keys behind it must wait for its binding."""
-        may_bind = self._may_run_a_binding(event)
-        if may_bind:
-            # Textual stops a key that the app sent on the screen's hop back to the app (while
-            # still delivering it there); without a sender, a stop means a widget consumed it.
-            event._sender = None
-        await self._route(event)
-        if may_bind and event.is_forwarded:  # not taken by a priority binding: on its way up
-            self._awaited = event
-            self._awaited_since = time.monotonic()
-            self._awaited_checks = self._checks
-
-    def _may_run_a_binding(self, event: events.Key) -> bool:
-        focused = self._app.focused
-        if focused is not None and focused.check_consume_key(event.key, event.character):
-            return False
-        try:
-            chain = self._app.screen._modal_binding_chain
-        except Exception:  # no screen yet, or the app is closing
-            return False
-        return any(
-            not binding.priority
-            for _node, bindings in chain
-            for binding in bindings.key_to_bindings.get(event.key, ())
-        )
-
-    def _taken_nowhere(self, event: events.Key) -> bool:
-        """Whether the key would be dropped where focus is now (no binding, not typed)."""
-        focused = self._app.focused
-        if focused is not None and focused.check_consume_key(event.key, event.character):
-            return False
-        try:
-            chain = self._app.screen._binding_chain
-        except Exception:
-            return False
-        return not any(event.key in bindings.key_to_bindings for _node, bindings in chain)
-
     def _waits_for_focus(self, event: events.Key) -> bool:
         """A held key nothing takes, right after a binding ran, while focus has not moved yet."""
         if not self._orphans_until:
             return False
         waiting = time.monotonic() < self._orphans_until or self._checks < self._orphans_checks
-        if self._app.focused is self._bound_focus and waiting and self._taken_nowhere(event):
+        if self._app.focused is self._bound_focus and waiting and taken_nowhere(self._app, event):
             return True
         self._orphans_until = 0.0  # focus moved, time is up, or the key is taken: the wait is over
         return False
 
     def _waits_for_promised_focus(self, event: events.Key) -> bool:
         """A key nothing takes where focus is, while the input it was typed for is about to take it."""
-        return self._focus_promised() and self._taken_nowhere(event)
+        return self._focus_promised() and taken_nowhere(self._app, event)
 
     def _settled(self) -> bool:
         awaited = self._awaited
@@ -161,7 +133,7 @@ class KeyOrder:
             return True
         ran_out = (time.monotonic() - self._awaited_since > self.HOLD_LIMIT
                    and self._checks - self._awaited_checks >= self.HOLD_CHECKS)
-        if awaited._stop_propagation or ran_out:
+        if consumed_on_its_way_up(awaited) or ran_out:
             self._awaited = None  # consumed on its way up (or lost): nothing more will come of it
             return True
         return False
@@ -178,7 +150,7 @@ class KeyOrder:
     async def _deliver_held(self) -> None:
         held = self._held
         while held and self._settled() and not self._waits_for_focus(held[0]) and not self._waits_for_promised_focus(held[0]):
-            await self._route_key(held.popleft())
+            await self.key_read(held.popleft(), held=True)
         if held:
             self._check_later()
 

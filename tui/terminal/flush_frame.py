@@ -21,12 +21,15 @@ from typing import Any, ClassVar
 from textual.screen import Screen
 from textual.widget import Widget
 
+from tandem.tui.terminal.input_paint import InputFirstPaint
+
 __all__ = ["FlushFrame", "HeldFrames", "frame_pending"]
 
 
-class HeldFrames(Screen[Any]):
-    """Screen mixin: `hold_frames` keeps the next layout and paint back until `release_frames`;
-    a layout asks for no second one merely because it resized a widget.
+class HeldFrames(InputFirstPaint):
+    """The main screen's base (over `InputFirstPaint`): `hold_frames` keeps the next layout and
+    paint back until `release_frames`; a layout asks for no second one merely because it resized a
+    widget.
 
     Owns the hold count and the widgets a flush mounted since the last layout. UI thread only.
     Overrides `Screen._on_timer_update` (the layout and paint: paused while held) and

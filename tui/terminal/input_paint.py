@@ -56,7 +56,7 @@ class InputFirstPaint(Screen[Any]):
     """Paints the focused widget's repaint at once while the screen waits for a layout or a batch,
     and typed input at once always.
 
-    Mixed into the main screen; owns counters and the state of a put-off layout paint (when it was
+    The base of `HeldFrames` (tui/terminal/flush_frame.py), the main screen's base; owns counters and the state of a put-off layout paint (when it was
     put off, the input count and alone-paint count then, the focused widget's place before the
     layout). UI thread only. The paint runs as the screen's next callback, after the messages already queued: the `Layout` message a widget posts
     right after its `Update` (when its size changes) is then known, and such a widget waits.
