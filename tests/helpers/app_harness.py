@@ -129,7 +129,7 @@ async def started(pilot: Pilot[Any]) -> TandemApp:
     """Wait until the app's engine built the conversation."""
     app = pilot.app
     assert isinstance(app, TandemApp)
-    await asyncio.wait_for(app.ready.wait(), 10)
+    await asyncio.wait_for(app.ready.wait(), 30)  # a hang guard: several test workers share the cores
     await pilot.pause()
     return app
 

@@ -128,7 +128,8 @@ class TestFullCollections:
     async def test_the_turns_collection_waits_while_the_person_types(self) -> None:
         script = Scripted([[text("one")]])
         app = script.app()
-        app.idle_collection.QUIET_SECONDS = 0.5
+        # Far longer than a key and a pause take on a loaded machine (several test workers).
+        app.idle_collection.QUIET_SECONDS = 2.0
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
             await send(pilot, "first")
