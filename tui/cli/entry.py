@@ -67,10 +67,12 @@ def _usage_error(message: str) -> NoReturn:
 
 
 def add_threads_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--start-fresh`."""
+    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--tag ID TAG`, `--untag ID TAG`, `--start-fresh`."""
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--delete", metavar="ID", default=None, help="delete a thread (an id or a unique prefix)")
     action.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), default=None, help="change a thread's title")
+    action.add_argument("--tag", nargs=2, metavar=("ID", "TAG"), default=None, help="tag a thread (`tandem replay --all-tagged TAG`)")
+    action.add_argument("--untag", nargs=2, metavar=("ID", "TAG"), default=None, help="take a tag off a thread")
     action.add_argument(
         "--start-fresh",
         action="store_true",
@@ -147,7 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
     ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
 
-    add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
+    add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename, tag)"))
+    from tandem.tui.cli.replay_cli import add_replay_arguments
+
+    replay = sub.add_parser(
+        "replay",
+        help="re-send a saved thread to an agent and show what changed (a regression test)",
+        description="Re-run a saved thread against a live agent (default: the server it was saved with), answering "
+        "each decision as the person did, and report what changed turn by turn. Exit status: 0 nothing that counts "
+        "changed, 1 something did (or the replay stopped or could not run), 2 usage error, 130 interrupted.",
+    )
+    _add_connection_args(replay)
+    add_replay_arguments(replay)
     add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
 
     from tandem.tui.cli.web import add_web_arguments
@@ -220,6 +233,10 @@ def _run_command(argv: list[str] | None) -> int:
         from tandem.tui.cli.threads_cli import run_threads
 
         return run_threads(args)
+    if args.command == "replay":
+        from tandem.tui.cli.replay_cli import run_replay
+
+        return _ending(argv, run_replay(args, environ))
     if args.command == "export":
         from tandem.tui.cli.threads_cli import run_export
 
