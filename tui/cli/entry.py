@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["main", "build_parser", "add_threads_arguments", "add_export_arguments"]
+__all__ = ["main", "build_parser", "add_threads_arguments", "add_export_arguments", "add_replay_arguments"]
 
 
 def _version() -> str:
@@ -87,6 +87,22 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE (created 0600) instead of stdout")
 
 
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    """`tandem replay`'s own arguments (`tui.cli.replay_cli`); the connection flags are added beside them."""
+    parser.add_argument("thread_id", metavar="THREAD", nargs="?", default=None, help="the thread to replay (an id or a unique prefix)")
+    parser.add_argument("--against", dest="url", metavar="URL", default=argparse.SUPPRESS,
+                        help="the AG-UI endpoint to replay against (as --url; default: the server the thread was saved with)")
+    parser.add_argument("--all-tagged", metavar="TAG", default=None, help="replay every thread tagged TAG, one line each")
+    parser.add_argument("--json", action="store_true", help="one JSON document per thread (schema: schemas/replay-report.v1.schema.json)")
+    parser.add_argument("--strict", action="store_true", help="the assistant's text must match too")
+    parser.add_argument("--ignore", action="append", default=[], metavar="PATH",
+                        help="leave a state path or argument field out: /a/b, state:/a/b, TOOL:/a/b; * any key, ** any depth (repeatable)")
+    parser.add_argument("--on-divergence", choices=["stop", "decline", "ask"], default="stop",
+                        help="when the agent asks for a decision the recording does not have: stop there (default), "
+                             "decline it and go on, or ask at the terminal")
+    parser.add_argument("--no-save", dest="save", action="store_false", help="do not save the replay as a thread")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for `tandem` and its subcommands."""
     parser = argparse.ArgumentParser(
@@ -150,8 +166,6 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
 
     add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename, tag)"))
-    from tandem.tui.cli.replay_cli import add_replay_arguments
-
     replay = sub.add_parser(
         "replay",
         help="re-send a saved thread to an agent and show what changed (a regression test)",

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from tandem.core.store import ThreadStore
     from tandem.tui.cli.replay_printer import ReplayPrinter
 
-__all__ = ["EXIT_CHANGED", "EXIT_OK", "EXIT_USAGE", "TerminalAsker", "add_replay_arguments", "run_replay"]
+__all__ = ["EXIT_CHANGED", "EXIT_OK", "EXIT_USAGE", "TerminalAsker", "run_replay"]
 
 EXIT_OK = 0
 EXIT_CHANGED = 1
@@ -45,25 +45,9 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
-    """`tandem replay`'s own arguments (the connection flags are added by `tui.cli.entry`)."""
-    parser.add_argument("thread_id", metavar="THREAD", nargs="?", default=None, help="the thread to replay (an id or a unique prefix)")
-    parser.add_argument("--against", dest="url", metavar="URL", default=argparse.SUPPRESS,
-                        help="the AG-UI endpoint to replay against (as --url; default: the server the thread was saved with)")
-    parser.add_argument("--all-tagged", metavar="TAG", default=None, help="replay every thread tagged TAG, one line each")
-    parser.add_argument("--json", action="store_true", help="one JSON document per thread (schema: schemas/replay-report.v1.schema.json)")
-    parser.add_argument("--strict", action="store_true", help="the assistant's text must match too")
-    parser.add_argument("--ignore", action="append", default=[], metavar="PATH",
-                        help="leave a state path or argument field out: /a/b, state:/a/b, TOOL:/a/b; * any key, ** any depth (repeatable)")
-    parser.add_argument("--on-divergence", choices=["stop", "decline", "ask"], default="stop",
-                        help="when the agent asks for a decision the recording does not have: stop there (default), "
-                             "decline it and go on, or ask at the terminal")
-    parser.add_argument("--no-save", dest="save", action="store_false", help="do not save the replay as a thread")
-
-
 def run_replay(args: argparse.Namespace, environ: Mapping[str, str], *, store_path: Path | None = None,
                stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Run `tandem replay` as parsed by `tui.cli.entry`; return the exit status (see the module)."""
+    """Run `tandem replay` as parsed by `tui.cli.entry` (`add_replay_arguments`); return the exit status (see the module)."""
     from tandem.core.rerun import Tolerance, TolerancePathError
     from tandem.core.store import ThreadStore
     from tandem.tui.cli.replay_printer import ReplayPrinter

@@ -58,16 +58,19 @@ def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out
                 store.rename(thread_id, args.rename[1])
                 print(f"Renamed thread {thread_id}.", file=out)
                 return 0
-            tag = getattr(args, "tag", None)
-            untag = getattr(args, "untag", None)
-            if tag or untag:
-                thread_id = store.resolve((tag or untag)[0])
-                if tag:
-                    added = store.marks.tag(thread_id, tag[1])
-                    print(f"Tagged thread {thread_id} {tag[1].strip()}." if added else f"Thread {thread_id} was already tagged {tag[1].strip()}.", file=out)
-                else:
-                    removed = store.marks.untag(thread_id, untag[1])
-                    print(f"Took the tag {untag[1].strip()} off thread {thread_id}." if removed else f"Thread {thread_id} had no tag {untag[1].strip()}.", file=out)
+            tag: list[str] | None = getattr(args, "tag", None)
+            untag: list[str] | None = getattr(args, "untag", None)
+            if tag:
+                thread_id = store.resolve(tag[0])
+                label = tag[1].strip()
+                added = store.marks.tag(thread_id, label)
+                print(f"Tagged thread {thread_id} {label}." if added else f"Thread {thread_id} was already tagged {label}.", file=out)
+                return 0
+            if untag:
+                thread_id = store.resolve(untag[0])
+                label = untag[1].strip()
+                removed = store.marks.untag(thread_id, label)
+                print(f"Took the tag {label} off thread {thread_id}." if removed else f"Thread {thread_id} had no tag {label}.", file=out)
                 return 0
             _print_list(store.list(), out, store.marks.all_tags())
             return 0
