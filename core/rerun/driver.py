@@ -28,6 +28,7 @@ from pydantic import JsonValue
 from tandem.core.blocks.decisions import DecisionCommand, Decline, Reject, apply_decision
 from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.approval import ApprovalBlock
+from tandem.core.blocks.misc import ErrorBlock
 from tandem.core.context import AgentContext
 from tandem.core.errors import DecisionError, PatchError, TandemError
 from tandem.core.log_entries import HumanWrite
@@ -37,7 +38,7 @@ from tandem.core.rerun.observe import Ask, ask_of, command_for, observe_turn
 from tandem.core.rerun.recording import RecordedTurn, Recording, request_text
 from tandem.core.rerun.report import TurnReport
 from tandem.core.rerun.tolerance import Tolerance
-from tandem.core.turns import Status, Turn
+from tandem.core.turns import Status, Turn, TurnStatus
 
 __all__ = ["Asker", "Divergence", "OnDivergence", "ReplayRun", "REPLAY_DECLINE_REASON"]
 
@@ -132,14 +133,21 @@ class ReplayRun:
             self.stopped = str(exc)
             self._report(TurnReport(index, request, recorded.record, None, state.notes))
             return
-        while await self._next_wait(turn):
-            for write in recorded.during.get(turn.segments - 1, []):
-                self._apply_write(write, state)
-            if not await self._answer(index, state, turn):
+        retries, retried = recorded.retries, set[str]()
+        while True:
+            while await self._next_wait(turn):
+                for write in recorded.during.get(turn.segments - 1, []):
+                    self._apply_write(write, state)
+                if not await self._answer(index, state, turn):
+                    break
+            if turn.status is not TurnStatus.ERROR or retries <= 0:
                 break
+            retries -= 1  # the person retried the failed segment here: so does the replay
+            retried.update(b.id for b in self.context.blocks if isinstance(b, ErrorBlock) and b.turn_id == turn.id)
+            await self.context.retry()
         replayed = observe_turn(self.context.blocks, index=index, turn_id=turn.id, request=request,
                                 status="waiting" if turn.running else turn.status.value,
-                                state=self.context.agent.state.committed)
+                                state=self.context.agent.state.committed, skip=frozenset(retried))
         self._report(TurnReport.compared(index, recorded.record, replayed, self.tolerance, state.notes))
 
     async def _next_wait(self, turn: Turn) -> bool:
@@ -170,6 +178,8 @@ class ReplayRun:
             expected = recorded_asks[state.asked] if state.asked < len(recorded_asks) else None
             state.asked += 1
             why = self._mismatch(asked, expected)
+            if why is None and expected is not None and expected.answer is None:
+                return False  # the recording ends waiting here: so does the replay
             if why is None and expected is not None and expected.answer is not None:
                 if expected.answer.outcome == "cancelled" and state.recorded.cancelled:
                     await self.context.cancel()  # the person stopped the turn here
@@ -179,8 +189,6 @@ class ReplayRun:
                     continue
                 except (DecisionError, TypeError) as exc:
                     why = f"the recorded answer does not apply: {exc}"
-            elif why is None:
-                why = "the recording left it unanswered"
             divergence = Divergence(index, asked, expected, why)
             self.divergences.append(divergence)
             state.notes.append(Difference("divergence", True, f"diverged at the {asked.label()}: {why}"))

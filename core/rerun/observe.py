@@ -105,12 +105,13 @@ def ask_of(block: InteractiveBlock) -> Ask | None:
 
 
 def observe_turn(blocks: Iterable[Block], *, index: int, turn_id: str, request: str, status: str,
-                 state: JsonValue) -> TurnRecord:
-    """What the turn `turn_id` did, from the conversation's blocks (its own are picked out)."""
+                 state: JsonValue, skip: frozenset[str] = frozenset()) -> TurnRecord:
+    """What the turn `turn_id` did, from the conversation's blocks (its own are picked out; the
+    ids in `skip` left out: the error of a segment the person retried)."""
     record = TurnRecord(index=index, request=request, status=status, state=json_copy(state))
     texts: list[str] = []
     for block in blocks:
-        if block.turn_id != turn_id:
+        if block.turn_id != turn_id or block.id in skip:
             continue
         if isinstance(block, ToolCallBlock):
             record.tools.append(ToolUse(block.name or "?", json_copy(block.arguments), block.status.value))

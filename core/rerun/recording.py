@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from tandem.core.agent import UIAgent
+from tandem.core.blocks.misc import ErrorBlock
 from tandem.core.compaction import compact_entries
 from tandem.core.log_entries import (
     HumanWrite,
@@ -52,6 +53,8 @@ class RecordedTurn:
     """The form event (`a2ui_action`) that started the turn, when a form did."""
     cancelled: bool = False
     """The person stopped the turn."""
+    retries: int = 0
+    """How often the person retried a failed segment of the turn (a replay retries as often)."""
 
 
 @dataclass
@@ -74,15 +77,20 @@ def request_text(messages: Sequence[ChatMessage], trigger: HumanWrite | None = N
 
 
 class _WatchedThread(InMemoryThread):
-    """A copy of the log whose replay notes the committed state as each turn ends."""
+    """A copy of the log whose replay notes the committed state as each turn ends, and the errors
+    the person retried past (a transient failure is not the turn's outcome)."""
 
     def __init__(self, entries: list[LogEntry], agent: UIAgent) -> None:
         super().__init__(entries=entries)
         self.agent = agent
         self.states: dict[str, JsonValue] = {}
+        self.retried: set[str] = set()
 
     def replay_entries(self) -> Iterator[LogEntry]:
         for entry in compact_entries(self.entries()):
+            if isinstance(entry, SegmentStarted) and entry.retry:
+                self.retried.update(b.id for b in self.agent.pipeline.blocks
+                                    if isinstance(b, ErrorBlock) and b.turn_id == entry.turn_id)
             yield entry
             # Resumed once `restore` applied the entry: the turn has ended and rolled back its proposals.
             if isinstance(entry, TurnEnded):
@@ -116,6 +124,8 @@ async def read_recording(thread_id: str, entries: list[LogEntry], agent: UIAgent
             waiting_after = None
         elif isinstance(entry, SegmentStarted):
             waiting_after = None
+            if entry.retry and current is not None:
+                current.retries += 1
         elif isinstance(entry, SegmentEnded):
             waiting_after = entry.index if entry.outcome == "completed" else None
         elif isinstance(entry, TurnEnded):
@@ -138,7 +148,8 @@ async def read_recording(thread_id: str, entries: list[LogEntry], agent: UIAgent
             state = thread.states.get(turn.id, json_copy(agent.state.committed))
             recorded.record = observe_turn(blocks, index=index, turn_id=turn.id,
                                            request=request_text(recorded.messages, recorded.trigger),
-                                           status=_status(turn.status.value), state=state)
+                                           status=_status(turn.status.value), state=state,
+                                           skip=frozenset(thread.retried))
     finally:
         agent.state.rollback_proposals()
     return recording

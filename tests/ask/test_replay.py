@@ -182,3 +182,36 @@ def test_tags_select_the_threads_to_replay(tmp_path: Path, demo_server: DemoServ
     assert replay(path)[0] == 2
     assert replay(path, first, "--ignore", "no-pointer")[0] == 2
     assert replay(path, "no-such-thread")[0] == 2
+
+
+def test_ask_mode_takes_the_persons_answer_at_the_terminal(tmp_path: Path, demo_server: DemoServer) -> None:
+    path = tmp_path / "threads.sqlite3"
+    with ThreadStore(path) as store:
+        original = asyncio.run(record_thread(store, demo_server.url, [Step("delete /tmp/notes.txt", approve), Step("hello")]))
+    other = rewriting_demo_app({"/tmp/notes.txt": "delete /tmp/other.txt"})
+    with served_in_thread(other, "replay-ask-server") as (host, port):
+        url = f"http://{host}:{port}/"
+        answered = replay(path, original, "--against", url, "--json", "--on-divergence", "ask", stdin="n not that one\n")
+        unanswered = replay(path, original, "--against", url, "--json", "--on-divergence", "ask", stdin="")
+    status, out, err = answered
+    assert status == 1 and "the agent asks for the approval of delete_file" in err and '"/tmp/other.txt"' in err
+    report = json.loads(out)
+    assert report["stopped"] is None and len(report["turns"]) == 2
+    assert report["turns"][0]["asks"]["now"][0]["answer"] == {"outcome": "rejected", "reason": "not that one"}
+    status, out, _err = unanswered
+    assert status == 1 and json.loads(out)["stopped"].startswith("turn 1: approval of delete_file")
+
+
+def test_a_retried_failure_and_a_turn_left_waiting_replay_the_same(tmp_path: Path, demo_server: DemoServer) -> None:
+    path = tmp_path / "threads.sqlite3"
+    with ThreadStore(path) as store:
+        original = asyncio.run(record_thread(store, demo_server.url, [
+            Step("/demo failure", retry=True),
+            Step("delete /tmp/notes.txt", leave_waiting=True),
+        ]))
+    status, out, err = replay(path, original, "--json")
+    report = json.loads(out)
+    assert status == 0, ([t["differences"] for t in report["turns"]], err)
+    failure, waiting = report["turns"]
+    assert failure["status"] == {"was": "completed", "now": "completed"}
+    assert waiting["status"] == {"was": "waiting", "now": "waiting"} and waiting["asks"]["now"][0]["answer"] is None

@@ -43,6 +43,10 @@ class Step:
     """A state edit (RFC 6902 patch) made before the step's message."""
     form: dict[str, Any] = field(default_factory=dict)
     press: str | None = None
+    retry: bool = False
+    """Retry the turn once when it fails (the demo's `failure` scenario succeeds the second time)."""
+    leave_waiting: bool = False
+    """Leave the turn waiting on the person (the thread ends there)."""
 
 
 def approve(block: InteractiveBlock) -> None:
@@ -63,7 +67,7 @@ def answer(payload: Any) -> Decide:
     return decide
 
 
-async def _wait_turn(context: AgentContext, decide: Decide | None) -> None:
+async def _wait_turn(context: AgentContext, decide: Decide | None, *, leave_waiting: bool = False) -> None:
     """Wait until the conversation is idle, answering what it waits on with `decide` (woken by
     each status change: no polling)."""
     changed = asyncio.Event()
@@ -72,6 +76,8 @@ async def _wait_turn(context: AgentContext, decide: Decide | None) -> None:
         while True:
             changed.clear()
             if context.status is Status.AWAITING_INPUT and context.pending_blocks:
+                if leave_waiting:
+                    return
                 for block in context.pending_blocks:
                     if isinstance(block, UIActionBlock):
                         await block.invoke()
@@ -94,8 +100,12 @@ async def record_thread(store: ThreadStore, url: str | None, steps: Sequence[Ste
             if step.edit:
                 context.agent.state.edit(step.edit)
             if step.message is not None:
-                await context.send(step.message)
-                await asyncio.wait_for(_wait_turn(context, step.decide), 60)
+                turn = await context.send(step.message)
+                await asyncio.wait_for(_wait_turn(context, step.decide, leave_waiting=step.leave_waiting), 60)
+                if step.retry:
+                    assert context.status is Status.ERROR, turn
+                    await context.retry()
+                    await asyncio.wait_for(_wait_turn(context, step.decide), 60)
             if step.press is not None:
                 surface = [b for b in context.blocks if isinstance(b, SurfaceBlock)][-1]
                 for path, value in step.form.items():
