@@ -178,9 +178,9 @@ class ReplayRun:
             expected = recorded_asks[state.asked] if state.asked < len(recorded_asks) else None
             state.asked += 1
             why = self._mismatch(asked, expected)
-            if why is None and expected is not None and expected.answer is None:
-                return False  # the recording ends waiting here: so does the replay
-            if why is None and expected is not None and expected.answer is not None:
+            if why is None and expected is not None:
+                if expected.answer is None:
+                    return False  # the recording ends waiting here: so does the replay
                 if expected.answer.outcome == "cancelled" and state.recorded.cancelled:
                     await self.context.cancel()  # the person stopped the turn here
                     return False
@@ -189,6 +189,7 @@ class ReplayRun:
                     continue
                 except (DecisionError, TypeError) as exc:
                     why = f"the recorded answer does not apply: {exc}"
+            assert why is not None
             divergence = Divergence(index, asked, expected, why)
             self.divergences.append(divergence)
             state.notes.append(Difference("divergence", True, f"diverged at the {asked.label()}: {why}"))
