@@ -217,20 +217,30 @@ def _ask_differences(was: Sequence[Ask], now: Sequence[Ask], tolerance: Toleranc
     return out
 
 
-def compare_turn(recorded: TurnRecord, replayed: TurnRecord, tolerance: Tolerance) -> tuple[list[Difference], TextComparison]:
-    """Every difference of `replayed` from `recorded`, and their texts compared."""
+def compare_turn(recorded: TurnRecord, replayed: TurnRecord, tolerance: Tolerance, *,
+                 stopped_early: bool = False) -> tuple[list[Difference], TextComparison]:
+    """Every difference of `replayed` from `recorded`, and their texts compared.
+
+    `stopped_early`: the person stopped the recorded turn mid-answer, which a replay cannot time,
+    so it ran to its end: only what the recording got to see counts (what the replay did after
+    that, the state and the outcome are reported without counting).
+    """
     out = [*_tool_differences(recorded.tools, replayed.tools, tolerance),
            *_ask_differences(recorded.asks, replayed.asks, tolerance)]
+    if stopped_early:
+        out = [Difference(d.kind, d.counts and "not in the recording" not in d.summary
+                          and "the recording does not have" not in d.summary, d.summary, d.changes) for d in out]
     state = json_changes(recorded.state, replayed.state, scope=STATE_SCOPE, tolerance=tolerance)
     if state:
-        out.append(Difference("state", True, f"the state after the turn differs ({len(state)} field{'s' if len(state) != 1 else ''})", tuple(state)))
+        out.append(Difference("state", not stopped_early, f"the state after the turn differs ({len(state)} field{'s' if len(state) != 1 else ''})", tuple(state)))
     if recorded.errors != replayed.errors:
         gone = [e for e in recorded.errors if e not in replayed.errors]
         new = [e for e in replayed.errors if e not in recorded.errors]
         parts = ([f"error: {e}" for e in new] + [f"no longer failed: {e}" for e in gone]) or ["errors in another order"]
         out.extend(Difference("error", True, part) for part in parts)
     if recorded.status != replayed.status:
-        out.append(Difference("status", True, f"the turn ended {replayed.status} (was {recorded.status})"))
+        why = " (the person stopped it mid-answer when it was recorded)" if stopped_early else ""
+        out.append(Difference("status", not stopped_early, f"the turn ended {replayed.status} (was {recorded.status}){why}"))
     text = compare_text(recorded.text, replayed.text)
     if not text.same:
         out.append(Difference("text", tolerance.strict, f"the answer's text differs (similarity {text.similarity:.0%})"))

@@ -6,7 +6,10 @@ started the turn), and each time the agent waits on the person, the recorded ans
 again to the decision the recording has at that point (approve or reject with the same reason and
 edits, the same answer to a question, the same UI action run), after the writes the person made
 while it waited. When the turn has ended it is observed as the recording was
-(`core.rerun.observe`) and compared (`core.rerun.compare`).
+(`core.rerun.observe`) and compared (`core.rerun.compare`). A failed segment the person retried
+is retried as often; a turn the person stopped while it waited is stopped at the same decision; a
+turn stopped mid-answer cannot be timed, so it runs to its end and only what the recording got to
+see counts; a recording that ends waiting on the person ends waiting at the same decision.
 
 **Divergence.** When the agent asks for a decision the recording does not have at that point (a
 different kind, tool or question, or arguments that differ past the tolerance), `on_divergence`
@@ -148,7 +151,9 @@ class ReplayRun:
         replayed = observe_turn(self.context.blocks, index=index, turn_id=turn.id, request=request,
                                 status="waiting" if turn.running else turn.status.value,
                                 state=self.context.agent.state.committed, skip=frozenset(retried))
-        self._report(TurnReport.compared(index, recorded.record, replayed, self.tolerance, state.notes))
+        stopped_early = recorded.record.status == "cancelled" and turn.status is not TurnStatus.CANCELLED
+        self._report(TurnReport.compared(index, recorded.record, replayed, self.tolerance, state.notes,
+                                         stopped_early=stopped_early))
 
     async def _next_wait(self, turn: Turn) -> bool:
         """Wait until the turn waits on the person (True) or stops running (False)."""

@@ -34,9 +34,10 @@ class TurnReport:
 
     @classmethod
     def compared(cls, index: int, recorded: TurnRecord, replayed: TurnRecord, tolerance: Tolerance,
-                 notes: list[Difference] | None = None) -> TurnReport:
-        """The report of a replayed turn: `notes` (divergences, writes that failed) and the comparison."""
-        differences, text = compare_turn(recorded, replayed, tolerance)
+                 notes: list[Difference] | None = None, *, stopped_early: bool = False) -> TurnReport:
+        """The report of a replayed turn: `notes` (divergences, writes that failed) and the
+        comparison (`compare_turn`; `stopped_early`: the person stopped the recorded turn mid-answer)."""
+        differences, text = compare_turn(recorded, replayed, tolerance, stopped_early=stopped_early)
         return cls(index, replayed.request, recorded, replayed, [*(notes or []), *differences], text)
 
     @property

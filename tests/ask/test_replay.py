@@ -202,16 +202,18 @@ def test_ask_mode_takes_the_persons_answer_at_the_terminal(tmp_path: Path, demo_
     assert status == 1 and json.loads(out)["stopped"].startswith("turn 1: approval of delete_file")
 
 
-def test_a_retried_failure_and_a_turn_left_waiting_replay_the_same(tmp_path: Path, demo_server: DemoServer) -> None:
+def test_a_retried_failure_a_stopped_turn_and_a_turn_left_waiting_replay_the_same(tmp_path: Path, demo_server: DemoServer) -> None:
     path = tmp_path / "threads.sqlite3"
     with ThreadStore(path) as store:
         original = asyncio.run(record_thread(store, demo_server.url, [
             Step("/demo failure", retry=True),
+            Step("delete /tmp/a.txt", cancel=True),
             Step("delete /tmp/notes.txt", leave_waiting=True),
         ]))
     status, out, err = replay(path, original, "--json")
     report = json.loads(out)
     assert status == 0, ([t["differences"] for t in report["turns"]], err)
-    failure, waiting = report["turns"]
+    failure, cancelled, waiting = report["turns"]
     assert failure["status"] == {"was": "completed", "now": "completed"}
+    assert cancelled["status"] == {"was": "cancelled", "now": "cancelled"}  # stopped at the same question
     assert waiting["status"] == {"was": "waiting", "now": "waiting"} and waiting["asks"]["now"][0]["answer"] is None

@@ -89,3 +89,16 @@ def test_an_ask_of_another_kind_is_lined_up_as_removed_and_added() -> None:
     differences, _text = compare_turn(recorded, replayed, Tolerance())
     assert [d.summary for d in differences] == [
         "asked for the approval of delete_file where the recording asked for the question (input_required)"]
+
+
+def test_a_turn_the_person_stopped_counts_only_what_the_recording_got_to_see() -> None:
+    recorded = turn(tools=[ToolUse("search", {"q": "a"}, "cancelled")], status="cancelled", state={"n": 1})
+    replayed = turn(tools=[ToolUse("search", {"q": "b"}, "cancelled"), ToolUse("fetch", {}, "succeeded")],
+                    state={"n": 2})
+    differences, _text = compare_turn(recorded, replayed, Tolerance(), stopped_early=True)
+    assert {d.summary: d.counts for d in differences} == {
+        "called search with other arguments": True,  # what the recording saw still counts
+        "called fetch (not in the recording)": False,
+        "the state after the turn differs (1 field)": False,
+        "the turn ended completed (was cancelled) (the person stopped it mid-answer when it was recorded)": False,
+    }

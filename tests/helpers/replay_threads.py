@@ -47,6 +47,8 @@ class Step:
     """Retry the turn once when it fails (the demo's `failure` scenario succeeds the second time)."""
     leave_waiting: bool = False
     """Leave the turn waiting on the person (the thread ends there)."""
+    cancel: bool = False
+    """Stop the turn when it waits on the person (as Esc does in the app)."""
 
 
 def approve(block: InteractiveBlock) -> None:
@@ -101,7 +103,9 @@ async def record_thread(store: ThreadStore, url: str | None, steps: Sequence[Ste
                 context.agent.state.edit(step.edit)
             if step.message is not None:
                 turn = await context.send(step.message)
-                await asyncio.wait_for(_wait_turn(context, step.decide, leave_waiting=step.leave_waiting), 60)
+                await asyncio.wait_for(_wait_turn(context, step.decide, leave_waiting=step.leave_waiting or step.cancel), 60)
+                if step.cancel:
+                    await context.cancel()
                 if step.retry:
                     assert context.status is Status.ERROR, turn
                     await context.retry()
