@@ -128,11 +128,12 @@ def _same_scalar(was: object, now: object) -> bool:
     return type(was) is type(now) and was == now
 
 
-_WORDS = re.compile(r"\s+|[^\s]+")
+_WORDS = re.compile(r"\S+\s*|\s+")
+"""A word with the whitespace after it: words are compared, the spacing rides along."""
 
 
 def compare_text(was: str, now: str) -> TextComparison:
-    """A word diff of two texts and their similarity (whitespace runs count as separators only)."""
+    """A word diff of two texts and their similarity (whitespace counts as a separator only)."""
     a, b = _WORDS.findall(was), _WORDS.findall(now)
     matcher = difflib.SequenceMatcher(None, [w.strip() or " " for w in a], [w.strip() or " " for w in b], autojunk=False)
     pieces: list[tuple[str, str]] = []

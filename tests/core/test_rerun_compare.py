@@ -55,7 +55,7 @@ def test_a_malformed_ignore_path_is_refused(bad: str) -> None:
 
 def test_word_diff_and_similarity() -> None:
     text = compare_text("It is sunny in Lisbon.", "It is rainy in Lisbon.")
-    assert text.pieces == (("equal", "It is "), ("delete", "sunny"), ("insert", "rainy"), ("equal", " in Lisbon."))
+    assert text.pieces == (("equal", "It is "), ("delete", "sunny "), ("insert", "rainy "), ("equal", "in Lisbon."))
     assert 0.7 < text.similarity < 1 and not text.same
     assert compare_text("same words", "same words").same and compare_text("", "").similarity == 1
 

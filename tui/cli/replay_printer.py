@@ -32,6 +32,16 @@ def _one_line(text: str, limit: int = 70) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
+def _context(text: str, keep: int = 60) -> str:
+    """An unchanged stretch of text, its middle left out when it is long."""
+    return text if len(text) <= 2 * keep + 5 else f"{text[:keep]} … {text[-keep:]}"
+
+
+def _clipped(text: str, limit: int = 400) -> str:
+    """A changed stretch of text, cut after `limit` characters."""
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
 class ReplayPrinter:
     """Writes replay reports to one stream. Owns its console; main thread only."""
 
@@ -80,7 +90,7 @@ class ReplayPrinter:
             self.console.print(self._words(report))
 
     def _change(self, change: Change) -> Text:
-        path = sanitize(change.path) or "/"
+        path = sanitize(change.path) or "(the whole value)"
         if change.added:
             return Text("        + ", style="green") + Text(f"{path}: {_value(change.now)}", style="green")
         if change.removed:
@@ -102,10 +112,12 @@ class ReplayPrinter:
                 break
             shown += len(piece)
             if op == "equal":
-                out.append(piece, style="dim")
+                out.append(_context(piece), style="dim")
             elif op == "delete":
+                piece = _clipped(piece)
                 out.append(piece if self.color else f"[-{piece}-]", style="red strike")
             else:
+                piece = _clipped(piece)
                 out.append(piece if self.color else f"{{+{piece}+}}", style="green")
         return out
 
