@@ -178,8 +178,10 @@ class ReplayRun:
         recorded_asks = state.recorded.record.asks
         for block in list(self.context.pending_blocks):
             asked = ask_of(block)
-            if asked is None:
-                continue
+            if asked is None:  # a kind of wait this replay cannot answer: stop rather than spin on it
+                state.notes.append(Difference("divergence", True, f"waited on a {block.kind} a replay cannot answer"))
+                self.stopped = f"turn {index + 1}: waited on a {block.kind} a replay cannot answer"
+                return False
             expected = recorded_asks[state.asked] if state.asked < len(recorded_asks) else None
             state.asked += 1
             why = self._mismatch(asked, expected)
