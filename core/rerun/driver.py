@@ -136,11 +136,15 @@ class ReplayRun:
             self.stopped = str(exc)
             self._report(TurnReport(index, request, recorded.record, None, state.notes))
             return
-        retries, retried = recorded.retries, set[str]()
+        for write in recorded.during.get(-1, []):  # made while the agent answered: made as the turn starts
+            self._apply_write(write, state)
+        retries, retried, waited = recorded.retries, set[str](), set[int]()
         while True:
             while await self._next_wait(turn):
-                for write in recorded.during.get(turn.segments - 1, []):
-                    self._apply_write(write, state)
+                if turn.segments - 1 not in waited:  # made while the turn waited after this segment
+                    waited.add(turn.segments - 1)
+                    for write in recorded.during.get(turn.segments - 1, []):
+                        self._apply_write(write, state)
                 if not await self._answer(index, state, turn):
                     break
             if turn.status is not TurnStatus.ERROR or retries <= 0:

@@ -48,7 +48,8 @@ class RecordedTurn:
     before: list[HumanWrite] = field(default_factory=list)
     """The person's writes since the previous turn ended, in order (state edits, form inputs, …)."""
     during: dict[int, list[HumanWrite]] = field(default_factory=dict)
-    """Writes made while the turn waited after segment N (decisions and cancels left out)."""
+    """Writes made while the turn waited after segment N (decisions and cancels left out); under
+    -1, those made while the agent was answering (a replay makes them as the turn starts)."""
     trigger: HumanWrite | None = None
     """The form event (`a2ui_action`) that started the turn, when a form did."""
     cancelled: bool = False
