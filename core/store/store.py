@@ -273,11 +273,15 @@ class ThreadStore:
         return [ThreadInfo(*row) for row in rows]
 
     def latest(self) -> ThreadInfo | None:
-        """The most recently updated thread (what `tandem --resume` reopens), or None."""
+        """The most recently updated thread (what `tandem --resume` reopens), or None.
+
+        A person's own thread comes before any replay (`tandem replay`'s threads are made by a
+        command, not by talking): a replay is the latest only when there is nothing else.
+        """
         with self._locked() as connection:
             row = connection.execute(
                 "SELECT id, title, server_url, created_at, updated_at, turns, replay_of FROM threads "
-                "ORDER BY updated_at DESC, id LIMIT 1"
+                "ORDER BY replay_of IS NOT NULL, updated_at DESC, id LIMIT 1"
             ).fetchone()
         return ThreadInfo(*row) if row else None
 

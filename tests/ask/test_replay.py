@@ -178,6 +178,10 @@ def test_tags_select_the_threads_to_replay(tmp_path: Path, demo_server: DemoServ
     listed = threads()
     assert "#smoke" in listed and f"↻ replay of {first}" in listed
 
+    with ThreadStore(path) as store:  # `tandem --resume` and `ask -c` go on with a person's thread, not a replay
+        latest = store.latest()
+        assert latest is not None and latest.replay_of is None
+
     assert replay(path, "--all-tagged", "nothing")[0] == 2
     assert replay(path)[0] == 2
     assert replay(path, first, "--ignore", "no-pointer")[0] == 2

@@ -61,3 +61,12 @@ async def test_replay_from_the_palette_shows_the_report_and_opens_the_replay(tmp
     with ThreadStore(path) as store:
         assert store.info(replay_id).replay_of == original  # type: ignore[arg-type]
         assert store.marks.tagged("smoke") == [original]
+
+
+def test_the_thread_picker_marks_a_replay() -> None:
+    from tandem.core.store import ThreadInfo
+    from tandem.tui.app.screens.thread_picker import thread_row
+
+    row = str(thread_row(ThreadInfo("r1", "Replay of trip", None, 0.0, 0.0, 2, replay_of="abc123\x1b[31m")))
+    assert "replay of abc123[31m" in row and "\x1b" not in row
+    assert "replay of" not in str(thread_row(ThreadInfo("t1", "trip", None, 0.0, 0.0, 2)))
