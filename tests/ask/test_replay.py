@@ -221,3 +221,19 @@ def test_a_retried_failure_a_stopped_turn_and_a_turn_left_waiting_replay_the_sam
     assert failure["status"] == {"was": "completed", "now": "completed"}
     assert cancelled["status"] == {"was": "cancelled", "now": "cancelled"}  # stopped at the same question
     assert waiting["status"] == {"was": "waiting", "now": "waiting"} and waiting["asks"]["now"][0]["answer"] is None
+
+
+def test_the_tandem_command_replays_a_thread_ask_saved(tmp_path: Path) -> None:
+    """`tandem ask` then `tandem replay` as processes, on the embedded demo agent (the thread's own)."""
+    from tests.helpers.ask_harness import clean_env, tandem
+
+    env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    asked = tandem("ask", "--speed", "0", "what's the weather in Lisbon?", env=env)
+    assert asked.returncode == 0, asked.stderr
+    with ThreadStore(tmp_path / "data" / "tandem" / "threads.sqlite3") as store:
+        [info] = store.list()
+    replayed = tandem("replay", info.id, "--speed", "0", env=env)
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.splitlines()[0] == f"Replaying {info.id} “what's the weather in Lisbon?” against the demo agent"
+    assert "Turn 1  what's the weather in Lisbon?  ✓ same" in replayed.stdout and "\x1b[" not in replayed.stdout
+    assert tandem("replay", env=env).returncode == 2
