@@ -122,6 +122,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         # is what stops an older Tandem from reading compressed entries as text.
         (),
     ),
+    Migration(
+        7,
+        "thread tags and the original a replay was made from (core.store.marks, `tandem replay`)",
+        (
+            # A replay keeps its original's id even after the original is deleted: no foreign key.
+            "ALTER TABLE threads ADD COLUMN replay_of TEXT",
+            """
+            CREATE TABLE thread_tags (
+                thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+                tag TEXT NOT NULL,
+                PRIMARY KEY (thread_id, tag)
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX thread_tags_by_tag ON thread_tags (tag)",
+        ),
+    ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
 

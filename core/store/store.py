@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     # A thread's log is pydantic models: imported when a thread is opened or read, not to list,
     # resolve or describe threads (`tandem threads`, `tandem --resume` before its first frame).
     from tandem.core.log_entries import LogEntry
+    from tandem.core.store.marks import ThreadMarks
     from tandem.core.store.thread import SqliteThread
 
 __all__ = ["ThreadInfo", "ThreadStore", "default_path", "strip_credentials"]
@@ -79,6 +80,8 @@ class ThreadInfo(NamedTuple):
     created_at: float
     updated_at: float
     turns: int
+    replay_of: str | None = None
+    """The thread this one is a replay of (`tandem replay`), or None."""
 
 
 class ThreadStore:
@@ -255,7 +258,7 @@ class ThreadStore:
         """
         with self._locked() as connection:
             row = connection.execute(
-                "SELECT id, title, server_url, created_at, updated_at, turns FROM threads WHERE id = ?", (thread_id,)
+                "SELECT id, title, server_url, created_at, updated_at, turns, replay_of FROM threads WHERE id = ?", (thread_id,)
             ).fetchone()
         if row is None:
             raise LogStoreError(f"no thread {thread_id[:40]!r} in {self.path} (`tandem threads` lists them)")
@@ -265,16 +268,20 @@ class ThreadStore:
         """Every thread, most recently updated first."""
         with self._locked() as connection:
             rows = connection.execute(
-                "SELECT id, title, server_url, created_at, updated_at, turns FROM threads ORDER BY updated_at DESC, id"
+                "SELECT id, title, server_url, created_at, updated_at, turns, replay_of FROM threads ORDER BY updated_at DESC, id"
             ).fetchall()
         return [ThreadInfo(*row) for row in rows]
 
     def latest(self) -> ThreadInfo | None:
-        """The most recently updated thread (what `tandem --resume` reopens), or None."""
+        """The most recently updated thread (what `tandem --resume` reopens), or None.
+
+        A person's own thread comes before any replay (`tandem replay`'s threads are made by a
+        command, not by talking): a replay is the latest only when there is nothing else.
+        """
         with self._locked() as connection:
             row = connection.execute(
-                "SELECT id, title, server_url, created_at, updated_at, turns FROM threads "
-                "ORDER BY updated_at DESC, id LIMIT 1"
+                "SELECT id, title, server_url, created_at, updated_at, turns, replay_of FROM threads "
+                "ORDER BY replay_of IS NOT NULL, updated_at DESC, id LIMIT 1"
             ).fetchone()
         return ThreadInfo(*row) if row else None
 
@@ -328,6 +335,13 @@ class ThreadStore:
             lock.path.unlink(missing_ok=True)
         finally:
             lock.release()
+
+    @property
+    def marks(self) -> ThreadMarks:
+        """Tags and replay links of this store's threads (`core.store.marks`)."""
+        from tandem.core.store.marks import ThreadMarks
+
+        return ThreadMarks(self._locked, self.path)
 
     # -- lifecycle -----------------------------------------------------------------------------
 

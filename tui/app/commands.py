@@ -1,4 +1,4 @@
-"""The app's own commands: the palette's entries, and the panel, debug, theme, copy and export actions."""
+"""The app's own commands: the palette's entries, and the panel, debug, theme, copy, export, tag and replay actions."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ THEME_ALIASES = {"dark": "tandem-dark", "light": "tandem-light", "high-contrast"
 
 class AppCommands:
     """The command palette's entries, and the actions behind those that touch no saved thread:
-    debug blocks, theme, copying the last answer, export.
+    debug blocks, theme, copying the last answer, export; and tagging and replaying the open one.
 
     Owned by the app, which lists `system_commands` before Textual's own. Reads
     the app's screen and conversation; owns only where exports go (`data_dir`) and their clock.
@@ -65,6 +65,10 @@ class AppCommands:
         if app.threads is not None:
             yield SystemCommand("Open thread…", "Reopen a saved conversation in place of this one", app.action_open_thread)
             yield SystemCommand("Rename thread…", "Change this conversation's title", app.action_rename_thread)
+            yield SystemCommand("Tag this conversation…", "Tag it for `tandem replay --all-tagged TAG`", self.action_tag)
+            if app.threads.can_replay:
+                yield SystemCommand("Replay this conversation against…",
+                                    "Re-send it to an agent, answering as you did, and show what changed", self.action_replay)
         yield SystemCommand("New conversation", "Start over with an empty conversation", app.action_new_conversation)
         yield SystemCommand("Go to the pending decision", "Reopen the approval, or move to the question or action the agent waits on (F4)",
                             app.action_go_to_decision)
@@ -141,6 +145,73 @@ class AppCommands:
             self.notify(f"Could not export: {exc}", severity="error", markup=False)
             return None
         return path
+
+
+    def action_tag(self) -> None:
+        self.app.run_worker(self._tag(), group="threads", exclusive=True, exit_on_error=False)
+
+    async def _tag(self) -> None:
+        from tandem.tui.app.screens.replay_report import LinePrompt
+
+        threads, context = self.threads, self.context
+        if threads is None or context is None:
+            return
+        thread_id = context.conversation_id
+        tag = await self.app.push_screen_wait(LinePrompt("Tag this conversation", "", "a tag (no spaces) · Enter saves · Esc cancels"))
+        if not tag or not tag.strip():
+            return
+        try:
+            await self.bridge.run_on_engine(lambda: threads.tag(thread_id, tag))
+        except Exception as exc:  # a malformed tag, an unreadable store: said, not raised
+            self.notify(f"Could not tag the thread: {exc}", severity="error", markup=False)
+            return
+        self.notify(f"Tagged {tag.strip()}: `tandem replay --all-tagged {tag.strip()}` replays it", markup=False)
+
+    def action_replay(self) -> None:
+        self.app.run_worker(self._replay(), group="replay", exclusive=True, exit_on_error=False)
+
+    async def _replay(self) -> None:
+        """Ask where to, replay the open thread there (engine thread), show the report."""
+        import io
+
+        from rich.text import Text
+
+        from tandem.tui.app.screens.replay_report import LinePrompt, ReplayReportScreen
+        from tandem.tui.cli.replay_printer import ReplayPrinter
+        from tandem.tui.cli.settings import check_url
+
+        threads, context = self.threads, self.context
+        if threads is None or context is None:
+            return
+        if context.busy:
+            self.notify("Wait for the agent to finish before replaying the conversation", severity="warning", markup=False)
+            return
+        thread_id = context.conversation_id
+        target = await self.app.push_screen_wait(LinePrompt(
+            "Replay this conversation against…", self.app.endpoint or "demo",
+            "an AG-UI endpoint (http://…), or demo · Enter replays · Esc cancels"))
+        if target is None:
+            return
+        url = None if target.strip() in ("", "demo") else target.strip()
+        problem = check_url(url) if url else None
+        if problem:
+            self.notify(problem.replace("--url", "the endpoint"), severity="error", markup=False)
+            return
+        self.notify("Replaying the conversation…", markup=False)
+        try:
+            report = await self.bridge.run_coroutine(threads.replay(thread_id, url))
+        except Exception as exc:  # an unreadable store, a failed save: said, not raised
+            self.notify(f"Could not replay: {exc}", severity="error", markup=False)
+            return
+        out = io.StringIO()
+        printer = ReplayPrinter(out, color=True, width=max(40, self.app.size.width - 8))
+        printer.header(thread_id, report.original_title, report.server)
+        for turn in report.turns:
+            printer.turn(turn)
+        printer.summary(report)
+        screen = ReplayReportScreen(Text.from_ansi(out.getvalue()), can_open=report.replay_id is not None)
+        if await self.app.push_screen_wait(screen) and report.replay_id is not None:
+            self.app.session.switch(report.replay_id)
 
 
 def _default_data_dir() -> Path:

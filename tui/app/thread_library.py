@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tandem.core.blocks.text import TextBlock
     from tandem.core.context import AgentContext
+    from tandem.core.rerun import ReplayReport
     from tandem.core.store import ThreadInfo, ThreadStore
     from tandem.core.store.tail import StoredTail
     from tandem.tui.app.engine import ContextFactory
 
-__all__ = ["ContextBuilder", "ThreadLibrary"]
+__all__ = ["ContextBuilder", "Replayer", "ThreadLibrary"]
 
 ContextBuilder = Callable[["ThreadStore", "str | None"], Awaitable["AgentContext"]]
+Replayer = Callable[["ThreadStore", str, "str | None"], Awaitable["ReplayReport"]]
+"""Replays a saved thread against an endpoint (None: the demo agent): `replay(store, thread_id, url)`
+(`tui.cli.replay_run.replay_thread` with the app's headers and timeouts)."""
 """Builds a conversation saved in the store: `build(store, resume)`; `resume` is None for a new
 thread, "" for the most recent one, else an id or unique prefix (see `tui.cli.backend.open_context`)."""
 
@@ -36,14 +40,17 @@ class ThreadLibrary:
     (idempotent), after every conversation built here was retired.
     """
 
-    def __init__(self, build: ContextBuilder, *, path: Path | None = None, store: ThreadStore | None = None) -> None:
+    def __init__(self, build: ContextBuilder, *, path: Path | None = None, store: ThreadStore | None = None,
+                 replay: Replayer | None = None) -> None:
         """
         Args:
             build: Builds a conversation on the store (`tui.cli.backend.open_context` in the app).
+            replay: Replays a thread (the palette's "Replay this conversation against…"); None: no replays.
             path: The store file (default: `threads.sqlite3` in the user data directory).
             store: An open store to use instead of opening `path` (tests).
         """
         self._build = build
+        self._replay = replay
         self._path = path
         self._store = store
         self.resuming: str | None = None
@@ -109,6 +116,30 @@ class ThreadLibrary:
             LogStoreError: no such thread.
         """
         self.store.rename(thread_id, title)
+
+    @property
+    def can_replay(self) -> bool:
+        """Whether this library can replay its threads (`replay`)."""
+        return self._replay is not None
+
+    async def replay(self, thread_id: str, url: str | None) -> ReplayReport:
+        """Replay a saved thread against `url` (None: the demo agent), saved as a linked thread.
+
+        Raises:
+            LogStoreError: the thread cannot be read or the replay saved.
+            RuntimeError: this library was built without a replayer.
+        """
+        if self._replay is None:
+            raise RuntimeError("this thread library cannot replay threads")
+        return await self._replay(self.store, thread_id, url)
+
+    def tag(self, thread_id: str, tag: str) -> bool:
+        """Tag a thread (`tandem replay --all-tagged TAG`); False when it had the tag already.
+
+        Raises:
+            LogStoreError: no such thread, or the tag is malformed.
+        """
+        return self.store.marks.tag(thread_id, tag)
 
     def stored_tail(self) -> StoredTail | None:
         """The stored last screenful of the thread being resumed (`core.store.tail`), read once;

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tandem.core.context import AgentContext
+    from tandem.core.rerun import ReplayReport
     from tandem.core.store import ThreadStore
     from tandem.tui.app.app import TandemApp
     from tandem.tui.app.engine import ContextFactory
@@ -88,7 +89,15 @@ def build_library(
                                           store=store, resume=resume,
                                           client_options=settings.timeouts.client_options())
 
-    return ThreadLibrary(build, path=store_path)
+    async def replay(store: ThreadStore, thread_id: str, url: str | None) -> ReplayReport:
+        from tandem.tui.cli.replay_run import replay_thread
+
+        # The app's headers go only to the app's own agent: another endpoint gets none.
+        headers = settings.headers if url == settings.url else {}
+        return await replay_thread(store, thread_id, url=url, headers=headers, speed=settings.speed,
+                                   client_options=settings.timeouts.client_options(), on_divergence="stop")
+
+    return ThreadLibrary(build, path=store_path, replay=replay)
 
 
 def read_app_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Settings:

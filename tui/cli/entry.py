@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["main", "build_parser", "add_threads_arguments", "add_export_arguments"]
+__all__ = ["main", "build_parser", "add_threads_arguments", "add_export_arguments", "add_replay_arguments"]
 
 
 def _version() -> str:
@@ -67,10 +67,12 @@ def _usage_error(message: str) -> NoReturn:
 
 
 def add_threads_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--start-fresh`."""
+    """The `threads` subcommand's options: `--delete ID`, `--rename ID TITLE`, `--tag ID TAG`, `--untag ID TAG`, `--start-fresh`."""
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--delete", metavar="ID", default=None, help="delete a thread (an id or a unique prefix)")
     action.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), default=None, help="change a thread's title")
+    action.add_argument("--tag", nargs=2, metavar=("ID", "TAG"), default=None, help="tag a thread (`tandem replay --all-tagged TAG`)")
+    action.add_argument("--untag", nargs=2, metavar=("ID", "TAG"), default=None, help="take a tag off a thread")
     action.add_argument(
         "--start-fresh",
         action="store_true",
@@ -83,6 +85,22 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("thread_id", metavar="ID", help="the thread to export (an id or a unique prefix)")
     parser.add_argument("--format", choices=["md", "jsonl"], default="md", help="Markdown to read, JSON lines for tools")
     parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE (created 0600) instead of stdout")
+
+
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    """`tandem replay`'s own arguments (`tui.cli.replay_cli`); the connection flags are added beside them."""
+    parser.add_argument("thread_id", metavar="THREAD", nargs="?", default=None, help="the thread to replay (an id or a unique prefix)")
+    parser.add_argument("--against", dest="url", metavar="URL", default=argparse.SUPPRESS,
+                        help="the AG-UI endpoint to replay against (as --url; default: the server the thread was saved with)")
+    parser.add_argument("--all-tagged", metavar="TAG", default=None, help="replay every thread tagged TAG, one line each")
+    parser.add_argument("--json", action="store_true", help="one JSON document per thread (schema: schemas/replay-report.v1.schema.json)")
+    parser.add_argument("--strict", action="store_true", help="the assistant's text must match too")
+    parser.add_argument("--ignore", action="append", default=[], metavar="PATH",
+                        help="leave a state path or argument field out: /a/b, state:/a/b, TOOL:/a/b; * any key, ** any depth (repeatable)")
+    parser.add_argument("--on-divergence", choices=["stop", "decline", "ask"], default="stop",
+                        help="when the agent asks for a decision the recording does not have: stop there (default), "
+                             "decline it and go on, or ask at the terminal")
+    parser.add_argument("--no-save", dest="save", action="store_false", help="do not save the replay as a thread")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,7 +165,16 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
     ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
 
-    add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename)"))
+    add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename, tag)"))
+    replay = sub.add_parser(
+        "replay",
+        help="re-send a saved thread to an agent and show what changed (a regression test)",
+        description="Re-run a saved thread against a live agent (default: the server it was saved with), answering "
+        "each decision as the person did, and report what changed turn by turn. Exit status: 0 nothing that counts "
+        "changed, 1 something did (or the replay stopped or could not run), 2 usage error, 130 interrupted.",
+    )
+    _add_connection_args(replay)
+    add_replay_arguments(replay)
     add_export_arguments(sub.add_parser("export", help="export a thread as Markdown or JSON lines"))
 
     from tandem.tui.cli.web import add_web_arguments
@@ -220,6 +247,10 @@ def _run_command(argv: list[str] | None) -> int:
         from tandem.tui.cli.threads_cli import run_threads
 
         return run_threads(args)
+    if args.command == "replay":
+        from tandem.tui.cli.replay_cli import run_replay
+
+        return _ending(argv, run_replay(args, environ))
     if args.command == "export":
         from tandem.tui.cli.threads_cli import run_export
 

@@ -26,7 +26,8 @@ def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out
                 err: TextIO | None = None) -> int:
     """List saved threads, or delete, rename, or start fresh.
 
-    Reads `args.delete` (str | None), `args.rename` ([ID, TITLE] | None), `args.start_fresh` (bool).
+    Reads `args.delete` (str | None), `args.rename` ([ID, TITLE] | None), `args.tag` and `args.untag`
+    ([ID, TAG] | None), `args.start_fresh` (bool). The list marks replays (`↻ of ID`) and shows tags.
 
     Args:
         args: The parsed arguments.
@@ -57,7 +58,21 @@ def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out
                 store.rename(thread_id, args.rename[1])
                 print(f"Renamed thread {thread_id}.", file=out)
                 return 0
-            _print_list(store.list(), out)
+            tag: list[str] | None = getattr(args, "tag", None)
+            untag: list[str] | None = getattr(args, "untag", None)
+            if tag:
+                thread_id = store.resolve(tag[0])
+                label = tag[1].strip()
+                added = store.marks.tag(thread_id, label)
+                print(f"Tagged thread {thread_id} {label}." if added else f"Thread {thread_id} was already tagged {label}.", file=out)
+                return 0
+            if untag:
+                thread_id = store.resolve(untag[0])
+                label = untag[1].strip()
+                removed = store.marks.untag(thread_id, label)
+                print(f"Took the tag {label} off thread {thread_id}." if removed else f"Thread {thread_id} had no tag {label}.", file=out)
+                return 0
+            _print_list(store.list(), out, store.marks.all_tags())
             return 0
     except LogStoreError as exc:
         print(f"tandem: {markdown_safe(str(exc))}", file=err)
@@ -110,22 +125,27 @@ def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out:
     return 0
 
 
-def _print_list(threads: list[ThreadInfo], out: TextIO) -> None:
+def _print_list(threads: list[ThreadInfo], out: TextIO, tags: dict[str, list[str]] | None = None) -> None:
     if not threads:
         print("No saved threads.", file=out)
         return
-    rows = [("ID", "TITLE", "SERVER", "UPDATED", "TURNS")]
+    tags = tags or {}
+    rows = [("ID", "TITLE", "SERVER", "UPDATED", "TURNS", "")]
     for info in threads:
+        notes = [f"↻ replay of {_cell(info.replay_of, 12)}"] if info.replay_of else []
+        notes += [f"#{_cell(tag, 30)}" for tag in tags.get(info.id, [])]
         rows.append((
             info.id,
             _cell(info.title or "(untitled)", 60),
             _cell(info.server_url or "demo", 40),
             time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at)),
             str(info.turns),
+            " ".join(notes),
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4].rjust(5), file=out)
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4].rjust(5)
+        print(f"{line}  {row[5]}".rstrip(), file=out)
 
 
 def _cell(text: str, limit: int) -> str:

@@ -30,7 +30,8 @@ def thread_row(info: ThreadInfo, *, current: bool = False) -> Content:
     updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
     turns = f"{info.turns} turn{'' if info.turns == 1 else 's'}"
     mark = "  (open now)" if current else ""
-    return Content.assemble((title, "bold"), mark, "\n", (f"  {server} · {updated} · {turns}", "dim"))
+    replay = f" · replay of {sanitize(info.replay_of)[:12]}" if info.replay_of else ""
+    return Content.assemble((title, "bold"), mark, "\n", (f"  {server} · {updated} · {turns}{replay}", "dim"))
 
 
 class ThreadPicker(ModalScreen["str | None"]):
