@@ -342,6 +342,10 @@ class _Transcript:
             self.add(f"**State conflict** at {_inline(payload.get('field', write.target))}: {markdown_safe(chosen)} {by}")
         elif write.kind == "cancel":
             self.add(f"**Cancelled** {by}")
+        elif write.kind == "queue":
+            # Shown where it was typed; the turn that sends it shows it again as its request.
+            self.add(f"_Follow-up queued {by} (sent with the next turn):_")
+            self.message(ChatMessage.model_validate(payload.get("message")))
 
     def merge(self, entry: StateMerged) -> None:
         conflicts = entry.merge.get("conflicts")
