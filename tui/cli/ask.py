@@ -28,8 +28,8 @@ Shared-state conflicts (a field the agent and a person's write both changed) are
 settlement is an event.
 
 Exit status (each non-zero one with a one-line reason on stderr): 0 the turn completed; 1 it
-failed (agent or protocol error, connection refused, an unreadable store) or `--approve all` met
-a question it could not answer; 2 a usage or configuration error; 3 the turn completed but a
+failed (agent or protocol error, connection refused, an unreadable store, a log that could not
+be written: a full disk, an I/O error) or `--approve all` met a question it could not answer; 2 a usage or configuration error; 3 the turn completed but a
 decision it needed was declined without a person's answer (`--approve none`, a configured
 reject, or end of the answers); 130 interrupted. Headers are never printed. The turn is saved
 as a thread (`tui.cli.ask_threads`). The policy is applied by `tui.cli.ask_decider.Decider`; what
@@ -216,6 +216,9 @@ async def ask_turn(
         thread.close(context)
     printer.thread_id = thread.thread_id
     printer.finish(context, turn)
+    if context.unsaved is not None and turn.status is TurnStatus.COMPLETED:
+        _say(stderr, f"the conversation was not saved: {context.unsaved}")
+        return EXIT_FAILED
     if turn.status is TurnStatus.COMPLETED:
         if decider.unanswered:
             return EXIT_FAILED  # the reason was said when the question was declined
