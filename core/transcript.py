@@ -48,7 +48,7 @@ from tandem.core.log_entries import (
 )
 from tandem.core.messages import ChatMessage
 
-from tandem.core.sanitize import sanitize
+from tandem.core.sanitize import reveal
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown"]
@@ -57,8 +57,9 @@ _SUMMARY_LIMIT = 200
 
 
 def markdown_safe(text: str) -> str:
-    """`text` without control characters (tab and newline kept; carriage returns dropped)."""
-    return sanitize(text)
+    """`text` with its control and invisible characters shown as escapes (`reveal`: tab and
+    newline kept): an export hides nothing of what was said or decided."""
+    return reveal(text)
 
 
 @dataclass(frozen=True)

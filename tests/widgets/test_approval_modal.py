@@ -38,7 +38,7 @@ async def test_focus_starts_on_decide_later() -> None:
         await pilot.pause()
         assert isinstance(app.focused, Button)
         assert app.focused.id == "approval-modal--later"
-        assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "May I delete [b]it[/b]?[2J"
+        assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "May I delete [b]it[/b]?<U+001B>[2J"
 
 
 async def test_a_approves() -> None:
@@ -139,3 +139,17 @@ async def test_closes_as_later_when_decided_elsewhere() -> None:
         modal.refresh_block()
         await pilot.pause()
         assert app.results == [ApprovalResult("later")]
+
+
+async def test_invisible_characters_in_the_name_and_arguments_are_shown() -> None:
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "all")
+    block = ApprovalBlock("approval-2", request_id="req-2", tool_name="pay\u200b", arguments={"to": "bob" + hidden},
+                          message="Pay \u202ebob?")
+    block.activate()
+    app = _Host(ApprovalModal(block, guard_seconds=0))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert str(app.screen.query_one(".approval-modal--title", Static).render()) == "⚠ Run tool pay<U+200B>?"
+        assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "Pay <U+202E>bob?"
+        args = str(app.screen.query_one(".approval-modal--args", Static).render())
+        assert '"to": "bob<U+E0061><U+E006C><U+E006C>"' in args

@@ -12,7 +12,7 @@ from tandem.core.agent_json import dumps_agent_json
 from tandem.core.blocks import Block
 from tandem.core.context import AgentContext
 from tandem.core.notify import Subscription
-from tandem.core.sanitize import sanitize
+from tandem.core.sanitize import reveal
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.conflicts import FieldConflict, MergeRecord
 from tandem.core.turns import Turn
@@ -25,8 +25,9 @@ SHORT = 120
 
 
 def one_line(text: object, limit: int | None = None) -> str:
-    """`text` sanitised, on one line (whitespace runs collapsed), cut to `limit` characters."""
-    flat = " ".join(sanitize(text).split())
+    """`text` on one line (whitespace runs collapsed), cut to `limit` characters, its invisible
+    characters shown as escapes (`reveal`): tool names, prompts, arguments and errors hide nothing."""
+    flat = " ".join(reveal(text).split())
     if limit is not None and len(flat) > limit:
         return flat[: limit - 1] + "…"
     return flat
