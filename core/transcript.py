@@ -246,7 +246,10 @@ class _Transcript:
             text = f"**Approval requested** for {_inline(part.tool_name)} — request {_inline(part.request_id)}"
             if part.message:
                 text += f"\n\n{_quote(part.message)}"
-            text += "\n\n" + _fenced(part.arguments)
+            if part.arguments_text is not None:
+                text += "\n\nArguments (not valid JSON, as sent):\n\n" + _fenced(part.arguments_text, "text")
+            else:
+                text += "\n\n" + _fenced(part.arguments)
             if not part.requires_confirmation:
                 text += "\n\n(approved automatically: no confirmation required)"
             if part.expires_at is not None:

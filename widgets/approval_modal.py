@@ -133,8 +133,14 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             if block.message:
                 yield Static(revealed_text(block.message), classes="approval-modal--message")
             with VerticalScroll(classes="approval-modal--args-box"):
-                yield Static(revealed_text(pretty_json(block.arguments)), classes="approval-modal--args")
-            yield TextArea(pretty_json(block.arguments), classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
+                if block.arguments_text is not None:
+                    # Not a JSON object: what the agent sent, as it sent it, never `{}`.
+                    yield Static(Content("⚠ the arguments are not valid JSON; as sent:"), classes="approval-modal--args-note")
+                    yield Static(revealed_text(block.arguments_text), classes="approval-modal--args")
+                else:
+                    yield Static(revealed_text(pretty_json(block.arguments)), classes="approval-modal--args")
+            shown = block.arguments_text if block.arguments_text is not None else pretty_json(block.arguments)
+            yield TextArea(shown, classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
             yield Static(classes="approval-modal--error")
             yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
             yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")

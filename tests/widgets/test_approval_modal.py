@@ -153,3 +153,15 @@ async def test_invisible_characters_in_the_name_and_arguments_are_shown() -> Non
         assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "Pay <U+202E>bob?"
         args = str(app.screen.query_one(".approval-modal--args", Static).render())
         assert '"to": "bob<U+E0061><U+E006C><U+E006C>"' in args
+
+
+async def test_arguments_that_are_not_json_are_shown_as_sent() -> None:
+    block = ApprovalBlock("approval-3", request_id="req-3", tool_name="pay", arguments={},
+                          arguments_text='{"to": "bob\u200b", amount: 10', allow_edits=True)
+    block.activate()
+    app = _Host(ApprovalModal(block, guard_seconds=0))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert str(app.screen.query_one(".approval-modal--args", Static).render()) == '{"to": "bob<U+200B>", amount: 10'
+        assert "not valid JSON" in str(app.screen.query_one(".approval-modal--args-note", Static).render())
+        assert app.screen.query_one(TextArea).text == '{"to": "bob\u200b", amount: 10'  # edited from what was sent
