@@ -108,6 +108,9 @@ class ApprovalRequestContent(ContentPart):
     message: str | None = None
     allow_edits: bool = False
     """The human may approve with edited arguments."""
+    arguments_text: str | None = None
+    """The arguments as the agent sent them, when they are not a JSON object (`arguments` is then
+    empty): what the person is asked to approve, shown as it is."""
     requires_confirmation: bool = True
     """False: approved automatically, without suspending the conversation."""
     proposal_id: str | None = None

@@ -76,6 +76,9 @@ class AgentContext:
         self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
+        self.unsaved: str | None = None
+        """Why the log could not be written at the last commit (None: everything so far is
+        saved). Pending entries stay pending meanwhile; the next commit that succeeds writes them."""
         self.block_times: dict[str, float] = {}
         """When each block appeared (block id → epoch seconds, the env's clock): stamped as blocks
         are emitted, restored from the log (`SegmentEnded.block_times`, a turn's own time for its
@@ -161,8 +164,12 @@ class AgentContext:
         return 0
 
     def queue(self, message: str | ChatMessage) -> None:
-        """Queue a follow-up; it starts the next turn when the current one completes."""
-        self.queued.extend(self._as_messages(message))
+        """Queue a follow-up; it starts the next turn when the current one completes.
+
+        Logged and committed at once (a human write), so a crash before the follow-up is sent
+        keeps it: a restore brings it back queued.
+        """
+        self._queued(self._as_messages(message))
 
     async def wait_idle(self) -> None:
         """Wait until no turn is running (queued follow-ups included)."""
@@ -218,6 +225,7 @@ class AgentContext:
             self.thread.commit()
         except TandemError as exc:
             log.warning("could not save the end of the conversation: %s", exc)
+            self.unsaved = str(exc)
         self.agent.state.rollback_proposals()
         await self.agent.client.aclose()
         self.thread.close()
@@ -246,11 +254,15 @@ class AgentContext:
                 turn.segments += 1
                 self.thread.append(SegmentStarted(turn_id=turn.id, index=index, retry=retry, continuation=continuation))
                 self._segment_times = {}
-                # The request (and the decisions it carries) is durable before anything streams:
-                # a crash mid-segment then restores as a retryable error, not a lost question.
-                self._commit()
                 self.agent.history.extend(continuation)
                 retry = False
+                # The request (and the messages and decisions it carries) is durable before it
+                # leaves: a crash mid-segment then restores as a retryable error, not a lost
+                # question. A request the log cannot keep is not sent (kept pending: a retry
+                # commits it first).
+                if not self._commit(report=False):
+                    self._fail(turn, index, f"not sent, because the conversation log could not be saved: {self.unsaved}")
+                    return
                 try:
                     folded = await self._stream(turn, index)
                 except asyncio.CancelledError:
@@ -377,14 +389,32 @@ class AgentContext:
         self.thread.append(HumanWriteLogged(write=write))
         self._commit()
 
-    def _commit(self) -> None:
+    def _queued(self, messages: list[ChatMessage]) -> None:
+        self.queued.extend(messages)
+        target = self.turns[-1].id if self.turns else ""
+        for message in messages:
+            self._record_human_write(HumanWrite(kind="queue", target=target, who=self.agent.env.user,
+                                                at=self.agent.env.clock(), payload={"message": message.model_dump(mode="json")}))
+
+    def _commit(self, *, report: bool = True) -> bool:
+        """Commit what is pending; whether the log holds it now.
+
+        A failure sets `unsaved` and (with `report`) says so once in the conversation with an
+        error card, until a commit succeeds again (the pending entries are kept and go with it).
+        """
         try:
             self.thread.commit()
         except TandemError as exc:
-            # The log could not be written: say so in the conversation, keep running.
             log.error("could not write the conversation log: %s", exc)
-            block = ErrorBlock(self.agent.pipeline.unique_id("log-error"), message=f"the conversation log could not be saved: {exc}", code="log")
-            self.agent.pipeline.add_block(block)
+            first = self.unsaved is None
+            self.unsaved = str(exc)
+            if report and first:
+                message = f"the conversation is not being saved: {exc}"
+                block = ErrorBlock(self.agent.pipeline.unique_id("log-error"), message=message, code="log")
+                self.agent.pipeline.add_block(block)
+            return False
+        self.unsaved = None
+        return True
 
     def _set_status(self, status: Status) -> None:
         if status is not self.status:

@@ -116,6 +116,7 @@ class ApprovalHandler:
             request_id=part.request_id,
             tool_name=part.tool_name,
             arguments=dict(part.arguments),
+            arguments_text=part.arguments_text,
             call_id=part.call_id,
             message=part.message,
             allow_edits=part.allow_edits,

@@ -24,7 +24,7 @@ from tandem.core.log_entries import (
     TurnStarted,
     UpdateLogged,
 )
-from tandem.core.messages import ChatUpdate
+from tandem.core.messages import ChatMessage, ChatUpdate
 from tandem.core.thread import ConversationThread
 from tandem.core.turns import Status, Turn, TurnStatus
 
@@ -93,6 +93,7 @@ class _Replayer:
                 times[self.pipeline.add_user_message(message, turn.id, ordinal).id] = entry.at
             self.turn_times[turn.id] = entry.at
             self.last_interactive = []
+            self.context.queued.clear()  # a turn takes every follow-up queued before it
         elif isinstance(entry, SegmentStarted):
             turn = self.turns[entry.turn_id]
             turn.segments = max(turn.segments, entry.index + 1)
@@ -194,6 +195,9 @@ class _Replayer:
                 resolution = write.payload.get("resolution")
                 if resolution in ("mine", "agent", "edit"):
                     state.resolve_conflict(write.target, resolution, write.payload.get("value"), who=write.who, at=write.at, record=False)  # type: ignore[arg-type]
+            elif write.kind == "queue":
+                # Queued and not sent yet when the log ends: queued again (sent with the next turn).
+                self.context.queued.append(ChatMessage.model_validate(write.payload["message"]))
             elif write.kind != "cancel":
                 # Block-level writes of other kinds (A2UI inputs and actions) restore themselves.
                 target = self.pipeline.by_id.get(write.target)

@@ -48,7 +48,7 @@ from tandem.core.log_entries import (
 )
 from tandem.core.messages import ChatMessage
 
-from tandem.core.sanitize import sanitize
+from tandem.core.sanitize import reveal
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown"]
@@ -57,8 +57,9 @@ _SUMMARY_LIMIT = 200
 
 
 def markdown_safe(text: str) -> str:
-    """`text` without control characters (tab and newline kept; carriage returns dropped)."""
-    return sanitize(text)
+    """`text` with its control and invisible characters shown as escapes (`reveal`: tab and
+    newline kept): an export hides nothing of what was said or decided."""
+    return reveal(text)
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,10 @@ class _Transcript:
             text = f"**Approval requested** for {_inline(part.tool_name)} — request {_inline(part.request_id)}"
             if part.message:
                 text += f"\n\n{_quote(part.message)}"
-            text += "\n\n" + _fenced(part.arguments)
+            if part.arguments_text is not None:
+                text += "\n\nArguments (not valid JSON, as sent):\n\n" + _fenced(part.arguments_text, "text")
+            else:
+                text += "\n\n" + _fenced(part.arguments)
             if not part.requires_confirmation:
                 text += "\n\n(approved automatically: no confirmation required)"
             if part.expires_at is not None:
@@ -342,6 +346,10 @@ class _Transcript:
             self.add(f"**State conflict** at {_inline(payload.get('field', write.target))}: {markdown_safe(chosen)} {by}")
         elif write.kind == "cancel":
             self.add(f"**Cancelled** {by}")
+        elif write.kind == "queue":
+            # Shown where it was typed; the turn that sends it shows it again as its request.
+            self.add(f"_Follow-up queued {by} (sent with the next turn):_")
+            self.message(ChatMessage.model_validate(payload.get("message")))
 
     def merge(self, entry: StateMerged) -> None:
         conflicts = entry.merge.get("conflicts")

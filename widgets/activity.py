@@ -10,7 +10,7 @@ from textual.widgets import ProgressBar, Static
 
 from tandem.core.blocks.misc import ActivityBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, sanitize
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, revealed_text, sanitize
 
 __all__ = ["ActivityView"]
 
@@ -130,4 +130,4 @@ class ActivityView(BlockView):
     def _show_error(self, block: ActivityBlock) -> None:
         error = self.query_one(".activity-view--error", Static)
         error.display = block.error is not None
-        error.update(agent_text(block.error or ""))
+        error.update(revealed_text(block.error or ""))

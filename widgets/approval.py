@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, revealed_text
 
 __all__ = ["ApprovalView"]
 
@@ -78,7 +78,7 @@ class ApprovalView(BlockView):
         self.query_one(".approval-view--title", Static).update(Content("⚠ approval: ") + agent_line(block.tool_name))
         message = self.query_one(".approval-view--message", Static)
         message.display = bool(block.message)
-        message.update(agent_text(block.message or ""))
+        message.update(revealed_text(block.message or ""))
         decision = block.decision
         for outcome in ("pending", *_OUTCOMES):
             self.set_class(False, f"-{outcome}")
@@ -96,7 +96,7 @@ class ApprovalView(BlockView):
         when = datetime.datetime.fromtimestamp(decision.at).strftime("%H:%M")
         text = Content(f"{symbol} {word} by ") + agent_text(decision.who) + Content(f" at {when}")
         if decision.reason:
-            text = text + Content(": ") + agent_text(decision.reason)
+            text = text + Content(": ") + revealed_text(decision.reason)
         if decision.edited_arguments is not None:
             text = text + Content("\n  with edited arguments ") + agent_text(pretty_json(decision.edited_arguments))
         status.update(text)

@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, Static, TextArea
 from tandem.core.blocks.approval import ApprovalBlock
 from tandem.core.blocks.decisions import Approve, Reject
 from tandem.widgets.key_line import KeyLine
-from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
+from tandem.widgets.sanitize import agent_line, pretty_json, revealed_text
 from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ApprovalModal", "ApprovalResult"]
@@ -131,10 +131,16 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
         with Vertical(id="approval-modal--dialog"):
             yield Static(Content("⚠ Run tool ") + agent_line(block.tool_name).stylize("bold") + Content("?"), classes="approval-modal--title")
             if block.message:
-                yield Static(agent_text(block.message), classes="approval-modal--message")
+                yield Static(revealed_text(block.message), classes="approval-modal--message")
             with VerticalScroll(classes="approval-modal--args-box"):
-                yield Static(agent_text(pretty_json(block.arguments)), classes="approval-modal--args")
-            yield TextArea(pretty_json(block.arguments), classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
+                if block.arguments_text is not None:
+                    # Not a JSON object: what the agent sent, as it sent it, never `{}`.
+                    yield Static(Content("⚠ the arguments are not valid JSON; as sent:"), classes="approval-modal--args-note")
+                    yield Static(revealed_text(block.arguments_text), classes="approval-modal--args")
+                else:
+                    yield Static(revealed_text(pretty_json(block.arguments)), classes="approval-modal--args")
+            shown = block.arguments_text if block.arguments_text is not None else pretty_json(block.arguments)
+            yield TextArea(shown, classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
             yield Static(classes="approval-modal--error")
             yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
             yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")

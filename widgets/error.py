@@ -12,7 +12,7 @@ from textual.widgets import Button, Static
 
 from tandem.core.blocks.misc import ErrorBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_text
+from tandem.widgets.sanitize import revealed_text
 
 __all__ = ["ErrorView"]
 
@@ -60,8 +60,8 @@ class ErrorView(BlockView):
         assert isinstance(block, ErrorBlock)
         message = Content("✗ ")
         if block.code:
-            message = message + agent_text(block.code) + Content(": ")
-        self.query_one(".error-view--message", Static).update(message + agent_text(block.message))
+            message = message + revealed_text(block.code) + Content(": ")
+        self.query_one(".error-view--message", Static).update(message + revealed_text(block.message))
         self.query_one(Button).display = block.retryable
 
     @on(Button.Pressed, ".error-view--retry")

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from tandem.core.blocks.decisions import Decline, Respond
 from tandem.core.blocks.interrupt import InterruptBlock
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_line, agent_text, pretty_json
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, revealed_text
 from tandem.widgets.schema_form import SchemaForm
 
 __all__ = ["InterruptView", "is_text_question"]
@@ -89,7 +89,7 @@ class InterruptView(BlockView):
             title.update(Content("? input requested: ") + agent_line(block.reason))
         message = self.query_one(".interrupt-view--message", Static)
         message.display = bool(block.message)
-        message.update(agent_text(block.message or ""))
+        message.update(revealed_text(block.message or ""))
         decision = block.decision
         pending = decision is None and not block.expired
         self.set_class(pending, "-pending")

@@ -12,10 +12,10 @@ from typing import Any
 
 from textual.content import Content
 
-from tandem.core.sanitize import sanitize
+from tandem.core.sanitize import reveal, sanitize
 from tandem.core.agent_json import dumps_agent_json
 
-__all__ = ["sanitize", "safe_id", "agent_text", "agent_line", "pretty_json", "LINE_LIMIT"]
+__all__ = ["sanitize", "reveal", "safe_id", "agent_text", "revealed_text", "agent_line", "pretty_json", "LINE_LIMIT"]
 
 _ID_SAFE = re.compile(r"[A-Za-z0-9-]")
 
@@ -47,25 +47,34 @@ def agent_text(text: Any) -> Content:
     return Content(sanitize(text if isinstance(text, str) else str(text)))
 
 
+def revealed_text(text: Any) -> Content:
+    """Agent text a person decides on or identifies by (a prompt, arguments, an error), as
+    `Content`: every invisible character shown as an escape (`core.sanitize.reveal`), never
+    parsed as markup."""
+    return Content(reveal(text if isinstance(text, str) else str(text)))
+
+
 LINE_LIMIT = 200
 """Characters of an agent name shown in a one-line header (a tool card's title, a step)."""
 
 
 def agent_line(text: Any, limit: int = LINE_LIMIT) -> Content:
-    """Agent text for a one-line header: sanitised, every run of whitespace (newlines, tabs,
-    U+2028…) one space, cut to `limit` characters with `…`.
+    """Agent text for a one-line header (a tool's, an agent's, a thread's name): invisible
+    characters shown as escapes (`reveal`: a name cannot pass for another), every run of
+    whitespace (newlines, tabs, U+2028…) one space, cut to `limit` characters with `…`.
 
     So agent text cannot draw extra lines that pass for the person's own message, and a huge
     name is not laid out whole in a one-line card.
     """
-    flat = " ".join(sanitize(text if isinstance(text, str) else str(text)).split())
+    flat = " ".join(reveal(text if isinstance(text, str) else str(text)).split())
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
     return Content(flat)
 
 
 def pretty_json(value: Any) -> str:
-    """Pretty-printed, sanitised JSON of an agent value (strings shown as they are)."""
+    """Pretty-printed JSON of an agent value (strings shown as they are), its invisible
+    characters shown as escapes (`reveal`): what a person approves hides nothing."""
     if isinstance(value, str):
-        return sanitize(value)
-    return sanitize(dumps_agent_json(value, indent=2, ensure_ascii=False, sort_keys=False))
+        return reveal(value)
+    return reveal(dumps_agent_json(value, indent=2, ensure_ascii=False, sort_keys=False))

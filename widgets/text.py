@@ -25,7 +25,7 @@ from tandem.widgets.markdown_chunks import BuiltMarkdown, ChunkSplitter, shared_
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.painted_batch import painted_batch
-from tandem.widgets.sanitize import sanitize
+from tandem.widgets.sanitize import reveal, sanitize
 from tandem.widgets.screen_turn import screen_turn
 from tandem.widgets.text_statistics import TextViewStatistics
 
@@ -214,7 +214,7 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
 
     def _header(self) -> Content:
         block = self.block
-        author = sanitize(block.speaker)
+        author = " ".join(reveal(block.speaker).split())  # an agent's name: nothing hidden in it
         header = Content(author)
         if self.timestamp is not None:
             when = datetime.datetime.fromtimestamp(self.timestamp).strftime("%H:%M")

@@ -12,7 +12,7 @@ from textual.widgets import Collapsible, Static
 
 from tandem.core.blocks.tool_call import ToolCallBlock, ToolStatus
 from tandem.widgets.block_view import BlockView
-from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, sanitize
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, reveal, revealed_text
 from tandem.core.agent_json import loads_agent_json
 
 __all__ = ["ToolCallView", "STATUS_LABELS"]
@@ -152,11 +152,11 @@ class ToolCallView(BlockView):
 
     def _paint_details(self, details: _Details) -> None:
         block = self.tool
-        details.args.update(agent_text(self._arguments_text()))
+        details.args.update(revealed_text(self._arguments_text()))
         result = details.result
         if block.error:
             result.set_class(True, "tool-call-view--error")
-            result.update(agent_text(_at_most(block.error)))
+            result.update(revealed_text(_at_most(block.error)))
         else:
             result.set_class(False, "tool-call-view--error")
             result.update(agent_text("" if block.result is None else _at_most(pretty_json(decoded_result(block.result)))))
@@ -173,11 +173,11 @@ class ToolCallView(BlockView):
         if block.arguments is not None:
             text = _at_most(pretty_json(block.arguments))
             if block.arguments_error:
-                text += "\n" + sanitize(_at_most(block.arguments_error))
+                text += "\n" + reveal(_at_most(block.arguments_error))
             return text
         streamed = block.arguments_text
         # Only what is shown is sanitised: the arguments may be far longer than the card shows.
-        return _at_most(sanitize(streamed[:SHOWN_CHARACTERS]), len(streamed)) or "…"
+        return _at_most(reveal(streamed[:SHOWN_CHARACTERS]), len(streamed)) or "…"
 
 
 def _at_most(text: str, length: int | None = None) -> str:

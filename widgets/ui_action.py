@@ -14,7 +14,7 @@ from tandem.core.blocks.decisions import Decline, Invoke
 from tandem.core.blocks.ui_action import UIActionBlock
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.marked_checkbox import MarkedCheckbox
-from tandem.widgets.sanitize import agent_text, pretty_json, sanitize
+from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, reveal, revealed_text
 
 if TYPE_CHECKING:
     from pydantic import JsonValue
@@ -105,14 +105,14 @@ class UIActionView(BlockView):
 
     def update_from_block(self) -> None:
         block = self.action
-        self.query_one(".ui-action-view--title", Static).update(Content("▶ action: ") + agent_text(block.name))
+        self.query_one(".ui-action-view--title", Static).update(Content("▶ action: ") + agent_line(block.name))
         args = self.query_one(".ui-action-view--args", Static)
         if self.is_task_steps and block.arguments_complete:
             args.display = False
             self._show_steps(_steps(block.arguments))
         else:
             args.display = True
-            args.update(agent_text(pretty_json(block.arguments) if block.arguments_complete else sanitize(block.arguments_text) or "…"))
+            args.update(revealed_text(pretty_json(block.arguments) if block.arguments_complete else reveal(block.arguments_text) or "…"))
         decision = block.decision
         waiting = decision is None and block.actionable
         self.set_class(waiting, "-waiting")
@@ -125,7 +125,7 @@ class UIActionView(BlockView):
         if decision is not None:
             text = Content(_OUTCOMES.get(decision.outcome, decision.outcome)) + Content(" by ") + agent_text(decision.who)
             if decision.error:
-                text = text + Content(": ") + agent_text(decision.error)
+                text = text + Content(": ") + revealed_text(decision.error)
             elif decision.outcome == "completed" and decision.result is not None:
                 # The result the agent was sent: it belongs on this card (a server's echo of it too).
                 text = text + Content("\n  result: ") + agent_text(pretty_json(decision.result))
@@ -178,5 +178,5 @@ class UIActionView(BlockView):
         container = self.query_one(".ui-action-view--steps", Vertical)
         container.remove_children()
         container.mount_all(
-            MarkedCheckbox(agent_text(step["description"]), value=step["status"] != "disabled") for step in steps
+            MarkedCheckbox(revealed_text(step["description"]), value=step["status"] != "disabled") for step in steps
         )

@@ -40,6 +40,7 @@ from pydantic import JsonValue
 
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
 from tandem.core.content import ApprovalRequestContent, InputRequestContent
+from tandem.core.agent_json import dumps_agent_json
 
 __all__ = [
     "APPROVAL_REASONS",
@@ -195,15 +196,18 @@ def interrupt_part(
             call_id = original_id if original is not None else interrupt.tool_call_id
             return ApprovalRequestContent(
                 request_id=interrupt.id, call_id=call_id, tool_name=original_name,
-                arguments=original_arguments or {}, message=interrupt.message,
+                arguments=original_arguments or {}, arguments_text=_unparsed_original(interrupt), message=interrupt.message,
                 allow_edits=False, expires_at=expires_at, protocol_data=protocol_data,
             )
         predictive = call is not None and any(m.tool == call.name for m in predict)
+        arguments = call.parsed_arguments() if call else None
         return ApprovalRequestContent(
             request_id=interrupt.id,
             call_id=interrupt.tool_call_id,
             tool_name=(call.name if call else None) or "unknown tool",
-            arguments=(call.parsed_arguments() if call else None) or {},
+            arguments=arguments or {},
+            # Not a JSON object: the person approves what was sent, not an empty object.
+            arguments_text="".join(call.chunks) if call is not None and arguments is None and call.chunks else None,
             message=interrupt.message,
             allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
             proposal_id=interrupt.tool_call_id if predictive else None,
@@ -219,6 +223,17 @@ def interrupt_part(
         expires_at=expires_at,
         protocol_data=protocol_data,
     )
+
+
+def _unparsed_original(interrupt: Interrupt) -> str | None:
+    """ADK's guarded call's `args` when they are not an object, as JSON text (None when they are)."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    adk = metadata.get("adk")
+    original = adk.get("originalFunctionCall") if isinstance(adk, dict) else None
+    if not isinstance(original, dict) or original.get("args") is None or isinstance(original.get("args"), dict):
+        return None
+    arguments = original["args"]
+    return arguments if isinstance(arguments, str) else dumps_agent_json(arguments)
 
 
 def _metadata_question(metadata: Any) -> str | None:

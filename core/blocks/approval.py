@@ -40,12 +40,16 @@ class ApprovalBlock(InteractiveBlock):
         tool_block: ToolCallBlock | None = None,
         protocol_data: dict[str, JsonValue] | None = None,
         request_block: ToolCallBlock | None = None,
+        arguments_text: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(id, **kwargs)
         self.request_id = request_id
         self.tool_name = tool_name
         self.arguments = dict(arguments)
+        self.arguments_text = arguments_text
+        """The arguments as the agent sent them when they are not a JSON object (`arguments` is
+        then empty): shown to the person instead of `{}`."""
         self.call_id = call_id
         self.message = message
         self.allow_edits = allow_edits
@@ -115,4 +119,5 @@ class ApprovalBlock(InteractiveBlock):
             "arguments": self.arguments,
             "message": self.message,
             "allow_edits": self.allow_edits,
+            **({"arguments_text": self.arguments_text} if self.arguments_text is not None else {}),
         }

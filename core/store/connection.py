@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 from tandem.core.errors import LogStoreError
 
-__all__ = ["SYNCHRONOUS", "connect", "translated", "write_transaction", "prepare_file", "START_FRESH_HINT"]
+__all__ = ["SYNCHRONOUS", "check_integrity", "connect", "translated", "write_transaction", "prepare_file", "START_FRESH_HINT"]
 
 START_FRESH_HINT = "start a new store with `tandem threads --start-fresh` (the old file is kept beside it)"
 """The way out offered when the file cannot be read."""
@@ -51,6 +53,48 @@ def prepare_file(path: Path) -> None:
         pass  # another process created it between the check and the open
     except OSError as exc:
         raise LogStoreError(f"cannot create the thread store {path}: {exc.strerror or exc}") from exc
+
+
+_checked: set[tuple[int, int]] = set()
+"""The files (device, inode) this process found whole: checked once per process, not per open."""
+_checked_lock = threading.Lock()
+
+
+def check_integrity(path: Path) -> None:
+    """Refuse a damaged store before anything is written into it: SQLite's `quick_check` (every
+    page of every table and index walked, not the indexes' contents compared with their tables),
+    on a read-only connection, so a refused file is left exactly as it was.
+
+    Its cost grows with the file (about 2 ms per MB in the page cache): measured 0.10-0.13 s for
+    a 52 MB store and 0.29-0.65 s for 304 MB, 3.3 s for 304 MB read cold from disk (a shared
+    2-core machine). It runs once per process and file, on the engine thread in the app (after
+    the first frame). An empty file (a new store) has nothing to check.
+
+    Raises:
+        LogStoreError: the file is damaged or is not a database (the message names the way out).
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return  # missing: `connect` creates it, or says why it cannot
+    key = (stat.st_dev, stat.st_ino)
+    with _checked_lock:
+        if stat.st_size == 0 or key in _checked:
+            return
+    # Without a write-ahead log beside it (the store was closed cleanly), the file alone is the
+    # whole database: read it as immutable, which creates no -wal/-shm file either.
+    wal = path.with_name(path.name + "-wal").exists()
+    uri = f"file:{urllib.request.pathname2url(str(path))}?{'mode=ro' if wal else 'immutable=1'}"
+    with translated(path):
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
+        try:
+            problems = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
+        finally:
+            connection.close()
+    if problems != ["ok"]:
+        raise LogStoreError(f"the thread store {path} is unreadable (damaged: {'; '.join(map(str, problems))[:300]}); {START_FRESH_HINT}")
+    with _checked_lock:
+        _checked.add(key)
 
 
 def connect(path: Path) -> sqlite3.Connection:

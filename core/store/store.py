@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 
 from tandem.core.errors import LogStoreError
-from tandem.core.store.connection import connect, prepare_file, translated
+from tandem.core.store.connection import check_integrity, connect, prepare_file, translated
 from tandem.core.store.lock import ThreadLock, check_thread_id
 from tandem.core.store.schema import migrate
 from tandem.core.store.titles import clean_title
@@ -115,6 +115,7 @@ class ThreadStore:
         """Set when the file was there but empty (0 bytes): what was saved in it is gone. The
         store goes on as a new one; callers say so to the person (the app, `tandem threads`)."""
         prepare_file(self.path)
+        check_integrity(self.path)
         self._connection: sqlite3.Connection | None = connect(self.path)
         try:
             with translated(self.path):

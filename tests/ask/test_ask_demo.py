@@ -188,9 +188,9 @@ class TestInputRequest:
         assert decision(result.one("interrupt")) == outcome
         assert "your order is on hold" in result.text
 
-    def test_approve_all_says_it_cannot_answer_and_fails(self) -> None:
+    def test_approve_all_says_it_cannot_answer_and_exits_3(self) -> None:
         result = ask("--json", "--approve", "all", "/demo address")
-        assert result.returncode == 1
+        assert result.returncode == 3  # declined without a person's answer
         assert result.stderr.startswith("tandem: --approve all cannot answer 'Where should we ship your order?'")
         assert result.stderr.count("\n") == 1
         assert decision(result.one("interrupt")) == "declined"

@@ -63,7 +63,7 @@ async def test_a_subagent_line_has_its_description_and_error() -> None:
     block.apply({"name": "researcher\x1b[2J", "status": "running", "description": "looks things up"}, None, True)
     view = ActivityView(block)
     async with _Host(view).run_test() as pilot:
-        assert str(view.query_one(".activity-view--title", Static).render()) == "▸ subagent: researcher[2J — looks things up"
+        assert str(view.query_one(".activity-view--title", Static).render()) == "▸ subagent: researcher<U+001B>[2J — looks things up"
         block.apply({"name": "researcher", "status": "error", "message": "rate limited"}, None, True)
         view.refresh_block()
         await pilot.pause()

@@ -38,7 +38,7 @@ async def test_focus_starts_on_decide_later() -> None:
         await pilot.pause()
         assert isinstance(app.focused, Button)
         assert app.focused.id == "approval-modal--later"
-        assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "May I delete [b]it[/b]?[2J"
+        assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "May I delete [b]it[/b]?<U+001B>[2J"
 
 
 async def test_a_approves() -> None:
@@ -139,3 +139,29 @@ async def test_closes_as_later_when_decided_elsewhere() -> None:
         modal.refresh_block()
         await pilot.pause()
         assert app.results == [ApprovalResult("later")]
+
+
+async def test_invisible_characters_in_the_name_and_arguments_are_shown() -> None:
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "all")
+    block = ApprovalBlock("approval-2", request_id="req-2", tool_name="pay\u200b", arguments={"to": "bob" + hidden},
+                          message="Pay \u202ebob?")
+    block.activate()
+    app = _Host(ApprovalModal(block, guard_seconds=0))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert str(app.screen.query_one(".approval-modal--title", Static).render()) == "⚠ Run tool pay<U+200B>?"
+        assert str(app.screen.query_one(".approval-modal--message", Static).render()) == "Pay <U+202E>bob?"
+        args = str(app.screen.query_one(".approval-modal--args", Static).render())
+        assert '"to": "bob<U+E0061><U+E006C><U+E006C>"' in args
+
+
+async def test_arguments_that_are_not_json_are_shown_as_sent() -> None:
+    block = ApprovalBlock("approval-3", request_id="req-3", tool_name="pay", arguments={},
+                          arguments_text='{"to": "bob\u200b", amount: 10', allow_edits=True)
+    block.activate()
+    app = _Host(ApprovalModal(block, guard_seconds=0))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert str(app.screen.query_one(".approval-modal--args", Static).render()) == '{"to": "bob<U+200B>", amount: 10'
+        assert "not valid JSON" in str(app.screen.query_one(".approval-modal--args-note", Static).render())
+        assert app.screen.query_one(TextArea).text == '{"to": "bob\u200b", amount: 10'  # edited from what was sent

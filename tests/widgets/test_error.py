@@ -28,7 +28,7 @@ async def test_retry_posts_retry_requested() -> None:
     assert isinstance(view, ErrorView)
     app = _Host(view)
     async with app.run_test() as pilot:
-        assert str(view.query_one(".error-view--message", Static).render()) == "✗ 502: server said [/x[31m"
+        assert str(view.query_one(".error-view--message", Static).render()) == "✗ 502: server said [/x<U+001B>[31m"
         await pilot.click(Button)
         assert app.retries == [block]
 

@@ -40,7 +40,7 @@ async def test_submit_requests_respond_with_payload() -> None:
     assert isinstance(view, InterruptView)
     app = _Host(view)
     async with app.run_test() as pilot:
-        assert str(view.query_one(".interrupt-view--message", Static).render()) == "Which seat?]0;x"
+        assert str(view.query_one(".interrupt-view--message", Static).render()) == "Which seat?<U+001B>]0;x<U+0007>"
         view.query_one(Input).value = "12A"
         await pilot.click(".schema-form--submit")
         assert [(m.block, m.command) for m in app.decisions] == [(block, Respond(payload={"seat": "12A"}))]

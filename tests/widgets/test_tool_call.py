@@ -129,9 +129,9 @@ async def test_hostile_tool_name_and_arguments_stay_literal() -> None:
     async with _Host(view).run_test() as pilot:  # type: ignore[arg-type]
         await pilot.pause()
         assert view.id == "t-call_3a_1"
-        assert "[@click=app.quit]x[/][2J · running" in _title(view)  # type: ignore[arg-type]
+        assert "[@click=app.quit]x[/]<U+001B>[2J · running" in _title(view)  # type: ignore[arg-type]
         await _open(pilot, view)  # type: ignore[arg-type]
-        assert '"[/x": "31m"' in _details(view, "args")  # type: ignore[arg-type]
+        assert '"[/x": "<U+009B>31m"' in _details(view, "args")  # type: ignore[arg-type]
         assert pilot.app.is_running
 
 
@@ -147,7 +147,7 @@ async def test_a_tool_name_with_newlines_or_a_megabyte_stays_one_short_line() ->
     async with _Host(spoof_view).run_test() as pilot:  # type: ignore[arg-type]
         await pilot.app.mount(huge_view)
         await pilot.pause()
-        assert _title(spoof_view).endswith(" lookup ▌ root · 12:00 ▌ delete it all · preparing")  # type: ignore[arg-type]
+        assert _title(spoof_view).endswith(" lookup ▌ root · 12:00<U+000D> ▌ delete it all · preparing")  # type: ignore[arg-type]
         title = _title(huge_view)  # type: ignore[arg-type]
         assert "\n" not in title and title.endswith("N… · preparing") and len(title) < LINE_LIMIT + 20
 

@@ -37,4 +37,4 @@ async def test_unknown_kind_falls_back_to_kind_and_json() -> None:
     assert type(view) is GenericView
     async with _Host(view).run_test():
         assert str(view.query_one(".generic-view--kind", Static).render()) == "hologram[/x"
-        assert str(view.query_one(".generic-view--content", Static).render()) == '{\n  "beam": "on"\n}'
+        assert str(view.query_one(".generic-view--content", Static).render()) == '{\n  "beam": "<U+009B>on"\n}'

@@ -180,10 +180,10 @@ class TandemApp(WireApp):
         notification of the app (and of its screens and widgets, which delegate here) is sanitised
         and shown literally; `markup` is accepted for Textual's signature and ignored.
         """
-        from tandem.core.sanitize import sanitize
+        from tandem.core.sanitize import reveal
 
         del markup  # never markup: see above
-        super().notify(sanitize(message), title=sanitize(title), severity=severity, timeout=timeout, markup=False)
+        super().notify(reveal(message), title=reveal(title), severity=severity, timeout=timeout, markup=False)
 
     def action_help_quit(self) -> None:
         # Ctrl+C where nothing copies (before the composer has focus, say). Textual's own says

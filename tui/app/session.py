@@ -301,7 +301,7 @@ class Session:
         self._host.run_worker(self._switch(resume), group="engine", exclusive=True, exit_on_error=False)
 
     async def _switch(self, resume: str | None) -> None:
-        from tandem.widgets.sanitize import sanitize
+        from tandem.widgets.sanitize import reveal
 
         host, threads, old = self._host, self.threads, self.context
 
@@ -316,7 +316,7 @@ class Session:
             context: AgentContext = await self.bridge.run_on_engine(open_new)
         except Exception as exc:
             what = "open the thread" if resume else "start a new conversation"
-            host.notify(f"Could not {what}: {sanitize(str(exc))}", severity="error", timeout=10, markup=False)
+            host.notify(f"Could not {what}: {reveal(str(exc))}", severity="error", timeout=10, markup=False)
             return
 
         if old is not None:

@@ -46,7 +46,7 @@ class SessionView:
 
     async def _start(self) -> None:
         from tandem.core.errors import LogStoreError
-        from tandem.widgets.sanitize import sanitize
+        from tandem.widgets.sanitize import reveal
 
         app = self._app
         app.watch(app.main, "panel_visible", app.state_paint.panel_shown, init=False)
@@ -56,12 +56,12 @@ class SessionView:
             # The store is unreadable, or the thread is open elsewhere: nothing to show, and
             # the message names the way out. `run_app` prints it after the terminal is restored.
             app.main.drop_preview()
-            app.startup_error = " ".join(sanitize(str(exc)).split())
+            app.startup_error = " ".join(reveal(str(exc)).split())
             app.exit(return_code=1)
         except Exception as exc:
             app.main.drop_preview()
             app.log.error("the engine failed to start", exc)
-            app.notify(f"Could not start the conversation: {sanitize(str(exc))}", severity="error", timeout=30)
+            app.notify(f"Could not start the conversation: {reveal(str(exc))}", severity="error", timeout=30)
 
     @property
     def main(self) -> MainScreen:

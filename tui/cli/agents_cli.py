@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from tandem.core.sanitize import reveal
 from tandem.tui.cli.config import Config, ConfigError, load_config, reference_kind, resolve_headers
 
 __all__ = ["run_agents"]
@@ -32,11 +33,12 @@ def run_agents(args: argparse.Namespace, *, out: TextIO | None = None, err: Text
     for name in sorted(config.agents):
         agent = config.agents[name]
         marker = "*" if name == config.default_agent else " "
-        print(f"{marker} {name}  {agent.url}", file=out)
+        # Names identify: nothing hidden in them (a config file may hold any character).
+        print(f"{marker} {reveal(name)}  {reveal(agent.url)}", file=out)
         for header, value in sorted(agent.headers.items()):
             kind = reference_kind(value)
             given = value if kind != "literal" else "literal"
-            print(f"    {header}: {given} ({_resolves(agent.name, header, config)})", file=out)
+            print(f"    {reveal(header)}: {reveal(given)} ({_resolves(agent.name, header, config)})", file=out)
     if config.default_agent:
         print("(* the default agent)", file=out)
     return 0

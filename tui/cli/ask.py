@@ -5,7 +5,7 @@ the engine loop. Interactive blocks are decided by a policy, `--approve`:
 
 | policy | approval | UI action | input request |
 |---|---|---|---|
-| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate; else decline it, say so on stderr, and exit 1
+| `all` | approve | run it (`generate_task_steps`: every step, accepted) | the schema's defaults if they validate; else decline it, say so on stderr, and exit 3
 | `none` | reject | decline (`generate_task_steps`: run it with `accepted: false`) | decline |
 | `ask` | the config's `[approvals]` policy for the tool, else prompt | prompt | prompt |
 
@@ -28,10 +28,11 @@ Shared-state conflicts (a field the agent and a person's write both changed) are
 settlement is an event.
 
 Exit status (each non-zero one with a one-line reason on stderr): 0 the turn completed; 1 it
-failed (agent or protocol error, connection refused, an unreadable store) or `--approve all` met
-a question it could not answer; 2 a usage or configuration error; 3 the turn completed but a
-decision it needed was declined without a person's answer (`--approve none`, a configured
-reject, or end of the answers); 130 interrupted. Headers are never printed. The turn is saved
+failed (agent or protocol error, connection refused, an unreadable store, a log that could not
+be written: a full disk, an I/O error); 2 a usage or configuration error; 3 the turn completed
+but a decision it needed was declined without a person's answer (`--approve none`, a configured
+reject, `--approve all` meeting a question it cannot answer, nobody to answer a question, or end
+of the answers); 130 interrupted. Headers are never printed. The turn is saved
 as a thread (`tui.cli.ask_threads`). The policy is applied by `tui.cli.ask_decider.Decider`; what
 is written, by the printers of `tui.cli.ask_output`.
 """
@@ -216,9 +217,12 @@ async def ask_turn(
         thread.close(context)
     printer.thread_id = thread.thread_id
     printer.finish(context, turn)
+    if context.unsaved is not None and turn.status is TurnStatus.COMPLETED:
+        _say(stderr, f"the conversation was not saved: {context.unsaved}")
+        return EXIT_FAILED
     if turn.status is TurnStatus.COMPLETED:
         if decider.unanswered:
-            return EXIT_FAILED  # the reason was said when the question was declined
+            return EXIT_DECLINED  # the reason was said when the question was declined
         if decider.unapproved:
             _say(stderr, f"a decision was needed and was declined: {decider.unapproved[0]}")
             return EXIT_DECLINED

@@ -21,6 +21,7 @@ from tandem.core.turns import Status
 from tandem.tui.cli.ask_answers import TASK_STEPS_ACTION, Answer, accepted_arguments, parse_action, parse_approval, schema_defaults, task_steps, typed_value
 from tandem.tui.cli.ask_input import LineReader
 from tandem.tui.cli.ask_output import one_line, short_json
+from tandem.tui.cli.ask_printer import approval_arguments
 
 __all__ = ["Decider", "Policy"]
 
@@ -55,7 +56,8 @@ class Decider:
         """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
         self.errors = errors
         self.unanswered = 0
-        """Questions the policy could not answer (`--approve all`): declined, and the exit status is 1."""
+        """Questions the policy could not answer (`--approve all`): declined, the reason said on
+        stderr already; like `unapproved`, the exit status is 3."""
         self._task: asyncio.Task[None] | None = None
         self._sub = context.on_status_changed(self._status_changed)
 
@@ -81,6 +83,7 @@ class Decider:
                 except DecisionError as exc:
                     self._complain(str(exc))
                 if block.actionable:  # nothing decided it (a bug or an unknown kind): do not spin
+                    self._unapproved(f"{block.kind} {block.id}")
                     block.cancel()
 
     async def decide(self, block: InteractiveBlock) -> None:
@@ -92,6 +95,7 @@ class Decider:
         elif isinstance(block, InterruptBlock):
             await self._decide_input(block)
         else:
+            self._unapproved(f"{block.kind} {block.id} (ask cannot answer it)")
             block.cancel()
 
     # -- approvals ---------------------------------------------------------------------------
@@ -106,7 +110,7 @@ class Decider:
             block.reject()
             return
         choices = "y/n/e(dit)" if block.allow_edits else "y/n"
-        prompt = f"approve {one_line(block.tool_name, 60)} {short_json(block.arguments)}? [{choices}] "
+        prompt = f"approve {one_line(block.tool_name, 60)} {approval_arguments(block)}? [{choices}] "
         answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=parse_approval)
         if answer is None:
             self._unapproved(f"approval of {one_line(block.tool_name, 60)} (no answer)")
@@ -154,6 +158,7 @@ class Decider:
         problem = block.schema_problem
         if self.policy == "all":
             if problem is not None:  # nothing to fill in automatically: decline, and say why
+                self.unanswered += 1
                 self._complain(f"declined an input request whose form cannot be used: {problem}")
                 block.cancel()
                 return
@@ -188,6 +193,7 @@ class Decider:
                     continue
                 payload: JsonValue = await self._fill_form(block)
                 if payload is None:
+                    self._unapproved(f"input request {one_line(block.message or block.reason, 60)} (no answer)")
                     block.cancel()
                     return
             else:
@@ -208,7 +214,8 @@ class Decider:
             if self.prompts is not None:
                 self._prompt(f"{one_line(block.message or block.reason, 200)}\n")
             line = await self._readline("answer (an empty line declines): ")
-            if line is None:
+            if line is None:  # nobody answers (stdin was the message, or the answers ran out)
+                self._unapproved(f"question {one_line(block.message or block.reason, 60)} (no answer)")
                 block.cancel()
                 return
             if not line.strip():

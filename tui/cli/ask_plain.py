@@ -36,7 +36,7 @@ from tandem.core.state.conflicts import FieldConflict, MergeRecord
 from tandem.core.state.fields import MISSING
 from tandem.core.turns import Turn
 from tandem.tui.cli.ask_printer import SHORT as _SHORT
-from tandem.tui.cli.ask_printer import Printer, one_line, short_json
+from tandem.tui.cli.ask_printer import Printer, approval_arguments, one_line, short_json
 
 __all__ = ["PlainPrinter"]
 
@@ -229,7 +229,7 @@ class PlainPrinter(Printer):
         if not seen.milestone:
             seen.milestone = ("asked",)
             message = f" — {one_line(block.message, _SHORT)}" if block.message else ""
-            self._line(f"[approval] {name} {short_json(block.arguments)}{message}")
+            self._line(f"[approval] {name} {approval_arguments(block)}{message}")
         decision = block.decision
         if decision is not None and not seen.done:
             seen.done = True

@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from tandem.core.agent_json import dumps_agent_json
-from tandem.core.blocks import Block
+from tandem.core.blocks import ApprovalBlock, Block
 from tandem.core.context import AgentContext
 from tandem.core.notify import Subscription
-from tandem.core.sanitize import sanitize
+from tandem.core.sanitize import reveal
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.conflicts import FieldConflict, MergeRecord
 from tandem.core.turns import Turn
 
-__all__ = ["SHORT", "Printer", "one_line", "short_json"]
+__all__ = ["SHORT", "Printer", "approval_arguments", "one_line", "short_json"]
 
 
 SHORT = 120
@@ -25,8 +25,9 @@ SHORT = 120
 
 
 def one_line(text: object, limit: int | None = None) -> str:
-    """`text` sanitised, on one line (whitespace runs collapsed), cut to `limit` characters."""
-    flat = " ".join(sanitize(text).split())
+    """`text` on one line (whitespace runs collapsed), cut to `limit` characters, its invisible
+    characters shown as escapes (`reveal`): tool names, prompts, arguments and errors hide nothing."""
+    flat = " ".join(reveal(text).split())
     if limit is not None and len(flat) > limit:
         return flat[: limit - 1] + "…"
     return flat
@@ -39,6 +40,14 @@ def short_json(value: Any, limit: int = SHORT) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return one_line(text, limit)
+
+
+def approval_arguments(block: ApprovalBlock, limit: int = SHORT) -> str:
+    """An approval's arguments on one line: compact JSON, or the text the agent sent when it is
+    not a JSON object (marked so), never an empty `{}` in its place."""
+    if block.arguments_text is not None:
+        return f"{one_line(block.arguments_text, limit)} (not valid JSON)"
+    return short_json(block.arguments, limit)
 
 
 class Printer:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tandem.core.errors import LogStoreError
-from tandem.core.sanitize import sanitize as markdown_safe  # what `core.export.markdown_safe` is, without the models
+from tandem.core.sanitize import reveal as markdown_safe  # what `core.export.markdown_safe` is, without the models
 from tandem.core.store import ThreadInfo, ThreadStore
 
 __all__ = ["run_threads", "run_export"]

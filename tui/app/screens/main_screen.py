@@ -261,12 +261,12 @@ class MainScreen(HeldFrames):
             label = STATUS_LABELS[self.status.value]
         line = Content(label)
         if self._title:
-            from tandem.widgets.sanitize import sanitize
+            from tandem.widgets.sanitize import reveal
 
             # The title is the first message (or what the person typed): data, never markup.
             # Labelled, or it reads as what the status is about ("awaiting your input · /demo
             # weather" while a later turn waits on another question).
-            line += Content(" · thread: " + " ".join(sanitize(self._title).split()))
+            line += Content(" · thread: " + " ".join(reveal(self._title).split()))
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:

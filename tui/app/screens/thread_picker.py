@@ -23,9 +23,9 @@ __all__ = ["ThreadPicker", "thread_row"]
 
 def thread_row(info: ThreadInfo, *, current: bool = False) -> Content:
     """Two lines for a thread: its title, then server · updated · turns (every field sanitised)."""
-    from tandem.widgets.sanitize import sanitize
+    from tandem.widgets.sanitize import reveal, sanitize
 
-    title = " ".join(sanitize(info.title or "(untitled)").split())
+    title = " ".join(reveal(info.title or "(untitled)").split())
     server = " ".join(sanitize(info.server_url or "demo agent").split())
     updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
     turns = f"{info.turns} turn{'' if info.turns == 1 else 's'}"
