@@ -15,19 +15,17 @@ from tandem.core.blocks.text import TextBlock
 from tandem.core.compaction import joined_update, text_runs
 from tandem.core.errors import ConversationBusy, TandemError
 from tandem.core.history import HistoryFolder
+from tandem.core.log_writer import LogWriter
 from tandem.core.log_entries import (
     HumanWrite,
-    HumanWriteLogged,
     SegmentEnded,
     SegmentStarted,
     StateBaseSet,
-    StateMerged,
     TurnEnded,
     TurnStarted,
 )
 from tandem.core.messages import ChatMessage
 from tandem.core.notify import Notifier, Subscription
-from tandem.core.state.conflicts import MergeRecord
 from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
@@ -76,17 +74,16 @@ class AgentContext:
         self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
-        self.unsaved: str | None = None
-        """Why the log could not be written at the last commit (None: everything so far is
-        saved). Pending entries stay pending meanwhile; the next commit that succeeds writes them."""
+        self.log_writer = LogWriter(self.thread, agent)
+        """Commits the log and knows whether it is saved (`unsaved`)."""
         self.block_times: dict[str, float] = {}
         """When each block appeared (block id → epoch seconds, the env's clock): stamped as blocks
         are emitted, restored from the log (`SegmentEnded.block_times`, a turn's own time for its
         request). A block of an older log may have none."""
         self._segment_times: dict[str, float] = {}
         self._request_at: float | None = None
-        agent.env.record = self._record_human_write
-        self._merges = agent.state.on_merged(self._record_merge)
+        agent.env.record = self.log_writer.human_write
+        self._merges = agent.state.on_merged(self.log_writer.merge)
         self._stamps = agent.pipeline.on_block_added(self._stamp)
 
     # -- notifications -----------------------------------------------------------------------
@@ -142,7 +139,7 @@ class AgentContext:
         """Start a turn with `message` (plus any queued follow-ups), or queue it while a turn
         runs. Returns how many follow-ups wait (0: the turn started)."""
         if self.busy:
-            self.queued.extend(self._as_messages(message))
+            self.queue(message)
             return len(self.queued)
         messages = [*self.queued, *self._as_messages(message)]
         self.queued.clear()
@@ -163,13 +160,15 @@ class AgentContext:
         self._task = asyncio.create_task(self._run(turn, messages), name=f"turn-{turn.id}")
         return 0
 
-    def queue(self, message: str | ChatMessage) -> None:
+    def queue(self, message: str | ChatMessage | Sequence[ChatMessage]) -> None:
         """Queue a follow-up; it starts the next turn when the current one completes.
 
         Logged and committed at once (a human write), so a crash before the follow-up is sent
         keeps it: a restore brings it back queued.
         """
-        self._queued(self._as_messages(message))
+        messages = self._as_messages(message)
+        self.queued.extend(messages)
+        self.log_writer.queued(messages, self.turns[-1].id if self.turns else "")
 
     async def wait_idle(self) -> None:
         """Wait until no turn is running (queued follow-ups included)."""
@@ -225,7 +224,7 @@ class AgentContext:
             self.thread.commit()
         except TandemError as exc:
             log.warning("could not save the end of the conversation: %s", exc)
-            self.unsaved = str(exc)
+            self.log_writer.unsaved = str(exc)
         self.agent.state.rollback_proposals()
         await self.agent.client.aclose()
         self.thread.close()
@@ -260,8 +259,8 @@ class AgentContext:
                 # leaves: a crash mid-segment then restores as a retryable error, not a lost
                 # question. A request the log cannot keep is not sent (kept pending: a retry
                 # commits it first).
-                if not self._commit(report=False):
-                    self._fail(turn, index, f"not sent, because the conversation log could not be saved: {self.unsaved}")
+                if not self.log_writer.commit(report=False):
+                    self._fail(turn, index, f"not sent, because the conversation log could not be saved: {self.log_writer.unsaved}")
                     return
                 try:
                     folded = await self._stream(turn, index)
@@ -277,7 +276,7 @@ class AgentContext:
                 interactive = self.agent.pipeline.end_segment()
                 self.agent.history.extend(folded.messages())
                 self.thread.append(self._segment_ended(turn, index, "completed"))
-                self._commit()
+                self.log_writer.commit()
                 if not interactive:
                     break
                 continuation = await self._await_decisions(interactive)
@@ -338,7 +337,7 @@ class AgentContext:
         pipeline = self.agent.pipeline
         pipeline.end_segment()
         self.thread.append(self._segment_ended(turn, index, "error", message))
-        self._commit()
+        self.log_writer.commit()
         existing = [b for b in pipeline.segment_blocks if isinstance(b, ErrorBlock)]
         if existing:
             existing[-1].set_retryable(True)
@@ -359,7 +358,7 @@ class AgentContext:
             if block.turn_id == turn.id and not block.decided:
                 block.cancel()
         self.thread.append(self._segment_ended(turn, max(0, turn.segments - 1), "cancelled"))
-        self._record_human_write(
+        self.log_writer.human_write(
             HumanWrite(kind="cancel", target=turn.id, who=self.agent.env.user, at=self.agent.env.clock())
         )
         self._end_turn(turn, TurnStatus.CANCELLED)
@@ -367,7 +366,7 @@ class AgentContext:
     def _end_turn(self, turn: Turn, status: TurnStatus) -> None:
         self.agent.state.rollback_proposals()
         self.thread.append(TurnEnded(turn_id=turn.id, status=status.value))  # type: ignore[arg-type]
-        self._commit()
+        self.log_writer.commit()
         turn.settle(status)
         self._set_status(Status.IDLE)
 
@@ -377,44 +376,6 @@ class AgentContext:
         for block in self.blocks:
             if isinstance(block, ErrorBlock) and block.turn_id == turn.id:
                 block.set_retryable(False)
-
-    def _record_merge(self, record: MergeRecord) -> None:
-        if self.agent.env.replaying:
-            return
-        self.thread.append(StateMerged(turn_id=self.agent.pipeline.turn_id, merge=record.to_json()))
-        if record.conflicts:
-            self._commit()
-
-    def _record_human_write(self, write: HumanWrite) -> None:
-        self.thread.append(HumanWriteLogged(write=write))
-        self._commit()
-
-    def _queued(self, messages: list[ChatMessage]) -> None:
-        self.queued.extend(messages)
-        target = self.turns[-1].id if self.turns else ""
-        for message in messages:
-            self._record_human_write(HumanWrite(kind="queue", target=target, who=self.agent.env.user,
-                                                at=self.agent.env.clock(), payload={"message": message.model_dump(mode="json")}))
-
-    def _commit(self, *, report: bool = True) -> bool:
-        """Commit what is pending; whether the log holds it now.
-
-        A failure sets `unsaved` and (with `report`) says so once in the conversation with an
-        error card, until a commit succeeds again (the pending entries are kept and go with it).
-        """
-        try:
-            self.thread.commit()
-        except TandemError as exc:
-            log.error("could not write the conversation log: %s", exc)
-            first = self.unsaved is None
-            self.unsaved = str(exc)
-            if report and first:
-                message = f"the conversation is not being saved: {exc}"
-                block = ErrorBlock(self.agent.pipeline.unique_id("log-error"), message=message, code="log")
-                self.agent.pipeline.add_block(block)
-            return False
-        self.unsaved = None
-        return True
 
     def _set_status(self, status: Status) -> None:
         if status is not self.status:

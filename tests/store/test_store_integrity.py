@@ -84,14 +84,14 @@ async def test_a_request_the_log_cannot_keep_is_not_sent(store: ThreadStore) -> 
     await turn.wait()
 
     assert client.requests == []  # it never left
-    assert context.status is Status.ERROR and context.unsaved is not None and "full" in context.unsaved
+    assert context.status is Status.ERROR and context.log_writer.unsaved is not None and "full" in context.log_writer.unsaved
     [error] = [b for b in context.blocks if isinstance(b, ErrorBlock)]  # one card, not one per failed commit
     assert error.message.startswith("not sent, because the conversation log could not be saved") and error.retryable
 
     _unpin(thread)
     await context.retry()
     await context.wait_idle()
-    assert context.unsaved is None and context.status is Status.IDLE
+    assert context.log_writer.unsaved is None and context.status is Status.IDLE
     assert [m.text for m in client.requests[0][0]] == ["a question " + "x" * 20_000]
     await context.dispose()
     with store.open(thread.thread_id) as reopened:
@@ -107,11 +107,11 @@ async def test_a_log_that_fills_up_mid_turn_says_so_once(store: ThreadStore) -> 
     turn = await context.send("a question")
     _pin_size(thread)  # after the request was saved: the answer cannot be
     await turn.wait()
-    assert context.unsaved is not None
+    assert context.log_writer.unsaved is not None
     logs = [b for b in context.blocks if isinstance(b, ErrorBlock) and b.code == "log"]
     assert len(logs) == 1 and logs[0].message.startswith("the conversation is not being saved: ")
     await context.dispose()
-    assert context.unsaved is not None
+    assert context.log_writer.unsaved is not None
 
 
 def test_sqlite_reports_a_pinned_file_as_full(tmp_path: Path) -> None:

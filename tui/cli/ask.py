@@ -217,8 +217,8 @@ async def ask_turn(
         thread.close(context)
     printer.thread_id = thread.thread_id
     printer.finish(context, turn)
-    if context.unsaved is not None and turn.status is TurnStatus.COMPLETED:
-        _say(stderr, f"the conversation was not saved: {context.unsaved}")
+    if context.log_writer.unsaved is not None and turn.status is TurnStatus.COMPLETED:
+        _say(stderr, f"the conversation was not saved: {context.log_writer.unsaved}")
         return EXIT_FAILED
     if turn.status is TurnStatus.COMPLETED:
         if decider.unanswered:
