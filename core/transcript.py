@@ -23,6 +23,7 @@ from tandem.core.content import (
     A2UIMessageContent,
     ApprovalRequestContent,
     ApprovalResponseContent,
+    AttachmentContent,
     DebugContent,
     ErrorContent,
     FinishContent,
@@ -49,6 +50,7 @@ from tandem.core.log_entries import (
 from tandem.core.messages import ChatMessage
 
 from tandem.core.sanitize import sanitize
+from tandem.core.transcript_attachments import attachment_markdown
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown"]
@@ -287,6 +289,9 @@ class _Transcript:
             self.add(f"_Protocol event {_inline(part.label)}: {_inline(dumps_agent_json(part.value), _SUMMARY_LIMIT)}_")
         elif isinstance(part, FinishContent):
             self.run = None
+        elif isinstance(part, AttachmentContent):
+            self.run = None
+            self.add(attachment_markdown(part))
 
     def tool_call(self, part: ToolCallContent) -> None:
         call = self.calls.get(part.call_id)
