@@ -22,6 +22,8 @@ _TEXT_APPLICATIONS = frozenset({
     "application/javascript", "application/x-sh", "application/sql", "application/x-python-code",
 })
 _DOCUMENTS_BY_EXTENSION = {".pdf": "application/pdf"}
+_REGISTERED = {"audio/x-wav": "audio/wav", "audio/x-flac": "audio/flac", "audio/x-aiff": "audio/aiff"}
+"""`filetype`'s unregistered names → the registered ones model APIs expect."""
 
 
 def looks_like_text(head: bytes) -> bool:
@@ -47,7 +49,7 @@ def sniff_media_type(head: bytes, name: str) -> str:
 
     found = filetype.guess_mime(head)
     if found:
-        return str(found)
+        return _REGISTERED.get(str(found), str(found))
     if looks_like_text(head):
         guessed, _encoding = mimetypes.guess_type(name, strict=False)
         if guessed and (guessed.startswith("text/") or guessed in _TEXT_APPLICATIONS):
