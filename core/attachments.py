@@ -14,10 +14,10 @@ import hashlib
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from tandem.core.attachment_limits import DEFAULT_FILE_LIMIT, DEFAULT_MESSAGE_LIMIT, AttachmentLimits, format_size
 from tandem.core.content import AttachmentContent, Content, TextContent
 from tandem.core.errors import AttachmentError
 from tandem.core.media_type import SNIFF_BYTES, media_kind_of, sniff_media_type
@@ -37,39 +37,6 @@ __all__ = [
     "format_size",
     "shown_name",
 ]
-
-DEFAULT_FILE_LIMIT = 10 * 1024 * 1024
-"""Bytes one attached file may hold (10 MiB: what the common multimodal APIs take per image or
-document, with room; a larger file is refused, not cut)."""
-
-DEFAULT_MESSAGE_LIMIT = 20 * 1024 * 1024
-"""Bytes all the attachments of one message may hold together (20 MiB; every later request
-carries them again in the history, base64, a third larger)."""
-
-
-@dataclass(frozen=True)
-class AttachmentLimits:
-    """The size limits attachments are held to (bytes of content, before base64)."""
-
-    per_file: int = DEFAULT_FILE_LIMIT
-    per_message: int = DEFAULT_MESSAGE_LIMIT
-
-    def __post_init__(self) -> None:
-        if self.per_file <= 0 or self.per_message <= 0:
-            raise ValueError("attachment limits must be positive")
-
-
-def format_size(size: int) -> str:
-    """`size` bytes for people: 512 B, 3.4 KB, 12 MB (binary multiples, one decimal under ten)."""
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            if unit == "B":
-                return f"{size} B"
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
-        value /= 1024
-    return f"{size} B"  # pragma: no cover
-
 
 def shown_name(name: str) -> str:
     """A file name as it may be shown or stored: no control characters (a name is data from disk
@@ -166,14 +133,10 @@ def check_message_size(attachments: Sequence[AttachmentContent], limits: Attachm
         )
 
 
-def user_message(text: str, attachments: Sequence[AttachmentContent] = (), *, limits: AttachmentLimits | None = None,
-                 message_id: str | None = None, author: str | None = None) -> ChatMessage:
-    """The person's message: its text, then its attachments in the order they were attached.
-
-    Raises:
-        AttachmentError: the attachments are over the per-message limit.
-    """
-    check_message_size(attachments, limits)
+def user_message(text: str, attachments: Sequence[AttachmentContent] = (), *, message_id: str | None = None,
+                 author: str | None = None) -> ChatMessage:
+    """The person's message: its text, then its attachments in the order they were attached
+    (checked against the limits by whoever read them: `check_message_size`)."""
     contents: list[Content] = [TextContent(text=text)] if text or not attachments else []
     contents.extend(attachments)
     return ChatMessage(role="user", contents=contents, message_id=message_id, author=author)

@@ -14,6 +14,7 @@ from tandem.core.attachments import (
     AttachmentLimits,
     attachment_from_bytes,
     attachments_of,
+    check_message_size,
     format_size,
     read_attachment,
     read_attachment_stream,
@@ -71,7 +72,7 @@ class TestLimits:
         limits = AttachmentLimits(per_file=1000, per_message=1500)
         parts = [attachment_from_bytes(b"a" * 800, "one.txt", limits), attachment_from_bytes(b"b" * 800, "two.txt", limits)]
         with pytest.raises(AttachmentError, match=r"one\.txt, two\.txt\) hold 1\.6 KB together, over the limit of 1\.5 KB per message"):
-            user_message("hi", parts, limits=limits)
+            check_message_size(parts, limits)
 
     def test_a_stream_is_read_one_byte_past_the_limit_at_most(self) -> None:
         class Endless(io.RawIOBase):
