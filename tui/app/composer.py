@@ -15,6 +15,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
+from tandem.tui.app.attachments_bar import AttachmentsBar, outgoing
+from tandem.tui.app.mention_completion import complete_mention
+
 if TYPE_CHECKING:
     from tandem.core.blocks import InteractiveBlock
 
@@ -86,6 +89,10 @@ class ComposerInput(TextArea):
             if not self.read_only:
                 start, end = self.selection
                 self._replace_via_keyboard("\n", start, end)
+            return
+        if event.key == "tab" and complete_mention(self):  # `@path` completion (tui.app.mention_completion)
+            event.stop()
+            event.prevent_default()
             return
         if event.key in SCROLL_KEYS and not self.text:
             event.stop()
@@ -164,6 +171,7 @@ class Composer(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="composer--reason")
+        yield AttachmentsBar(id="attachments")
         yield ComposerInput(placeholder=self._placeholder, soft_wrap=True, show_line_numbers=False)
 
     @property
@@ -262,6 +270,9 @@ class Composer(Vertical):
 
     def on_mount(self) -> None:
         self._update()
+
+    def on_composer_sent(self, message: Composer.Sent) -> None:
+        outgoing(self, message)  # `/attach`, `@path` and attachments (tui.app.attachments_bar)
 
 
 def waiting_reason(pending: list[InteractiveBlock]) -> str:
