@@ -47,7 +47,9 @@ class ImageComponent(ComponentWidget, can_focus=True):
         height: auto;
         width: auto;
         max-width: 100%;
-        &:focus { background: $boost; }
+        border: dashed $secondary;
+        padding: 0 1;
+        &:focus { border: dashed $primary; background: $boost; }
     }
     """
 
@@ -94,7 +96,7 @@ class ImageComponent(ComponentWidget, can_focus=True):
                 problem = str(exc)
         elif urlsplit(url).scheme.lower() in ("http", "https"):
             host = sanitize(urlsplit(url).hostname or "?")
-            placeholder = f"⏎ Enter loads the picture from {host}"
+            placeholder = f"⏎ load from {host}"
         else:
             problem = "no picture to show (no http, https or data: URL)"
         picture = Picture(data, alt, mode=mode, columns=columns, rows=rows, placeholder=placeholder)

@@ -27,9 +27,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tandem.core.attachment_limits import AttachmentLimits, format_size
-
 if TYPE_CHECKING:
+    from tandem.core.attachment_limits import AttachmentLimits
     from tandem.core.content import AttachmentContent
     from tandem.tui.app.composer import Composer
 
@@ -44,6 +43,8 @@ MENTION = re.compile(r"(?<![\w@])@((?:[^\s\\]|\\.)+)")
 
 def chip_label(part: AttachmentContent) -> str:
     """What a chip says: the name (made safe when it was read), the type and the size."""
+    from tandem.core.attachment_limits import format_size
+
     return f"📎 {part.name} · {part.media_type} · {format_size(part.size)}"
 
 
@@ -140,9 +141,18 @@ class AttachmentsBar(Horizontal):
 
     def __init__(self, *, limits: AttachmentLimits | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.limits = limits or AttachmentLimits()
-        """How large a file, and all of a message's files, may be."""
+        # Core is imported when the first file is attached, not for the app's first frame.
+        self._limits = limits
         self._pending: list[AttachmentContent] = []
+
+    @property
+    def limits(self) -> AttachmentLimits:
+        """How large a file, and all of a message's files, may be (the app's, else the defaults)."""
+        if self._limits is None:
+            from tandem.core.attachment_limits import AttachmentLimits
+
+            self._limits = AttachmentLimits()
+        return self._limits
 
     @property
     def attachments(self) -> list[AttachmentContent]:
@@ -197,8 +207,8 @@ class AttachmentsBar(Horizontal):
 
     def on_mount(self) -> None:
         configured = getattr(self.app, "attachment_limits", None)  # TandemApp's settings; a host app has none
-        if isinstance(configured, AttachmentLimits):
-            self.limits = configured
+        if self._limits is None and configured is not None:
+            self._limits = configured
         if self._pending:
             self._refresh_chips()
 

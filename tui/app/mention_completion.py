@@ -9,8 +9,6 @@ from pathlib import Path
 
 from textual.widgets import TextArea
 
-from tandem.core.sanitize import sanitize
-
 __all__ = ["MAX_SHOWN", "complete_mention", "completions"]
 
 MAX_SHOWN = 12
@@ -70,5 +68,7 @@ def complete_mention(area: TextArea, cwd: Path | None = None) -> bool:
         names = ", ".join(candidate.rstrip("/").rpartition("/")[2] + ("/" if candidate.endswith("/") else "")
                           for candidate in found[:MAX_SHOWN])
         more = f" (+{len(found) - MAX_SHOWN} more)" if len(found) > MAX_SHOWN else ""
+        from tandem.core.sanitize import sanitize
+
         area.app.notify(sanitize(names + more), title="Files", markup=False)
     return True
