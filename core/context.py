@@ -141,6 +141,24 @@ class AgentContext:
         """Queue a follow-up; it starts the next turn when the current one completes."""
         self.queued.extend(self._as_messages(message))
 
+    def withdraw_refused(self, turn: Turn) -> bool:
+        """Take back the person's message of `turn`, refused by the server before anything of an
+        answer (its first segment failed): its messages leave the history, so later requests do
+        not carry them (a file the agent cannot take would be refused again), the error is no
+        longer retryable, and the log records it. Returns whether the turn was withdrawn."""
+        messages = turn.messages
+        history = self.agent.history
+        if (self.busy or self._failed is None or self._failed[0] is not turn or turn.segments != 1
+                or len(history) < len(messages) or any(a is not b for a, b in zip(history[-len(messages):], messages))
+                or any(b.turn_id == turn.id and b.role == "assistant" and not isinstance(b, ErrorBlock) for b in self.blocks)):
+            return False
+        del history[len(history) - len(messages):]
+        self._failed = None
+        self._retire_error_blocks(turn)
+        self._record_human_write(HumanWrite(kind="withdraw", target=turn.id, who=self.agent.env.user, at=self.agent.env.clock()))
+        self._set_status(Status.IDLE)
+        return True
+
     async def wait_idle(self) -> None:
         """Wait until no turn is running (queued follow-ups included)."""
         while self._task is not None and not self._task.done():

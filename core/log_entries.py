@@ -32,6 +32,7 @@ HumanWriteKind = Literal[
     "a2ui_input",  # the human wrote an A2UI surface's local data model (an input)
     "a2ui_action",  # the human fired an A2UI event action (sent to the agent in a new run)
     "state_resolve",  # the human settled a state conflict: keep mine, take the agent's, or edit
+    "withdraw",  # the human took back a message the server refused (its turn leaves the history)
 ]
 
 

@@ -172,6 +172,20 @@ class _Replayer:
         turn.settle(TurnStatus.ERROR, message)
         self.context._failed = (turn, index)
 
+    def _withdraw(self, turn_id: str) -> None:
+        """A refused message taken back: out of the history (as it was live), its error not retryable."""
+        turn = self.turns.get(turn_id)
+        if turn is None:
+            return
+        history, count = self.agent.history, len(turn.messages)
+        if count and history[-count:] == turn.messages:
+            del history[len(history) - count:]
+        if self.context._failed is not None and self.context._failed[0] is turn:
+            self.context._failed = None
+        for block in self.pipeline.blocks:
+            if isinstance(block, ErrorBlock) and block.turn_id == turn_id:
+                block.set_retryable(False)
+
     def _human_write(self, write: HumanWrite) -> None:
         state = self.agent.state
         try:
@@ -194,6 +208,8 @@ class _Replayer:
                 resolution = write.payload.get("resolution")
                 if resolution in ("mine", "agent", "edit"):
                     state.resolve_conflict(write.target, resolution, write.payload.get("value"), who=write.who, at=write.at, record=False)  # type: ignore[arg-type]
+            elif write.kind == "withdraw":
+                self._withdraw(write.target)
             elif write.kind != "cancel":
                 # Block-level writes of other kinds (A2UI inputs and actions) restore themselves.
                 target = self.pipeline.by_id.get(write.target)

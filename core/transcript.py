@@ -347,6 +347,8 @@ class _Transcript:
             self.add(f"**State conflict** at {_inline(payload.get('field', write.target))}: {markdown_safe(chosen)} {by}")
         elif write.kind == "cancel":
             self.add(f"**Cancelled** {by}")
+        elif write.kind == "withdraw":
+            self.add(f"**Message taken back** after the agent refused it {by}")
 
     def merge(self, entry: StateMerged) -> None:
         conflicts = entry.merge.get("conflicts")

@@ -151,7 +151,7 @@ async def test_the_palette_picker_attaches_the_chosen_file(files: Path) -> None:
 async def test_a_4xx_puts_the_message_and_its_attachments_back(files: Path) -> None:
     refused = ServerStatusError("http://agent answered 415 Unsupported Media Type: image parts are not supported",
                                 status_code=415)
-    script = Scripted([[refused]])
+    script = Scripted([[refused], [text("Text alone is fine.")]])
     async with script.app().run_test(size=(100, 30)) as pilot:
         app = await started(pilot)
         _bar(app).attach_path(files / "shot.png")
@@ -161,3 +161,10 @@ async def test_a_4xx_puts_the_message_and_its_attachments_back(files: Path) -> N
         assert [a.name for a in _bar(app).attachments] == ["shot.png"]
         [error] = [b for b in app.conversation.all_blocks if isinstance(b, ErrorBlock)]
         assert "415 Unsupported Media Type" in error.message
+        # The refused message left the history: sent again without the file, it goes alone.
+        await wait_for(pilot, lambda: not error.retryable, "the refused turn withdrawn")
+        _bar(app).take()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(script.client.requests) == 2, "sent again")
+        assert [(m.role, m.text) for m in script.client.requests[1][0]] == [("user", "describe")]
+        assert attachments_of(script.client.requests[1][0][0]) == []

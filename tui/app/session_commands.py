@@ -123,6 +123,8 @@ class SessionCommands:
             return
         await session.bridge.run_coroutine(turn.wait())
         if turn.status is TurnStatus.ERROR and turn.segments == 1 and _REFUSED.search(turn.error or ""):
+            # Out of the history too, or every later request would carry the refused files again.
+            await session.bridge.run_on_engine(lambda: context.withdraw_refused(turn))
             self._put_back(text, attachments)
             host.notify("The agent refused the message with its attachments; they are back in the composer "
                         "(remove what it cannot take, or send the text alone)", title="Not accepted",
