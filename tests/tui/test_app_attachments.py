@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.widgets import DirectoryTree, Static
 
 from tandem.core.attachment_limits import AttachmentLimits
@@ -93,6 +94,20 @@ async def test_tab_with_several_candidates_completes_their_common_start(files: P
         composer.insert("@no")
         await pilot.press("tab")
         assert composer.text == "@notes"
+
+
+async def test_a_pasted_path_attaches_and_other_pastes_are_text(files: Path) -> None:
+    script = Scripted([])
+    async with script.app().run_test(size=(100, 30)) as pilot:
+        app = await started(pilot)
+        composer = app.main.composer.input
+        composer.focus()
+        app.post_message(events.Paste(f"'{files / 'shot.png'}' file://{files / 'paper.pdf'}"))
+        await wait_for(pilot, lambda: len(_bar(app).attachments) == 2, "two attached")
+        assert composer.text == ""
+        app.post_message(events.Paste("notes.txt and more"))
+        await wait_for(pilot, lambda: composer.text == "notes.txt and more", "text typed")
+        assert [a.name for a in _bar(app).attachments] == ["shot.png", "paper.pdf"]
 
 
 async def test_a_chip_is_removed_before_sending(files: Path) -> None:

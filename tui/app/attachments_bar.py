@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from tandem.core.content import AttachmentContent
     from tandem.tui.app.composer import Composer
 
-__all__ = ["ATTACH_COMMAND", "AttachmentChip", "AttachmentsBar", "chip_label", "outgoing"]
+__all__ = ["ATTACH_COMMAND", "AttachmentChip", "AttachmentsBar", "chip_label", "outgoing", "pasted_files"]
 
 ATTACH_COMMAND = "/attach"
 """Typed alone on a line with a path (`/attach ~/shot.png`), attaches the file instead of sending."""
@@ -211,6 +211,33 @@ class AttachmentsBar(Horizontal):
             self._limits = configured
         if self._pending:
             self._refresh_chips()
+
+
+def pasted_files(area: Widget, text: str) -> bool:
+    """Attach the files a paste names, when it names only existing files (a terminal's drag and
+    drop pastes their paths, quoted or as `file://` URLs); returns whether it did (the paste is then
+    not typed). Anything else is text and is typed as pasted."""
+    from urllib.parse import unquote, urlsplit
+
+    line = text.strip()
+    if not line or "\n" in line or len(line) > 4096:
+        return False
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return False
+    paths = [Path(unquote(urlsplit(w).path)) if w.startswith("file://") else Path(os.path.expanduser(w)) for w in words]
+    if not paths or not all(path.is_absolute() or path.parts[:1] == (".",) or "/" in str(path) for path in paths):
+        return False  # a bare word is text, even where a file of that name exists
+    if not all(path.is_file() for path in paths):
+        return False
+    parent = area.parent
+    bar = parent.query_one(AttachmentsBar) if parent is not None else None
+    if bar is None:
+        return False
+    for path in paths:
+        bar.attach_path(path)
+    return True
 
 
 def _unescape(path: str) -> str:

@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from tandem.tui.app.attachments_bar import AttachmentsBar, outgoing
+from tandem.tui.app.attachments_bar import AttachmentsBar, outgoing, pasted_files
 from tandem.tui.app.mention_completion import complete_mention
 
 if TYPE_CHECKING:
@@ -100,6 +100,11 @@ class ComposerInput(TextArea):
             self.post_message(self.ScrollRequested(SCROLL_KEYS[event.key]))
             return
         await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        if pasted_files(self, event.text):  # a pasted (dropped) file path attaches the file (tui.app.attachments_bar)
+            event.stop()
+            event.prevent_default()
 
     def _submit(self) -> None:
         """Send the text, clearing the input at once: keys typed right after Enter (in the same
