@@ -101,7 +101,7 @@ class ComposerInput(TextArea):
             return
         await super()._on_key(event)
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         if pasted_files(self, event.text):  # a pasted (dropped) file path attaches the file (tui.app.attachments_bar)
             event.stop()
             event.prevent_default()
