@@ -58,6 +58,7 @@ class AttachmentChip(Widget, can_focus=True):
 
     DEFAULT_CSS: ClassVar[str] = """
     AttachmentChip {
+        layout: horizontal;
         width: auto;
         height: 1;
         padding: 0 1;
