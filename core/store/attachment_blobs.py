@@ -24,24 +24,28 @@ __all__ = ["APART", "attachments_in", "entry_json", "keep_attachments", "with_at
 APART = {ATTACHMENTS_APART: True}
 """The serialisation context that writes an entry without its attachments' bytes."""
 
+_CARRIERS = (TurnStarted, SegmentStarted)
+"""The entries that may carry attachments (the person's messages)."""
+
 _SAVING = 0.9
 """Compressed content is kept when at most this fraction of the original."""
 
 
 def _messages_of(entry: LogEntry) -> list[ChatMessage] | None:
-    if isinstance(entry, TurnStarted):
-        return entry.messages
-    if isinstance(entry, SegmentStarted):
-        return entry.continuation
+    kind = type(entry)  # exact types: called for every entry a thread writes or reads
+    if kind is TurnStarted:
+        return entry.messages  # type: ignore[union-attr]
+    if kind is SegmentStarted:
+        return entry.continuation  # type: ignore[union-attr]
     return None
 
 
 def attachments_in(entry: LogEntry) -> list[AttachmentContent]:
-    """The attachments an entry carries (none for most entries, cheaply)."""
+    """The attachments an entry carries (none for most entries, cheaply: an update is never asked more)."""
     messages = _messages_of(entry)
     if not messages:
         return []
-    return [part for message in messages for part in message.contents if isinstance(part, AttachmentContent)]
+    return [part for message in messages for part in message.contents if type(part) is AttachmentContent]
 
 
 def entry_json(entry: LogEntry) -> str:
@@ -52,6 +56,8 @@ def entry_json(entry: LogEntry) -> str:
 def keep_attachments(connection: sqlite3.Connection, thread_id: str, entries: Iterable[LogEntry]) -> None:
     """Store the content of every attachment in `entries` that the file does not hold yet."""
     for entry in entries:
+        if type(entry) not in _CARRIERS:
+            continue
         for part in attachments_in(entry):
             if not part.data:
                 continue
@@ -69,7 +75,8 @@ def keep_attachments(connection: sqlite3.Connection, thread_id: str, entries: It
 def with_attachment_data(connection: sqlite3.Connection, entries: Sequence[LogEntry]) -> list[LogEntry]:
     """`entries` with their attachments' bytes put back from the store (a content the store lacks
     stays empty: it is then sent as a note that it is no longer available)."""
-    wanted = {part.sha256 for entry in entries for part in attachments_in(entry) if not part.data}
+    wanted = {part.sha256 for entry in entries if type(entry) in _CARRIERS
+              for part in attachments_in(entry) if not part.data}
     if not wanted:
         return list(entries)
     found: dict[str, str] = {}

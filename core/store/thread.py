@@ -13,7 +13,7 @@ from typing import Any
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged, logged_update
 from tandem.core.messages import ChatUpdate
-from tandem.core.store.attachment_blobs import attachments_in, entry_json, keep_attachments, with_attachment_data
+from tandem.core.store.attachment_blobs import entry_json, keep_attachments, with_attachment_data
 from tandem.core.store.connection import connect, translated, write_transaction
 from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry
 from tandem.core.store.lock import ThreadLock
@@ -124,7 +124,7 @@ class SqliteThread(ConversationThread):
         connection = self._writable()
         batch = list(self._pending)
         rows = [(self.thread_id, self._next_seq + i, entry.entry,
-                 stored_entry(entry_json(entry) if attachments_in(entry) else entry.model_dump_json()))
+                 stored_entry(entry.model_dump_json() if type(entry) is UpdateLogged else entry_json(entry)))
                 for i, entry in enumerate(batch)]
         starts = [entry for entry in batch if isinstance(entry, TurnStarted)]
         title = next((t for t in (title_from_messages(s.messages) for s in starts) if t), None)
