@@ -75,12 +75,12 @@ async def test_at_path_completes_with_tab_and_sends_the_file_not_the_path(files:
         composer.insert("look at @sh")
         await pilot.press("tab")
         assert composer.text == "look at @shot.png "
-        composer.insert("please")
+        composer.insert("please, and @notes.txt.")
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(script.client.requests), "sent")
         message = _sent(script)
-        assert message.text == "look at shot.png please"
-        assert [a.name for a in attachments_of(message)] == ["shot.png"]
+        assert message.text == "look at shot.png please, and notes.txt."
+        assert [a.name for a in attachments_of(message)] == ["shot.png", "notes.txt"]
         assert str(files) not in message.model_dump_json()
 
 

@@ -272,12 +272,16 @@ def outgoing(composer: Composer, message: Composer.Sent) -> None:
 
     def mention(match: re.Match[str]) -> str:
         nonlocal refused
-        path = Path(os.path.expanduser(_unescape(match.group(1))))
-        if refused or not path.is_file():
-            return match.group(0)  # not a file here: an e-mail, a handle, words
-        part = bar.attach_path(path)
-        refused = part is None
-        return part.name if part is not None else match.group(0)
+        written = _unescape(match.group(1))
+        # "see @shot.png." : the sentence's punctuation is not part of the name (unless it is).
+        tail = written[len(written.rstrip(".,;:!?)")):]
+        for name, rest in ((written, ""), (written[: len(written) - len(tail)], tail)):
+            path = Path(os.path.expanduser(name))
+            if name and not refused and path.is_file():
+                part = bar.attach_path(path)
+                refused = part is None
+                return part.name + rest if part is not None else match.group(0)
+        return match.group(0)  # not a file here: an e-mail, a handle, words
 
     text = MENTION.sub(mention, text)
     if refused:
