@@ -2,7 +2,8 @@
 
 A `data:` picture is decoded (bounded: `widgets.picture`) and drawn at once. A picture at a URL
 is not fetched until the person asks: focus it and press Enter, which posts
-`ImageComponent.LoadRequested` for the app to fetch (widgets never touch the network). The
+`ImageComponent.LoadRequested` for the app to fetch (widgets never touch the network); from a
+host the person listed in `image_hosts` (config file, `app.image_hosts`) it is asked for at once. The
 variant sets the cell box (`icon` 4×2 … `header` 80×14); `fit` is kept as drawn proportions
 (`fill` stretches to the box, every other fit keeps the picture's proportions inside it).
 """
@@ -79,6 +80,16 @@ class ImageComponent(ComponentWidget, can_focus=True):
     def compose(self) -> ComposeResult:
         yield self._picture()
 
+    def on_mount(self) -> None:
+        self._load_if_allowed()
+
+    def _load_if_allowed(self) -> None:
+        """Load at once from a host the person allowed (`image_hosts` in the config file)."""
+        allowed = getattr(self.app, "image_hosts", ())
+        parts = urlsplit(self.url)
+        if parts.scheme.lower() in ("http", "https") and (parts.hostname or "").lower() in allowed:
+            self.action_load()
+
     def _picture(self) -> Picture:
         props = self.node.props
         description = props.get("description")
@@ -110,6 +121,7 @@ class ImageComponent(ComponentWidget, can_focus=True):
             self.requested = False
             self.remove_children()
             self.mount(self._picture())
+            self._load_if_allowed()
 
     def action_load(self) -> None:
         url = self.url

@@ -45,6 +45,15 @@ def test_a_bad_variable_is_one_line() -> None:
         _read(["ask", "hi"], {"TANDEM_ATTACH_MAX_MESSAGE_MB": "lots"}, Config(path=Path("c.toml")))
 
 
+def test_image_hosts_from_the_config(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('image_hosts = ["CDN.example.com", "img.example.org"]\n', encoding="utf-8")
+    assert _read([], {}, load_config(path), display=True).display.image_hosts == ("cdn.example.com", "img.example.org")
+    path.write_text('image_hosts = ["https://x"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load_config(path)
+
+
 def test_images_flag_then_variable_then_config(tmp_path: Path) -> None:
     config = Config(path=tmp_path / "c.toml", images="none")
     assert _read([], {}, Config(path=tmp_path / "c.toml"), display=True).display.images == "auto"

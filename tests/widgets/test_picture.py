@@ -25,10 +25,11 @@ from tests.helpers.servers import served_in_thread
 
 
 class _Host(App[None]):
-    def __init__(self, widget: Any, images: str = "auto") -> None:
+    def __init__(self, widget: Any, images: str = "auto", image_hosts: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.widget = widget
         self.images = images
+        self.image_hosts = image_hosts
         self.loads: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -113,6 +114,14 @@ class TestA2UIImage:
             component.show(png())
             await pilot.pause()
             assert component.query(".picture--drawing")
+
+
+    async def test_an_allowed_host_loads_unasked(self) -> None:
+        node = ResolvedComponent("img", "Image", props={"url": "https://cdn.example.com/a.png", "description": "A photo"})
+        host = _Host(ImageComponent(node), image_hosts=("cdn.example.com",))
+        async with host.run_test() as pilot:
+            await pilot.pause()
+            assert host.loads == ["https://cdn.example.com/a.png"]
 
 
 def _image_server() -> Starlette:

@@ -98,6 +98,7 @@ class TandemApp(App[None]):
         repaint: str = "changes",
         attachment_limits: AttachmentLimits | None = None,
         images: str = "auto",
+        image_hosts: tuple[str, ...] = (),
     ) -> None:
         """
         Args:
@@ -120,6 +121,7 @@ class TandemApp(App[None]):
                 (`tui.terminal.wire_output`); `all`: Textual's own output.
             attachment_limits: How large attached files may be (`core.attachment_limits` by default).
             images: How pictures are drawn: `auto`, `blocks` or `none` (`widgets.picture`).
+            image_hosts: Hosts whose pictures an agent names load without the person asking.
         """
         super().__init__()
         self.wire = WireOutput(self)
@@ -132,6 +134,8 @@ class TandemApp(App[None]):
         """What the composer's `AttachmentsBar` holds files to (None: the defaults)."""
         self.images = images
         """How pictures are drawn (`auto`, `blocks`, `none`): read by the picture views."""
+        self.image_hosts = image_hosts
+        """Hosts whose pictures load unasked: read by `widgets.a2ui_image`."""
         self._main: MainScreen | None = None
         self.session_view = SessionView(self)
         """The session's host: where what it shows goes next."""

@@ -206,6 +206,7 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         repaint=display.repaint,
         attachment_limits=settings.attachments,
         images=display.images,
+        image_hosts=display.image_hosts,
     )
     _use_driver(app, display.glyphs)
 

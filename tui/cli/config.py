@@ -9,6 +9,7 @@ file is an empty configuration. Example:
     frame_ms = 100        # repaint streaming text at most every 100 ms (default: tui.app.cadence)
     repaint = "changes"   # "all": Textual's own output instead of only the changed cells
     images = "auto"       # pictures: "auto" (the best the terminal shows), "blocks" (half blocks), "none"
+    image_hosts = ["cdn.example.com"]  # an agent's pictures from these hosts load without asking
 
     [attachments]         # megabytes of attached files (defaults: core.attachment_limits)
     max_file_mb = 10
@@ -68,6 +69,7 @@ _POLICIES: tuple[ApprovalPolicy, ...] = ("ask", "approve", "reject")
 _THEMES = ("dark", "light", "high-contrast")
 _REPAINTS = ("changes", "all")  # as `tui.terminal.wire_output.REPAINT_CHOICES` (not imported: this module stays light)
 IMAGE_MODES = ("auto", "blocks", "none")
+_HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$")
 """How pictures are drawn (`--images`): the best the terminal supports, half blocks, or not at all (alt text only)."""
 MAX_ATTACH_MB = 1024
 """The largest attachment limit the config, a flag or a variable may set (megabytes)."""
@@ -111,6 +113,8 @@ class Config:
     """Tool name → what to do when the agent asks to run it."""
     images: str | None = None
     """`auto`, `blocks` or `none` (`--images` and `$TANDEM_IMAGES` win)."""
+    image_hosts: tuple[str, ...] = ()
+    """Hosts whose pictures (A2UI `Image` URLs) load without the person asking first."""
     attach_file_mb: float | None = None
     """`[attachments] max_file_mb` ($TANDEM_ATTACH_MAX_FILE_MB wins)."""
     attach_message_mb: float | None = None
@@ -239,7 +243,8 @@ class _Checker:
         return float(value)
 
     def config(self, data: dict[str, Any]) -> Config:
-        known = {"default_agent", "theme", "frame_ms", "repaint", "timeouts", "approvals", "agents", "images", "attachments"}
+        known = {"default_agent", "theme", "frame_ms", "repaint", "timeouts", "approvals", "agents", "images", "attachments",
+                 "image_hosts"}
         for key in data:
             if key not in known:
                 raise self.fail(key, f"one of the keys {', '.join(sorted(known))}")
@@ -263,6 +268,9 @@ class _Checker:
         images = data.get("images")
         if images is not None and images not in IMAGE_MODES:
             raise self.fail("images", f"one of {', '.join(IMAGE_MODES)}")
+        image_hosts = data.get("image_hosts", [])
+        if not isinstance(image_hosts, list) or not all(isinstance(h, str) and _HOST.match(h) for h in image_hosts):
+            raise self.fail("image_hosts", "a list of host names (letters, digits, '-' and '.')")
         attachments = self.table(data.get("attachments", {}), "attachments")
         for key, value in attachments.items():
             if key not in ("max_file_mb", "max_message_mb"):
@@ -289,6 +297,7 @@ class _Checker:
             read_timeout=self.seconds(timeouts["read"], "timeouts.read") if "read" in timeouts else None,
             approvals=approvals,
             images=images,
+            image_hosts=tuple(host.lower() for host in image_hosts),
             attach_file_mb=attachments.get("max_file_mb"),
             attach_message_mb=attachments.get("max_message_mb"),
         )

@@ -14,6 +14,7 @@ frozen `Settings`. Nothing later reads `os.environ` for a setting, and nothing w
 | glyphs | `--glyphs` | `TANDEM_GLYPHS` | | what `$TERM` can show |
 | bell | `--no-bell` | `TANDEM_BELL` | | on |
 | images | `--images` | `TANDEM_IMAGES` | `images` | `auto` |
+| picture hosts loaded unasked | | | `image_hosts` | none |
 | attachment limits | | `TANDEM_ATTACH_MAX_FILE_MB`, `TANDEM_ATTACH_MAX_MESSAGE_MB` | `[attachments]` | `core.attachment_limits` |
 
 A command reads only what it uses (`reach`, `display`), in this order, so that the first
@@ -85,6 +86,8 @@ class Display:
     """Whether the bell rings when a turn waits on the person."""
     images: str = "auto"
     """`auto` (the best the terminal shows), `blocks` (half blocks everywhere) or `none` (alt text only)."""
+    image_hosts: tuple[str, ...] = ()
+    """Hosts whose pictures load without the person asking (the config file's `image_hosts`)."""
     profile_renders: str | None = None
     """`$TANDEM_PROFILE_RENDERS` (benchmarks only)."""
 
@@ -225,6 +228,7 @@ def _display(args: Any, environ: Mapping[str, str], config: Config) -> Display:
         bell=pick(bell, False if getattr(args, "no_bell", False) else None, environ, None, True),
         images=pick(Source("--images", IMAGES_ENV, choice(IMAGE_MODES)), getattr(args, "images", None), environ,
                     config.images, "auto"),
+        image_hosts=config.image_hosts,
         profile_renders=environ.get(PROFILE_ENV) or None,
     )
 
