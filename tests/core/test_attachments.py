@@ -32,6 +32,7 @@ class TestSniffing:
             (png(), "shot.png", "image/png", "image"),
             (wav(), "hello.wav", "audio/wav", "audio"),
             (pdf(), "paper.pdf", "application/pdf", "document"),
+            (b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + bytes(64), "clip.mp4", "video/mp4", "video"),
             (b"def f():\n    return 1\n", "main.py", "text/x-python", "text"),
             (b'{"a": 1}', "data.json", "application/json", "text"),
             (b"just words", "README", "text/plain", "text"),
