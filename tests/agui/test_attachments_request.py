@@ -95,3 +95,16 @@ class TestPydanticAI:
             f"BinaryImage image/png {len(image)} {hashlib.sha256(image).hexdigest()[:12]}",
             f"BinaryContent application/pdf {len(document)} {hashlib.sha256(document).hexdigest()[:12]}",
         ]
+
+
+def test_every_kind_maps_to_its_part_and_a_lost_content_to_a_note() -> None:
+    from tandem.core.agui.media_parts import user_content
+    from tandem.core.attachments import attachment_from_bytes
+
+    video = attachment_from_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + bytes(64), "clip.mp4")
+    lost = attachment_from_bytes(png(), "gone.png").model_copy(update={"data": ""})
+    parts = user_content([video, lost])
+    assert isinstance(parts, list)
+    assert [p.type for p in parts] == ["video", "text"]
+    assert parts[0].source.mime_type == "video/mp4"  # type: ignore[union-attr]
+    assert parts[1].text == "[attachment gone.png (image/png) is no longer available]"  # type: ignore[union-attr]
