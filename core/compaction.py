@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from tandem.core.content import DEBUG_VALUES_KEPT, DebugContent, ReasoningContent, TextContent
+from tandem.core.content import ATTACHMENTS_APART, DEBUG_VALUES_KEPT, DebugContent, ReasoningContent, TextContent
 from tandem.core.log_entries import LogEntry, UpdateLogged
 from tandem.core.messages import ChatUpdate
 
@@ -236,11 +236,14 @@ def _replaced(model: _Model, changes: dict[str, Any]) -> _Model:
 
 
 _NO_RAW = {"update": {"raw"}}
+_ATTACHMENTS_APART = {ATTACHMENTS_APART: True}
+"""The copy names attachments by hash: their bytes are kept once, in the store's `attachments`."""
 
 
 def replay_json(entries: Sequence[LogEntry]) -> str:
     """The compacted `entries` as one JSON array, without raw events (what a store keeps)."""
     return "[" + ",".join(
-        entry.model_dump_json(exclude=_NO_RAW) if isinstance(entry, UpdateLogged) else entry.model_dump_json()
+        entry.model_dump_json(exclude=_NO_RAW) if isinstance(entry, UpdateLogged)
+        else entry.model_dump_json(context=_ATTACHMENTS_APART)
         for entry in compact_entries(entries)
     ) + "]"

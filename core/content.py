@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, FieldSerializationInfo, JsonValue, field_serializer
 
 __all__ = [
     "Content",
@@ -29,6 +29,8 @@ __all__ = [
     "ErrorContent",
     "FinishContent",
     "DebugContent",
+    "AttachmentContent",
+    "MediaKind",
 ]
 
 
@@ -238,6 +240,43 @@ class DebugContent(ContentPart):
     compacted copy keeps only the latest values a debug block shows (`compaction.fold_debug_parts`)."""
 
 
+MediaKind = Literal["image", "audio", "video", "document", "text"]
+"""What an attachment is sent as: AG-UI's media part of that kind, or text."""
+
+ATTACHMENTS_APART = "attachments_apart"
+"""Serialisation context key: when true, an attachment's `data` is written empty (its bytes are
+kept apart, by `sha256`: the thread store keeps each content once, `core/store/attachment_blobs.py`)."""
+
+
+class AttachmentContent(ContentPart):
+    """A file the person attached to a message: its name (never its path), what it is and its bytes.
+
+    Built by `core.attachments` (which sniffs `media_type` from the content and enforces the
+    size limits); sent by the chat client as the protocol's part of its `media_kind`. Frozen.
+    """
+
+    kind: Literal["attachment"] = "attachment"
+    name: str
+    """The file's base name as the person sees it (a path never leaves the machine)."""
+    media_type: str
+    """The MIME type, sniffed from the content (the name only refines a text type)."""
+    media_kind: MediaKind
+    size: int = Field(ge=0)
+    """Bytes of the content."""
+    sha256: str
+    """The content's SHA-256 (hex): how the store keeps one copy of it."""
+    data: str = ""
+    """The content, base64. Empty in a stored entry whose content is kept apart, until the store
+    puts it back; empty on a part whose content was lost (it is then sent as a note, not bytes)."""
+
+    @field_serializer("data")
+    def _serialize_data(self, value: str, info: FieldSerializationInfo) -> str:
+        context = info.context
+        if isinstance(context, dict) and context.get(ATTACHMENTS_APART):
+            return ""
+        return value
+
+
 Content = Annotated[
     Union[
         TextContent,
@@ -255,6 +294,7 @@ Content = Annotated[
         ErrorContent,
         FinishContent,
         DebugContent,
+        AttachmentContent,
     ],
     Field(discriminator="kind"),
 ]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.misc import ErrorBlock
-from tandem.core.blocks.text import TextBlock
+from tandem.core.blocks.text import mark_stopped_answers
 from tandem.core.compaction import joined_update, text_runs
 from tandem.core.errors import ConversationBusy, TandemError
 from tandem.core.history import HistoryFolder
@@ -24,7 +24,7 @@ from tandem.core.log_entries import (
     TurnEnded,
     TurnStarted,
 )
-from tandem.core.messages import ChatMessage
+from tandem.core.messages import ChatMessage, as_messages
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
@@ -33,14 +33,6 @@ from tandem.core.turns import Status, Turn, TurnStatus
 __all__ = ["AgentContext", "mark_stopped_answers"]
 
 log = logging.getLogger(__name__)
-
-
-def mark_stopped_answers(segment_blocks: Sequence[Block]) -> None:
-    """Mark the assistant's answers still streaming in a cancelled segment as stopped (live,
-    and again when a restore replays the cancel)."""
-    for block in segment_blocks:
-        if isinstance(block, TextBlock) and block.role == "assistant" and block.lifecycle.value == "active":
-            block.mark_stopped()
 
 
 class AgentContext:
@@ -141,7 +133,7 @@ class AgentContext:
         if self.busy:
             self.queue(message)
             return len(self.queued)
-        messages = [*self.queued, *self._as_messages(message)]
+        messages = [*self.queued, *as_messages(message)]
         self.queued.clear()
         if self._failed is not None:
             self._retire_error_blocks(self._failed[0])
@@ -166,9 +158,27 @@ class AgentContext:
         Logged and committed at once (a human write), so a crash before the follow-up is sent
         keeps it: a restore brings it back queued.
         """
-        messages = self._as_messages(message)
+        messages = as_messages(message)
         self.queued.extend(messages)
         self.log_writer.queued(messages, self.turns[-1].id if self.turns else "")
+
+    def withdraw_refused(self, turn: Turn) -> bool:
+        """Take back the person's message of `turn`, refused by the server before anything of an
+        answer (its first segment failed): its messages leave the history, so later requests do
+        not carry them (a file the agent cannot take would be refused again), the error is no
+        longer retryable, and the log records it. Returns whether the turn was withdrawn."""
+        messages = turn.messages
+        history = self.agent.history
+        if (self.busy or self._failed is None or self._failed[0] is not turn or turn.segments != 1
+                or len(history) < len(messages) or any(a is not b for a, b in zip(history[-len(messages):], messages))
+                or any(b.turn_id == turn.id and b.role == "assistant" and not isinstance(b, ErrorBlock) for b in self.blocks)):
+            return False
+        del history[len(history) - len(messages):]
+        self._failed = None
+        self._retire_error_blocks(turn)
+        self.log_writer.human_write(HumanWrite(kind="withdraw", target=turn.id, who=self.agent.env.user, at=self.agent.env.clock()))
+        self._set_status(Status.IDLE)
+        return True
 
     async def wait_idle(self) -> None:
         """Wait until no turn is running (queued follow-ups included)."""
@@ -381,11 +391,3 @@ class AgentContext:
         if status is not self.status:
             self.status = status
             self._status_changed.notify(status)
-
-    @staticmethod
-    def _as_messages(message: str | ChatMessage | Sequence[ChatMessage]) -> list[ChatMessage]:
-        if isinstance(message, str):
-            return [ChatMessage.user(message)]
-        if isinstance(message, ChatMessage):
-            return [message]
-        return list(message)

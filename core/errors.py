@@ -13,7 +13,8 @@ TandemError
  ├ PatchError                a state patch could not be applied (divergence)
  ├ StateConflict             a human edit and an agent write touched the same field
  ├ ToolBlockSpecError        a typed tool block does not match its tool's schema
- └ LogStoreError             the conversation log could not be read or written
+ ├ LogStoreError             the conversation log could not be read or written
+ └ AttachmentError           a file could not be attached (missing, unreadable, over a limit)
 ```
 
 Built-in `ValueError`/`TypeError` are kept for programming mistakes only.
@@ -35,6 +36,7 @@ __all__ = [
     "StateConflict",
     "ToolBlockSpecError",
     "LogStoreError",
+    "AttachmentError",
 ]
 
 
@@ -104,3 +106,10 @@ class ToolBlockSpecError(TandemError):
 
 class LogStoreError(TandemError):
     """The conversation log could not be opened, read or written."""
+
+
+class AttachmentError(TandemError):
+    """A file could not be attached: missing, unreadable, not a file, or over a size limit.
+
+    Raised before anything is sent; the message names the file and, for a limit, the limit.
+    """

@@ -33,6 +33,7 @@ HumanWriteKind = Literal[
     "a2ui_action",  # the human fired an A2UI event action (sent to the agent in a new run)
     "state_resolve",  # the human settled a state conflict: keep mine, take the agent's, or edit
     "queue",  # the human queued a follow-up while a turn ran (payload `message`); the next TurnStarted carries it
+    "withdraw",  # the human took back a message the server refused (its turn leaves the history)
 ]
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from tandem.core.content import Content
 
-__all__ = ["Role", "ChatMessage", "ChatUpdate", "ToolDeclaration", "ChatOptions"]
+__all__ = ["Role", "ChatMessage", "ChatUpdate", "ToolDeclaration", "ChatOptions", "as_messages"]
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -88,3 +89,12 @@ class ChatOptions(BaseModel):
     forwarded_props: dict[str, Any] = Field(default_factory=dict)
     conversation_id: str | None = None
     """A client-side id stable for the conversation (AG-UI's thread id)."""
+
+
+def as_messages(message: str | ChatMessage | Sequence[ChatMessage]) -> list[ChatMessage]:
+    """`message` as a list of messages (a string is one user message)."""
+    if isinstance(message, str):
+        return [ChatMessage.user(message)]
+    if isinstance(message, ChatMessage):
+        return [message]
+    return list(message)

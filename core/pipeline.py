@@ -220,6 +220,14 @@ class Pipeline:
         block.append(message.text)
         self._add(block)
         block.complete()
+        attachments = [part for part in message.contents if part.kind == "attachment"]
+        if attachments:
+            from tandem.core.blocks.attachments import AttachmentsBlock
+
+            files = AttachmentsBlock(self.unique_id(f"{turn_id}/user/{ordinal}/files"), role="user",
+                                     author=message.author or self.env.user, attachments=attachments)  # type: ignore[arg-type]
+            files.turn_id = turn_id
+            self.add_block(files)
         return block
 
     def add_block(self, block: Block) -> Block:

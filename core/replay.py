@@ -9,7 +9,8 @@ from collections.abc import Callable
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
 from tandem.core.blocks.misc import ErrorBlock
-from tandem.core.context import AgentContext, mark_stopped_answers
+from tandem.core.blocks.text import mark_stopped_answers
+from tandem.core.context import AgentContext
 from tandem.core.errors import PatchError
 from tandem.core.history import messages_from_updates
 from tandem.core.log_entries import (
@@ -173,6 +174,20 @@ class _Replayer:
         turn.settle(TurnStatus.ERROR, message)
         self.context._failed = (turn, index)
 
+    def _withdraw(self, turn_id: str) -> None:
+        """A refused message taken back: out of the history (as it was live), its error not retryable."""
+        turn = self.turns.get(turn_id)
+        if turn is None:
+            return
+        history, count = self.agent.history, len(turn.messages)
+        if count and history[-count:] == turn.messages:
+            del history[len(history) - count:]
+        if self.context._failed is not None and self.context._failed[0] is turn:
+            self.context._failed = None
+        for block in self.pipeline.blocks:
+            if isinstance(block, ErrorBlock) and block.turn_id == turn_id:
+                block.set_retryable(False)
+
     def _human_write(self, write: HumanWrite) -> None:
         state = self.agent.state
         try:
@@ -198,6 +213,8 @@ class _Replayer:
             elif write.kind == "queue":
                 # Queued and not sent yet when the log ends: queued again (sent with the next turn).
                 self.context.queued.append(ChatMessage.model_validate(write.payload["message"]))
+            elif write.kind == "withdraw":
+                self._withdraw(write.target)
             elif write.kind != "cancel":
                 # Block-level writes of other kinds (A2UI inputs and actions) restore themselves.
                 target = self.pipeline.by_id.get(write.target)

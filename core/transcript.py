@@ -23,6 +23,7 @@ from tandem.core.content import (
     A2UIMessageContent,
     ApprovalRequestContent,
     ApprovalResponseContent,
+    AttachmentContent,
     DebugContent,
     ErrorContent,
     FinishContent,
@@ -49,6 +50,7 @@ from tandem.core.log_entries import (
 from tandem.core.messages import ChatMessage
 
 from tandem.core.sanitize import reveal
+from tandem.core.transcript_attachments import attachment_markdown
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 
 __all__ = ["ExportHeader", "markdown_safe", "to_markdown"]
@@ -291,6 +293,9 @@ class _Transcript:
             self.add(f"_Protocol event {_inline(part.label)}: {_inline(dumps_agent_json(part.value), _SUMMARY_LIMIT)}_")
         elif isinstance(part, FinishContent):
             self.run = None
+        elif isinstance(part, AttachmentContent):
+            self.run = None
+            self.add(attachment_markdown(part))
 
     def tool_call(self, part: ToolCallContent) -> None:
         call = self.calls.get(part.call_id)
@@ -350,6 +355,8 @@ class _Transcript:
             # Shown where it was typed; the turn that sends it shows it again as its request.
             self.add(f"_Follow-up queued {by} (sent with the next turn):_")
             self.message(ChatMessage.model_validate(payload.get("message")))
+        elif write.kind == "withdraw":
+            self.add(f"**Message taken back** after the agent refused it {by}")
 
     def merge(self, entry: StateMerged) -> None:
         conflicts = entry.merge.get("conflicts")

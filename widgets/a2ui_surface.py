@@ -30,6 +30,7 @@ from tandem.widgets.a2ui_components import (
     TextComponent,
 )
 from tandem.widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
+from tandem.widgets.a2ui_image import ImageComponent
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.sanitize import agent_text, safe_id
 
@@ -59,7 +60,7 @@ _STRUCTURAL: dict[str, tuple[str, ...]] = {
 }
 _LEAVES: dict[str, Callable[..., Widget]] = {
     "Text": TextComponent,
-    "Image": MediaComponent,
+    "Image": ImageComponent,
     "Video": MediaComponent,
     "AudioPlayer": MediaComponent,
     "Icon": IconComponent,

@@ -33,6 +33,7 @@ _BLOCK_VIEWS: dict[str, tuple[str, str]] = {
     "tandem.core.blocks.misc.ActivityBlock": ("tandem.widgets.activity", "ActivityView"),
     "tandem.core.a2ui.surface.SurfaceBlock": ("tandem.widgets.a2ui_surface", "SurfaceView"),
     "tandem.core.blocks.misc.ErrorBlock": ("tandem.widgets.error", "ErrorView"),
+    "tandem.core.blocks.attachments.AttachmentsBlock": ("tandem.widgets.attachments", "AttachmentsView"),
     "tandem.core.blocks.misc.UnhandledContentBlock": ("tandem.widgets.unhandled", "UnhandledView"),
     "tandem.core.handlers.DebugBlock": ("tandem.widgets.debug", "DebugView"),
 }

@@ -2,7 +2,8 @@
 
 Servers are stateless, so every run carries the **full** history:
 
-- user and system messages become `UserMessage` / `SystemMessage` (text only);
+- user and system messages become `UserMessage` / `SystemMessage` (text; a user message with
+  attachments carries AG-UI 1.0 content parts, `media_parts.py`);
 - an assistant message becomes a `ReasoningMessage` for its reasoning (with `encryptedValue`
   echoed untouched) and an `AssistantMessage` for its text and tool calls;
 - each tool result becomes a `ToolMessage` (the last result per call wins, which is how an
@@ -45,8 +46,10 @@ from tandem.core.agui.interrupts import (
     channel_of,
     restored_interrupts,
 )
+from tandem.core.agui.media_parts import user_content
 from tandem.core.content import (
     ApprovalResponseContent,
+    AttachmentContent,
     InputResponseContent,
     ReasoningContent,
     TextContent,
@@ -97,7 +100,7 @@ def build_run_input(
     if history and history[-1].role == "user" and any(isinstance(p, _RESPONSE_KINDS) for p in history[-1].contents):
         last = history.pop()
         responses = [p for p in last.contents if isinstance(p, _RESPONSE_KINDS)]
-        if any(isinstance(p, TextContent) for p in last.contents):
+        if any(isinstance(p, (TextContent, AttachmentContent)) for p in last.contents):
             history.append(last)  # its text is still a user message; its answers are stripped below
     if open_interrupts is None and responses:
         # A fresh client (the app restarted): the answers carry the interrupts they answer.
@@ -215,9 +218,10 @@ def _convert(message: ChatMessage, index: int) -> tuple[tuple[Message, ...], tup
     """One message without answers: its AG-UI messages and its tool results (call id, message)."""
     message_id = message.message_id or f"{message.role}-{index}"
     head: list[Message] = []
-    if message.role in ("user", "system"):
-        cls = UserMessage if message.role == "user" else SystemMessage
-        head.append(cls(id=message_id, content="".join(p.text for p in message.contents if isinstance(p, TextContent))))
+    if message.role == "user":
+        head.append(UserMessage(id=message_id, content=user_content(message.contents)))
+    elif message.role == "system":
+        head.append(SystemMessage(id=message_id, content="".join(p.text for p in message.contents if isinstance(p, TextContent))))
     elif message.role == "assistant":
         head.extend(_assistant_messages(message, message_id))
     tool_id = message.message_id if message.role == "tool" else None
@@ -232,7 +236,9 @@ def _convert_answers(message: ChatMessage, index: int, confirmations: set[str], 
     message_id = message.message_id or f"{message.role}-{index}"
     if message.role in ("user", "system"):
         text = "".join(p.text for p in message.contents if isinstance(p, TextContent))
-        if text:
+        if message.role == "user" and any(isinstance(p, AttachmentContent) for p in message.contents):
+            out.append(UserMessage(id=message_id, content=user_content(message.contents)))
+        elif text:
             cls = UserMessage if message.role == "user" else SystemMessage
             out.append(cls(id=message_id, content=text))
         # else: an earlier run's decisions, already sent as resume entries, except the answers

@@ -13,6 +13,7 @@ from tandem.core.lazy_exports import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
     from tandem.core.blocks.approval import ApprovalBlock
+    from tandem.core.blocks.attachments import AttachmentsBlock
     from tandem.core.blocks.base import Block, BlockEnv, Lifecycle
     from tandem.core.blocks.decisions import (
         Approve, Cancel, DecisionCommand, Decline, Invoke, Reject, Respond, apply_decision)
@@ -25,6 +26,7 @@ if typing.TYPE_CHECKING:
 
 __getattr__ = _lazy_exports(__name__, {
     "ApprovalBlock": "tandem.core.blocks.approval",
+    "AttachmentsBlock": "tandem.core.blocks.attachments",
     "Block": "tandem.core.blocks.base",
     "BlockEnv": "tandem.core.blocks.base",
     "Lifecycle": "tandem.core.blocks.base",
@@ -52,6 +54,7 @@ __getattr__ = _lazy_exports(__name__, {
 __all__ = [
     "ActivityBlock",
     "ApprovalBlock",
+    "AttachmentsBlock",
     "Approve",
     "Block",
     "BlockEnv",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tandem.core.blocks.base import Block
 from tandem.core.blocks.growing_text import GrowingText
 
-__all__ = ["TextBlock", "ReasoningBlock"]
+__all__ = ["TextBlock", "ReasoningBlock", "mark_stopped_answers"]
 
 
 class TextBlock(Block):
@@ -68,3 +69,11 @@ class ReasoningBlock(TextBlock):
 
     def content(self) -> dict[str, Any]:
         return {"text": self.text, "stopped": self.stopped, "encrypted": len(self.encrypted_values)}
+
+
+def mark_stopped_answers(segment_blocks: Sequence[Block]) -> None:
+    """Mark the assistant's answers still streaming in a cancelled segment as stopped (live,
+    and again when a restore replays the cancel)."""
+    for block in segment_blocks:
+        if isinstance(block, TextBlock) and block.role == "assistant" and block.lifecycle.value == "active":
+            block.mark_stopped()

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from tandem.core.compaction import COMPACTION_VERSION, fold_debug_parts, join_text_runs, replay_json, text_run_key
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, UpdateLogged
+from tandem.core.store.attachment_blobs import with_attachment_data
 from tandem.core.store.entries_codec import decode_entries
 
 __all__ = ["ReplayCopy"]
@@ -80,7 +81,7 @@ class ReplayCopy:
                   tail: list[SpanEntry]) -> Iterator[LogEntry]:
         for first, text in chunks:
             try:
-                entries = decode_entries([(first, text)], where)
+                entries = with_attachment_data(connection, decode_entries([(first, text)], where))
             except LogStoreError as exc:
                 log.warning("ignoring the replay copy of %s from entry %d on: %s", where, first, exc)
                 # The log from this row on replaces the copy; the next commit rewrites it from here.
@@ -96,7 +97,8 @@ class ReplayCopy:
         rows = connection.execute(
             "SELECT seq, json FROM entries WHERE thread_id = ? AND seq > ? ORDER BY seq", (self.thread_id, after)
         ).fetchall()
-        return [(seq, seq, entry) for (seq, _json), entry in zip(rows, decode_entries(rows, where))]
+        entries = with_attachment_data(connection, decode_entries(rows, where))
+        return [(seq, seq, entry) for (seq, _json), entry in zip(rows, entries)]
 
     def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry]) -> tuple[list[SpanEntry], int]:
         """Write the copy of what `batch` closes; returns (the new tail, the new coverage).

@@ -230,9 +230,12 @@ class ThreadStore:
         Raises:
             LogStoreError: no such thread, or an entry cannot be read.
         """
+        from tandem.core.store.attachment_blobs import with_attachment_data
         from tandem.core.store.entries_codec import decode_entries
 
-        return decode_entries(self.read_json(thread_id), f"thread {thread_id} of {self.path}")
+        entries = decode_entries(self.read_json(thread_id), f"thread {thread_id} of {self.path}")
+        with self._locked() as connection:
+            return with_attachment_data(connection, entries)
 
     def read_json(self, thread_id: str) -> list[tuple[int, str]]:
         """The committed entries of a thread as their JSON text: `(seq, JSON)` pairs, in order
@@ -331,6 +334,8 @@ class ThreadStore:
         try:
             with self._locked() as connection:
                 deleted = connection.execute("DELETE FROM threads WHERE id = ?", (thread_id,)).rowcount
+                # The attached contents only this thread used (`core.store.attachment_blobs`).
+                connection.execute("DELETE FROM attachments WHERE sha256 NOT IN (SELECT sha256 FROM attachment_uses)")
             if not deleted:
                 raise LogStoreError(f"no thread {thread_id[:40]!r} in {self.path} (`tandem threads` lists them)")
             lock.path.unlink(missing_ok=True)

@@ -13,6 +13,7 @@ from typing import Any
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, UpdateLogged, logged_update
 from tandem.core.messages import ChatUpdate
+from tandem.core.store.attachment_blobs import entry_json, keep_attachments, with_attachment_data
 from tandem.core.store.connection import connect, translated, write_transaction
 from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry
 from tandem.core.store.lock import ThreadLock
@@ -122,7 +123,8 @@ class SqliteThread(ConversationThread):
             return
         connection = self._writable()
         batch = list(self._pending)
-        rows = [(self.thread_id, self._next_seq + i, entry.entry, stored_entry(entry.model_dump_json()))
+        rows = [(self.thread_id, self._next_seq + i, entry.entry,
+                 stored_entry(entry.model_dump_json() if type(entry) is UpdateLogged else entry_json(entry)))
                 for i, entry in enumerate(batch)]
         starts = [entry for entry in batch if isinstance(entry, TurnStarted)]
         title = next((t for t in (title_from_messages(s.messages) for s in starts) if t), None)
@@ -131,6 +133,7 @@ class SqliteThread(ConversationThread):
                 self._replay.read(connection, self._where)  # a thread opened without a restore
             with write_transaction(connection):
                 connection.executemany("INSERT INTO entries (thread_id, seq, kind, json) VALUES (?, ?, ?, ?)", rows)
+                keep_attachments(connection, self.thread_id, batch)
                 staged = self._replay.stage(connection, [(self._next_seq + i, entry) for i, entry in enumerate(batch)])
                 updated = connection.execute(
                     "UPDATE threads SET updated_at = ?, turns = turns + ?, title = COALESCE(title, ?) WHERE id = ?",
@@ -151,7 +154,7 @@ class SqliteThread(ConversationThread):
         connection = self._open()
         with translated(self.path):
             rows = connection.execute("SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (self.thread_id,)).fetchall()
-        return decode_entries(rows, self._where)
+            return with_attachment_data(connection, decode_entries(rows, self._where))
 
     def replay_entries(self) -> Iterator[LogEntry]:
         """The entries `restore()` replays: the compacted copy, then the log's tail (parsed as

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import typing
 
@@ -16,6 +17,7 @@ from tandem.core.content import (
     ActivityContent,
     ApprovalRequestContent,
     ApprovalResponseContent,
+    AttachmentContent,
     Content,
     DebugContent,
     ErrorContent,
@@ -109,6 +111,11 @@ CONTENT_STRATEGIES: dict[type, st.SearchStrategy] = {
     ErrorContent: st.builds(ErrorContent, message=st.text(), code=optional_text),
     FinishContent: st.builds(FinishContent, reason=st.sampled_from(["stop", "tool_calls", "interrupt", "cancelled"])),
     DebugContent: st.builds(DebugContent, label=st.text(), value=json_values),
+    AttachmentContent: st.builds(
+        AttachmentContent, name=st.text(min_size=1), media_type=st.sampled_from(["image/png", "text/plain"]),
+        media_kind=st.sampled_from(["image", "text", "document"]), size=st.integers(0, 10**9),
+        sha256=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+        data=st.binary(max_size=32).map(lambda b: base64.b64encode(b).decode())),
 }
 any_content = st.one_of(*CONTENT_STRATEGIES.values())
 roles = st.sampled_from(["system", "user", "assistant", "tool"])

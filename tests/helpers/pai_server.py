@@ -27,6 +27,7 @@ answers `Tool results received: <tool>=<result>. Done.` The captures these mirro
 | `/error` | one user message | tool `explode` id `call_explode_1` raises: `TOOL_CALL_*`, `TOOL_CALL_RESULT` "Tool execution was interrupted by an error.", `REASONING_ENCRYPTED_VALUE` outcome failed, `RUN_ERROR` "scripted failure from tool `explode`" |
 | `/error_mid_text` | one user message | the model raises after streaming text: `TEXT_MESSAGE_START`, 2× `_CONTENT` ("Partial answer "), `_END` (no timestamp), `RUN_ERROR` "scripted model failure mid-stream" |
 | `/slow` | one user message | text "tick 0 " … "tick 49 ", one chunk every `SLOW_CHUNK_INTERVAL` s (about 10 s): for cancel and read-timeout tests |
+| `/media` | user messages with AG-UI 1.0 media parts | one text message listing what the model received, a line per part of every user prompt: `text: …`, or `<pydantic-ai class> <media type> <bytes> <sha-256, 12 hex>` (`BinaryImage image/png 1234 ab12…`) |
 | any scenario path | body that is not a `RunAgentInput` (e.g. `{"threadId": 1}`) | HTTP 422, `application/json`, a list of pydantic errors (`loc`, `msg`, `type`) |
 | any scenario path | `Content-Type` other than `application/json` | HTTP 415 |
 
@@ -91,6 +92,7 @@ SCENARIOS = (
     "error",
     "error_mid_text",
     "slow",
+    "media",
 )
 """Every scenario path, without the leading slash."""
 
@@ -203,6 +205,36 @@ async def _text(text: str, parts: int = 4) -> AsyncIterator[StreamItem]:
 async def _text_turn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[StreamItem]:
     async for chunk in _text("Hello! This reply is streamed in several chunks by a scripted model."):
         yield chunk
+
+
+def _received(messages: list[ModelMessage]) -> str:
+    """What the model received in the user prompts of the run, one line per part: `text: …`, or
+    `<class> <media type> <bytes> <sha-256 prefix>` for a binary part (an image arrives as
+    `BinaryImage` when pydantic-ai took it as an image)."""
+    import hashlib
+
+    from pydantic_ai.messages import BinaryContent, UserPromptPart
+
+    lines: list[str] = []
+    for message in messages:
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if not isinstance(part, UserPromptPart):
+                continue
+            for item in [part.content] if isinstance(part.content, str) else part.content:
+                if isinstance(item, str):
+                    lines.append(f"text: {item}")
+                elif isinstance(item, BinaryContent):
+                    digest = hashlib.sha256(item.data).hexdigest()[:12]
+                    lines.append(f"{type(item).__name__} {item.media_type} {len(item.data)} {digest}")
+                else:
+                    lines.append(type(item).__name__)
+    return "\n".join(lines)
+
+
+async def _media_turn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[StreamItem]:
+    yield _received(messages)
 
 
 async def _reasoning_turn(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[StreamItem]:
@@ -362,6 +394,7 @@ def _agents(delay: float) -> dict[str, Agent[Any, Any]]:
         "error": error,
         "error_mid_text": _agent(_error_mid_text_turn, delay),
         "slow": _agent(_slow_turn, 0.0),
+        "media": _agent(_media_turn, delay),
     }
 
 

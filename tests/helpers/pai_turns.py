@@ -16,6 +16,7 @@ from tandem.core.agent import UIAgent
 from tandem.core.agui import AGUIChatClient
 from tandem.core.blocks import Block, ReasoningBlock, TextBlock
 from tandem.core.context import AgentContext
+from tandem.core.messages import ChatMessage
 from tandem.core.state.agent_state import AgentState
 from tandem.core.turns import Status, Turn
 from tests.helpers.pai_server import PaiServer
@@ -34,7 +35,7 @@ def make_context(
 
 
 async def run_turn(
-    context: AgentContext, message: str, decide: Callable[[list[Block]], Any] | None = None
+    context: AgentContext, message: str | ChatMessage, decide: Callable[[list[Block]], Any] | None = None
 ) -> Turn:
     """Send `message`; each time the turn waits for the human, call `decide(pending)` (awaited if async)."""
     waiting = asyncio.Event()

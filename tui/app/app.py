@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.widgets import Markdown
 
+    from tandem.core.attachment_limits import AttachmentLimits
     from tandem.tui.app.thread_library import ThreadLibrary
     from tandem.widgets.a2ui_components import TextComponent
 
@@ -94,6 +95,9 @@ class TandemApp(WireApp):
         url_opener: Callable[[str], object] | None = None,
         bell: bool | None = None,
         repaint: str = "changes",
+        attachment_limits: AttachmentLimits | None = None,
+        images: str = "auto",
+        image_hosts: tuple[str, ...] = (),
     ) -> None:
         """
         Args:
@@ -114,10 +118,19 @@ class TandemApp(WireApp):
                 focused (None: unless `TANDEM_BELL` turns it off).
             repaint: `changes`: write only the cells that changed, paced by the terminal's link
                 (`tui.terminal.wire_output`); `all`: Textual's own output.
+            attachment_limits: How large attached files may be (`core.attachment_limits` by default).
+            images: How pictures are drawn: `auto`, `blocks` or `none` (`widgets.picture`).
+            image_hosts: Hosts whose pictures an agent names load without the person asking.
         """
         super().__init__(repaint=repaint)
         self.demo = demo
         self.endpoint = endpoint
+        self.attachment_limits = attachment_limits
+        """What the composer's `AttachmentsBar` holds files to (None: the defaults)."""
+        self.images = images
+        """How pictures are drawn (`auto`, `blocks`, `none`): read by the picture views."""
+        self.image_hosts = image_hosts
+        """Hosts whose pictures load unasked: read by `widgets.a2ui_image`."""
         self._main: MainScreen | None = None
         self.session_view = SessionView(self)
         """The session's host: where what it shows goes next."""

@@ -75,6 +75,8 @@ class AppCommands:
         yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", app.action_toggle_panel)
         for short, name in THEME_ALIASES.items():
             yield SystemCommand(f"Theme: {short}", f"Switch to the {short} theme", lambda name=name: self.apply_theme(name))
+        yield SystemCommand("Attach file…", "Pick a file to send with the next message (also /attach PATH, @path)",
+                            self.action_attach_file)
         yield SystemCommand("Copy last answer", "Copy the last answer to the clipboard (OSC 52)", self.action_copy_last_answer)
         yield SystemCommand("Export", "Save the conversation as Markdown in the data folder", self.action_export)
         yield SystemCommand("Toggle debug view", "Show or hide protocol debug blocks (F3)", self.action_toggle_debug)
@@ -97,6 +99,18 @@ class AppCommands:
         # Debug views and the state panel's proposal ids show under the screen's `-debug` class.
         self.main.set_class(conversation.show_debug, "-debug")
         self.notify("Debug blocks shown" if conversation.show_debug else "Debug blocks hidden", markup=False)
+
+    def action_attach_file(self) -> None:
+        """Pick a file in a tree that starts in the working directory; the composer attaches it."""
+        from tandem.tui.app.attachments_bar import AttachmentsBar
+        from tandem.tui.app.screens.attach_file import AttachFile
+
+        def attach(path: Path | None) -> None:
+            if path is not None:
+                self.main.composer.query_one(AttachmentsBar).attach_path(path)
+                self.main.composer.focus_input()
+
+        self.app.push_screen(AttachFile(), attach)
 
     def action_copy_last_answer(self) -> None:
         from tandem.core.sanitize import sanitize

@@ -15,6 +15,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
+from tandem.tui.app.attachments_bar import AttachmentsBar, outgoing, pasted_files
+from tandem.tui.app.mention_completion import complete_mention
+
 if TYPE_CHECKING:
     from tandem.core.blocks import InteractiveBlock
 
@@ -83,11 +86,16 @@ class ComposerInput(TextArea):
             # Cleared at once, not by a handler of the message: keys typed right after Enter
             # (in the same read over SSH) are the next message (`a` Enter `b` Enter sent "a" and
             # "ab" when the composer cleared itself later).
+            composer = self.parent
+            assert isinstance(composer, Composer)
+            text = self.text.strip("\n")
             if self.refuses_sending:
                 self.app.bell()
-            elif (text := self.text.strip("\n")).strip():
+            elif text.strip() or composer.query_one(AttachmentsBar).attachments:
                 self.clear()
-                self.post_message(Composer.Sent(text))  # bubbles through the composer to the screen
+                # `/attach`, `@path`s and attachments go their own way (tui.app.attachments_bar).
+                if not outgoing(composer, text):
+                    self.post_message(Composer.Sent(text))  # bubbles through the composer to the screen
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
@@ -96,10 +104,19 @@ class ComposerInput(TextArea):
                 start, end = self.selection
                 self.replace("\n", start, end, maintain_selection_offset=False)
             return
+        if event.key == "tab" and complete_mention(self):  # `@path` completion (tui.app.mention_completion)
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in SCROLL_KEYS and not self.text:
             event.stop()
             event.prevent_default()
             self.post_message(self.ScrollRequested(SCROLL_KEYS[event.key]))
+
+    def on_paste(self, event: events.Paste) -> None:
+        if pasted_files(self, event.text):  # a pasted (dropped) file path attaches the file (tui.app.attachments_bar)
+            event.stop()
+            event.prevent_default()
 
 
 class Composer(Vertical):
@@ -157,6 +174,7 @@ class Composer(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="composer--reason")
+        yield AttachmentsBar(id="attachments")
         yield ComposerInput(placeholder=self._placeholder, soft_wrap=True, show_line_numbers=False)
 
     @property

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import re
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
 
     from tandem.core.a2ui import ActionResult, SurfaceBlock
     from tandem.core.blocks import Block, DecisionCommand
+    from tandem.core.content import AttachmentContent
+    from tandem.core.turns import Turn
     from tandem.core.context import AgentContext
     from tandem.core.state.conflicts import Resolution
     from tandem.tui.app.session import Session
@@ -22,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["SessionCommands"]
 
 log = logging.getLogger(__name__)
+
+_REFUSED = re.compile(r"answered 4\d\d\b")
+"""A turn's error that says the server refused the request (`core.agui.transport`'s wording)."""
 
 
 class SessionCommands:
@@ -65,6 +71,60 @@ class SessionCommands:
             host.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
             return
         host.main.composer.queued = queued
+
+    def send_attachments(self, text: str, attachments: list[AttachmentContent]) -> None:
+        """Send `text` with `attachments` (read and checked by the composer), or queue them.
+
+        If the server refuses the request (a 4xx, as a server that takes no media parts does)
+        before anything of the turn streamed, the text and the attachments go back into the
+        composer; the error card says why.
+        """
+        self._run(self._send_attachments(text, attachments), "send")
+
+    async def _send_attachments(self, text: str, attachments: list[AttachmentContent]) -> None:
+        from tandem.core.attachments import user_message
+        from tandem.core.errors import TandemError
+        from tandem.core.turns import TurnStatus
+        from tandem.widgets.sanitize import sanitize
+
+        session, host = self._session, self._host
+        context = session.context if session.ready.is_set() else await session.wait_until_ready()
+        if context is None:
+            self._put_back(text, attachments)
+            host.notify("The conversation is not ready, so the message was not sent; it is back in the composer",
+                        severity="warning", markup=False)
+            return
+        message = user_message(text, attachments)
+
+        async def send_or_queue() -> tuple[int, Turn | None]:
+            queued = await context.send_or_queue(message)
+            return queued, None if queued else context.turns[-1]  # (on the engine thread)
+
+        try:
+            queued, turn = await session.bridge.run_coroutine(send_or_queue())
+        except TandemError as exc:
+            self._put_back(text, attachments)
+            host.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
+            return
+        host.main.composer.queued = queued
+        if turn is None:
+            return
+        await session.bridge.run_coroutine(turn.wait())
+        if turn.status is TurnStatus.ERROR and turn.segments == 1 and _REFUSED.search(turn.error or ""):
+            # Out of the history too, or every later request would carry the refused files again.
+            await session.bridge.run_on_engine(lambda: context.withdraw_refused(turn))
+            self._put_back(text, attachments)
+            host.notify("The agent refused the message with its attachments; they are back in the composer "
+                        "(remove what it cannot take, or send the text alone)", title="Not accepted",
+                        severity="warning", markup=False)
+
+    def _put_back(self, text: str, attachments: list[AttachmentContent]) -> None:
+        from tandem.tui.app.attachments_bar import AttachmentsBar
+
+        composer = self._host.main.composer
+        if not composer.input.text:
+            composer.input.insert(text)
+        composer.query_one(AttachmentsBar).put_back(attachments)
 
     # -- decisions -------------------------------------------------------------------------------
 

@@ -156,6 +156,19 @@ def _use_driver(app: TandemApp, glyphs: str) -> None:
         app.driver_class = fallback_driver(app.driver_class, glyphs)
 
 
+GRAPHICS_TERMINALS = ("WezTerm", "iTerm.app", "ghostty", "vscode", "mintty")
+"""`$TERM_PROGRAM`s that draw pictures (Kitty's protocol or Sixel)."""
+
+
+def graphics_terminal(environ: Mapping[str, str]) -> bool:
+    """Whether the terminal says it may draw pictures (kitty, foot, Konsole, those of
+    `GRAPHICS_TERMINALS`, a `$TERM` naming sixel): only then is it asked which protocol it speaks
+    (a question costs a round trip and textual-image's import, ~0.3 s, before the first frame)."""
+    term = environ.get("TERM", "")
+    return (term == "xterm-kitty" or term.startswith("foot") or "sixel" in term or bool(environ.get("KITTY_WINDOW_ID"))
+            or bool(environ.get("KONSOLE_VERSION")) or environ.get("TERM_PROGRAM", "") in GRAPHICS_TERMINALS)
+
+
 def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run the terminal app until the user quits. Returns the exit code.
 
@@ -180,6 +193,11 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
         install(display.profile_renders)
 
+    if display.images == "auto" and graphics_terminal(environ):
+        # textual-image asks the terminal what it draws as it is imported: before Textual reads
+        # the terminal, or never (`widgets.picture.graphics_protocol`). Half blocks need no asking.
+        import textual_image.widget  # noqa: F401
+
     def connecting(retrying: bool) -> None:
         app.connecting_from_engine(retrying)  # thread-safe; the status line says it on the UI's turn
 
@@ -195,6 +213,9 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         frame_seconds=display.frame_seconds,
         bell=display.bell,
         repaint=display.repaint,
+        attachment_limits=settings.attachments,
+        images=display.images,
+        image_hosts=display.image_hosts,
     )
     _use_driver(app, display.glyphs)
 

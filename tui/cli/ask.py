@@ -27,9 +27,14 @@ Shared-state conflicts (a field the agent and a person's write both changed) are
 `--on-conflict mine|agent|ask` (see `tandem.tui.cli.ask_conflicts`); with `--json` every merge and
 settlement is an event.
 
+`--attach FILE` (`-f`, repeatable; `-`: stdin, when the message is in the arguments) sends files
+with the message (`tui.cli.ask_attachments`): each is read and checked against the limits before
+anything connects, so a missing, unreadable or too-large file sends nothing.
+
 Exit status (each non-zero one with a one-line reason on stderr): 0 the turn completed; 1 it
 failed (agent or protocol error, connection refused, an unreadable store, a log that could not
-be written: a full disk, an I/O error); 2 a usage or configuration error; 3 the turn completed
+be written: a full disk, an I/O error); 2 a usage or configuration error (a file that cannot be
+attached too); 3 the turn completed
 but a decision it needed was declined without a person's answer (`--approve none`, a configured
 reject, `--approve all` meeting a question it cannot answer, nobody to answer a question, or end
 of the answers); 130 interrupted. Headers are never printed. The turn is saved
@@ -43,7 +48,7 @@ import argparse
 import asyncio
 import gc
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tandem.core.errors import LogStoreError, TandemError
@@ -54,6 +59,7 @@ from tandem.tui.cli.ask_input import LineReader
 from tandem.tui.cli.ask_output import JsonPrinter, PlainPrinter, Printer, one_line
 
 if TYPE_CHECKING:
+    from tandem.core.content import AttachmentContent
     from tandem.tui.cli.ask_threads import AskThread
 
 __all__ = ["run_ask", "ask_turn", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_DECLINED", "EXIT_INTERRUPTED"]
@@ -77,7 +83,8 @@ def run_ask(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     Raises:
         SettingError: a flag or variable holds a bad value (`tui.cli.entry` says it).
     """
-    from tandem.core.errors import LogStoreError
+    from tandem.core.errors import AttachmentError, LogStoreError
+    from tandem.tui.cli.ask_attachments import read_ask_attachments
     from tandem.tui.cli.ask_input import UsageError, read_input
     from tandem.tui.cli.ask_threads import AskThread
     from tandem.tui.cli.config import ConfigError
@@ -91,10 +98,13 @@ def run_ask(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         endpoint = thread.endpoint()
         return endpoint.url if endpoint else UNSET
 
+    attach: list[str] = list(getattr(args, "attach", None) or [])
     try:
         settings = read_settings(args, environ, reach="agent", thread_url=thread_url)
-        given = read_input(args.message, sys.stdin, answers=args.answers)
-    except (UsageError, ConfigError, ValueError) as exc:
+        given = read_input(args.message, sys.stdin, answers=args.answers, attach_stdin="-" in attach)
+        # Every file is read, and the limits checked, before anything connects or is sent.
+        attachments = read_ask_attachments(attach, sys.stdin, settings.attachments)
+    except (UsageError, ConfigError, ValueError, AttachmentError) as exc:
         _say(sys.stderr, str(exc))
         return EXIT_USAGE
     except LogStoreError as exc:
@@ -117,6 +127,7 @@ def run_ask(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
                 interactive=given.interactive,
                 thread=thread,
                 client_options=settings.timeouts.client_options(),
+                attachments=attachments,
             )
         )
     except KeyboardInterrupt:
@@ -152,6 +163,7 @@ async def ask_turn(
     thread: AskThread | None = None,
     tool_policies: Mapping[str, str] | None = None,
     client_options: dict[str, Any] | None = None,
+    attachments: Sequence[AttachmentContent] = (),
 ) -> int:
     """Send `message`, stream the turn to `stdout`, decide what it asks; return the exit status.
 
@@ -163,6 +175,8 @@ async def ask_turn(
         tool_policies: Tool name → "ask", "approve" or "reject", for approvals when `policy`
             is "ask" (the config's `[approvals]`).
         client_options: The AG-UI client's timeouts (`Timeouts.client_options`; by default core's).
+        attachments: Files sent with the message, after its text (`tui.cli.ask_attachments`),
+            already read and within the per-file limit; the per-message limit was checked too.
     """
     from tandem.tui.cli.ask_threads import AskThread
 
@@ -193,7 +207,12 @@ async def ask_turn(
             # policy, or asked), and that turn finishes before the new message goes.
             decider.wake()
             await context.wait_idle()
-        turn = await context.send(message)
+        if attachments:
+            from tandem.core.attachments import user_message
+
+            turn = await context.send(user_message(message, attachments))
+        else:
+            turn = await context.send(message)
         await turn.wait()
         await conflicts.settle()
     except TandemError as exc:  # refused by the conversation (e.g. busy): one line, not a traceback

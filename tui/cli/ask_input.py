@@ -46,21 +46,30 @@ def is_tty(stream: TextIO | None) -> bool:
         return False
 
 
-def read_input(words: list[str], stdin: TextIO, *, answers: str | None = None) -> AskInput:
+def read_input(words: list[str], stdin: TextIO, *, answers: str | None = None, attach_stdin: bool = False) -> AskInput:
     """The message from `words` and/or `stdin`, and the answers' source.
 
     Args:
         words: The message arguments; `-` stands for stdin.
         stdin: The process's standard input.
         answers: `--answers`: a file name, `-` for stdin, or None.
+        attach_stdin: `--attach -`: stdin is an attachment (read later), not the message.
 
     Raises:
-        UsageError: no message at all, `-` together with `--answers -`, or an unreadable
-            answers file.
+        UsageError: no message at all, `-` together with `--answers -`, stdin asked for twice
+            (`--attach -` with `-` or `--answers -`, or without the message in the arguments), or
+            an unreadable answers file.
     """
     dash = "-" in words
     text = " ".join(word for word in words if word != "-").strip()
     terminal = is_tty(stdin)
+    if attach_stdin:
+        if dash or answers == "-" or not text:
+            raise UsageError("--attach - reads the attachment from stdin, so the message must be given as arguments "
+                             "(and neither - nor --answers - may read stdin too)")
+        if answers is not None:
+            return AskInput(text, io.StringIO(_answers_file(answers)), interactive=False)
+        return AskInput(text, io.StringIO(""), interactive=False)
     if answers == "-" and (dash or not text):
         raise UsageError("--answers - reads answers from stdin, so the message must be given as arguments")
     read_stdin = dash or (answers != "-" and (not terminal or not text))
@@ -75,16 +84,19 @@ def read_input(words: list[str], stdin: TextIO, *, answers: str | None = None) -
     if answers == "-":
         return AskInput(message, stdin, interactive=terminal)
     if answers is not None:
-        try:
-            with open(answers, encoding="utf-8") as file:
-                lines = file.read()
-        except OSError as exc:
-            raise UsageError(f"cannot read --answers {answers}: {exc.strerror or exc}") from None
-        return AskInput(message, io.StringIO(lines), interactive=False)
+        return AskInput(message, io.StringIO(_answers_file(answers)), interactive=False)
     if terminal and not read_stdin:
         return AskInput(message, stdin, interactive=True)
     # stdin was the message (or is not a terminal): nobody can answer; never block on it.
     return AskInput(message, io.StringIO(""), interactive=False)
+
+
+def _answers_file(answers: str) -> str:
+    try:
+        with open(answers, encoding="utf-8") as file:
+            return file.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read --answers {answers}: {exc.strerror or exc}") from None
 
 
 class LineReader:

@@ -8,6 +8,12 @@ file is an empty configuration. Example:
     theme = "dark"
     frame_ms = 100        # repaint streaming text at most every 100 ms (default: tui.app.cadence)
     repaint = "changes"   # "all": Textual's own output instead of only the changed cells
+    images = "auto"       # pictures: "auto" (the best the terminal shows), "blocks" (half blocks), "none"
+    image_hosts = ["cdn.example.com"]  # an agent's pictures from these hosts load without asking
+
+    [attachments]         # megabytes of attached files (defaults: core.attachment_limits)
+    max_file_mb = 10
+    max_message_mb = 20
 
     [timeouts]            # seconds
     connect = 10
@@ -62,6 +68,11 @@ ApprovalPolicy = Literal["ask", "approve", "reject"]
 _POLICIES: tuple[ApprovalPolicy, ...] = ("ask", "approve", "reject")
 _THEMES = ("dark", "light", "high-contrast")
 _REPAINTS = ("changes", "all")  # as `tui.terminal.wire_output.REPAINT_CHOICES` (not imported: this module stays light)
+IMAGE_MODES = ("auto", "blocks", "none")
+_HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$")
+"""How pictures are drawn (`--images`): the best the terminal supports, half blocks, or not at all (alt text only)."""
+MAX_ATTACH_MB = 1024
+"""The largest attachment limit the config, a flag or a variable may set (megabytes)."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|key|secret|password|credential|auth", re.IGNORECASE)
@@ -100,6 +111,14 @@ class Config:
     read_timeout: float | None = None
     approvals: dict[str, ApprovalPolicy] = field(default_factory=dict)
     """Tool name → what to do when the agent asks to run it."""
+    images: str | None = None
+    """`auto`, `blocks` or `none` (`--images` and `$TANDEM_IMAGES` win)."""
+    image_hosts: tuple[str, ...] = ()
+    """Hosts whose pictures (A2UI `Image` URLs) load without the person asking first."""
+    attach_file_mb: float | None = None
+    """`[attachments] max_file_mb` ($TANDEM_ATTACH_MAX_FILE_MB wins)."""
+    attach_message_mb: float | None = None
+    """`[attachments] max_message_mb` ($TANDEM_ATTACH_MAX_MESSAGE_MB wins)."""
 
     def agent(self, name: str) -> AgentConfig:
         """The agent called `name`.
@@ -224,7 +243,8 @@ class _Checker:
         return float(value)
 
     def config(self, data: dict[str, Any]) -> Config:
-        known = {"default_agent", "theme", "frame_ms", "repaint", "timeouts", "approvals", "agents"}
+        known = {"default_agent", "theme", "frame_ms", "repaint", "timeouts", "approvals", "agents", "images", "attachments",
+                 "image_hosts"}
         for key in data:
             if key not in known:
                 raise self.fail(key, f"one of the keys {', '.join(sorted(known))}")
@@ -245,6 +265,18 @@ class _Checker:
         repaint = data.get("repaint")
         if repaint is not None and repaint not in _REPAINTS:
             raise self.fail("repaint", f"one of {', '.join(_REPAINTS)}")
+        images = data.get("images")
+        if images is not None and images not in IMAGE_MODES:
+            raise self.fail("images", f"one of {', '.join(IMAGE_MODES)}")
+        image_hosts = data.get("image_hosts", [])
+        if not isinstance(image_hosts, list) or not all(isinstance(h, str) and _HOST.match(h) for h in image_hosts):
+            raise self.fail("image_hosts", "a list of host names (letters, digits, '-' and '.')")
+        attachments = self.table(data.get("attachments", {}), "attachments")
+        for key, value in attachments.items():
+            if key not in ("max_file_mb", "max_message_mb"):
+                raise self.fail(f"attachments.{key}", "only the keys max_file_mb and max_message_mb")
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_ATTACH_MB:
+                raise self.fail(f"attachments.{key}", f"a number of megabytes above 0 (at most {MAX_ATTACH_MB})")
         timeouts = self.table(data.get("timeouts", {}), "timeouts")
         for key in timeouts:
             if key not in ("connect", "read"):
@@ -264,6 +296,10 @@ class _Checker:
             connect_timeout=self.seconds(timeouts["connect"], "timeouts.connect") if "connect" in timeouts else None,
             read_timeout=self.seconds(timeouts["read"], "timeouts.read") if "read" in timeouts else None,
             approvals=approvals,
+            images=images,
+            image_hosts=tuple(host.lower() for host in image_hosts),
+            attach_file_mb=attachments.get("max_file_mb"),
+            attach_message_mb=attachments.get("max_message_mb"),
         )
 
     def agent(self, name: str, value: Any) -> AgentConfig:

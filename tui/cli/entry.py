@@ -142,6 +142,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="never ring the bell when the agent waits on you (also TANDEM_BELL=0)",
     )
+    parser.add_argument(
+        "--images",
+        choices=["auto", "blocks", "none"],
+        default=None,
+        help="how pictures are drawn: the best the terminal supports (auto, the default), half blocks, or not at "
+        "all, alt text only (also $TANDEM_IMAGES or images in the config file)",
+    )
     sub = parser.add_subparsers(dest="command")
 
     ask = sub.add_parser(
@@ -163,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="continue the latest thread")
     which.add_argument("--thread", dest="resume", metavar="ID", help="continue a saved thread (an id or a unique prefix)")
     ask.add_argument("--on-conflict", choices=["mine", "agent", "ask"], default="ask", help="how shared-state conflicts are settled")
+    ask.add_argument("-f", "--attach", action="append", default=[], metavar="FILE",
+                     help="attach FILE to the message (repeatable; - reads it from stdin when the message is in the "
+                     "arguments); images, audio, video and documents go as AG-UI media parts, text files as text; "
+                     "limits: [attachments] in the config file or $TANDEM_ATTACH_MAX_FILE_MB / _MESSAGE_MB")
     ask.add_argument("message", nargs="*", help="the message (- reads stdin; piped stdin is appended)")
 
     add_threads_arguments(sub.add_parser("threads", help="list saved threads (or delete, rename, tag)"))

@@ -13,6 +13,9 @@ frozen `Settings`. Nothing later reads `os.environ` for a setting, and nothing w
 | repaint | `--repaint` | `TANDEM_REPAINT` | `repaint` | `changes` |
 | glyphs | `--glyphs` | `TANDEM_GLYPHS` | | what `$TERM` can show |
 | bell | `--no-bell` | `TANDEM_BELL` | | on |
+| images | `--images` | `TANDEM_IMAGES` | `images` | `auto` |
+| picture hosts loaded unasked | | | `image_hosts` | none |
+| attachment limits | | `TANDEM_ATTACH_MAX_FILE_MB`, `TANDEM_ATTACH_MAX_MESSAGE_MB` | `[attachments]` | `core.attachment_limits` |
 
 A command reads only what it uses (`reach`, `display`), in this order, so that the first
 problem is the one reported: the timeouts (every flag, then every variable), `--url`, the
@@ -25,15 +28,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tandem.tui.app.cadence import FRAME_MS_RANGE, FRAME_SECONDS
-from tandem.tui.cli.config import ApprovalPolicy, Config, config_path, load_config
+from tandem.tui.cli.config import IMAGE_MODES, MAX_ATTACH_MB, ApprovalPolicy, Config, config_path, load_config
 from tandem.tui.cli.connection import UNSET, Agent, settle_agent
 from tandem.tui.cli.setting_rule import NOT_GIVEN, SettingError, Source, choice, decide, milliseconds, pick, seconds
 from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
 
-__all__ = ["Display", "FRAME_ENV", "HEADER_ENV", "PROFILE_ENV", "Reach", "Settings", "check_url", "parse_headers",
+if TYPE_CHECKING:
+    from tandem.core.attachment_limits import AttachmentLimits
+
+__all__ = ["ATTACH_FILE_ENV", "ATTACH_MESSAGE_ENV", "Display", "FRAME_ENV", "HEADER_ENV", "IMAGES_ENV", "PROFILE_ENV", "Reach", "Settings", "check_url", "parse_headers",
            "read_settings"]
 
 HEADER_ENV = "TANDEM_HEADERS"
@@ -41,6 +47,13 @@ HEADER_ENV = "TANDEM_HEADERS"
 
 FRAME_ENV = "TANDEM_FRAME_MS"
 """The environment variable that sets the repaint cadence when `--frame-ms` is not given."""
+
+IMAGES_ENV = "TANDEM_IMAGES"
+"""How pictures are drawn when `--images` is not given: auto, blocks or none."""
+
+ATTACH_FILE_ENV = "TANDEM_ATTACH_MAX_FILE_MB"
+ATTACH_MESSAGE_ENV = "TANDEM_ATTACH_MAX_MESSAGE_MB"
+"""Megabytes an attached file, and all the attachments of one message, may hold."""
 
 PROFILE_ENV = "TANDEM_PROFILE_RENDERS"
 """Benchmarks only: a file the app counts renders per painted frame into (`tui.terminal.render_profile`)."""
@@ -71,6 +84,10 @@ class Display:
     """`unicode`, `linux` or `ascii` (`tui.terminal.glyphs`)."""
     bell: bool
     """Whether the bell rings when a turn waits on the person."""
+    images: str = "auto"
+    """`auto` (the best the terminal shows), `blocks` (half blocks everywhere) or `none` (alt text only)."""
+    image_hosts: tuple[str, ...] = ()
+    """Hosts whose pictures load without the person asking (the config file's `image_hosts`)."""
     profile_renders: str | None = None
     """`$TANDEM_PROFILE_RENDERS` (benchmarks only)."""
 
@@ -92,6 +109,8 @@ class Settings:
     """The config file's `[approvals]` (`tandem ask`'s policy; the app always asks)."""
     display: Display | None = None
     """How the app draws (None: the command draws no app)."""
+    attachments: AttachmentLimits = field(default_factory=lambda: _default_limits())
+    """How large attached files may be."""
 
     @property
     def url(self) -> str | None:
@@ -148,7 +167,37 @@ def read_settings(args: Any, environ: Mapping[str, str], *, reach: Reach = "none
         theme=theme or config.theme,
         approvals=dict(config.approvals),
         display=_display(args, environ, config) if display else None,
+        attachments=_attachment_limits(environ, config),
     )
+
+
+def _default_limits() -> AttachmentLimits:
+    # Imported when a command reads its settings, not for `--help`.
+    from tandem.core.attachment_limits import AttachmentLimits
+
+    return AttachmentLimits()
+
+
+def _megabytes(value: Any) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"a number of megabytes, not {str(value)[:40]!r}") from None
+    if not 0 < number <= MAX_ATTACH_MB:
+        raise ValueError(f"a number of megabytes above 0 (at most {MAX_ATTACH_MB}; got {number:g})")
+    return number
+
+
+def _attachment_limits(environ: Mapping[str, str], config: Config) -> AttachmentLimits:
+    """The attachment limits: the variables, else the config file's `[attachments]`, else the defaults."""
+    from tandem.core.attachment_limits import AttachmentLimits
+
+    defaults, megabyte = AttachmentLimits(), 1024 * 1024
+    per_file = pick(Source("$" + ATTACH_FILE_ENV, ATTACH_FILE_ENV, _megabytes), None, environ, config.attach_file_mb,
+                    defaults.per_file / megabyte)
+    per_message = pick(Source("$" + ATTACH_MESSAGE_ENV, ATTACH_MESSAGE_ENV, _megabytes), None, environ,
+                       config.attach_message_mb, defaults.per_message / megabyte)
+    return AttachmentLimits(per_file=int(per_file * megabyte), per_message=int(per_message * megabyte))
 
 
 def _timeouts(flags: dict[str, Any], variables: dict[str, Any], config: Config | None) -> Timeouts:
@@ -177,6 +226,9 @@ def _display(args: Any, environ: Mapping[str, str], config: Config) -> Display:
         repaint=repaint,
         glyphs=glyphs,
         bell=pick(bell, False if getattr(args, "no_bell", False) else None, environ, None, True),
+        images=pick(Source("--images", IMAGES_ENV, choice(IMAGE_MODES)), getattr(args, "images", None), environ,
+                    config.images, "auto"),
+        image_hosts=config.image_hosts,
         profile_renders=environ.get(PROFILE_ENV) or None,
     )
 

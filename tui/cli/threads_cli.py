@@ -103,7 +103,12 @@ def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out:
             _say_lost(store, err)
             thread_id = store.resolve(args.thread_id)
             if args.format == "jsonl":
-                text = "".join(to_jsonl(json for _seq, json in store.read_json(thread_id)))
+                rows = store.read_json(thread_id)
+                if any('"kind":"attachment"' in json for _seq, json in rows):
+                    # The store keeps attachments' bytes apart: the entries, with them put back.
+                    text = "".join(to_jsonl(store.read(thread_id)))
+                else:
+                    text = "".join(to_jsonl(json for _seq, json in rows))
             else:
                 info = store.info(thread_id)
                 header = ExportHeader(info.id, info.title, info.server_url, info.created_at, info.updated_at)

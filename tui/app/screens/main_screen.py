@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     # The screen paints before core and the block widgets are imported (see `mount_state_panel`).
     from tandem.core.blocks.base import Block
     from tandem.core.turns import Status
+    from tandem.tui.app.attachments_bar import AttachmentsBar
+    from tandem.widgets.a2ui_image import ImageComponent
     from tandem.tui.app.focus import FocusKeeper
     from tandem.tui.app.session import Session
     from tandem.widgets import ApprovalView, BlockView, ErrorView, StateConflictView
@@ -323,6 +325,24 @@ class MainScreen(HeldFrames):
         message.stop()
         # A worker of the app, as every session command: it outlives a switch of screens.
         self.app.run_worker(self.session.commands.send(message.text), group="send", exit_on_error=False)
+
+    def on_attachments_bar_send_requested(self, message: AttachmentsBar.SendRequested) -> None:
+        message.stop()
+        self.session.commands.send_attachments(message.text, message.attachments)
+
+    def on_image_component_load_requested(self, message: ImageComponent.LoadRequested) -> None:
+        message.stop()
+        self.run_worker(self._load_picture(message.component, message.url), group="pictures", exit_on_error=False)
+
+    async def _load_picture(self, component: ImageComponent, url: str) -> None:
+        from tandem.tui.app.picture_loader import PictureLoadError, fetch_picture
+
+        try:
+            data = await fetch_picture(url)
+        except PictureLoadError as exc:
+            component.failed(str(exc))
+            return
+        component.show(data)
 
     def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
         message.stop()
