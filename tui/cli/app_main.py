@@ -52,7 +52,7 @@ def build_factory(
             if set_theme is not None:
                 app_hooks.set_theme = set_theme
         return backend.build_context(settings.url, settings.headers, speed=settings.speed, hooks=app_hooks,  # type: ignore[arg-type]
-                                     client_options=settings.timeouts.client_options())
+                                     client_options=settings.client_options())
 
     return factory
 
@@ -86,7 +86,7 @@ def build_library(
             hooks.connecting = connecting
         return await backend.open_context(settings.url, settings.headers, speed=settings.speed, hooks=hooks,
                                           store=store, resume=resume,
-                                          client_options=settings.timeouts.client_options())
+                                          client_options=settings.client_options())
 
     return ThreadLibrary(build, path=store_path)
 

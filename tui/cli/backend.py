@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from tandem.core.budgets import Budgets
+from tandem.core.state.state_budget import StateBudget
 from tandem.core.a2ui import install_a2ui
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.base import BlockEnv
@@ -106,6 +108,7 @@ def build_chat_client(
     read_timeout: float | None = READ_TIMEOUT,
     turn_timeout: float | None = TURN_TIMEOUT,
     on_connecting: Callable[[bool], None] | None = None,
+    budgets: Budgets | None = None,
 ) -> ChatClient:
     """The AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
@@ -126,11 +129,14 @@ def build_chat_client(
                 read_timeout=read_timeout,
                 turn_timeout=turn_timeout,
                 on_connecting=on_connecting,
+                budgets=budgets,
             )
         from tandem.core.agui.demo import DemoAgent, encode_sse
 
         agent = DemoAgent(speed)
-        return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+        client = AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+        client.budgets = budgets or client.budgets
+        return client
 
     # Built on the first request: a resumed thread is replayed before anything is sent.
     return LazyChatClient(build)
@@ -142,12 +148,16 @@ def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:
 
 
 def build_agent(
-    client: ChatClient, *, hooks: AppHooks | None = None, env: BlockEnv | None = None, agent_id: str = "demo"
+    client: ChatClient, *, hooks: AppHooks | None = None, env: BlockEnv | None = None, agent_id: str = "demo",
+    budgets: Budgets | None = None,
 ) -> UIAgent:
-    """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks."""
+    """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks; its shared
+    state held to `budgets` (`core.budgets`; default: its defaults)."""
     hooks = hooks or AppHooks()
     client_tools: dict[str, ToolFunction] = {"generate_haiku": _generate_haiku}
     agent = UIAgent(FunctionInvokingChatClient(client, client_tools), env=env)
+    if budgets is not None:
+        agent.state.budget = StateBudget(budgets)
     agent.declare_tool(
         ToolDeclaration(name="generate_haiku", description="Show a haiku to the user as a card.", parameters=_HAIKU_SCHEMA)
     )
@@ -198,7 +208,7 @@ def build_context(
     """
     on_connecting = hooks.connecting if hooks is not None else None
     client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
-    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
+    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo", budgets=(client_options or {}).get("budgets"))
     return AgentContext(agent, thread=thread)
 
 
@@ -228,7 +238,7 @@ async def open_context(
     """
     on_connecting = hooks.connecting if hooks is not None else None
     client = build_chat_client(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
-    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
+    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo", budgets=(client_options or {}).get("budgets"))
     if store is None:
         return AgentContext(agent)
     if resume is None:

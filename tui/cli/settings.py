@@ -13,6 +13,7 @@ frozen `Settings`. Nothing later reads `os.environ` for a setting, and nothing w
 | repaint | `--repaint` | `TANDEM_REPAINT` | `repaint` | `changes` |
 | glyphs | `--glyphs` | `TANDEM_GLYPHS` | | what `$TERM` can show |
 | bell | `--no-bell` | `TANDEM_BELL` | | on |
+| budgets | `--budget NAME=VALUE` | | `[budgets]` | `core.budgets.Budgets` |
 
 A command reads only what it uses (`reach`, `display`), in this order, so that the first
 problem is the one reported: the timeouts (every flag, then every variable), `--url`, the
@@ -27,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tandem.core.budgets import Budgets, parse_budget
 from tandem.tui.app.cadence import FRAME_MS_RANGE, FRAME_SECONDS
 from tandem.tui.cli.config import ApprovalPolicy, Config, config_path, load_config
 from tandem.tui.cli.connection import UNSET, Agent, settle_agent
@@ -92,6 +94,12 @@ class Settings:
     """The config file's `[approvals]` (`tandem ask`'s policy; the app always asks)."""
     display: Display | None = None
     """How the app draws (None: the command draws no app)."""
+    budgets: Budgets = field(default_factory=Budgets)
+    """What one agent may send (`core.budgets`): `--budget` over the config file's `[budgets]`."""
+
+    def client_options(self) -> dict[str, Any]:
+        """`tui.cli.backend.build_chat_client`'s keyword arguments: the timeouts and the budgets."""
+        return {**self.timeouts.client_options(), "budgets": self.budgets}
 
     @property
     def url(self) -> str | None:
@@ -142,6 +150,7 @@ def read_settings(args: Any, environ: Mapping[str, str], *, reach: Reach = "none
     config = load_config(config_path(environ)) if config is None else config
     agent = settle_agent(url, getattr(args, "agent", None), cli_headers, config, environ, thread_url=saved_url)
     return Settings(
+        budgets=_budgets(getattr(args, "budget", None) or [], config),
         timeouts=_timeouts(flags, variables, config),
         agent=agent,
         speed=speed,
@@ -149,6 +158,25 @@ def read_settings(args: Any, environ: Mapping[str, str], *, reach: Reach = "none
         approvals=dict(config.approvals),
         display=_display(args, environ, config) if display else None,
     )
+
+
+def _budgets(flags: list[str], config: Config) -> Budgets:
+    """The config file's `[budgets]`, then each `--budget NAME=VALUE` over it.
+
+    Raises:
+        SettingError: a flag names no budget or holds a bad value (a usage error).
+    """
+    values: dict[str, int] = dict(config.budgets)
+    for flag in flags:
+        try:
+            name, value = parse_budget(flag)
+        except ValueError as exc:
+            raise SettingError(f"--budget {flag[:60]}: {exc}", status=2) from None
+        values[name] = value
+    try:
+        return Budgets().with_values(values)
+    except ValueError as exc:
+        raise SettingError(f"--budget: {exc}", status=2) from None
 
 
 def _timeouts(flags: dict[str, Any], variables: dict[str, Any], config: Config | None) -> Timeouts:
