@@ -4,7 +4,7 @@ Everything an agent sends is bounded by one of these, checked where the data is 
 
 | budget | checked in | default |
 | --- | --- | --- |
-| `response_bytes` | the AG-UI client, on the body's decoded bytes (`core/agui/client.py`) | 64 MiB |
+| `response_bytes` | the AG-UI client, on the body's decoded bytes (`core/agui/client.py`) | 32 MiB |
 | `decompression_ratio` | the HTTP transport's decoder (`core/agui/decoding.py`) | 200 |
 | `text_delta_bytes` | the run's path, per content delta (`core/agui/budget_checks.py`) | 1 MiB |
 | `message_bytes` | the run's path, per message or tool call's arguments | 4 MiB |
@@ -39,7 +39,7 @@ its reader refuses values nested deeper than about 250 levels."""
 class Budgets:
     """The limits of what one agent may send (see the module's table). Immutable; any thread."""
 
-    response_bytes: int = 64 * MiB
+    response_bytes: int = 32 * MiB
     """Decoded bytes of one response body (after decompression)."""
     decompression_ratio: int = 200
     """Decoded bytes per compressed byte of a compressed body (gzip bombs)."""

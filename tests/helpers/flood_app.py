@@ -69,6 +69,8 @@ class FloodRun:
     """How long the flood is watched before the key and Esc."""
     guard: float = 60.0
     """The hang guard of each wait."""
+    budget: bool = False
+    """Wait for a budget's error card to end the turn before the key (else Esc stops the flood)."""
     rss_mb: list[tuple[float, float]] = field(default_factory=list)
     """(seconds since the message was sent, VmRSS in MiB), sampled while flooding."""
     peak_mb: float = 0.0
@@ -88,6 +90,8 @@ class FloodRun:
             app.type("flood me\r")
             sent = time.monotonic()
             app.wait_any([b"FLOOD-BEGIN", b"error"], start, self.guard)
+            if self.budget:
+                app.wait_for(b"budget", start, self.guard)
             while time.monotonic() - sent < self.seconds:
                 self.rss_mb.append((time.monotonic() - sent, app.rss_mb()))
                 time.sleep(0.25)

@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tandem.core.budgets import Budgets, parse_budget
 from tandem.tui.app.cadence import FRAME_MS_RANGE
 
 __all__ = [
@@ -261,6 +260,8 @@ class _Checker:
             if policy not in _POLICIES:
                 raise self.fail(f"approvals.{tool}", f"one of {', '.join(_POLICIES)}")
             approvals[tool] = policy
+        from tandem.core.budgets import Budgets, parse_budget  # here: `--help` loads this module, not core's
+
         budgets: dict[str, int] = {}
         for name, value in self.table(data.get("budgets", {}), "budgets").items():
             try:

@@ -26,14 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from tandem.core.budgets import Budgets, parse_budget
 from tandem.tui.app.cadence import FRAME_MS_RANGE, FRAME_SECONDS
 from tandem.tui.cli.config import ApprovalPolicy, Config, config_path, load_config
 from tandem.tui.cli.connection import UNSET, Agent, settle_agent
 from tandem.tui.cli.setting_rule import NOT_GIVEN, SettingError, Source, choice, decide, milliseconds, pick, seconds
 from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
+
+if TYPE_CHECKING:
+    from tandem.core.budgets import Budgets
 
 __all__ = ["Display", "FRAME_ENV", "HEADER_ENV", "PROFILE_ENV", "Reach", "Settings", "check_url", "parse_headers",
            "read_settings"]
@@ -94,7 +96,7 @@ class Settings:
     """The config file's `[approvals]` (`tandem ask`'s policy; the app always asks)."""
     display: Display | None = None
     """How the app draws (None: the command draws no app)."""
-    budgets: Budgets = field(default_factory=Budgets)
+    budgets: Budgets = field(default_factory=lambda: _default_budgets())
     """What one agent may send (`core.budgets`): `--budget` over the config file's `[budgets]`."""
 
     def client_options(self) -> dict[str, Any]:
@@ -160,12 +162,20 @@ def read_settings(args: Any, environ: Mapping[str, str], *, reach: Reach = "none
     )
 
 
+def _default_budgets() -> Budgets:
+    from tandem.core.budgets import Budgets  # here: `--help` loads this module, not core's
+
+    return Budgets()
+
+
 def _budgets(flags: list[str], config: Config) -> Budgets:
     """The config file's `[budgets]`, then each `--budget NAME=VALUE` over it.
 
     Raises:
         SettingError: a flag names no budget or holds a bad value (a usage error).
     """
+    from tandem.core.budgets import parse_budget
+
     values: dict[str, int] = dict(config.budgets)
     for flag in flags:
         try:
@@ -174,7 +184,7 @@ def _budgets(flags: list[str], config: Config) -> Budgets:
             raise SettingError(f"--budget {flag[:60]}: {exc}", status=2) from None
         values[name] = value
     try:
-        return Budgets().with_values(values)
+        return _default_budgets().with_values(values)
     except ValueError as exc:
         raise SettingError(f"--budget: {exc}", status=2) from None
 
