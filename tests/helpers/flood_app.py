@@ -69,6 +69,8 @@ class FloodRun:
     """How long the flood is watched before the key and Esc."""
     guard: float = 60.0
     """The hang guard of each wait."""
+    args: list[str] = field(default_factory=list)
+    """More arguments for `tandem` (such as `--budget response_bytes=1G`)."""
     budget: bool = False
     """Wait for a budget's error card to end the turn before the key (else Esc stops the flood)."""
     rss_mb: list[tuple[float, float]] = field(default_factory=list)
@@ -83,13 +85,13 @@ class FloodRun:
 
     def run(self) -> FloodRun:
         """Flood, key, Esc, quit (see the module); returns itself with the figures filled in."""
-        app = FloodTandem(["--url", self.url + self.scenario], self.data_dir)
+        app = FloodTandem(["--url", self.url + self.scenario, *self.args], self.data_dir)
         try:
             app.wait_for(b"idle", 0, self.guard)
             start = app.size()
             app.type("flood me\r")
             sent = time.monotonic()
-            app.wait_any([b"FLOOD-BEGIN", b"error"], start, self.guard)
+            app.wait_any([b"FLOOD-BEGIN", b"streaming", b"error"], start, self.guard)
             if self.budget:
                 app.wait_for(b"budget", start, self.guard)
             while time.monotonic() - sent < self.seconds:

@@ -9,7 +9,7 @@ takes, and whether the thread reopens and exports. With `--ask`, `tandem ask` on
 scenario: its RSS over time and how long SIGINT takes. Prints one run's figures; asserts nothing.
 The machine may be shared: times are noisy.
 
-    python -m tests.perf.bench_flood [--seconds 60] [--every 5] [--only text,gzip] [--ask]
+    python -m tests.perf.bench_flood [--seconds 60] [--every 5] [--only text,gzip] [--ask] [--budget NAME=VALUE]
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def _rss(pid: int) -> float:
     return 0.0
 
 
-def app_scenario(url: str, scenario: str, seconds: float, every: float) -> None:
+def app_scenario(url: str, scenario: str, seconds: float, every: float, extra: list[str]) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
-        run = FloodRun(url, scenario, data_dir, seconds=seconds, guard=max(120.0, seconds * 2)).run()
+        run = FloodRun(url, scenario, data_dir, seconds=seconds, guard=max(120.0, seconds * 2), args=extra).run()
         shown = [f"{at:4.0f}s {mb:5.0f}" for at, mb in run.rss_mb if at // every != (at - 0.25) // every]
         print(f"\n[app] {scenario}: RSS MiB over time: {', '.join(shown)}")
         print(f"[app] {scenario}: peak {run.peak_mb:.0f} MiB; key echo {run.echo_seconds:.3f} s; "
@@ -46,10 +46,10 @@ def app_scenario(url: str, scenario: str, seconds: float, every: float) -> None:
               f"export exit {exported.returncode}, {len(exported.stdout):,} chars")
 
 
-def ask_scenario(url: str, scenario: str, seconds: float, every: float) -> None:
+def ask_scenario(url: str, scenario: str, seconds: float, every: float, extra: list[str]) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         with open(os.path.join(data_dir, "out"), "wb") as out:
-            process = subprocess.Popen([str(TANDEM), "ask", "--url", url + scenario, "flood me"], stdout=out,
+            process = subprocess.Popen([str(TANDEM), "ask", "--url", url + scenario, *extra, "flood me"], stdout=out,
                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=tandem_env(data_dir))
             started, samples = time.monotonic(), []
             while process.poll() is None and time.monotonic() - started < seconds:
@@ -74,12 +74,15 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--only", default=",".join(SCENARIOS))
     parser.add_argument("--ask", action="store_true")
+    parser.add_argument("--budget", action="append", default=[], metavar="NAME=VALUE",
+                        help="passed on to tandem (to watch a flood a budget would otherwise stop)")
     args = parser.parse_args()
+    extra = [f"--budget={value}" for value in args.budget]
     with serve_flood() as url:
         for scenario in args.only.split(","):
-            app_scenario(url, scenario, args.seconds, args.every)
+            app_scenario(url, scenario, args.seconds, args.every, extra)
             if args.ask:
-                ask_scenario(url, scenario, args.seconds, args.every)
+                ask_scenario(url, scenario, args.seconds, args.every, extra)
 
 
 if __name__ == "__main__":
