@@ -2,7 +2,8 @@
 
 `RunBudget` is told of every event of a run before it is mapped: content deltas (their size, and
 the size of the message or call they grow), tool calls (their number), A2UI surfaces carried by
-activity events (components per message and per surface). Past a budget it raises
+activity events, snapshots and patches (components per message and per surface). A2UI carried in
+a tool's result is not counted here: that event is bounded by the SSE decoder's 32 MiB cap only. Past a budget it raises
 `BudgetExceeded`; the run's path keeps the updates made before. Engine thread only.
 """
 
@@ -78,6 +79,14 @@ class RunBudget:
             operations = content.get("a2ui_operations") if isinstance(content, dict) else None
             if isinstance(operations, list):
                 for message in operations:
+                    if isinstance(message, dict):
+                        self._a2ui(message)
+        elif event_type == "ACTIVITY_DELTA" and data.get("activityType") == _A2UI_ACTIVITY:
+            # A patch of the activity's content: the messages (or lists of them) it adds count too.
+            patch = data.get("patch")
+            for op in patch if isinstance(patch, list) else ():
+                value = op.get("value") if isinstance(op, dict) else None
+                for message in value if isinstance(value, list) else [value]:
                     if isinstance(message, dict):
                         self._a2ui(message)
 

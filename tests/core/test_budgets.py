@@ -73,6 +73,13 @@ class TestRunBudget:
         with pytest.raises(BudgetExceeded, match="surface_components"):
             budget.event(activity("s1", range(5, 10)), "ACTIVITY_SNAPSHOT")
 
+    def test_a2ui_components_a_patch_adds_count_too(self) -> None:
+        budget = RunBudget(Budgets(message_components=5))
+        message = {"updateComponents": {"surfaceId": "s1", "components": [{"id": f"c{i}"} for i in range(6)]}}
+        with pytest.raises(BudgetExceeded, match="message_components"):
+            budget.event({"type": "ACTIVITY_DELTA", "activityType": "a2ui-surface",
+                          "patch": [{"op": "add", "path": "/a2ui_operations/-", "value": message}]}, "ACTIVITY_DELTA")
+
 
 class TestStateBudget:
     def _state(self, **values: int) -> AgentState:
