@@ -6,8 +6,8 @@ Everything an agent sends is bounded by one of these, checked where the data is 
 | --- | --- | --- |
 | `response_bytes` | the AG-UI client, on the body's decoded bytes (`core/agui/client.py`) | 32 MiB |
 | `decompression_ratio` | the HTTP transport's decoder (`core/agui/decoding.py`) | 200 |
-| `text_delta_bytes` | the run's path, per content delta (`core/agui/budget_checks.py`) | 1 MiB |
-| `message_bytes` | the run's path, per message or tool call's arguments | 4 MiB |
+| `text_delta_bytes` | the run's path, per content delta (`core/agui/budget_checks.py`) | 256 KiB |
+| `message_bytes` | the run's path, per message or tool call's arguments | 256 KiB |
 | `tool_calls` | the run's path, per run (one request and its answer) | 2,000 |
 | `state_bytes`, `state_depth` | the shared state, on every agent write, live and replayed (`core/state/state_budget.py`) | 16 MiB, 64 levels |
 | `surface_components`, `message_components` | the run's path, per A2UI surface and per A2UI message | 5,000, 2,000 |
@@ -43,10 +43,12 @@ class Budgets:
     """Decoded bytes of one response body (after decompression)."""
     decompression_ratio: int = 200
     """Decoded bytes per compressed byte of a compressed body (gzip bombs)."""
-    text_delta_bytes: int = 1 * MiB
+    text_delta_bytes: int = 256 * 1024
     """The largest content delta (text, reasoning, tool arguments)."""
-    message_bytes: int = 4 * MiB
-    """The largest message: the text of one message, or the arguments of one tool call."""
+    message_bytes: int = 256 * 1024
+    """The largest message: the text of one message, or the arguments of one tool call. The app
+    lays a message out on its UI thread: one line of 1,000,000 characters kept Esc waiting 2.6 s
+    (4,000,000: 11.5 s), 256,000 characters 0.13 s (`tests/perf/bench_flood.py`, `big-message`)."""
     tool_calls: int = 2000
     """Tool calls in one run."""
     state_bytes: int = 16 * MiB

@@ -37,7 +37,7 @@ class TestParse:
     def test_the_error_names_the_budget_and_how_to_raise_it(self) -> None:
         error = Budgets().exceeded("message_bytes", "message 'm1' grew")
         assert isinstance(error, ProtocolError) and error.budget == "message_bytes"
-        assert "4 MiB" in str(error) and "--budget message_bytes=N" in str(error) and "[budgets]" in str(error)
+        assert "256 KiB" in str(error) and "--budget message_bytes=N" in str(error) and "[budgets]" in str(error)
 
 
 class TestRunBudget:

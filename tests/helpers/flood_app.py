@@ -80,7 +80,7 @@ class FloodRun:
     esc_seconds: float | None = None
     ended_by: str = ""
     """What the turn's end said after Esc: `idle` (stopped) or `error`; `budget` when a budget's
-    error card had ended the turn before Esc was pressed."""
+    error card had ended the turn before Esc was pressed, `finished` when the answer had ended."""
     quit_seconds: float | None = None
 
     def run(self) -> FloodRun:
@@ -91,7 +91,7 @@ class FloodRun:
             start = app.size()
             app.type("flood me\r")
             sent = time.monotonic()
-            app.wait_any([b"FLOOD-BEGIN", b"streaming", b"error"], start, self.guard)
+            app.wait_any([b"FLOOD-BEGIN", b"streaming", b"error", b"idle"], start, self.guard)
             if self.budget:
                 app.wait_for(b"budget", start, self.guard)
             while time.monotonic() - sent < self.seconds:
@@ -108,6 +108,8 @@ class FloodRun:
             time.sleep(0.3)
             if app.find(b"budget", start) >= 0:
                 self.ended_by = "budget"  # the turn had ended on a budget's error card: no Esc to time
+            elif app.find(b"idle", start) >= 0:
+                self.ended_by = "finished"  # the agent's answer had ended: no Esc to time
             else:
                 offset = app.size()
                 pressed = time.monotonic()

@@ -14,6 +14,7 @@ run finishes properly):
 | `giant-surface` | an A2UI surface of 100,000 components in one message |
 | `deep-state` | a state snapshot nested `DEEP_STATE` levels (accepted by the older 200-level guard) |
 | `tool-calls` | 100,000 tool calls in one run |
+| `big-message` | one message as large as the default budgets allow (4 deltas of 1,000,000 characters, one line; `?chars=N` per delta) |
 
 Each run begins with a text message saying `FLOOD-BEGIN <scenario>`, so a test sees that the run
 started. `python -m tests.helpers.flood_server` prints its base URL and serves until killed;
@@ -39,7 +40,8 @@ from tests.helpers.servers import served_in_thread
 
 __all__ = ["DEEP_STATE", "SCENARIOS", "flood_app", "serve_flood"]
 
-SCENARIOS = ("text", "state", "gzip", "nested-gzip", "giant-delta", "giant-surface", "deep-state", "tool-calls")
+SCENARIOS = ("text", "state", "gzip", "nested-gzip", "giant-delta", "giant-surface", "deep-state", "tool-calls",
+             "big-message")
 DEEP_STATE = 196
 """Levels of the deep state (the issue's 195-200, which the old guard of 200 accepted)."""
 _FLUSH_BYTES = 64 * 1024
@@ -96,6 +98,13 @@ def _giant_delta() -> Iterator[bytes]:
     yield _event({"type": "TEXT_MESSAGE_END", "messageId": "giant"})
 
 
+def _big_message(chars: int) -> Iterator[bytes]:
+    yield _event({"type": "TEXT_MESSAGE_START", "messageId": "big", "role": "assistant"})
+    for _ in range(4):
+        yield _event({"type": "TEXT_MESSAGE_CONTENT", "messageId": "big", "delta": "big message " * (chars // 12)})
+    yield _event({"type": "TEXT_MESSAGE_END", "messageId": "big"})
+
+
 def _giant_surface() -> Iterator[bytes]:
     count = 100_000
     components = [{"id": "root", "component": "Column", "children": [f"c{i}" for i in range(count)]}]
@@ -128,7 +137,7 @@ def _tool_calls() -> Iterator[bytes]:
     yield b"".join(parts)
 
 
-def _events(scenario: str, deadline: float) -> Iterator[bytes]:
+def _events(scenario: str, deadline: float, chars: int) -> Iterator[bytes]:
     if scenario == "text":
         return _text_flood(deadline)
     if scenario == "state":
@@ -141,6 +150,8 @@ def _events(scenario: str, deadline: float) -> Iterator[bytes]:
         return _giant_surface()
     if scenario == "deep-state":
         return _deep_state()
+    if scenario == "big-message":
+        return _big_message(chars)
     return _tool_calls()
 
 
@@ -164,11 +175,12 @@ async def _run(request: Request) -> Response:
     run_input = json.loads(await request.body())
     thread, run = run_input["threadId"], run_input["runId"]
     seconds = float(request.query_params.get("seconds", "600"))
+    chars = int(request.query_params.get("chars", "1000000"))  # per delta of `big-message`
 
     def body() -> Iterator[bytes]:
         deadline = time.monotonic() + seconds
         yield _event({"type": "RUN_STARTED", "threadId": thread, "runId": run}) + _text("begin", f"FLOOD-BEGIN {scenario}")
-        yield from _events(scenario, deadline)
+        yield from _events(scenario, deadline, chars)
         yield _event({"type": "RUN_FINISHED", "threadId": thread, "runId": run})
 
     layers = {"gzip": 1, "nested-gzip": 2}.get(scenario, 0)
