@@ -1,6 +1,6 @@
 """Issue 35: the real `tandem` in a pty against an agent that sends too much (tests.helpers.flood_server).
 
-For each flood, bomb and giant structure: a key typed during it is echoed, the turn ends (Esc stops
+For each flood, bomb and giant structure (and a message as large as the default budget allows): a key typed during it is echoed, the turn ends (Esc stops
 a flood still going; a budget's error card, naming the budget, ends the others first), resident
 memory stays under 300 MiB (the peak, VmHWM), Ctrl+Q quits, and the thread reopens and exports.
 The floods run for about a second each; the waits are hang guards, not timings (the figures are
@@ -34,7 +34,7 @@ def flood_url() -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("scenario", ["text", *ENDED_BY_BUDGET])
+@pytest.mark.parametrize("scenario", ["text", "big-message?chars=64000", *ENDED_BY_BUDGET])
 def test_the_app_keeps_control_and_the_thread_reopens(flood_url: str, scenario: str, tmp_path: object) -> None:
     run = FloodRun(flood_url, scenario, str(tmp_path), seconds=1.0, guard=90.0, budget=scenario in ENDED_BY_BUDGET)
     try:
@@ -45,6 +45,8 @@ def test_the_app_keeps_control_and_the_thread_reopens(flood_url: str, scenario: 
     assert run.peak_mb < RSS_BUDGET_MB, run.rss_mb
     if scenario == "text":
         assert run.ended_by in ("idle", "budget")  # Esc stopped it (or, on a slow machine, the response budget)
+    elif scenario.startswith("big-message"):
+        assert run.ended_by in ("idle", "finished")  # a message as large as the budget allows is taken
     else:
         assert run.ended_by == "budget"
     reopened = run.reopen()
