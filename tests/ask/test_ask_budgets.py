@@ -63,3 +63,35 @@ def test_a_state_past_the_budget_ends_the_turn_naming_it_and_the_thread_reopens(
         continued = _tandem(tmp_path, "--url", server.url, "--json", "--thread", turn["thread"], "more")
     assert continued.returncode == 0, continued.stderr[-2000:]
     assert _turn(continued)["status"] == "completed"
+
+
+class TestBudgetSettings:
+    """`--budget NAME=VALUE` over the config file's `[budgets]` over the defaults (in process)."""
+
+    def _settings(self, argv: list[str], config_text: str, tmp_path: Path) -> Any:
+        from tandem.tui.cli.config import load_config
+        from tandem.tui.cli.entry import build_parser
+        from tandem.tui.cli.settings import read_settings
+
+        path = tmp_path / "config.toml"
+        path.write_text(config_text)
+        return read_settings(build_parser().parse_args(argv), {}, reach="agent", config=load_config(path))
+
+    def test_flag_over_file_over_default(self, tmp_path: Path) -> None:
+        settings = self._settings(["ask", "--budget", "tool_calls=7", "hi"],
+                                  '[budgets]\ntool_calls = 5000\nmessage_bytes = "1M"\n', tmp_path)
+        budgets = settings.budgets
+        assert budgets.tool_calls == 7 and budgets.message_bytes == 1024 * 1024 and budgets.state_depth == 64
+        assert settings.client_options()["budgets"] is budgets
+
+    def test_a_bad_flag_is_a_usage_error_and_a_bad_key_names_the_file(self, tmp_path: Path) -> None:
+        import pytest
+
+        from tandem.tui.cli.config import ConfigError
+        from tandem.tui.cli.setting_rule import SettingError
+
+        with pytest.raises(SettingError) as caught:
+            self._settings(["ask", "--budget", "nope=3", "hi"], "", tmp_path)
+        assert caught.value.status == 2 and "unknown budget" in str(caught.value)
+        with pytest.raises(ConfigError, match=r"budgets\.state_depth"):
+            self._settings(["ask", "hi"], "[budgets]\nstate_depth = 500\n", tmp_path)
