@@ -10,7 +10,7 @@ Everything an agent sends is bounded by one of these, checked where the data is 
 | `message_bytes` | the run's path, per message or tool call's arguments | 256 KiB |
 | `tool_calls` | the run's path, per run (one request and its answer) | 2,000 |
 | `state_bytes`, `state_depth` | the shared state, on every agent write, live and replayed (`core/state/state_budget.py`) | 16 MiB, 64 levels |
-| `surface_components`, `message_components` | the run's path, per A2UI surface and per A2UI message | 5,000, 2,000 |
+| `surface_components`, `message_components` | the run's path, per A2UI surface and per A2UI message | 2,000, 500 |
 
 Past a budget the turn ends with `BudgetExceeded` (a `ProtocolError`): its message names the
 budget and how to raise it; what came before stays in the conversation and in the log. The
@@ -55,10 +55,11 @@ class Budgets:
     """The shared state's size, as compact JSON."""
     state_depth: int = 64
     """The shared state's nesting (`{}` is 1 deep), at most `MAX_STATE_DEPTH`."""
-    surface_components: int = 5000
+    surface_components: int = 2000
     """Components of one A2UI surface."""
-    message_components: int = 2000
-    """Components one A2UI message defines."""
+    message_components: int = 500
+    """Components one A2UI message defines. The app mounts a widget per component on its UI
+    thread (about 1.4 ms each: 2,000 in one message kept Esc waiting about 4 s)."""
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -11,7 +11,7 @@ run finishes properly):
 | `gzip` | `Content-Encoding: gzip`: small valid text events that inflate about a thousandfold |
 | `nested-gzip` | `Content-Encoding: gzip, gzip`: a ~1 GB body compressed twice (a few KB on the wire) |
 | `giant-delta` | one 20 MB text delta |
-| `giant-surface` | an A2UI surface of 100,000 components in one message |
+| `giant-surface` | an A2UI surface of 100,000 components in one message (`?count=N`) |
 | `deep-state` | a state snapshot nested `DEEP_STATE` levels (accepted by the older 200-level guard) |
 | `tool-calls` | 100,000 tool calls in one run |
 | `big-message` | one message as large as the default budgets allow (4 deltas of 1,000,000 characters, one line; `?chars=N` per delta) |
@@ -105,8 +105,7 @@ def _big_message(chars: int) -> Iterator[bytes]:
     yield _event({"type": "TEXT_MESSAGE_END", "messageId": "big"})
 
 
-def _giant_surface() -> Iterator[bytes]:
-    count = 100_000
+def _giant_surface(count: int) -> Iterator[bytes]:
     components = [{"id": "root", "component": "Column", "children": [f"c{i}" for i in range(count)]}]
     components += [{"id": f"c{i}", "component": "Text", "text": f"row {i}"} for i in range(count)]
     messages = [
@@ -137,7 +136,7 @@ def _tool_calls() -> Iterator[bytes]:
     yield b"".join(parts)
 
 
-def _events(scenario: str, deadline: float, chars: int) -> Iterator[bytes]:
+def _events(scenario: str, deadline: float, chars: int, count: int) -> Iterator[bytes]:
     if scenario == "text":
         return _text_flood(deadline)
     if scenario == "state":
@@ -147,7 +146,7 @@ def _events(scenario: str, deadline: float, chars: int) -> Iterator[bytes]:
     if scenario == "giant-delta":
         return _giant_delta()
     if scenario == "giant-surface":
-        return _giant_surface()
+        return _giant_surface(count)
     if scenario == "deep-state":
         return _deep_state()
     if scenario == "big-message":
@@ -176,11 +175,12 @@ async def _run(request: Request) -> Response:
     thread, run = run_input["threadId"], run_input["runId"]
     seconds = float(request.query_params.get("seconds", "600"))
     chars = int(request.query_params.get("chars", "1000000"))  # per delta of `big-message`
+    count = int(request.query_params.get("count", "100000"))  # components of `giant-surface`
 
     def body() -> Iterator[bytes]:
         deadline = time.monotonic() + seconds
         yield _event({"type": "RUN_STARTED", "threadId": thread, "runId": run}) + _text("begin", f"FLOOD-BEGIN {scenario}")
-        yield from _events(scenario, deadline, chars)
+        yield from _events(scenario, deadline, chars, count)
         yield _event({"type": "RUN_FINISHED", "threadId": thread, "runId": run})
 
     layers = {"gzip": 1, "nested-gzip": 2}.get(scenario, 0)
