@@ -145,6 +145,12 @@ class TestDecoding:
         with pytest.raises(BudgetExceeded, match="response_bytes"):
             await _decode(gzip.compress(text), "gzip", Budgets(response_bytes=1 << 20, decompression_ratio=10_000))
 
+    async def test_a_stream_flushed_and_closed_without_its_final_block_is_read(self) -> None:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+        text = b"data: {}\n\n" * 100
+        body = compressor.compress(text) + compressor.flush(zlib.Z_SYNC_FLUSH)  # no final block
+        assert await _decode(body, "gzip", Budgets()) == text
+
     async def test_unknown_or_corrupt_codings_are_protocol_errors(self) -> None:
         with pytest.raises(ProtocolError, match="br"):
             await _decode(b"x", "br", Budgets())
