@@ -12,7 +12,7 @@ Everything an agent sends is bounded by one of these, checked where the data is 
 | `state_bytes`, `state_depth` | the shared state, on every agent write, live and replayed (`core/state/state_budget.py`) | 16 MiB, 64 levels |
 | `surface_components`, `message_components` | the run's path, per A2UI surface and per A2UI message | 2,000, 500 |
 
-Past a budget the turn ends with `BudgetExceeded` (a `ProtocolError`): its message names the
+Past a budget the turn ends with `BudgetExceeded` (core/errors.py, a `ProtocolError`): its message names the
 budget and how to raise it; what came before stays in the conversation and in the log. The
 state's budget is checked at replay too, with the limits the thread is opened with, so that a
 state accepted live can be read back: `state_depth` is capped at `MAX_STATE_DEPTH`, under what
@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from tandem.core.errors import ProtocolError
+from tandem.core.errors import BudgetExceeded
 
 __all__ = ["Budgets", "BudgetExceeded", "MAX_STATE_DEPTH", "parse_budget", "size_text"]
 
@@ -70,8 +70,14 @@ class Budgets:
             raise ValueError(f"budget state_depth can be at most {MAX_STATE_DEPTH} (the log's reader nests no deeper)")
 
     def exceeded(self, name: str, what: str) -> BudgetExceeded:
-        """The error for going past budget `name`; `what` says what the agent sent."""
-        return BudgetExceeded(name, getattr(self, name), what)
+        """The error for going past budget `name`; `what` says what the agent sent. Its message
+        names the budget and how to raise it."""
+        limit = getattr(self, name)
+        shown = size_text(limit) if name.endswith("_bytes") else f"{limit:,}"
+        return BudgetExceeded(
+            f"{what}: past the {name} budget ({shown}), so the turn was stopped. "
+            f"To allow more, raise it: `--budget {name}=N`, or `{name} = N` under [budgets] in the config file",
+            budget=name, limit=limit)
 
     def with_values(self, values: dict[str, Any]) -> Budgets:
         """These budgets with some changed (names and values as `parse_budget` checks them).
@@ -81,21 +87,6 @@ class Budgets:
         """
         checked = dict(parse_budget(f"{name}={value}") for name, value in values.items())
         return replace(self, **checked)
-
-
-class BudgetExceeded(ProtocolError):
-    """The agent sent more than a budget allows; the turn ends (what came before is kept)."""
-
-    def __init__(self, budget: str, limit: int, what: str) -> None:
-        shown = size_text(limit) if budget.endswith("_bytes") else f"{limit:,}"
-        super().__init__(
-            f"{what}: past the {budget} budget ({shown}), so the turn was stopped. "
-            f"To allow more, raise it: `--budget {budget}=N`, or `{budget} = N` under [budgets] in the config file"
-        )
-        self.budget = budget
-        """The budget's name (a field of `Budgets`)."""
-        self.limit = limit
-        """Its value when it was exceeded."""
 
 
 def parse_budget(text: str) -> tuple[str, int]:
