@@ -7,6 +7,7 @@ TandemError
  │  ├ TransportTimeout       connect or read timed out
  │  ├ ServerStatusError      the server answered with a non-2xx status
  │  ├ ProtocolError          the stream broke the protocol (framing, JSON, event order)
+ │  │  └ BudgetExceeded      the agent sent more than a budget allows (core/budgets.py)
  │  └ AgentRunError          the agent reported that its run failed (AG-UI RUN_ERROR)
  ├ ConversationBusy          a send arrived while a turn was running
  ├ DecisionError             a decision was invalid (bad payload, expired, not actionable)
@@ -29,6 +30,7 @@ __all__ = [
     "TransportTimeout",
     "ServerStatusError",
     "ProtocolError",
+    "BudgetExceeded",
     "AgentRunError",
     "ConversationBusy",
     "DecisionError",
@@ -74,6 +76,17 @@ class ProtocolError(TransportError):
     """The type of the offending event, when one was decoded."""
     position: int | None = None
     """The 1-based position of the offending event in the stream."""
+
+
+class BudgetExceeded(ProtocolError):
+    """The agent sent more than a budget allows (`core.budgets`); the turn ends, what came before is kept."""
+
+    def __init__(self, message: str, *, budget: str, limit: int) -> None:
+        super().__init__(message)
+        self.budget = budget
+        """The budget's name (a field of `core.budgets.Budgets`)."""
+        self.limit = limit
+        """Its value when it was exceeded."""
 
 
 class AgentRunError(TransportError):

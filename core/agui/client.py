@@ -40,6 +40,7 @@ from tandem.core.agui.request_cache import CallsCache, ConversionCache
 from tandem.core.agui.run_path import RunCounts, RunPath, check_ended
 from tandem.core.agui.sse import OPENING_BYTES, SSEDecoder
 from tandem.core.agui.transport import AGUITransport, ByteSource, ByteSourceTransport, HttpTransport
+from tandem.core.budgets import Budgets, size_text
 from tandem.core.chat_client import ChatClient
 from tandem.core.errors import TransportError, TransportTimeout
 from tandem.core.history import HistoryFolder
@@ -87,12 +88,15 @@ class AGUIChatClient(ChatClient):
             unresolved are proposals.
         on_connecting: told True while a refused connection is being tried again (the server
             may be starting), False once that is over (`HttpTransport.on_connecting`).
+        budgets: how much one run may send (`core.budgets`; default: its defaults).
     """
 
     turn_timeout: float | None
     """Seconds one run may take in all (None: no limit)."""
     finish_grace: float
     """Seconds to wait for more events once the run finished (see `FINISH_GRACE`)."""
+    budgets: Budgets
+    """How much one run may send (`core.budgets`); past one, the run ends with `BudgetExceeded`."""
 
     def __init__(
         self,
@@ -105,11 +109,14 @@ class AGUIChatClient(ChatClient):
         http_client: httpx.AsyncClient | None = None,
         predict_state: Iterable[PredictStateMapping | dict[str, str]] | None = None,
         on_connecting: Callable[[bool], None] | None = None,
+        budgets: Budgets | None = None,
     ) -> None:
+        budgets = budgets or Budgets()
         transport = HttpTransport(url, headers=headers, connect_timeout=connect_timeout, read_timeout=read_timeout,
-                                  http_client=http_client)
+                                  http_client=http_client, budgets=budgets)
         transport.on_connecting = on_connecting
         self._setup(transport, predict_state)
+        self.budgets = budgets
         self.turn_timeout = turn_timeout  # after _setup, which sets the default
 
     @classmethod
@@ -157,6 +164,7 @@ class AGUIChatClient(ChatClient):
         self._opening = b""  # the last stream's first bytes (see `_payloads`)
         self.turn_timeout = None
         self.finish_grace = FINISH_GRACE
+        self.budgets = Budgets()
 
     def open_interrupts(self, thread_id: str) -> list[Interrupt]:
         """The interrupts the thread's last run left open (empty once resumed)."""
@@ -207,7 +215,7 @@ class AGUIChatClient(ChatClient):
             async with self._transport.open(run_input) as body, aclosing(self._payloads(body)) as batches:
                 # One loop, no generator layer per stage, and the updates of a chunk go out
                 # together: every hop would otherwise cost each update.
-                run = RunPath(self._counts, mapper)
+                run = RunPath(self._counts, mapper, self.budgets)
                 position = 0
                 deadline = None if self.turn_timeout is None else time.monotonic() + self.turn_timeout
                 while True:
@@ -269,8 +277,12 @@ class AGUIChatClient(ChatClient):
         """
         decoder = SSEDecoder()
         self._opening = b""
+        budgets, received = self.budgets, 0
         async for chunk in body:
             self._counts.bytes += len(chunk)
+            received += len(chunk)
+            if received > budgets.response_bytes:
+                raise budgets.exceeded("response_bytes", f"the answer went on past {size_text(budgets.response_bytes)}")
             if not self._opening:
                 self._opening = chunk[:OPENING_BYTES]  # quoted if no event ever comes (`check_ended`)
             yield decoder.feed(chunk)

@@ -36,7 +36,7 @@ throttled the firehose of `tests/perf/bench_client_path.py` (13.7 MB) to the soc
 size per pause, `tandem ask` taking 3.1-3.3 s of wall time for 1.3 s of CPU."""
 _AHEAD_BYTES = 1 << 20
 """Bytes read ahead of the consumer at most: a server faster than Tandem still meets back-pressure
-(the same bound as a decompressed piece, `transport._decoded`)."""
+(a decompressed piece is smaller still, `decoding.PIECE_BYTES`)."""
 
 
 class _Ahead:

@@ -15,6 +15,7 @@ from typing import Any
 from ag_ui.core import EventType, ReasoningMessageChunkEvent, TextMessageChunkEvent, ToolCallChunkEvent
 from pydantic_core import from_json
 
+from tandem.core.agui.budget_checks import RunBudget
 from tandem.core.agui.events import (
     DELTA_FIELDS,
     DELTA_ID_FIELDS,
@@ -28,6 +29,7 @@ from tandem.core.agui.mapping import EventMapper
 from tandem.core.agui.sse import preview
 from tandem.core.agui.verifier import EventVerifier
 from tandem.core.agent_json import null_unrepresentable_numbers
+from tandem.core.budgets import Budgets
 from tandem.core.content import ErrorContent
 from tandem.core.errors import AgentRunError, ProtocolError
 from tandem.core.messages import ChatUpdate
@@ -89,8 +91,10 @@ class RunPath:
     client's `counts`. One per run; engine thread only.
     """
 
-    def __init__(self, counts: RunCounts, mapper: EventMapper) -> None:
+    def __init__(self, counts: RunCounts, mapper: EventMapper, budgets: Budgets | None = None) -> None:
         self.counts = counts
+        self.budget = RunBudget(budgets or Budgets())
+        """What the run has sent against its budgets (`core.agui.budget_checks`)."""
         self.mapper = mapper
         self.expander = ChunkExpander()
         self.verifier = EventVerifier()
@@ -189,6 +193,7 @@ class RunPath:
         if (timestamp.__class__ is not int or not _MIN_SAFE <= timestamp <= _MAX_SAFE  # type: ignore[operator]
                 or (subagent is not None and subagent.__class__ is not str)):
             return False
+        self.budget.delta(key, delta)  # type: ignore[arg-type]
         if rule is self._joined_rule and key == self._joined_key and subagent == self._joined_subagent and delta:
             self._joined.append(delta)
             self._joined_raws.append(data)
@@ -222,6 +227,7 @@ class RunPath:
                                  f"ignored: {str(data.get('message'))[:300]}", position)
             return
         yield from checks.before(data, event_type, position)
+        self.budget.event(data, event_type)
         yield from self._process(data, position)
         if mapper.run_error is not None:
             raise AgentRunError(mapper.run_error.message, code=mapper.run_error.code)

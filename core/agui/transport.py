@@ -20,9 +20,11 @@ from typing import Any
 import httpx
 from ag_ui.core import RunAgentInput
 
+from tandem.core.agui.decoding import decoded, encodings
 from tandem.core.agui.gather import gathered
 from tandem.core.agui.request_cache import BodyEncoder
 from tandem.core.agui.tls_on_demand import TlsOnDemandTransport
+from tandem.core.budgets import Budgets
 from tandem.core.errors import ConnectError, ProtocolError, ServerStatusError, TransportError, TransportTimeout
 from tandem.core.agent_json import loads_agent_json
 from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT
@@ -30,6 +32,8 @@ from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT
 __all__ = ["ByteSource", "AGUITransport", "HttpTransport", "ByteSourceTransport", "safe_url", "summarise_body"]
 
 log = logging.getLogger(__name__)
+
+DEFAULT_BUDGETS = Budgets()
 
 ByteSource = Callable[[RunAgentInput], AsyncIterator[bytes]]
 """An in-process agent: given the run input, yields the SSE-encoded bytes of its events."""
@@ -86,6 +90,7 @@ class HttpTransport(AGUITransport):
         connect_timeout: float | None = CONNECT_TIMEOUT,
         read_timeout: float | None = READ_TIMEOUT,
         http_client: httpx.AsyncClient | None = None,
+        budgets: Budgets = DEFAULT_BUDGETS,
     ) -> None:
         self.url = url
         self._headers = dict(headers or {})
@@ -95,6 +100,8 @@ class HttpTransport(AGUITransport):
         # Certificates are loaded only if an https:// request is made (see tls_on_demand).
         self._client = http_client if http_client is not None else httpx.AsyncClient(
             timeout=self._timeout, transport=TlsOnDemandTransport())
+        self.budgets = budgets
+        """What a response may inflate to (`response_bytes`, `decompression_ratio`)."""
         self._encoder = BodyEncoder()  # each history message is encoded once, not every turn
         self._reached = False
         """Whether the server ever answered: after that, a failed connection is not retried."""
@@ -125,8 +132,8 @@ class HttpTransport(AGUITransport):
                         self._reached = True
                         if retrying:
                             retrying = self._tell_connecting(False)
-                        await _check_response(response, where)
-                        async with gathered(_body(response, where, self._timeout)) as chunks:
+                        await _check_response(response, where, self.budgets)
+                        async with gathered(_body(response, where, self._timeout, self.budgets)) as chunks:
                             yield chunks
                     return
                 except httpx.ConnectError as exc:
@@ -162,56 +169,32 @@ class HttpTransport(AGUITransport):
             await self._client.aclose()
 
 
-_DECODED_PIECE = 1 << 20
-"""Bytes of a decompressed body handed on at a time (see `_decoded`)."""
+def _chunks(response: httpx.Response, budgets: Budgets) -> AsyncIterator[bytes]:
+    """The body's bytes as they come, decoded in bounded memory when the server compressed them
+    anyway (Express's `compression`, nginx `gzip_types text/event-stream`; see `decoding`)."""
+    encoding = response.headers.get("content-encoding", "")
+    return decoded(response.aiter_raw(), encoding, budgets) if encodings(encoding) else response.aiter_raw()
 
 
-def _chunks(response: httpx.Response) -> AsyncIterator[bytes]:
-    """The body's bytes as they come, decoded when the server compressed them anyway.
-
-    Raw bytes are the fast path; before, a compressed body was read raw and refused as "not an
-    event stream" (Express's `compression`, nginx `gzip_types text/event-stream`).
-    """
-    encoding = response.headers.get("content-encoding", "").strip().lower()
-    return _decoded(response) if encoding not in ("", "identity") else response.aiter_raw()
-
-
-async def _decoded(response: httpx.Response) -> AsyncIterator[bytes]:
-    """The decompressed body in pieces of at most `_DECODED_PIECE` bytes.
-
-    One read of a gzip bomb inflates about a thousandfold (64 KiB → 64 MiB of newlines, which the
-    SSE decoder would split into 64 million lines at once: 400 MB). Cut into pieces, the bomb
-    costs one inflated read at a time and its events meet the decoder's per-event cap; a bomb
-    of blank lines runs into the turn timeout like any stream that never ends.
-    """
-    async for chunk in response.aiter_bytes():
-        if len(chunk) <= _DECODED_PIECE:
-            yield chunk
-            continue
-        view = memoryview(chunk)
-        for start in range(0, len(chunk), _DECODED_PIECE):
-            yield bytes(view[start:start + _DECODED_PIECE])
-
-
-async def _body(response: httpx.Response, where: str, timeout: httpx.Timeout) -> AsyncIterator[bytes]:
+async def _body(response: httpx.Response, where: str, timeout: httpx.Timeout, budgets: Budgets) -> AsyncIterator[bytes]:
     received = False
     try:
-        async for chunk in _chunks(response):
+        async for chunk in _chunks(response, budgets):
             received = received or bool(chunk)
             yield chunk
     except httpx.HTTPError as exc:
         raise translate(exc, where, timeout, mid_stream=received) from exc
 
 
-async def _check_response(response: httpx.Response, where: str) -> None:
+async def _check_response(response: httpx.Response, where: str, budgets: Budgets) -> None:
     if not response.is_success:
         try:
             raw = b""
-            async for chunk in _chunks(response):
+            async for chunk in _chunks(response, budgets):
                 raw += chunk
                 if len(raw) > _MAX_ERROR_BODY:
                     break
-        except httpx.HTTPError:
+        except (httpx.HTTPError, ProtocolError):
             pass
         summary = summarise_body(raw[:_MAX_ERROR_BODY], response.headers.get("content-type", ""))
         message = f"{where} answered {response.status_code} {response.reason_phrase}"

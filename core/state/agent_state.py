@@ -26,6 +26,7 @@ from tandem.core.state.fields import MergeError, Patch, as_document
 from tandem.core.state.merge import MergeOutcome
 from tandem.core.state.patch import apply_patch
 from tandem.core.state.proposals import Conflict, Proposal, Proposals
+from tandem.core.state.state_budget import StateBudget
 from tandem.core.state.writes import place
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ class AgentState:
         """(the stamp it was computed at, the committed value with the proposals merged)."""
         self._view_stamp = 0
         """Counts the changes the view must follow (written on the engine thread only)."""
+        self.budget = StateBudget()
+        """The size and depth an agent write may take the state to (checked before it applies)."""
         self.diverged = False
         """An agent write failed to apply: the client's state may differ from the agent's."""
         self.divergence: str | None = None
@@ -213,7 +216,9 @@ class AgentState:
         Raises:
             PatchError: the patch does not apply, or the result fails validation. The state is
                 unchanged and marked as diverged.
+            BudgetExceeded: the write would take the state past a budget; nothing changed.
         """
+        self.budget.check(patch, self._frame.value)
         try:
             if proposal_id is not None:
                 self._show()  # the proposal's frame shares the agent's frame

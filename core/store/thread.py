@@ -44,6 +44,8 @@ class SqliteThread(ConversationThread):
 
     checkpoint_entries: int = 1000
     """Pending updates that make a commit without waiting for the segment to end."""
+    checkpoint_events: int = 20_000
+    """Pending streamed events (the updates' raw events) that make such a commit."""
 
     def __init__(
         self,
@@ -58,6 +60,8 @@ class SqliteThread(ConversationThread):
         self._lock = lock
         self._clock = clock
         self._pending: list[LogEntry] = []
+        self._pending_events = 0
+        """Raw events held by the pending updates (`append_update`; reset by `commit`)."""
         self._connection: sqlite3.Connection | None = None
         try:
             self._connection = connect(path)
@@ -101,7 +105,11 @@ class SqliteThread(ConversationThread):
         """`append` of one streamed update's entry, without asking what kind of entry it is (the hot path)."""
         pending = self._pending
         pending.append(logged_update(turn_id, update))
-        if len(pending) % self.checkpoint_entries == 0:
+        # A joined run of deltas is one update holding every event it joined (`raw`, a list):
+        # a flood's 1,000 pending updates held 190 MB of events, so its events count too.
+        raw = update.raw
+        self._pending_events += len(raw) if raw.__class__ is list else 1
+        if len(pending) % self.checkpoint_entries == 0 or self._pending_events >= self.checkpoint_events:
             self._checkpoint()
 
     def _checkpoint(self) -> None:
@@ -144,6 +152,7 @@ class SqliteThread(ConversationThread):
         self._replay.accept(staged)
         self._next_seq += len(rows)
         del self._pending[: len(batch)]
+        self._pending_events = 0
 
     def entries(self) -> list[LogEntry]:
         """Every committed entry, in order.

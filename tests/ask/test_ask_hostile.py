@@ -33,16 +33,18 @@ class TestDeepJSON:
         assert "1001 levels deep" in call["arguments_error"]
         assert result.text == "done"
 
-    def test_valid_json_200_deep_is_accepted(self) -> None:
+    def test_valid_json_200_deep_is_accepted_as_arguments_and_refused_as_state_by_its_budget(self) -> None:
+        # The state's depth budget (64 by default, at most 150) keeps every accepted state
+        # readable back from the log; tool arguments and results keep the 200-level bound.
         events = run(*tool_events("c1", "read_file", VALID_200, result=VALID_200),
                      {"type": "STATE_SNAPSHOT", "snapshot": {"deep": __import__("json").loads(VALID_200)}})
         with raw_agui(Response([sse(*events)])) as server:
             result = ask("--url", server.url, "--json", "go")
         _no_traceback(result)
-        assert result.returncode == 0 and result.turn["status"] == "completed"
         call = result.tool("read_file")
         assert "arguments_error" not in call and isinstance(call["arguments"], dict)
-        assert isinstance(result.state["deep"], dict)
+        assert result.returncode != 0 and result.turn["status"] == "error"
+        assert "state_depth" in result.turn["error"] and "--budget state_depth=N" in result.turn["error"]
 
     def test_a_1000_deep_event_is_a_protocol_error_naming_the_depth(self) -> None:
         started, finished = run()
@@ -160,7 +162,8 @@ class TestOversizedEvents:
         opening = sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}) + b'data: {"type": "TEXT_MESSAGE_START", "x": "'
         chunks = [opening] + [megabyte] * (MAX_EVENT_BYTES // len(megabyte) + 8)
         with raw_agui(Response(chunks, hold_open=True)) as server:
-            result = ask("--url", server.url, "--json", "--read-timeout", "20", "go")
+            # The response budget (32 MiB by default) would stop it first: raised, the decoder's cap is what holds.
+            result = ask("--url", server.url, "--json", "--read-timeout", "20", "--budget", "response_bytes=1G", "go")
         _no_traceback(result)
         assert result.returncode != 0
         assert result.turn["status"] == "error" and "larger than 32 MiB" in result.turn["error"], result.turn
@@ -186,7 +189,7 @@ class TestNumbers:
 
 
 class TestCompressedBodies:
-    """A body compressed although identity was asked for is decoded; a bomb is stopped by the event cap."""
+    """A body compressed although identity was asked for is decoded; a bomb is stopped by its budget."""
 
     def test_identity_is_asked_for_and_a_gzipped_stream_is_read_all_the_same(self) -> None:
         # Express's `compression` and nginx `gzip_types text/event-stream` compress an event
@@ -199,7 +202,7 @@ class TestCompressedBodies:
         assert result.returncode == 0 and result.turn["status"] == "completed" and result.text == "squeezed"
         assert b"accept-encoding: identity" in heads[0].lower()
 
-    def test_a_gzip_bomb_is_stopped_at_the_event_cap_with_a_message(self) -> None:
+    def test_a_gzip_bomb_is_stopped_by_the_decompression_budget_with_a_message(self) -> None:
         from tandem.core.agui.sse import MAX_EVENT_BYTES
 
         compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
@@ -212,7 +215,7 @@ class TestCompressedBodies:
             result = ask("--url", server.url, "--json", "go")
         _no_traceback(result)
         assert result.returncode != 0
-        assert result.turn["status"] == "error" and "larger than 32 MiB" in result.turn["error"], result.turn
+        assert result.turn["status"] == "error" and "decompression_ratio" in result.turn["error"], result.turn
 
 
 def _top_help() -> object:
@@ -298,7 +301,8 @@ class TestDecoding:
         big = "x" * (16 * 1024 * 1024)
         body = sse(*run(*text_events(big)))
         with raw_agui(Response([body[i:i + 65536] for i in range(0, len(body), 65536)])) as server:
-            result = ask("--url", server.url, "--json", "go")
+            result = ask("--url", server.url, "--json", "--budget", "text_delta_bytes=32M", "--budget",
+                         "message_bytes=32M", "go")
         _no_traceback(result)
         assert result.returncode == 0 and result.turn["status"] == "completed" and len(result.text) == len(big)
 

@@ -53,7 +53,7 @@ def build_factory(
             if set_theme is not None:
                 app_hooks.set_theme = set_theme
         return backend.build_context(settings.url, settings.headers, speed=settings.speed, hooks=app_hooks,  # type: ignore[arg-type]
-                                     client_options=settings.timeouts.client_options())
+                                     client_options=settings.client_options())
 
     return factory
 
@@ -87,7 +87,7 @@ def build_library(
             hooks.connecting = connecting
         return await backend.open_context(settings.url, settings.headers, speed=settings.speed, hooks=hooks,
                                           store=store, resume=resume,
-                                          client_options=settings.timeouts.client_options())
+                                          client_options=settings.client_options())
 
     async def replay(store: ThreadStore, thread_id: str, url: str | None) -> ReplayReport:
         from tandem.tui.cli.replay_run import replay_thread
@@ -95,7 +95,7 @@ def build_library(
         # The app's headers go only to the app's own agent: another endpoint gets none.
         headers = settings.headers if url == settings.url else {}
         return await replay_thread(store, thread_id, url=url, headers=headers, speed=settings.speed,
-                                   client_options=settings.timeouts.client_options(), on_divergence="stop")
+                                   client_options=settings.client_options(), on_divergence="stop")
 
     return ThreadLibrary(build, path=store_path, replay=replay)
 

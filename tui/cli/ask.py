@@ -126,7 +126,7 @@ def run_ask(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
                 stderr=sys.stderr,
                 interactive=given.interactive,
                 thread=thread,
-                client_options=settings.timeouts.client_options(),
+                client_options=settings.client_options(),
                 attachments=attachments,
             )
         )

@@ -105,7 +105,7 @@ class AskThread:
 
             client = backend.chat_client_factory(url, headers, speed=speed, on_connecting=hooks.connecting,
                                                **client_options)
-            agent = backend.build_agent(client, hooks=hooks, agent_id=url or "demo")
+            agent = backend.build_agent(client, hooks=hooks, agent_id=url or "demo", budgets=client_options.get("budgets"))
             return await restore(agent, InMemoryThread(entries=entries))
         self.store = ThreadStore(self.store_path)
         resume = self.resume

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from tandem.core.budgets import Budgets
+from tandem.core.state.state_budget import StateBudget
 from tandem.core.a2ui import install_a2ui
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.base import BlockEnv
@@ -107,6 +109,7 @@ def chat_client_factory(
     read_timeout: float | None = READ_TIMEOUT,
     turn_timeout: float | None = TURN_TIMEOUT,
     on_connecting: Callable[[bool], None] | None = None,
+    budgets: Budgets | None = None,
 ) -> Callable[[], ChatClient]:
     """What builds the AG-UI client for `url`, or for the embedded demo agent when `url` is None.
 
@@ -127,11 +130,14 @@ def chat_client_factory(
                 read_timeout=read_timeout,
                 turn_timeout=turn_timeout,
                 on_connecting=on_connecting,
+                budgets=budgets,
             )
         from tandem.core.agui.demo import DemoAgent, encode_sse
 
         agent = DemoAgent(speed)
-        return AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+        client = AGUIChatClient.from_byte_source(lambda run_input: encode_sse(agent, run_input))
+        client.budgets = budgets or client.budgets
+        return client
 
     return build
 
@@ -148,13 +154,17 @@ def _generate_haiku(arguments: dict[str, Any]) -> JsonValue:
 
 
 def build_agent(
-    client: ChatClient | Callable[[], ChatClient], *, hooks: AppHooks | None = None, env: BlockEnv | None = None, agent_id: str = "demo"
+    client: ChatClient | Callable[[], ChatClient], *, hooks: AppHooks | None = None, env: BlockEnv | None = None,
+    agent_id: str = "demo", budgets: Budgets | None = None,
 ) -> UIAgent:
     """A UIAgent with Tandem's client-side tools, UI actions and typed tool blocks; `client` may be
-    a factory (`chat_client_factory`), built on the first request."""
+    a factory (`chat_client_factory`), built on the first request; its shared state is held to
+    `budgets` (`core.budgets`; default: its defaults)."""
     hooks = hooks or AppHooks()
     client_tools: dict[str, ToolFunction] = {"generate_haiku": _generate_haiku}
     agent = UIAgent(FunctionInvokingChatClient(client, client_tools), env=env)
+    if budgets is not None:
+        agent.state.budget = StateBudget(budgets)
     agent.declare_tool(
         ToolDeclaration(name="generate_haiku", description="Show a haiku to the user as a card.", parameters=_HAIKU_SCHEMA)
     )
@@ -205,7 +215,7 @@ def build_context(
     """
     on_connecting = hooks.connecting if hooks is not None else None
     client = chat_client_factory(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
-    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
+    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo", budgets=(client_options or {}).get("budgets"))
     return AgentContext(agent, thread=thread)
 
 
@@ -235,7 +245,7 @@ async def open_context(
     """
     on_connecting = hooks.connecting if hooks is not None else None
     client = chat_client_factory(url, headers, speed=speed, on_connecting=on_connecting, **(client_options or {}))
-    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo")
+    agent = build_agent(client, hooks=hooks, env=env, agent_id=url or "demo", budgets=(client_options or {}).get("budgets"))
     if store is None:
         return AgentContext(agent)
     if resume is None:

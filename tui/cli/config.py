@@ -1,4 +1,4 @@
-"""The configuration file: named agents, the default agent, theme, terminal output, timeouts, approval policy.
+"""The configuration file: named agents, the default agent, theme, terminal output, timeouts, budgets, approval policy.
 
 `config.toml` in the platformdirs config directory (`$XDG_CONFIG_HOME/tandem/` on Linux;
 `TANDEM_CONFIG` names another file), read with `tomllib`. Tandem never writes it. A missing
@@ -18,6 +18,10 @@ file is an empty configuration. Example:
     [timeouts]            # seconds
     connect = 10
     read = 120
+
+    [budgets]             # what one agent may send (core.budgets lists them and their defaults)
+    message_bytes = "8M"
+    tool_calls = 5000
 
     [approvals]           # per tool name: "ask" (the default), "approve" or "reject"
     get_weather = "approve"
@@ -119,6 +123,8 @@ class Config:
     """`[attachments] max_file_mb` ($TANDEM_ATTACH_MAX_FILE_MB wins)."""
     attach_message_mb: float | None = None
     """`[attachments] max_message_mb` ($TANDEM_ATTACH_MAX_MESSAGE_MB wins)."""
+    budgets: dict[str, int] = field(default_factory=dict)
+    """The `[budgets]` table: budget name → value (`core.budgets`; `--budget` wins)."""
 
     def agent(self, name: str) -> AgentConfig:
         """The agent called `name`.
@@ -244,7 +250,7 @@ class _Checker:
 
     def config(self, data: dict[str, Any]) -> Config:
         known = {"default_agent", "theme", "frame_ms", "repaint", "timeouts", "approvals", "agents", "images", "attachments",
-                 "image_hosts"}
+                 "image_hosts", "budgets"}
         for key in data:
             if key not in known:
                 raise self.fail(key, f"one of the keys {', '.join(sorted(known))}")
@@ -286,7 +292,18 @@ class _Checker:
             if policy not in _POLICIES:
                 raise self.fail(f"approvals.{tool}", f"one of {', '.join(_POLICIES)}")
             approvals[tool] = policy
+        from tandem.core.budgets import Budgets, parse_budget  # here: `--help` loads this module, not core's
+
+        budgets: dict[str, int] = {}
+        for name, value in self.table(data.get("budgets", {}), "budgets").items():
+            try:
+                key, number = parse_budget(f"{name}={value}")
+                Budgets().with_values({key: number})
+            except ValueError as exc:
+                raise self.fail(f"budgets.{name}", str(exc)) from None
+            budgets[key] = number
         return Config(
+            budgets=budgets,
             path=self.path,
             agents=agents,
             default_agent=default,

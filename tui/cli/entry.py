@@ -47,6 +47,14 @@ def _add_connection_args(parser: argparse.ArgumentParser) -> None:
         help=f"a request header, repeatable (also ${HEADER_ENV}); never logged or stored",
     )
     parser.add_argument("--speed", type=float, default=1.0, help="demo agent pacing: 1 realistic, 0 instant")
+    parser.add_argument(
+        "--budget",
+        action="append",
+        default=argparse.SUPPRESS,
+        metavar="NAME=VALUE",
+        help="raise or lower one of the limits on what an agent may send, repeatable (e.g. message_bytes=8M; "
+             "the README lists them)",
+    )
     defaults = Timeouts()
     for name, what in (("connect", "to connect"), ("read", "for the next bytes of a stream"),
                        ("turn", "for a whole turn")):

@@ -104,7 +104,7 @@ def _replay_one(store: ThreadStore, thread_id: str, args: argparse.Namespace, en
     try:
         report: ReplayReport = asyncio.run(replay_thread(
             store, thread_id, url=settings.url, headers=settings.headers, speed=settings.speed,
-            client_options=settings.timeouts.client_options(), tolerance=tolerance,
+            client_options=settings.client_options(), tolerance=tolerance,
             on_divergence=args.on_divergence, asker=asker.answer if asker else None, save=args.save,
             on_turn=None if args.json or one_line else printer.turn))
     except LogStoreError as exc:

@@ -16,6 +16,7 @@ frozen `Settings`. Nothing later reads `os.environ` for a setting, and nothing w
 | images | `--images` | `TANDEM_IMAGES` | `images` | `auto` |
 | picture hosts loaded unasked | | | `image_hosts` | none |
 | attachment limits | | `TANDEM_ATTACH_MAX_FILE_MB`, `TANDEM_ATTACH_MAX_MESSAGE_MB` | `[attachments]` | `core.attachment_limits` |
+| budgets | `--budget NAME=VALUE` | | `[budgets]` | `core.budgets.Budgets` |
 
 A command reads only what it uses (`reach`, `display`), in this order, so that the first
 problem is the one reported: the timeouts (every flag, then every variable), `--url`, the
@@ -38,6 +39,7 @@ from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
 
 if TYPE_CHECKING:
     from tandem.core.attachment_limits import AttachmentLimits
+    from tandem.core.budgets import Budgets
 
 __all__ = ["ATTACH_FILE_ENV", "ATTACH_MESSAGE_ENV", "Display", "FRAME_ENV", "HEADER_ENV", "IMAGES_ENV", "PROFILE_ENV", "Reach", "Settings", "check_url", "parse_headers",
            "read_settings"]
@@ -111,6 +113,12 @@ class Settings:
     """How the app draws (None: the command draws no app)."""
     attachments: AttachmentLimits = field(default_factory=lambda: _default_limits())
     """How large attached files may be."""
+    budgets: Budgets = field(default_factory=lambda: _default_budgets())
+    """What one agent may send (`core.budgets`): `--budget` over the config file's `[budgets]`."""
+
+    def client_options(self) -> dict[str, Any]:
+        """`tui.cli.backend.build_chat_client`'s keyword arguments: the timeouts and the budgets."""
+        return {**self.timeouts.client_options(), "budgets": self.budgets}
 
     @property
     def url(self) -> str | None:
@@ -161,6 +169,7 @@ def read_settings(args: Any, environ: Mapping[str, str], *, reach: Reach = "none
     config = load_config(config_path(environ)) if config is None else config
     agent = settle_agent(url, getattr(args, "agent", None), cli_headers, config, environ, thread_url=saved_url)
     return Settings(
+        budgets=_budgets(getattr(args, "budget", None) or [], config),
         timeouts=_timeouts(flags, variables, config),
         agent=agent,
         speed=speed,
@@ -198,6 +207,31 @@ def _attachment_limits(environ: Mapping[str, str], config: Config) -> Attachment
     per_message = pick(Source("$" + ATTACH_MESSAGE_ENV, ATTACH_MESSAGE_ENV, _megabytes), None, environ,
                        config.attach_message_mb, defaults.per_message / megabyte)
     return AttachmentLimits(per_file=int(per_file * megabyte), per_message=int(per_message * megabyte))
+def _default_budgets() -> Budgets:
+    from tandem.core.budgets import Budgets  # here: `--help` loads this module, not core's
+
+    return Budgets()
+
+
+def _budgets(flags: list[str], config: Config) -> Budgets:
+    """The config file's `[budgets]`, then each `--budget NAME=VALUE` over it.
+
+    Raises:
+        SettingError: a flag names no budget or holds a bad value (a usage error).
+    """
+    from tandem.core.budgets import parse_budget
+
+    values: dict[str, int] = dict(config.budgets)
+    for flag in flags:
+        try:
+            name, value = parse_budget(flag)
+        except ValueError as exc:
+            raise SettingError(f"--budget {flag[:60]}: {exc}", status=2) from None
+        values[name] = value
+    try:
+        return _default_budgets().with_values(values)
+    except ValueError as exc:
+        raise SettingError(f"--budget: {exc}", status=2) from None
 
 
 def _timeouts(flags: dict[str, Any], variables: dict[str, Any], config: Config | None) -> Timeouts:
