@@ -1,10 +1,6 @@
-"""`AgentState`: shared state with two writers, the agent and the person.
-
-The agent's committed writes are merged three-way, field by field, onto the person's edits
-(`tandem.core.state.merge` holds the rules); its proposals wait for the person
-(`tandem.core.state.proposals`); the person's writes and the conflicts they met are kept by
-`tandem.core.state.edits`; the committed value and its revisions by `tandem.core.state.committed`.
-"""
+"""`AgentState`: shared state with two writers, the agent and the person (the merge rules in
+`core.state.merge`, proposals in `.proposals`, the person's writes and conflicts in `.edits`, the
+committed value and its revisions in `.committed`)."""
 
 from __future__ import annotations
 
@@ -43,8 +39,7 @@ class AgentState:
     field conflicts (an `Edits`), and the divergence flag. Agent writes commit unless they carry
     a proposal id; proposals commit only when accepted; a human edit commits at once. Writes on
     the engine thread; notifies via `on_changed`, `on_merged`, `on_conflict_resolved`. The
-    readers (`committed`, `value`, `base`, …) may be called from any thread. Lives as long as
-    its conversation.
+    readers (`committed`, `value`, `base`, …) may be called from any thread.
 
     A value a reader got is never changed afterwards: writes are copy-on-write, but for the
     containers agent deltas copied that no reader has seen (see `tandem.core.state.owned`).
