@@ -153,7 +153,7 @@ def question(server: LangGraphServer) -> None:
     assert (block["message"], block["free_text"], block["decision"]["payload"]) == (QUESTION, True, "teal blue"), block
 
     run = ask(server, "--approve", "all", "pick a colour")
-    assert run.returncode == 1 and "--approve all cannot answer 'Which colour?'" in run.stderr, run.stderr
+    assert run.returncode == 3 and "--approve all cannot answer 'Which colour?'" in run.stderr, run.stderr
     assert run.one("interrupt")["decision"]["outcome"] == "declined"
 
 
