@@ -227,8 +227,9 @@ class TestRepeatedThought:
                   *reasoning("r2", "Considering ", "the question ", "again, differently."), *text("m2", "42."), FINISH]
         client = scripted(events)
         joined = [u async for u in stream_updates(client, [ChatMessage.user("q")], ChatOptions())]
+        # (the space after "question" is held until what follows it shows whether it departs)
         assert [(u.message_id, p.text) for u in joined for p in u.contents if isinstance(p, ReasoningContent)] == [
-            ("r1", "Considering the question."), ("r2", "Considering the question "), ("r2", "again, differently.")]
+            ("r1", "Considering the question."), ("r2", "Considering the question again, differently.")]
         # The held text went out as one update; every held delta's event is in its raw.
         assert [(u.message_id, p.text) for u in per_event(joined) for p in u.contents if isinstance(p, ReasoningContent)] == [
             ("r1", "Considering the question."), ("r2", "Considering "), ("r2", "the question "), ("r2", "again, differently.")]
@@ -236,6 +237,26 @@ class TestRepeatedThought:
         events = [START, *reasoning("r1", "Considering the question."), *reasoning("r2", "Considering"), FINISH]
         updates = await stream(scripted(events), [ChatMessage.user("q")])
         assert [p.text for p in parts(updates, ReasoningContent)] == ["Considering the question.", "Considering"]
+
+    async def test_a_repeat_that_differs_only_in_the_whitespace_at_its_ends_is_shown_once(self) -> None:
+        # ag-ui-adk's repeat is the model's aggregated response: its ends may be trimmed or padded.
+        for streamed, repeat in ((("Considering the question ", "carefully.\n\n"), ("Considering the question carefully.",)),
+                                 (("Considering the question ", "carefully."), ("\n", " Considering the question", " carefully.  \n"))):
+            answer = text("m1", "After thinking: ", "42.")
+            events = [START, *reasoning("r1", *streamed), *answer[:2], *reasoning("r2", *repeat), *answer[2:], FINISH]
+            shown = await self.blocks(events)
+            assert [(kind, said.strip()) for kind, said in shown] == [
+                ("reasoning", "Considering the question carefully."), ("text", "After thinking: 42.")], repeat
+
+    async def test_a_repeat_that_differs_inside_is_shown(self) -> None:
+        # Whitespace inside the text counts: a line break between words is another text.
+        for repeat in (("Considering the\nquestion carefully.",), ("Considering the question carefully!",),
+                       ("Considering the question carefully. Then more.",)):
+            answer = text("m1", "After thinking: ", "42.")
+            events = [START, *reasoning("r1", "Considering the question ", "carefully."), *answer[:2],
+                      *reasoning("r2", *repeat), *answer[2:], FINISH]
+            shown = await self.blocks(events)
+            assert [said for kind, said in shown if kind == "reasoning"] == ["Considering the question carefully.", repeat[0]]
 
     async def test_the_same_thought_in_the_next_run_is_shown(self) -> None:
         events = [START, *reasoning("r1", "Let me see."), *text("m1", "OK."), FINISH]
