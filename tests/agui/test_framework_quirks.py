@@ -122,6 +122,30 @@ class TestMessagesSnapshot:
         updates = await stream(scripted([START, snap, snap, FINISH]), history)
         assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, TextContent)] == [("a2", "OK")]
 
+    async def test_text_beside_a_call_resent_under_a_new_id_with_other_whitespace_adds_nothing(self) -> None:
+        # ag-ui-crewai's second snapshot: the text that came with a client tool call, under a new
+        # id, its ends trimmed, with the call it carried (already answered in this turn).
+        call_json = {"id": "c1", "type": "function", "function": {"name": "change_theme", "arguments": "{\"theme\": \"light\"}"}}
+        history = [ChatMessage.user("light please"),
+                   ChatMessage(role="assistant", message_id="m1", contents=[
+                       TextContent(text="Switching the theme for you.\n"),
+                       ToolCallContent(call_id="c1", name="change_theme", arguments={"theme": "light"}, done=True)]),
+                   ChatMessage(role="tool", contents=[ToolResultContent(call_id="c1", result="{\"applied\": true}")])]
+        snap = snapshot({"id": "user-0", "role": "user", "content": "light please"},
+                        {"id": "fresh-1", "role": "assistant", "content": "Switching the theme for you.", "toolCalls": [call_json]},
+                        {"id": "tool-9", "role": "tool", "toolCallId": "c1", "content": "{\"applied\": true}"},
+                        {"id": "fresh-2", "role": "assistant", "content": "Switched."})
+        updates = await stream(scripted([START, snap, FINISH]), history)
+        assert [p.text for p in parts(updates, TextContent)] == ["Switched."]
+        assert parts(updates, ToolCallContent) == []
+
+    async def test_a_text_that_differs_inside_is_new(self) -> None:
+        history = [ChatMessage.user("hi"), ChatMessage(role="assistant", contents=[TextContent(text="Switching the theme.")], message_id="a1")]
+        for other in ("Switching the  theme.", "Switching the theme!", "switching the theme."):
+            snap = snapshot({"id": "user-0", "role": "user", "content": "hi"}, {"id": "x2", "role": "assistant", "content": other})
+            updates = await stream(scripted([START, snap, FINISH]), history)
+            assert [p.text for p in parts(updates, TextContent)] == [other]
+
     async def test_reasoning_snapshotted_under_another_id_is_not_shown_again(self) -> None:
         # ag-ui-langgraph streams reasoning under a uuid and snapshots it as "<message id>-reasoning-0".
         stream_events = [START, {"type": "REASONING_MESSAGE_START", "messageId": "r-uuid", "role": "reasoning"},
