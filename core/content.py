@@ -108,6 +108,8 @@ class ApprovalRequestContent(ContentPart):
     message: str | None = None
     allow_edits: bool = False
     """The human may approve with edited arguments."""
+    allow_reason: bool = True
+    """The answer may carry a reason (False where the server's response schema forbids one)."""
     requires_confirmation: bool = True
     """False: approved automatically, without suspending the conversation."""
     proposal_id: str | None = None

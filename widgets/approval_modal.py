@@ -136,7 +136,8 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
                 yield Static(agent_text(pretty_json(block.arguments)), classes="approval-modal--args")
             yield TextArea(pretty_json(block.arguments), classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
             yield Static(classes="approval-modal--error")
-            yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
+            if block.allow_reason:  # (a server whose answer schema forbids a reason gets none)
+                yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
             yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
             with Horizontal(classes="approval-modal--buttons"):
                 yield Button(Content("Approve (a)"), variant="success", id="approval-modal--approve")
@@ -213,7 +214,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
 
     def action_reject(self) -> None:
         """First press asks for an optional reason; the second (or Enter in the field) rejects."""
-        if self.has_class("-rejecting"):
+        if self.has_class("-rejecting") or not self.block.allow_reason:
             self._reject()
             return
         self.add_class("-rejecting")
@@ -243,7 +244,8 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             self.dismiss(ApprovalResult("later"))
 
     def _reject(self) -> None:
-        reason = self.query_one(".approval-modal--reason", Input).value.strip()
+        fields = self.query(".approval-modal--reason").results(Input)
+        reason = next((field.value.strip() for field in fields), "")
         self.dismiss(ApprovalResult("reject", reason=reason or None))
 
     def _edited_arguments(self) -> tuple[dict[str, Any] | None, str | None]:

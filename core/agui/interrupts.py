@@ -206,6 +206,7 @@ def interrupt_part(
             arguments=(call.parsed_arguments() if call else None) or {},
             message=interrupt.message,
             allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
+            allow_reason=schema_allows(schema, "reason"),
             proposal_id=interrupt.tool_call_id if predictive else None,
             expires_at=expires_at,
             protocol_data=protocol_data,
@@ -219,6 +220,17 @@ def interrupt_part(
         expires_at=expires_at,
         protocol_data=protocol_data,
     )
+
+
+def schema_allows(schema: Any, name: str) -> bool:
+    """Whether an object answer may carry the property `name` under a response schema: no schema,
+    a schema naming it, or one that does not close its properties (`additionalProperties: false`)."""
+    if not isinstance(schema, dict) or not schema:
+        return True
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and name in properties:
+        return True
+    return schema.get("additionalProperties", True) is not False
 
 
 def _metadata_question(metadata: Any) -> str | None:

@@ -56,8 +56,9 @@ def test_known_gaps_name_recorded_scenarios() -> None:
 
 def test_every_framework_recorded_its_scenarios() -> None:
     counts = {f: sum(1 for g, _ in recorded() if g == f) for f in FRAMEWORKS}
-    # ADK has no schema-less question and CrewAI no approval on their defaults; the rest do all.
-    assert counts == {"adk": 6, "adk_snapshots": 6, "langgraph": 7, "crewai": 6, "strands": 7, "node": 7}
+    # ADK has no schema-less question, CrewAI no approval, Agent Framework neither question nor
+    # shared-state tool on their defaults; the rest do all.
+    assert counts == {"adk": 7, "adk_snapshots": 7, "langgraph": 8, "crewai": 6, "strands": 8, "node": 8, "maf": 6}
 
 
 _EVENTS = TypeAdapter(Event)

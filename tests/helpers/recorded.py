@@ -50,6 +50,7 @@ CAPABILITIES: dict[str, str] = {
     "client_tool": "client tool",
     "state": "state",
     "approval": "interrupt/approval",
+    "reject": "reject with reason",
     "question": "question",
     "reasoning": "reasoning",
 }
@@ -60,6 +61,7 @@ FRAMEWORKS: dict[str, str] = {
     "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
     "langgraph": "LangGraph (ag-ui-langgraph 0.0.47), recorded",
     "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
+    "maf": "Microsoft Agent Framework (agent-framework-ag-ui 1.7.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",
 }
@@ -67,6 +69,11 @@ FRAMEWORKS: dict[str, str] = {
 
 QUESTION_ANSWER = "blue"
 """What the person types to answer a schema-less question."""
+
+REJECT_REASON = "keep it, please"
+REJECT_LINES = f"n {REJECT_REASON}\nn\n"
+"""What the person types to reject: with a reason; plain `n` when the agent takes no reason
+(`tandem ask` refuses the first line then, and reads the next)."""
 
 EXPECTED_STATE = {"shopping": ["bread", "oat milk"]}
 
@@ -191,9 +198,9 @@ def run_scenario(framework: str, scenario: str) -> ScenarioRun:
     """Replay one recorded scenario through `tandem ask --json --approve all`."""
     runs = runs_of(framework, scenario)
     server = ReplayServer(runs)
-    stdin = f"{QUESTION_ANSWER}\n" if scenario == "question" else ""
+    stdin = {"question": f"{QUESTION_ANSWER}\n", "reject": REJECT_LINES}.get(scenario, "")
     with server.running():
-        args = ["--json", "--url", server.url, "--approve", "all" if scenario != "question" else "ask", PROMPTS[scenario]]
+        args = ["--json", "--url", server.url, "--approve", "ask" if stdin else "all", PROMPTS[scenario]]
         result = ask(*args, stdin=stdin)
     return ScenarioRun(framework, scenario, result, server.requests, len(runs))
 
@@ -231,6 +238,10 @@ def problems(run: ScenarioRun) -> list[str]:
     for block in _visible(run):
         if block["kind"] in ("unhandled", "error"):
             found.append(f"a {block['kind']} block is shown: {json.dumps(block['content'])[:200]}")
+
+    for block in _visible(run):
+        if block["kind"] == "tool_call" and block["content"].get("status") not in ("succeeded", "failed", "denied", "cancelled"):
+            found.append(f"the {block['content'].get('name')} card ends {block['content'].get('status')!r}")
 
     texts = [b["content"]["text"] for b in result.finals("text")]
     expected = _texts(run.scenario)
@@ -362,6 +373,37 @@ def _check_approval(run: ScenarioRun) -> list[str]:
     return found
 
 
+def _check_reject(run: ScenarioRun) -> list[str]:
+    """One approval, rejected: the follow-up says so, with the reason wherever the server's
+    recorded follow-up carried one (its schema allowed it), and nothing the schema forbids."""
+    found = _check_approval(run)
+    rejected = [a for b in run.result.finals() if b["kind"] == "approval"
+                for a in [b["content"].get("decision") or {}] if a.get("outcome") == "rejected"]
+    if len(rejected) != 1:
+        found.append("the approval was not rejected")
+    for number, (recorded, _body) in enumerate(run_pairs(run), 2):
+        if number > len(run.requests):
+            break
+        sent = run.requests[number - 1]
+        for entry in recorded.get("resume") or []:
+            mine = [e for e in sent.get("resume") or [] if e.get("status") == "resolved"]
+            if [e.get("payload") for e in mine] != [entry.get("payload")]:
+                found.append(f"request {number} answers with {[e.get('payload') for e in mine]}; the server read {entry.get('payload')}")
+        if _confirmed(recorded) is False and _confirmed(sent) is not False:
+            found.append(f"request {number} does not decline ADK's confirmation: {json.dumps(sent.get('messages', [])[-1:])[:200]}")
+    return found
+
+
+def _confirmed(request: dict[str, Any]) -> Any:
+    """The `confirmed` of an ADK confirmation result ending the request, or None."""
+    last = (request.get("messages") or [{}])[-1]
+    try:
+        content = json.loads(_message_text(last)) if last.get("role") == "tool" else None
+    except ValueError:
+        return None
+    return content.get("confirmed") if isinstance(content, dict) else None
+
+
 def _check_question(run: ScenarioRun) -> list[str]:
     found = []
     questions = [b for b in run.result.finals() if b["kind"] in ("interrupt", "interactive")]
@@ -387,6 +429,7 @@ _SCENARIO_CHECKS = {
     "client_tool": _check_client_tool,
     "state": _check_state,
     "approval": _check_approval,
+    "reject": _check_reject,
     "question": _check_question,
     "reasoning": _check_reasoning,
 }
