@@ -173,14 +173,16 @@ class InterruptHandler:
 
 
 class ActivityHandler:
-    """Activity snapshots and deltas update one block per activity id, across segments."""
+    """Activity snapshots and deltas update one block per activity id, across segments; a step is
+    one block per turn (a step an earlier turn ran gets its own progress again when it runs again)."""
 
     def handle(self, context: UpdateContext, block: Block | None) -> Transition:
         part = context.part
         if block is not None or not isinstance(part, ActivityContent):
             return PASS  # its blocks are emitted `offered=False`: phase 1 never offers them a part
-        earlier = context.pipeline.by_id.get(f"activity/{part.activity_id}")
-        if isinstance(earlier, ActivityBlock):
+        earlier = context.pipeline.newest(f"activity/{part.activity_id}")
+        if isinstance(earlier, ActivityBlock) and not (
+                part.activity_type == "step" and earlier.turn_id != context.pipeline.turn_id):
             earlier.apply(part.content, part.patch, part.replace)
             return Update(earlier)
         new = ActivityBlock(
