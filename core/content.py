@@ -69,6 +69,9 @@ class ToolCallContent(ContentPart):
     arguments: dict[str, JsonValue] | None = None
     done: bool = False
     informational_only: bool = False
+    internal: bool = False
+    """A call the adapter makes to ask the person (Google ADK's `adk_request_confirmation`): it
+    stays in the history, and views show it through the approval it becomes, not as a card."""
     """The server already ran (or will run) this call; the client must not run it."""
     encrypted_value: str | None = None
     """Opaque provider value attached to the call: stored and sent back untouched, never displayed."""

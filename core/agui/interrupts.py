@@ -29,6 +29,8 @@ reason is an input request.
 
 from __future__ import annotations
 
+import re
+
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -140,6 +142,11 @@ def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
     return Interrupt(id=interrupt_id, metadata=metadata, **fields)
 
 
+ADK_DEFAULT_HINT = re.compile(r"Please approve or reject the tool call \S*\(\) by responding with a FunctionResponse")
+"""google-adk's own hint for a tool with `require_confirmation=True`: addressed to the model's
+developer (it names a FunctionResponse), never shown; a hint the tool set itself is the question."""
+
+
 def adk_confirmation(call_id: str, arguments: Mapping[str, Any] | None) -> Interrupt:
     """The interrupt a pending `adk_request_confirmation` call stands for (see the module docstring)."""
     arguments = arguments or {}
@@ -148,7 +155,7 @@ def adk_confirmation(call_id: str, arguments: Mapping[str, Any] | None) -> Inter
     original = arguments.get("originalFunctionCall")
     return Interrupt(
         id=call_id, reason="confirmation", tool_call_id=call_id,
-        message=hint if isinstance(hint, str) and hint else None,
+        message=hint if isinstance(hint, str) and hint and not ADK_DEFAULT_HINT.match(hint) else None,
         metadata={"tandem": {"channel": ADK_CHANNEL, "serverId": True},
                   "adk": {"originalFunctionCall": original if isinstance(original, Mapping) else None}},
     )
@@ -238,7 +245,8 @@ def _metadata_question(metadata: Any) -> str | None:
 
     ag-ui-strands (1.0.2) maps `tool_context.interrupt("colour", reason="Which colour?")` to
     `reason: "colour"`, no `message`, and `metadata: {"reason": "Which colour?"}` — the
-    question the person must answer. A Strands reason may be any JSON: shown compact.
+    question the person must answer. A Strands reason may be any JSON: a dict's question (or
+    message, prompt, text, title, description) is shown; anything else compact JSON.
     """
     if not isinstance(metadata, dict):
         return None
@@ -247,6 +255,12 @@ def _metadata_question(metadata: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        # A structured reason usually names its question: `{"question": "Which colour?", …}`.
+        for key in ("question", "message", "prompt", "text", "title", "description"):
+            text = value.get(key)
+            if isinstance(text, str) and text.strip():
+                return text
     try:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     except (TypeError, ValueError):

@@ -50,6 +50,7 @@ from ag_ui.core import (
 
 from tandem.core.agui.calls import KnownCall
 from tandem.core.agui.echoes import echo_key
+from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL
 from tandem.core.agui.events import TANDEM_ROLES
 from tandem.core.unvalidated import update
 from tandem.core.content import ActivityContent, ReasoningContent, TextContent, ToolCallContent, ToolResultContent
@@ -215,7 +216,8 @@ class SnapshotReconciler:
         self.calls[call.id] = KnownCall(call.function.name, message_id, arguments=arguments,
                                         informational_only=informational)
         return ToolCallContent(call_id=call.id, name=call.function.name, arguments=arguments, done=True,
-                               informational_only=informational, encrypted_value=call.encrypted_value)
+                               informational_only=informational, encrypted_value=call.encrypted_value,
+                               internal=call.function.name == ADK_CONFIRMATION_TOOL)
 
     def _split_thoughts(self, messages: Sequence[Message], available: Counter[tuple[str, str]]) -> set[str]:
         """Ids of consecutive reasoning messages whose texts, joined, are one thought the client has.

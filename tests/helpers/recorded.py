@@ -370,6 +370,13 @@ def _check_approval(run: ScenarioRun) -> list[str]:
         found.append(f"expected one approval, saw {len(approvals)} (blocks: {kinds})")
     if len(run.requests) < 2:
         found.append("the approval was never answered (no follow-up request)")
+    for block in approvals:
+        message = str(block["content"].get("message") or "")
+        if "FunctionResponse" in message:
+            found.append(f"the approval shows the adapter's developer-facing text: {message[:100]!r}")
+    confirmation = _tool_blocks(run, "adk_request_confirmation")
+    if confirmation:
+        found.append("ADK's adk_request_confirmation call is shown as a card beside its approval")
     return found
 
 
@@ -409,6 +416,10 @@ def _check_question(run: ScenarioRun) -> list[str]:
     questions = [b for b in run.result.finals() if b["kind"] in ("interrupt", "interactive")]
     if len(questions) != 1:
         found.append(f"expected one question, saw {len(questions)} (blocks: {[b['kind'] for b in _visible(run)]})")
+    for block in questions:
+        said = str(block["content"].get("message") or "")
+        if "Which colour?" not in said or said.lstrip().startswith(("{", "[")):
+            found.append(f"the question is shown as {said!r}, not its text")
     answered = [r for r in run.requests[1:] if QUESTION_ANSWER in json.dumps(r.get("resume")) + json.dumps(r.get("forwardedProps"))]
     if not answered:
         found.append(f"the typed answer {QUESTION_ANSWER!r} was never sent")

@@ -130,7 +130,7 @@ class PlainPrinter(Printer):
     # -- blocks ------------------------------------------------------------------------------
 
     def _block_added(self, block: Block) -> None:
-        if block.role == "user" or isinstance(block, DebugBlock):
+        if block.role == "user" or isinstance(block, DebugBlock) or getattr(block, "hidden", False):
             return
         self._texts.flush()
         self._seen[block.id] = _Seen()
@@ -138,6 +138,8 @@ class PlainPrinter(Printer):
         self._render(block)
 
     def _block_changed(self, block: Block) -> None:
+        if block.id not in self._seen:
+            return  # not shown (the person's own, debug, hidden)
         if isinstance(block, TextBlock):
             self._texts.mark(block)
         else:
