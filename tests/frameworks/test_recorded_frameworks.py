@@ -18,7 +18,8 @@ import pytest
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
 
-from tests.helpers.recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, recorded, runs_of, verdict, with_client_ids
+from tests.helpers.recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, recorded, runs_of, with_client_ids
+from tests.helpers.recorded_checks import prefetch, verdict
 from tests.helpers.compat_table import README, live_rows, readme_table, recorded_lines, table
 
 
