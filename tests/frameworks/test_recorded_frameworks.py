@@ -60,7 +60,7 @@ def test_every_framework_recorded_its_scenarios() -> None:
     counts = {f: sum(1 for g, _ in recorded() if g == f) for f in FRAMEWORKS}
     # ADK has no schema-less question, CrewAI no approval, Agent Framework neither question nor
     # shared-state tool on their defaults; the rest do all.
-    assert counts == {"adk": 7, "adk_snapshots": 7, "langgraph": 8, "crewai": 6, "strands": 8, "node": 8, "maf": 6}
+    assert counts == {"adk": 8, "adk_snapshots": 8, "langgraph": 9, "crewai": 7, "strands": 9, "node": 9, "maf": 7, "pai": 7}
 
 
 _EVENTS = TypeAdapter(Event)
@@ -118,11 +118,15 @@ def test_table_covers_every_capability_and_framework() -> None:
 
 MODULES = node_modules()
 
+_ADK_THOUGHT_TWICE = ({}, {("reasoning", "Considering the question carefully."): 1})
+_LANGGRAPH_THOUGHT_PIECES = (
+    {("reasoning", "Considering the question carefully."): 1, ("assistant", "After thinking: the answer is 42."): 1},
+    {("reasoning", "Considering the question"): 1, ("reasoning", "carefully."): 1})
 OFFICIAL_DIFFERENCES: dict[tuple[str, str], tuple[dict[tuple[str, ...], int], dict[tuple[str, ...], int]]] = {
-    ("adk", "reasoning"): ({}, {("reasoning", "Considering the question carefully."): 1}),
-    ("langgraph", "reasoning"): (
-        {("reasoning", "Considering the question carefully."): 1, ("assistant", "After thinking: the answer is 42."): 1},
-        {("reasoning", "Considering the question"): 1, ("reasoning", "carefully."): 1}),
+    ("adk", "reasoning"): _ADK_THOUGHT_TWICE,
+    ("adk", "multi_turn"): _ADK_THOUGHT_TWICE,
+    ("langgraph", "reasoning"): _LANGGRAPH_THOUGHT_PIECES,
+    ("langgraph", "multi_turn"): _LANGGRAPH_THOUGHT_PIECES,
 }
 """(framework, scenario) → (only Tandem's, only the official client's), where the official client
 keeps what a person should not get: ADK's thought re-sent under a new id is kept twice (Tandem

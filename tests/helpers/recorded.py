@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.fixtures.frameworks.servers.scripts import PROMPTS
+from tests.fixtures.frameworks.servers.scripts import MULTI_TURN, PROMPTS
 from tests.helpers.ask_harness import AskResult, ask
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -46,6 +46,7 @@ CAPABILITIES: dict[str, str] = {
     "reject": "reject with reason",
     "question": "question",
     "reasoning": "reasoning",
+    "multi_turn": "multi-turn",
 }
 """Scenario name → the capability column it stands for, in table order."""
 
@@ -54,6 +55,7 @@ FRAMEWORKS: dict[str, str] = {
     "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
     "langgraph": "LangGraph (ag-ui-langgraph 0.0.47), recorded",
     "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
+    "pai": "pydantic-ai (pydantic-ai-slim 2.78.0)",
     "maf": "Microsoft Agent Framework (agent-framework-ag-ui 1.7.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",
@@ -185,17 +187,27 @@ class ScenarioRun:
     requests: list[dict[str, Any]]
     recorded_runs: int
     notes: list[str] = field(default_factory=list)
+    turns: list[AskResult] = field(default_factory=list)
+    """Every `tandem ask` of the scenario, in order (`multi_turn`: one per message; `result` is the last)."""
 
 
 def run_scenario(framework: str, scenario: str) -> ScenarioRun:
     """Replay one recorded scenario through `tandem ask --json --approve all`."""
     runs = runs_of(framework, scenario)
     server = ReplayServer(runs)
+    if scenario == "multi_turn":
+        # Three messages on one thread, each `tandem ask --thread` the thread the first one made.
+        turns: list[AskResult] = []
+        with server.running():
+            for said in MULTI_TURN:
+                thread = ("--thread", turns[0].turn["thread"]) if turns and turns[0].events else ()
+                turns.append(ask("--json", *thread, "--url", server.url, "--approve", "all", said))
+        return ScenarioRun(framework, scenario, turns[-1], server.requests, len(runs), turns=turns)
     stdin = {"question": f"{QUESTION_ANSWER}\n", "reject": REJECT_LINES}.get(scenario, "")
     with server.running():
         args = ["--json", "--url", server.url, "--approve", "ask" if stdin else "all", PROMPTS[scenario]]
         result = ask(*args, stdin=stdin)
-    return ScenarioRun(framework, scenario, result, server.requests, len(runs))
+    return ScenarioRun(framework, scenario, result, server.requests, len(runs), turns=[result])
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tests.fixtures.frameworks.servers.scripts import PROMPTS, SCENARIOS
+from tests.fixtures.frameworks.servers.scripts import MULTI_TURN, PROMPTS, SCENARIOS, scenario_for
 from tests.helpers.recorded import (
     ADAPTER_KEYS,
     EXPECTED_STATE,
@@ -35,6 +35,8 @@ def _visible(run: ScenarioRun, role: str | None = "assistant") -> list[dict[str,
 
 def problems(run: ScenarioRun) -> list[str]:
     """What is wrong with what Tandem showed and sent for this scenario (empty: it is right)."""
+    if run.scenario == "multi_turn":
+        return _multi_turn_problems(run)
     found: list[str] = []
     result = run.result
     try:
@@ -90,6 +92,55 @@ def problems(run: ScenarioRun) -> list[str]:
         found.append(f"the shared state shows the adapter's own keys: {leaked}")
 
     found.extend(_SCENARIO_CHECKS[run.scenario](run))
+    return found
+
+
+def _multi_turn_problems(run: ScenarioRun) -> list[str]:
+    """Three messages on one thread: each turn shows its own answer once (text, the text beside a
+    client tool call, a thought), and no request sends anything twice."""
+    found: list[str] = []
+    if len(run.turns) != len(MULTI_TURN):
+        return [f"{len(run.turns)} turns ran, {len(MULTI_TURN)} expected"]
+    for number, (turn, said) in enumerate(zip(run.turns, MULTI_TURN), 1):
+        try:
+            events = turn.events
+        except ValueError as exc:
+            found.append(f"turn {number}: a line that is not JSON: {exc}")
+            continue
+        if turn.returncode != 0 or not events or turn.turn["status"] != "completed":
+            found.append(f"turn {number} did not complete (exit {turn.returncode}): {turn.stderr.strip()[-300:]}")
+            continue
+        users = [b["content"]["text"] for b in turn.finals("text", role="user")]
+        if users != [said]:
+            found.append(f"turn {number} shows the user's messages {users}")
+        shown = [b for b in turn.finals() if b["kind"] != "debug"]
+        for block in shown:
+            if block["kind"] in ("unhandled", "error"):
+                found.append(f"turn {number} shows a {block['kind']} block: {json.dumps(block['content'])[:200]}")
+        steps = SCENARIOS[scenario_for(said)]
+        texts = [b["content"]["text"].strip() for b in turn.finals("text")]
+        if texts != ["".join(s.text) for s in steps if s.text]:
+            found.append(f"turn {number} shows the answer blocks {texts}")
+        thoughts = [b["content"]["text"].strip() for b in turn.finals("reasoning")]
+        if thoughts != ["".join(s.reasoning).strip() for s in steps if s.reasoning]:
+            found.append(f"turn {number} shows the thoughts {thoughts}")
+    if len(run.requests) > run.recorded_runs:
+        found.append(f"Tandem sent {len(run.requests)} requests; the framework was asked {run.recorded_runs} times")
+    for number, request in enumerate(run.requests, 1):
+        messages = request.get("messages", [])
+        twice = [i for i, n in Counter(m.get("id") for m in messages).items() if n > 1]
+        if twice:
+            found.append(f"request {number} carries messages twice: {twice}")
+        said_twice = [t for (_r, t), n in Counter((m.get("role"), _message_text(m).strip()) for m in messages
+                                                   if m.get("role") != "tool" and _message_text(m).strip()).items() if n > 1]
+        if said_twice:
+            found.append(f"request {number} sends these twice: {said_twice}")
+        users = [_message_text(m) for m in messages if m.get("role") == "user"]
+        if users != list(MULTI_TURN[:len(users)]):
+            found.append(f"request {number} carries the user's messages {users}")
+    ran = sum(1 for request in run.requests for m in request.get("messages", [])[-1:] if m.get("role") == "tool")
+    if ran != 1:
+        found.append(f"the client tool ran {ran} times")
     return found
 
 
