@@ -71,6 +71,9 @@ class ToolCallContent(ContentPart):
     arguments: dict[str, JsonValue] | None = None
     done: bool = False
     informational_only: bool = False
+    internal: bool = False
+    """A call the adapter makes to ask the person (Google ADK's `adk_request_confirmation`): it
+    stays in the history, and views show it through the approval it becomes, not as a card."""
     """The server already ran (or will run) this call; the client must not run it."""
     encrypted_value: str | None = None
     """Opaque provider value attached to the call: stored and sent back untouched, never displayed."""
@@ -113,6 +116,8 @@ class ApprovalRequestContent(ContentPart):
     arguments_text: str | None = None
     """The arguments as the agent sent them, when they are not a JSON object (`arguments` is then
     empty): what the person is asked to approve, shown as it is."""
+    allow_reason: bool = True
+    """The answer may carry a reason (False where the server's response schema forbids one)."""
     requires_confirmation: bool = True
     """False: approved automatically, without suspending the conversation."""
     proposal_id: str | None = None

@@ -101,6 +101,20 @@ class ReasoningHandler(TextHandler):
             block.append(part.text)
 
 
+def _stray_cards(context: UpdateContext, *skip: str | None) -> list[ToolCallBlock]:
+    """The cards of this turn's informational tool calls still running when the run ended with an
+    interrupt: calls the adapter made to ask (Microsoft Agent Framework's `confirm_changes`) and
+    never finishes. They end with the interrupt's decision."""
+    stray: list[ToolCallBlock] = []
+    for block in reversed(context.pipeline.blocks):
+        if block.kind == "text" and block.role == "user":
+            break  # the turn's start
+        if (isinstance(block, ToolCallBlock) and block.informational_only and not block.finished
+                and block.call_id not in skip):
+            stray.append(block)
+    return stray
+
+
 class ApprovalHandler:
     """Approval requests become approval blocks; those not requiring confirmation decide at once."""
 
@@ -120,11 +134,13 @@ class ApprovalHandler:
             call_id=part.call_id,
             message=part.message,
             allow_edits=part.allow_edits,
+            allow_reason=part.allow_reason,
             proposal_id=part.proposal_id,
             tool_block=tool if isinstance(tool, ToolCallBlock) else None,
             expires_at=part.expires_at,
             protocol_data=part.protocol_data,
             request_block=asking if isinstance(asking, ToolCallBlock) else None,
+            stray_blocks=_stray_cards(context, part.call_id, part.request_id),
             role="assistant",
             author=context.update.author,
         )
@@ -158,14 +174,16 @@ class InterruptHandler:
 
 
 class ActivityHandler:
-    """Activity snapshots and deltas update one block per activity id, across segments."""
+    """Activity snapshots and deltas update one block per activity id, across segments; a step is
+    one block per turn (a step an earlier turn ran gets its own progress again when it runs again)."""
 
     def handle(self, context: UpdateContext, block: Block | None) -> Transition:
         part = context.part
         if block is not None or not isinstance(part, ActivityContent):
             return PASS  # its blocks are emitted `offered=False`: phase 1 never offers them a part
-        earlier = context.pipeline.by_id.get(f"activity/{part.activity_id}")
-        if isinstance(earlier, ActivityBlock):
+        earlier = context.pipeline.newest(f"activity/{part.activity_id}")
+        if isinstance(earlier, ActivityBlock) and not (
+                part.activity_type == "step" and earlier.turn_id != context.pipeline.turn_id):
             earlier.apply(part.content, part.patch, part.replace)
             return Update(earlier)
         new = ActivityBlock(

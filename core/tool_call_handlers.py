@@ -163,5 +163,6 @@ class ToolCallHandler:
             author=context.update.author,
             message_id=context.update.message_id,
         )
+        new.hidden = part.internal
         _stream_arguments(new, part)
         return Emit(new)

@@ -142,7 +142,8 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             shown = block.arguments_text if block.arguments_text is not None else pretty_json(block.arguments)
             yield TextArea(shown, classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
             yield Static(classes="approval-modal--error")
-            yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
+            if block.allow_reason:  # (a server whose answer schema forbids a reason gets none)
+                yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
             yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
             with Horizontal(classes="approval-modal--buttons"):
                 yield Button(Content("Approve (a)"), variant="success", id="approval-modal--approve")
@@ -219,7 +220,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
 
     def action_reject(self) -> None:
         """First press asks for an optional reason; the second (or Enter in the field) rejects."""
-        if self.has_class("-rejecting"):
+        if self.has_class("-rejecting") or not self.block.allow_reason:
             self._reject()
             return
         self.add_class("-rejecting")
@@ -249,7 +250,8 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             self.dismiss(ApprovalResult("later"))
 
     def _reject(self) -> None:
-        reason = self.query_one(".approval-modal--reason", Input).value.strip()
+        fields = self.query(".approval-modal--reason").results(Input)
+        reason = next((field.value.strip() for field in fields), "")
         self.dismiss(ApprovalResult("reject", reason=reason or None))
 
     def _edited_arguments(self) -> tuple[dict[str, Any] | None, str | None]:

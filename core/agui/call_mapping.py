@@ -20,6 +20,7 @@ from ag_ui.core import BaseEvent, Message
 
 from tandem.core.agui.calls import KnownCall
 from tandem.core.agui.snapshot_messages import SnapshotReconciler, answered_in_current_turn
+from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL
 from tandem.core.content import ReasoningContent, ToolCallContent, ToolResultContent
 from tandem.core.messages import ChatUpdate
 from tandem.core.unvalidated import part as _part
@@ -81,6 +82,7 @@ class CallMapping:
                 return []
             self._history_calls.discard(event.tool_call_id)  # a new call under an id used before
         informational = event.tool_call_name not in self._declared
+        internal = event.tool_call_name == ADK_CONFIRMATION_TOOL  # shown through its approval
         self.calls[event.tool_call_id] = KnownCall(
             event.tool_call_name, event.parent_message_id, informational_only=informational
         )
@@ -89,8 +91,9 @@ class CallMapping:
         # Built unvalidated (`_part`): the event's fields are validated strings, as the part's.
         part = _part(ToolCallContent, {
             "kind": "tool_call", "call_id": event.tool_call_id, "name": event.tool_call_name, "arguments_delta": "",
-            "arguments": None, "done": False, "informational_only": informational, "encrypted_value": None,
-        }, {"call_id", "name", "informational_only"})
+            "arguments": None, "done": False, "informational_only": informational, "internal": internal,
+            "encrypted_value": None,
+        }, {"call_id", "name", "informational_only", "internal"})
         return [_update([part], raw, message_id=event.parent_message_id, author=self._author(event))]
 
     def _streamed_again(self, call_id: str, name: str) -> bool:
@@ -124,7 +127,8 @@ class CallMapping:
             # Built unvalidated (`_part`): nothing here needs it (parsed arguments are validated below).
             part = _part(ToolCallContent, {
                 "kind": "tool_call", "call_id": event.tool_call_id, "name": call.name, "arguments_delta": "",
-                "arguments": None, "done": True, "informational_only": call.informational_only, "encrypted_value": None,
+                "arguments": None, "done": True, "informational_only": call.informational_only, "internal": False,
+                "encrypted_value": None,
             }, {"call_id", "name", "done", "arguments", "informational_only"})
         else:
             part = ToolCallContent(

@@ -208,7 +208,9 @@ class AGUIChatClient(ChatClient):
             sent=run_input.messages,
             adapter_state_keys=self._adapter_keys.setdefault(thread_id, set()),
         )
-        self._open_interrupts.pop(thread_id, None)  # they are resumed or cancelled by this run
+        # Resumed or cancelled by this run; back open if the server refuses the run (below).
+        answered = self._open_interrupts.pop(thread_id, None)
+        accepted = False
         self._counts.runs += 1
         log.info("AG-UI run %s on thread %s: %d messages", run_id, thread_id, len(run_input.messages))
         try:
@@ -232,6 +234,7 @@ class AGUIChatClient(ChatClient):
                     if updates:
                         yield updates
                 check_ended(run.verifier, position, self._opening)
+                accepted = run.verifier.phase != "errored"
         except TransportError as exc:
             exc.run_id = exc.run_id or run_id
             log.info("AG-UI run %s failed: %s", run_id, exc)
@@ -239,6 +242,10 @@ class AGUIChatClient(ChatClient):
         finally:
             if mapper.interrupts:
                 self._open_interrupts[thread_id] = list(mapper.interrupts)
+            elif not accepted and answered:
+                # A refused resume leaves the server's interrupts pending: the next request must
+                # answer or cancel them again (Agent Framework refuses any run until it does).
+                self._open_interrupts[thread_id] = answered
 
     async def _next_batch(self, batches: AsyncGenerator[list[str | bytes], None], ended: bool,
                           deadline: float | None) -> list[str | bytes] | None:

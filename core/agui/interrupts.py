@@ -29,6 +29,8 @@ reason is an input request.
 
 from __future__ import annotations
 
+import re
+
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -141,6 +143,11 @@ def custom_interrupt(value: Any, raw_event: Any, fallback_id: str) -> Interrupt:
     return Interrupt(id=interrupt_id, metadata=metadata, **fields)
 
 
+ADK_DEFAULT_HINT = re.compile(r"Please approve or reject the tool call \S*\(\) by responding with a FunctionResponse")
+"""google-adk's own hint for a tool with `require_confirmation=True`: addressed to the model's
+developer (it names a FunctionResponse), never shown; a hint the tool set itself is the question."""
+
+
 def adk_confirmation(call_id: str, arguments: Mapping[str, Any] | None) -> Interrupt:
     """The interrupt a pending `adk_request_confirmation` call stands for (see the module docstring)."""
     arguments = arguments or {}
@@ -149,7 +156,7 @@ def adk_confirmation(call_id: str, arguments: Mapping[str, Any] | None) -> Inter
     original = arguments.get("originalFunctionCall")
     return Interrupt(
         id=call_id, reason="confirmation", tool_call_id=call_id,
-        message=hint if isinstance(hint, str) and hint else None,
+        message=hint if isinstance(hint, str) and hint and not ADK_DEFAULT_HINT.match(hint) else None,
         metadata={"tandem": {"channel": ADK_CHANNEL, "serverId": True},
                   "adk": {"originalFunctionCall": original if isinstance(original, Mapping) else None}},
     )
@@ -210,6 +217,7 @@ def interrupt_part(
             arguments_text="".join(call.chunks) if call is not None and arguments is None and call.chunks else None,
             message=interrupt.message,
             allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
+            allow_reason=schema_allows(schema, "reason"),
             proposal_id=interrupt.tool_call_id if predictive else None,
             expires_at=expires_at,
             protocol_data=protocol_data,
@@ -236,12 +244,24 @@ def _unparsed_original(interrupt: Interrupt) -> str | None:
     return arguments if isinstance(arguments, str) else dumps_agent_json(arguments)
 
 
+def schema_allows(schema: Any, name: str) -> bool:
+    """Whether an object answer may carry the property `name` under a response schema: no schema,
+    a schema naming it, or one that does not close its properties (`additionalProperties: false`)."""
+    if not isinstance(schema, dict) or not schema:
+        return True
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and name in properties:
+        return True
+    return schema.get("additionalProperties", True) is not False
+
+
 def _metadata_question(metadata: Any) -> str | None:
     """The question an interrupt without a `message` carries in its metadata, or None.
 
     ag-ui-strands (1.0.2) maps `tool_context.interrupt("colour", reason="Which colour?")` to
     `reason: "colour"`, no `message`, and `metadata: {"reason": "Which colour?"}` — the
-    question the person must answer. A Strands reason may be any JSON: shown compact.
+    question the person must answer. A Strands reason may be any JSON: a dict's question (or
+    message, prompt, text, title, description) is shown; anything else compact JSON.
     """
     if not isinstance(metadata, dict):
         return None
@@ -250,6 +270,12 @@ def _metadata_question(metadata: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        # A structured reason usually names its question: `{"question": "Which colour?", …}`.
+        for key in ("question", "message", "prompt", "text", "title", "description"):
+            text = value.get(key)
+            if isinstance(text, str) and text.strip():
+                return text
     try:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     except (TypeError, ValueError):

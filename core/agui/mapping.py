@@ -185,7 +185,7 @@ class EventMapper:
         call.chunks.append(delta)
         arguments_part = _part(ToolCallContent, {
             "kind": "tool_call", "call_id": key, "name": call.name, "arguments_delta": delta, "arguments": None,
-            "done": False, "informational_only": call.informational_only, "encrypted_value": None,
+            "done": False, "informational_only": call.informational_only, "internal": False, "encrypted_value": None,
         }, {"call_id", "name", "arguments_delta", "informational_only"})
         return _envelope([arguments_part], raw, "assistant", call.parent_message_id, author)
 

@@ -1,18 +1,21 @@
 """Reasoning a run says twice: a reasoning message that repeats, whole, a thought the run completed.
 
 Google ADK (ag-ui-adk 0.11.0) streams a thought, then sends it again, whole, under a new message
-id once the answer is under way (the model's final aggregated response repeats it). The deltas
-of a reasoning message that starts after a thought completed are held while their text is the
+id once the answer is under way (the model's final aggregated response repeats it), and the
+repeat may differ from the streamed text in the whitespace at its ends. The deltas of a
+reasoning message that starts after a thought completed are held while their text is the
 beginning of a completed thought; the first that departs from every one releases the held text
 as one delta, and a message that ends equal to a completed thought is never shown (a
-`DebugContent` instead). Each delta is compared where the held text ends, so holding costs what
-the deltas weigh, not more.
+`DebugContent` instead). "Equal" is the echo rule of `echoes.py`: the same text once leading and
+trailing whitespace is set aside. Each delta is compared where the compared text ends (trailing
+whitespace waits for the next non-blank delta), so holding costs what the deltas weigh, not more.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tandem.core.agui.echoes import echo_text
 from tandem.core.content import DebugContent, ReasoningContent
 from tandem.core.messages import ChatUpdate
 from tandem.core.unvalidated import update as _update
@@ -44,8 +47,10 @@ class ReasoningRepeats:
         held = self.held[message_id]
         held.chunks.append(delta)
         held.raws.append(raw)
-        held.candidates = [i for i in held.candidates if self._thoughts[i].startswith(delta, held.length)]
-        held.length += len(delta)
+        core = held.compared(delta)
+        if core:
+            held.candidates = [i for i in held.candidates if self._thoughts[i].startswith(core, held.length)]
+            held.length += len(core)
         if held.candidates:
             return None
         del self.held[message_id]
@@ -54,8 +59,8 @@ class ReasoningRepeats:
 
     def completed(self, text: str) -> None:
         """A reasoning message that was not held ended with `text` (empty: nothing to remember)."""
-        if text:
-            self._thoughts.append(text)
+        if echo_text(text):
+            self._thoughts.append(echo_text(text))
 
     def ended(self, message_id: str, raw: Any, author: str | None) -> list[ChatUpdate]:
         """A held message ended: a repeat is logged for the debug view only; a message that ended
@@ -71,15 +76,26 @@ class ReasoningRepeats:
 
 class _Held:
     """A reasoning message held while it repeats a completed thought: its deltas and their
-    events, their length, and the indices of the thoughts it still matches."""
+    events, the length of its text compared so far (leading whitespace skipped, trailing
+    whitespace kept back in `blank` until more text follows it), and the indices of the
+    thoughts (stored stripped) it still matches."""
 
-    __slots__ = ("chunks", "raws", "length", "candidates")
+    __slots__ = ("chunks", "raws", "length", "blank", "candidates")
 
     def __init__(self, candidates: list[int]) -> None:
         self.chunks: list[str] = []
         self.raws: list[Any] = []
         self.length = 0
+        self.blank = ""
         self.candidates = candidates
+
+    def compared(self, delta: str) -> str:
+        """The part of `delta` to compare next: the whitespace kept back before it, then the delta
+        up to its own trailing whitespace (kept back in turn); nothing before the first non-blank."""
+        body = self.blank + delta if self.length else delta.lstrip()
+        core = body.rstrip()
+        self.blank = body[len(core):]
+        return core
 
     def raw(self) -> Any:
         """The held deltas' events as the released update's `raw` (`run_raw`)."""

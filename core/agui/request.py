@@ -70,6 +70,22 @@ PROTOCOL_VERSION = "1.0"
 _RESPONSE_KINDS = (ApprovalResponseContent, InputResponseContent)
 
 
+def _refused_answers(history: Sequence[ChatMessage]) -> list[Interrupt] | None:
+    """For a fresh client's new message: the interrupts of answers that nothing followed (their run
+    was refused or failed, so the server still holds them open), to be cancelled; else None.
+
+    A resumed run the server accepted leaves what it said after the answers; answers followed only
+    by the new user message never got through.
+    """
+    if len(history) < 2 or history[-1].role != "user" or history[-2].role != "user":
+        return None
+    answers = [p for p in history[-2].contents if isinstance(p, _RESPONSE_KINDS)]
+    if not answers or any(isinstance(p, TextContent) for p in history[-2].contents):
+        return None
+    interrupts = restored_interrupts([r.protocol_data for r in answers])
+    return [i for i in interrupts or () if channel_of(i)[0] != ADK_CHANNEL] or None
+
+
 def build_run_input(
     messages: Sequence[ChatMessage],
     options: ChatOptions,
@@ -105,6 +121,8 @@ def build_run_input(
     if open_interrupts is None and responses:
         # A fresh client (the app restarted): the answers carry the interrupts they answer.
         open_interrupts = restored_interrupts([r.protocol_data for r in responses])
+    elif open_interrupts is None:
+        open_interrupts = _refused_answers(history)
     # Google ADK's pending confirmations are answered with a tool result, not a resume entry.
     if open_interrupts is not None:
         adk = {i.id for i in open_interrupts if channel_of(i)[0] == ADK_CHANNEL}

@@ -1,6 +1,7 @@
 """The `resume` of a run: the entries that answer the interrupts the previous run left open.
 
-Resume payloads: an approval becomes `{"approved": bool, "reason"?, "editedArgs"?}`; an input
+Resume payloads: an approval becomes `{"approved": bool, "reason"?, "editedArgs"?}` (a reason only
+where the interrupt's response schema allows one: Microsoft Agent Framework's forbids it); an input
 response sends its payload (a string for a question asked without a schema).
 
 Interrupts that came on the legacy channel (`CUSTOM on_interrupt`, see `interrupts.py`) are also
@@ -23,7 +24,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-from tandem.core.agui.interrupts import LEGACY_CHANNEL, channel_of, parse_expiry
+from tandem.core.agui.interrupts import LEGACY_CHANNEL, channel_of, parse_expiry, schema_allows
 from tandem.core.content import ApprovalResponseContent, InputResponseContent
 from tandem.core.errors import DecisionError
 
@@ -93,8 +94,8 @@ def _entry(answer: Response, interrupt: Interrupt | None, now: float | None) -> 
             raise DecisionError(f"interrupt {interrupt.id!r} expired and can no longer be answered")
     if isinstance(answer, ApprovalResponseContent):
         payload: Any = {"approved": answer.approved}
-        if answer.reason is not None:
-            payload["reason"] = answer.reason
+        if answer.reason is not None and (interrupt is None or schema_allows(interrupt.response_schema, "reason")):
+            payload["reason"] = answer.reason  # (a reason the schema forbids stays in the log only)
         if answer.edited_arguments is not None:
             payload["editedArgs"] = answer.edited_arguments
     else:

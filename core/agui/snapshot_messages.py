@@ -15,7 +15,8 @@ and becomes an update (which becomes blocks, and history for the next request).
 2. **By content**, for a message under an id the client never saw (Google ADK mints fresh ids
    for every snapshot; ag-ui-langgraph snapshots reasoning under another id than it streamed):
    a user, system, reasoning or assistant message whose role and text equal one the client sent
-   or streamed and that no message of the snapshot matched by id. Each sent or streamed message
+   or streamed (by the echo rule of `echoes.py`: whitespace at the ends set aside) and that no
+   message of the snapshot matched by id. Each sent or streamed message
    matches at most one snapshot message, so a text the agent really says twice is kept twice.
    Consecutive reasoning messages whose texts joined equal one such thought are its pieces
    (ag-ui-langgraph snapshots each streamed reasoning chunk as its own message).
@@ -48,6 +49,8 @@ from ag_ui.core import (
 )
 
 from tandem.core.agui.calls import KnownCall
+from tandem.core.agui.echoes import echo_key
+from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL
 from tandem.core.agui.events import TANDEM_ROLES
 from tandem.core.unvalidated import update
 from tandem.core.content import ActivityContent, ReasoningContent, TextContent, ToolCallContent, ToolResultContent
@@ -71,10 +74,6 @@ def call_signature(name: str | None, arguments: Any) -> tuple[str, str]:
 
 _MAX_PIECES = 64
 """The longest run of consecutive reasoning messages `_split_thoughts` joins (bounds its quadratic search)."""
-
-
-def _text_key(role: str, text: str) -> tuple[str, str]:
-    return role, text
 
 
 class SnapshotReconciler:
@@ -116,7 +115,7 @@ class SnapshotReconciler:
                 self.answered.add(message.tool_call_id)
             text = text_of(getattr(message, "content", None))
             if isinstance(message, (UserMessage, SystemMessage, AssistantMessage, ReasoningMessage)) and text:
-                self._sent_texts[_text_key(message.role, text)] += 1
+                self._sent_texts[echo_key(message.role, text)] += 1
         self._answered_in_turn |= _answered_in_current_turn(sent)
 
     # -- what the stream showed ------------------------------------------------------------------
@@ -149,12 +148,12 @@ class SnapshotReconciler:
         for role, chunks in self._streamed.values():
             text = "".join(chunks)
             if text:
-                available[_text_key(role, text)] += 1
+                available[echo_key(role, text)] += 1
         # Messages matched by id use up their text first: an unknown-id message with the same
         # text is then a second message, not an echo.
         for message in messages:
             if message.id in self.known_ids:
-                key = _text_key(message.role, text_of(getattr(message, "content", None)))
+                key = echo_key(message.role, text_of(getattr(message, "content", None)))
                 if available[key] > 0:
                     available[key] -= 1
         self._pieces = self._split_thoughts(messages, available)
@@ -217,7 +216,8 @@ class SnapshotReconciler:
         self.calls[call.id] = KnownCall(call.function.name, message_id, arguments=arguments,
                                         informational_only=informational)
         return ToolCallContent(call_id=call.id, name=call.function.name, arguments=arguments, done=True,
-                               informational_only=informational, encrypted_value=call.encrypted_value)
+                               informational_only=informational, encrypted_value=call.encrypted_value,
+                               internal=call.function.name == ADK_CONFIRMATION_TOOL)
 
     def _split_thoughts(self, messages: Sequence[Message], available: Counter[tuple[str, str]]) -> set[str]:
         """Ids of consecutive reasoning messages whose texts, joined, are one thought the client has.
@@ -248,7 +248,7 @@ class SnapshotReconciler:
 
     @staticmethod
     def _take(available: Counter[tuple[str, str]], role: str, text: str) -> bool:
-        key = _text_key(role, text)
+        key = echo_key(role, text)
         if available[key] > 0:
             available[key] -= 1
             return True

@@ -36,11 +36,13 @@ class ApprovalBlock(InteractiveBlock):
         call_id: str | None = None,
         message: str | None = None,
         allow_edits: bool = False,
+        allow_reason: bool = True,
         proposal_id: str | None = None,
         tool_block: ToolCallBlock | None = None,
         protocol_data: dict[str, JsonValue] | None = None,
         request_block: ToolCallBlock | None = None,
         arguments_text: str | None = None,
+        stray_blocks: list[ToolCallBlock] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(id, **kwargs)
@@ -53,6 +55,10 @@ class ApprovalBlock(InteractiveBlock):
         self.call_id = call_id
         self.message = message
         self.allow_edits = allow_edits
+        self.allow_reason = allow_reason
+        """The answer may carry a reason (the server's response schema decides)."""
+        self.stray_blocks = list(stray_blocks or ())
+        """Cards of calls the adapter made to ask and never finishes: they end with the decision."""
         self.proposal_id = proposal_id
         self.tool_block = tool_block
         self.protocol_data = protocol_data
@@ -87,10 +93,11 @@ class ApprovalBlock(InteractiveBlock):
         state = self.env.state
         if self.tool_block is not None and decision.outcome != "approved":
             self.tool_block.set_status(ToolStatus.CANCELLED if decision.outcome in ("cancelled", "expired") else ToolStatus.DENIED)
-        if self.request_block is not None and not self.request_block.finished:
-            self.request_block.set_status(
-                ToolStatus.SUCCEEDED if decision.outcome == "approved"
-                else ToolStatus.CANCELLED if decision.outcome in ("cancelled", "expired") else ToolStatus.DENIED)
+        for card in (self.request_block, *self.stray_blocks):
+            if card is not None and not card.finished:
+                card.set_status(
+                    ToolStatus.SUCCEEDED if decision.outcome == "approved"
+                    else ToolStatus.CANCELLED if decision.outcome in ("cancelled", "expired") else ToolStatus.DENIED)
         if state is not None and self.proposal_id is not None and state.has_proposal(self.proposal_id):
             if decision.outcome == "approved":
                 state.accept(self.proposal_id, record=False)
@@ -120,4 +127,5 @@ class ApprovalBlock(InteractiveBlock):
             "message": self.message,
             "allow_edits": self.allow_edits,
             **({"arguments_text": self.arguments_text} if self.arguments_text is not None else {}),
+            "allow_reason": self.allow_reason,
         }

@@ -50,6 +50,9 @@ class ToolCallBlock(Block):
         self.call_id = call_id
         self.name = name
         self.informational_only = informational_only
+        self.hidden = False
+        """Views leave the card out: a call the adapter makes to ask the person, shown through the
+        approval it becomes (`ToolCallContent.internal`). Set once, when the block is made."""
         self._arguments_text = GrowingText()
         self.arguments: dict[str, JsonValue] | None = None
         self.arguments_error: str | None = None

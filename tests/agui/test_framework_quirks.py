@@ -122,6 +122,30 @@ class TestMessagesSnapshot:
         updates = await stream(scripted([START, snap, snap, FINISH]), history)
         assert [(u.message_id, p.text) for u in updates for p in u.contents if isinstance(p, TextContent)] == [("a2", "OK")]
 
+    async def test_text_beside_a_call_resent_under_a_new_id_with_other_whitespace_adds_nothing(self) -> None:
+        # ag-ui-crewai's second snapshot: the text that came with a client tool call, under a new
+        # id, its ends trimmed, with the call it carried (already answered in this turn).
+        call_json = {"id": "c1", "type": "function", "function": {"name": "change_theme", "arguments": "{\"theme\": \"light\"}"}}
+        history = [ChatMessage.user("light please"),
+                   ChatMessage(role="assistant", message_id="m1", contents=[
+                       TextContent(text="Switching the theme for you.\n"),
+                       ToolCallContent(call_id="c1", name="change_theme", arguments={"theme": "light"}, done=True)]),
+                   ChatMessage(role="tool", contents=[ToolResultContent(call_id="c1", result="{\"applied\": true}")])]
+        snap = snapshot({"id": "user-0", "role": "user", "content": "light please"},
+                        {"id": "fresh-1", "role": "assistant", "content": "Switching the theme for you.", "toolCalls": [call_json]},
+                        {"id": "tool-9", "role": "tool", "toolCallId": "c1", "content": "{\"applied\": true}"},
+                        {"id": "fresh-2", "role": "assistant", "content": "Switched."})
+        updates = await stream(scripted([START, snap, FINISH]), history)
+        assert [p.text for p in parts(updates, TextContent)] == ["Switched."]
+        assert parts(updates, ToolCallContent) == []
+
+    async def test_a_text_that_differs_inside_is_new(self) -> None:
+        history = [ChatMessage.user("hi"), ChatMessage(role="assistant", contents=[TextContent(text="Switching the theme.")], message_id="a1")]
+        for other in ("Switching the  theme.", "Switching the theme!", "switching the theme."):
+            snap = snapshot({"id": "user-0", "role": "user", "content": "hi"}, {"id": "x2", "role": "assistant", "content": other})
+            updates = await stream(scripted([START, snap, FINISH]), history)
+            assert [p.text for p in parts(updates, TextContent)] == [other]
+
     async def test_reasoning_snapshotted_under_another_id_is_not_shown_again(self) -> None:
         # ag-ui-langgraph streams reasoning under a uuid and snapshots it as "<message id>-reasoning-0".
         stream_events = [START, {"type": "REASONING_MESSAGE_START", "messageId": "r-uuid", "role": "reasoning"},
@@ -227,8 +251,9 @@ class TestRepeatedThought:
                   *reasoning("r2", "Considering ", "the question ", "again, differently."), *text("m2", "42."), FINISH]
         client = scripted(events)
         joined = [u async for u in stream_updates(client, [ChatMessage.user("q")], ChatOptions())]
+        # (the space after "question" is held until what follows it shows whether it departs)
         assert [(u.message_id, p.text) for u in joined for p in u.contents if isinstance(p, ReasoningContent)] == [
-            ("r1", "Considering the question."), ("r2", "Considering the question "), ("r2", "again, differently.")]
+            ("r1", "Considering the question."), ("r2", "Considering the question again, differently.")]
         # The held text went out as one update; every held delta's event is in its raw.
         assert [(u.message_id, p.text) for u in per_event(joined) for p in u.contents if isinstance(p, ReasoningContent)] == [
             ("r1", "Considering the question."), ("r2", "Considering "), ("r2", "the question "), ("r2", "again, differently.")]
@@ -236,6 +261,26 @@ class TestRepeatedThought:
         events = [START, *reasoning("r1", "Considering the question."), *reasoning("r2", "Considering"), FINISH]
         updates = await stream(scripted(events), [ChatMessage.user("q")])
         assert [p.text for p in parts(updates, ReasoningContent)] == ["Considering the question.", "Considering"]
+
+    async def test_a_repeat_that_differs_only_in_the_whitespace_at_its_ends_is_shown_once(self) -> None:
+        # ag-ui-adk's repeat is the model's aggregated response: its ends may be trimmed or padded.
+        for streamed, repeat in ((("Considering the question ", "carefully.\n\n"), ("Considering the question carefully.",)),
+                                 (("Considering the question ", "carefully."), ("\n", " Considering the question", " carefully.  \n"))):
+            answer = text("m1", "After thinking: ", "42.")
+            events = [START, *reasoning("r1", *streamed), *answer[:2], *reasoning("r2", *repeat), *answer[2:], FINISH]
+            shown = await self.blocks(events)
+            assert [(kind, said.strip()) for kind, said in shown] == [
+                ("reasoning", "Considering the question carefully."), ("text", "After thinking: 42.")], repeat
+
+    async def test_a_repeat_that_differs_inside_is_shown(self) -> None:
+        # Whitespace inside the text counts: a line break between words is another text.
+        for repeat in (("Considering the\nquestion carefully.",), ("Considering the question carefully!",),
+                       ("Considering the question carefully. Then more.",)):
+            answer = text("m1", "After thinking: ", "42.")
+            events = [START, *reasoning("r1", "Considering the question ", "carefully."), *answer[:2],
+                      *reasoning("r2", *repeat), *answer[2:], FINISH]
+            shown = await self.blocks(events)
+            assert [said for kind, said in shown if kind == "reasoning"] == ["Considering the question carefully.", repeat[0]]
 
     async def test_the_same_thought_in_the_next_run_is_shown(self) -> None:
         events = [START, *reasoning("r1", "Let me see."), *text("m1", "OK."), FINISH]

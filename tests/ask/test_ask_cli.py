@@ -46,7 +46,10 @@ class TestPlainOutput:
         result = ask(*args, stdin=stdin)
         assert result.returncode == (3 if "none" in args else 0), result.stderr  # 3: declined by --approve none
         for fragment in expected:
-            assert fragment in result.stdout
+            # Progress ([state], [step]) goes to stderr; stdout holds the answer and the decisions.
+            progress = fragment.startswith(("[state]", "[step]"))
+            assert fragment in (result.stderr if progress else result.stdout), fragment
+            assert not progress or fragment not in result.stdout, fragment
         assert result.stdout.endswith("\n")
 
     def test_text_streams_as_plain_text_without_echoing_the_prompt(self) -> None:

@@ -24,7 +24,7 @@ from textual.widgets import Button, Static
 from tandem.core import Status
 from tandem.core.blocks import ApprovalBlock, ReasoningBlock, TextBlock, ToolCallBlock, UIActionBlock
 from tandem.tui.app.app import TandemApp
-from tandem.widgets import ApprovalModal, TextView, UIActionView, UnhandledView
+from tandem.widgets import ApprovalModal, TextView, ToolCallView, UIActionView, UnhandledView
 
 SIZE = (100, 40)
 
@@ -39,14 +39,14 @@ async def turn_over(pilot: Pilot[Any], app: TandemApp) -> None:
     await pilot.pause()
 
 
-def check_one_exchange(app: TandemApp, said: str, answer: str) -> None:
-    """One user bubble (the person's, not the server's echo), one answer block, nothing unhandled."""
+def check_one_exchange(app: TandemApp, said: str, *answers: str) -> None:
+    """One user bubble (the person's, not the server's echo), each answer block once, nothing unhandled."""
     users = [b for b in blocks(app, TextBlock) if b.role == "user"]
     assert [(b.text, b.speaker) for b in users] == [(said, "ada")]
-    assert assistant_texts(app) == [answer]
+    assert assistant_texts(app) == list(answers)
     headers = [str(v.query_one(".text-view--header", Static).render()) for v in app.main.query(TextView)
                if not isinstance(v.block, ReasoningBlock)]
-    assert headers == ["ada", "assistant"]
+    assert headers == ["ada", *("assistant" for _ in answers)]
     assert not app.main.query(UnhandledView)
 
 
@@ -60,7 +60,8 @@ async def test_one_user_message_one_answer_and_one_thought() -> None:
             await until(pilot, lambda: "After thinking: the answer is 42." in assistant_texts(app), "the answer")
             await turn_over(pilot, app)
             check_one_exchange(app, PROMPTS["reasoning"], "After thinking: the answer is 42.")
-            assert [b.text for b in blocks(app, ReasoningBlock)] == ["Considering the question carefully."]
+            # (the repeat, trimmed at its end, is recognised as the streamed thought)
+            assert [b.text for b in blocks(app, ReasoningBlock)] == ["Considering the question carefully.\n"]
     assert len(server.requests) == 1
 
 
@@ -78,9 +79,12 @@ async def test_a_tool_confirmation_is_an_approval_and_approving_continues() -> N
             await turn_over(pilot, app)
             assert approval.decision is not None and (approval.decision.outcome, approval.decision.who) == ("approved", "ada")
             check_one_exchange(app, PROMPTS["approval"], "Deleted /tmp/demo.txt.")
-            # No card left "running": the confirmation call is settled by the decision.
+            # No card left "running": the confirmation call is settled by the decision, and shown
+            # only through the approval (no card of its own), which says no developer-facing hint.
             assert {(b.name, b.status.value) for b in blocks(app, ToolCallBlock)} == {
                 ("delete_file", "succeeded"), ("adk_request_confirmation", "succeeded")}
+            assert [v.block.name for v in app.main.query(ToolCallView)] == ["delete_file"]
+            assert approval.message is None
     assert len(server.requests) == 2
     confirmations = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert [json.loads(m["content"]) for m in confirmations] == [{"confirmed": True}]  # what ag-ui-adk reads
@@ -107,7 +111,8 @@ async def test_a_client_tool_runs_once() -> None:
             await turn_over(pilot, app)
             (action,) = blocks(app, UIActionBlock)
             assert action.invocations == 1 and themes == ["light"]
-            check_one_exchange(app, PROMPTS["client_tool"], "Switched to the light theme.")
+            # The text that came with the call, once (the snapshot re-sends it under a new id).
+            check_one_exchange(app, PROMPTS["client_tool"], "Switching the theme for you.", "Switched to the light theme.")
     # The snapshot brings the answered call back under a new id: it is never run again.
     assert len(server.requests) == 2
     assert [m["role"] for m in server.requests[1]["messages"]].count("tool") == 1

@@ -18,7 +18,9 @@ import pytest
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
 
-from tests.helpers.recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, prefetch, recorded, runs_of, verdict, with_client_ids
+from tests.helpers.recorded import CAPABILITIES, CAPTURES, FRAMEWORKS, client_ids, recorded, runs_of, with_client_ids
+from tests.helpers.official_history import items, node_modules, official_messages, tandem_next_messages
+from tests.helpers.recorded_checks import prefetch, scenario_run, verdict
 from tests.helpers.compat_table import README, live_rows, readme_table, recorded_lines, table
 
 
@@ -33,7 +35,7 @@ def _replay_selected_scenarios_together(request: pytest.FixtureRequest) -> None:
         (item.callspec.params["framework"], item.callspec.params["scenario"])
         for item in request.session.items
         if item.module is request.module and hasattr(item, "callspec") and "scenario" in item.callspec.params
-        and item.originalname == "test_replay_shows_what_a_person_should_see"
+        and item.originalname in ("test_replay_shows_what_a_person_should_see", "test_the_next_history_says_what_the_official_client_keeps")
     }
     prefetch(sorted(selected))
 
@@ -56,8 +58,9 @@ def test_known_gaps_name_recorded_scenarios() -> None:
 
 def test_every_framework_recorded_its_scenarios() -> None:
     counts = {f: sum(1 for g, _ in recorded() if g == f) for f in FRAMEWORKS}
-    # ADK has no schema-less question and CrewAI no approval on their defaults; the rest do all.
-    assert counts == {"adk": 6, "adk_snapshots": 6, "langgraph": 7, "crewai": 6, "strands": 7, "node": 7}
+    # ADK has no schema-less question, CrewAI no approval, Agent Framework neither question nor
+    # shared-state tool on their defaults; the rest do all.
+    assert counts == {"adk": 8, "adk_snapshots": 8, "langgraph": 9, "crewai": 7, "strands": 9, "node": 9, "maf": 7, "pai": 7}
 
 
 _EVENTS = TypeAdapter(Event)
@@ -111,3 +114,32 @@ def test_table_covers_every_capability_and_framework() -> None:
     assert len(rows) == 2 + len(FRAMEWORKS)
     assert all(row.count("|") == len(CAPABILITIES) + 2 for row in rows)
     assert Path(CAPTURES / "README.md").exists()
+
+
+MODULES = node_modules()
+
+_ADK_THOUGHT_TWICE = ({}, {("reasoning", "Considering the question carefully."): 1})
+_LANGGRAPH_THOUGHT_PIECES = (
+    {("reasoning", "Considering the question carefully."): 1, ("assistant", "After thinking: the answer is 42."): 1},
+    {("reasoning", "Considering the question"): 1, ("reasoning", "carefully."): 1})
+OFFICIAL_DIFFERENCES: dict[tuple[str, str], tuple[dict[tuple[str, ...], int], dict[tuple[str, ...], int]]] = {
+    ("adk", "reasoning"): _ADK_THOUGHT_TWICE,
+    ("adk", "multi_turn"): _ADK_THOUGHT_TWICE,
+    ("langgraph", "reasoning"): _LANGGRAPH_THOUGHT_PIECES,
+    ("langgraph", "multi_turn"): _LANGGRAPH_THOUGHT_PIECES,
+}
+"""(framework, scenario) → (only Tandem's, only the official client's), where the official client
+keeps what a person should not get: ADK's thought re-sent under a new id is kept twice (Tandem
+recognises the echo); ag-ui-langgraph's snapshot replaces the list with the thought in its
+streamed pieces and without the answer it streamed (Tandem keeps the thought whole and the answer)."""
+
+
+@pytest.mark.skipif(MODULES is None, reason="node or @ag-ui/client missing: run `npm ci` in tests/node")
+@pytest.mark.parametrize(("framework", "scenario"), recorded(), ids=[f"{f}-{s}" for f, s in recorded()])
+def test_the_next_history_says_what_the_official_client_keeps(framework: str, scenario: str) -> None:
+    """What Tandem would send next says the texts, calls and results `@ag-ui/client` keeps
+    (order, grouping and the clients' own ids aside: `tests.helpers.official_history`)."""
+    assert MODULES is not None
+    theirs = items(official_messages(framework, scenario, MODULES))
+    ours = items(tandem_next_messages(scenario_run(framework, scenario)))
+    assert (dict(ours - theirs), dict(theirs - ours)) == OFFICIAL_DIFFERENCES.get((framework, scenario), ({}, {}))

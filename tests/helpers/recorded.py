@@ -4,18 +4,14 @@
 `tests/fixtures/frameworks/record.py`. `ReplayServer` serves them on 127.0.0.1 (run N of the
 scenario answers request N, past the last run it answers 409), and `run_scenario` drives
 Tandem's real client path against it: `tandem ask --json --url … --approve all` as a
-subprocess, answers on stdin. `problems(...)` lists what is wrong with what Tandem showed and
-sent; an empty list is a pass. The replay tests and the README's compatibility table
-(`tests.helpers.compat_table`) both call these functions, so the table is what the tests found.
+subprocess, answers on stdin. What is wrong with what Tandem showed and sent is
+`tests.helpers.recorded_checks`.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.fixtures.frameworks.servers.scripts import PROMPTS, SCENARIOS
+from tests.fixtures.frameworks.servers.scripts import MULTI_TURN, PROMPTS
 from tests.helpers.ask_harness import AskResult, ask
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -36,9 +32,6 @@ __all__ = [
     "ReplayServer",
     "ScenarioRun",
     "client_ids",
-    "prefetch",
-    "problems",
-    "verdict",
     "recorded",
     "run_scenario",
     "runs_of",
@@ -50,8 +43,10 @@ CAPABILITIES: dict[str, str] = {
     "client_tool": "client tool",
     "state": "state",
     "approval": "interrupt/approval",
+    "reject": "reject with reason",
     "question": "question",
     "reasoning": "reasoning",
+    "multi_turn": "multi-turn",
 }
 """Scenario name → the capability column it stands for, in table order."""
 
@@ -60,6 +55,8 @@ FRAMEWORKS: dict[str, str] = {
     "adk_snapshots": "Google ADK, `emit_messages_snapshot=True`",
     "langgraph": "LangGraph (ag-ui-langgraph 0.0.47), recorded",
     "crewai": "CrewAI (ag-ui-crewai 1.0.0)",
+    "pai": "pydantic-ai (pydantic-ai-slim 2.78.0)",
+    "maf": "Microsoft Agent Framework (agent-framework-ag-ui 1.7.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",
 }
@@ -67,6 +64,11 @@ FRAMEWORKS: dict[str, str] = {
 
 QUESTION_ANSWER = "blue"
 """What the person types to answer a schema-less question."""
+
+REJECT_REASON = "keep it, please"
+REJECT_LINES = f"n {REJECT_REASON}\nn\n"
+"""What the person types to reject: with a reason; plain `n` when the agent takes no reason
+(`tandem ask` refuses the first line then, and reads the next)."""
 
 EXPECTED_STATE = {"shopping": ["bread", "oat milk"]}
 
@@ -185,215 +187,27 @@ class ScenarioRun:
     requests: list[dict[str, Any]]
     recorded_runs: int
     notes: list[str] = field(default_factory=list)
+    turns: list[AskResult] = field(default_factory=list)
+    """Every `tandem ask` of the scenario, in order (`multi_turn`: one per message; `result` is the last)."""
 
 
 def run_scenario(framework: str, scenario: str) -> ScenarioRun:
     """Replay one recorded scenario through `tandem ask --json --approve all`."""
     runs = runs_of(framework, scenario)
     server = ReplayServer(runs)
-    stdin = f"{QUESTION_ANSWER}\n" if scenario == "question" else ""
+    if scenario == "multi_turn":
+        # Three messages on one thread, each `tandem ask --thread` the thread the first one made.
+        turns: list[AskResult] = []
+        with server.running():
+            for said in MULTI_TURN:
+                thread = ("--thread", turns[0].turn["thread"]) if turns and turns[0].events else ()
+                turns.append(ask("--json", *thread, "--url", server.url, "--approve", "all", said))
+        return ScenarioRun(framework, scenario, turns[-1], server.requests, len(runs), turns=turns)
+    stdin = {"question": f"{QUESTION_ANSWER}\n", "reject": REJECT_LINES}.get(scenario, "")
     with server.running():
-        args = ["--json", "--url", server.url, "--approve", "all" if scenario != "question" else "ask", PROMPTS[scenario]]
+        args = ["--json", "--url", server.url, "--approve", "ask" if stdin else "all", PROMPTS[scenario]]
         result = ask(*args, stdin=stdin)
-    return ScenarioRun(framework, scenario, result, server.requests, len(runs))
-
-
-# --- what a person should see -----------------------------------------------------------------
-
-
-def _final_text(scenario: str) -> str:
-    return "".join(next(s.text for s in reversed(SCENARIOS[scenario]) if s.text))
-
-
-def _visible(run: ScenarioRun, role: str | None = "assistant") -> list[dict[str, Any]]:
-    """Final blocks a person sees (debug blocks are the debug view's, not the conversation's)."""
-    return [b for b in run.result.finals(role=role) if b["kind"] != "debug"]
-
-
-def problems(run: ScenarioRun) -> list[str]:
-    """What is wrong with what Tandem showed and sent for this scenario (empty: it is right)."""
-    found: list[str] = []
-    result = run.result
-    try:
-        events = result.events
-    except ValueError as exc:
-        return [f"`tandem ask --json` printed a line that is not JSON: {exc}"]
-    if not events:
-        return [f"`tandem ask` printed nothing (exit {result.returncode}): {result.stderr.strip()[-300:]}"]
-    if result.returncode != 0 or result.turn["status"] != "completed":
-        found.append(f"the turn did not complete (exit {result.returncode}, {result.turn}): {result.stderr.strip()[-300:]}")
-
-    users = [b for b in result.finals("text", role="user")]
-    if [b["content"]["text"] for b in users] != [PROMPTS[run.scenario]]:
-        found.append(f"expected the user's message once, saw {[b['content']['text'] for b in users]}")
-
-    for block in _visible(run):
-        if block["kind"] in ("unhandled", "error"):
-            found.append(f"a {block['kind']} block is shown: {json.dumps(block['content'])[:200]}")
-
-    texts = [b["content"]["text"] for b in result.finals("text")]
-    expected = _final_text(run.scenario)
-    if texts.count(expected) != 1 or len(texts) != 1:
-        found.append(f"expected one answer block {expected!r}, saw {texts}")
-
-    if len(run.requests) > run.recorded_runs:
-        found.append(f"Tandem sent {len(run.requests)} requests; the framework was asked {run.recorded_runs} times")
-    for number, request in enumerate(run.requests, 1):
-        ids = Counter(m.get("id") for m in request.get("messages", []))
-        twice = [i for i, n in ids.items() if n > 1]
-        if twice:
-            found.append(f"request {number} carries messages twice: {twice}")
-        users_sent = [m for m in request.get("messages", []) if m.get("role") == "user"]
-        if len(users_sent) != 1:
-            found.append(f"request {number} carries {len(users_sent)} user messages")
-
-    found.extend(_answer_channels(run))
-    for number, request in enumerate(run.requests, 1):
-        leaked = sorted(k for k in (request.get("state") or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
-        if leaked:
-            found.append(f"request {number} sends the adapter's own state keys back: {leaked}")
-    state = result.state if any(e.get("event") == "state" for e in events) else None
-    leaked = sorted(k for k in (state or {}) if k in ADAPTER_KEYS or k.startswith("_ag_ui_"))
-    if leaked:
-        found.append(f"the shared state shows the adapter's own keys: {leaked}")
-
-    found.extend(_SCENARIO_CHECKS[run.scenario](run))
-    return found
-
-
-def _answer_channels(run: ScenarioRun) -> list[str]:
-    """Each answer must reach the server on the channel its recorded follow-up used.
-
-    The recorded follow-ups are what the live server read (`record.py` drove it to the end), so
-    an answer Tandem sends elsewhere — `forwardedProps.command.resume` to an adapter that reads
-    only `resume[]`, say — is an answer the live server never sees.
-    """
-    found = []
-    for number, (recorded, _body) in enumerate(run_pairs(run), 2):
-        if number > len(run.requests):
-            break
-        sent = run.requests[number - 1]
-        ids = client_ids(recorded, sent)
-        wanted = [{**entry, "interruptId": ids.get(entry.get("interruptId"), entry.get("interruptId"))}
-                  for entry in recorded.get("resume") or []]
-        if wanted and [_entry(e) for e in sent.get("resume") or []] != [_entry(e) for e in wanted]:
-            found.append(f"request {number} answers with resume {sent.get('resume')}; the server read {wanted}")
-        command = (recorded.get("forwardedProps") or {}).get("command")
-        if command is not None and (sent.get("forwardedProps") or {}).get("command") != command:
-            found.append(f"request {number} answers with forwardedProps.command "
-                         f"{(sent.get('forwardedProps') or {}).get('command')}; the server read {command}")
-    return found
-
-
-def run_pairs(run: ScenarioRun) -> list[tuple[dict[str, Any], bytes]]:
-    """The recorded follow-up runs (2 onwards) of the scenario."""
-    return runs_of(run.framework, run.scenario)[1:]
-
-
-def _entry(entry: dict[str, Any]) -> tuple[Any, Any, str]:
-    return entry.get("interruptId"), entry.get("status"), json.dumps(entry.get("payload"), sort_keys=True)
-
-
-def _tool_blocks(run: ScenarioRun, name: str) -> list[dict[str, Any]]:
-    return [b["content"] for b in run.result.finals() if b["kind"] in ("tool_call", "ui_action") and b["content"].get("name") == name]
-
-
-def _check_text(run: ScenarioRun) -> list[str]:
-    return []
-
-
-def _check_backend_tool(run: ScenarioRun) -> list[str]:
-    calls = _tool_blocks(run, "get_weather")
-    if len(calls) != 1:
-        return [f"expected one get_weather card, saw {len(calls)}"]
-    if "Sunny" not in json.dumps(calls[0]):
-        return [f"the get_weather card has no result: {json.dumps(calls[0])[:200]}"]
-    return []
-
-
-def _check_client_tool(run: ScenarioRun) -> list[str]:
-    found = []
-    cards = _tool_blocks(run, "change_theme")
-    if len(cards) != 1:
-        found.append(f"expected one change_theme card, saw {len(cards)}")
-    results = [
-        m for request in run.requests[-1:] for m in request.get("messages", [])
-        if m.get("role") == "tool" and "applied" in str(m.get("content"))
-    ]
-    runs_of_tool = sum(
-        1 for request in run.requests for m in request.get("messages", [])[-1:]
-        if m.get("role") == "tool" and "applied" in str(m.get("content"))
-    )
-    if runs_of_tool != 1:
-        found.append(f"change_theme ran {runs_of_tool} times (a request ending with its result)")
-    if len(results) != 1:
-        found.append(f"the last request carries {len(results)} change_theme results")
-    return found
-
-
-def _check_state(run: ScenarioRun) -> list[str]:
-    state = run.result.state
-    if state is None or state.get("shopping") != EXPECTED_STATE["shopping"]:
-        return [f"expected the shared state to hold {EXPECTED_STATE}, it holds {state}"]
-    return []
-
-
-def _check_approval(run: ScenarioRun) -> list[str]:
-    found = []
-    approvals = [b for b in run.result.finals() if b["kind"] == "approval"]
-    if len(approvals) != 1:
-        kinds = [b["kind"] for b in _visible(run)]
-        found.append(f"expected one approval, saw {len(approvals)} (blocks: {kinds})")
-    if len(run.requests) < 2:
-        found.append("the approval was never answered (no follow-up request)")
-    return found
-
-
-def _check_question(run: ScenarioRun) -> list[str]:
-    found = []
-    questions = [b for b in run.result.finals() if b["kind"] in ("interrupt", "interactive")]
-    if len(questions) != 1:
-        found.append(f"expected one question, saw {len(questions)} (blocks: {[b['kind'] for b in _visible(run)]})")
-    answered = [r for r in run.requests[1:] if QUESTION_ANSWER in json.dumps(r.get("resume")) + json.dumps(r.get("forwardedProps"))]
-    if not answered:
-        found.append(f"the typed answer {QUESTION_ANSWER!r} was never sent")
-    return found
-
-
-def _check_reasoning(run: ScenarioRun) -> list[str]:
-    reasoning = [b["content"]["text"] for b in run.result.finals("reasoning")]
-    expected = "".join(next(s.reasoning for s in SCENARIOS["reasoning"] if s.reasoning))
-    if reasoning != [expected]:
-        return [f"expected one reasoning block {expected!r}, saw {reasoning}"]
-    return []
-
-
-_SCENARIO_CHECKS = {
-    "text": _check_text,
-    "backend_tool": _check_backend_tool,
-    "client_tool": _check_client_tool,
-    "state": _check_state,
-    "approval": _check_approval,
-    "question": _check_question,
-    "reasoning": _check_reasoning,
-}
-
-
-@functools.cache
-def verdict(framework: str, scenario: str) -> tuple[str, ...]:
-    """`problems` of the replayed scenario, computed once per process (tests and table share it)."""
-    return tuple(problems(run_scenario(framework, scenario)))
-
-
-def prefetch(cases: object = None, workers: int = 4) -> None:
-    """Compute the verdicts of `cases` (default: every recorded scenario) a few at a time.
-
-    Each replay is a `tandem ask` subprocess waiting mostly on its own start-up, so a small pool
-    cuts the wall time without loading the machine more than a few processes do.
-    """
-    wanted = list(cases) if cases is not None else recorded()  # type: ignore[call-overload]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(lambda case: verdict(*case), wanted))
+    return ScenarioRun(framework, scenario, result, server.requests, len(runs), turns=[result])
 
 
 @contextmanager

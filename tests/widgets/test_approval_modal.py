@@ -19,7 +19,7 @@ class _Host(App[None]):
         self.push_screen(self.modal, self.results.append)
 
 
-def _block(*, allow_edits: bool = True) -> ApprovalBlock:
+def _block(*, allow_edits: bool = True, allow_reason: bool = True) -> ApprovalBlock:
     block = ApprovalBlock(
         "approval-1",
         request_id="req-1",
@@ -27,6 +27,7 @@ def _block(*, allow_edits: bool = True) -> ApprovalBlock:
         arguments={"path": "/tmp/x"},
         message="May I delete [b]it[/b]?\x1b[2J",
         allow_edits=allow_edits,
+        allow_reason=allow_reason,
     )
     block.activate()
     return block
@@ -57,6 +58,17 @@ async def test_r_asks_for_a_reason_then_enter_rejects() -> None:
         await pilot.press(*"not now", "enter")
         assert app.results == [ApprovalResult("reject", reason="not now")]
         assert app.results[0].command == Reject(reason="not now")
+
+
+async def test_an_approval_whose_schema_forbids_a_reason_offers_no_field_and_r_rejects_at_once() -> None:
+    # Microsoft Agent Framework's answer schema has no `reason`: no field to type one into.
+    app = _Host(ApprovalModal(_block(allow_reason=False), guard_seconds=0))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert not app.screen.query(Input)
+        await pilot.press("r")
+        assert app.results == [ApprovalResult("reject")]
+        assert app.results[0].command == Reject()
 
 
 async def test_reject_without_reason() -> None:

@@ -341,7 +341,7 @@ class Conversation(Vertical):
             return list(blocks)  # (no blocks: nothing to import core for before the first frame)
         from tandem.core.handlers import DebugBlock
 
-        return [block for block in blocks if not isinstance(block, DebugBlock)]
+        return [block for block in blocks if not isinstance(block, DebugBlock) and not getattr(block, "hidden", False)]
 
     def _scrolled(self, old: float, new: float) -> None:
         if not self.is_mounted:

@@ -193,7 +193,7 @@ async def ask_turn(
         thread.close(None)
         _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
         return EXIT_FAILED
-    printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout)
+    printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout, progress=stderr)
     printer.thread_id = thread.thread_id
     printer.attach(context)
     reader = LineReader(stdin)

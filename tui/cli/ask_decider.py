@@ -111,7 +111,8 @@ class Decider:
             return
         choices = "y/n/e(dit)" if block.allow_edits else "y/n"
         prompt = f"approve {one_line(block.tool_name, 60)} {approval_arguments(block)}? [{choices}] "
-        answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=parse_approval)
+        answer = await self._read_answer(prompt, allow_edits=block.allow_edits, parse=parse_approval,
+                                         allow_reason=block.allow_reason)
         if answer is None:
             self._unapproved(f"approval of {one_line(block.tool_name, 60)} (no answer)")
             block.cancel()
@@ -255,7 +256,7 @@ class Decider:
     # -- reading -----------------------------------------------------------------------------
 
     async def _read_answer(
-        self, prompt: str, *, allow_edits: bool, parse: Callable[[str], Answer | str]
+        self, prompt: str, *, allow_edits: bool, parse: Callable[[str], Answer | str], allow_reason: bool = True
     ) -> Answer | None:
         """Read until a line parses; None at end of input."""
         while True:
@@ -269,7 +270,7 @@ class Decider:
                 if edited is None:
                     return None
                 line = f"e {edited}"
-            if self.prompts is not None and line.strip().lower() in ("n", "no"):
+            if self.prompts is not None and line.strip().lower() in ("n", "no") and allow_reason:
                 reason = await self._readline("reason (optional): ")
                 if reason is None:
                     return None
@@ -280,6 +281,9 @@ class Decider:
                 continue
             if answer.arguments is not None and not allow_edits:
                 self._complain("this request does not accept edited arguments")
+                continue
+            if answer.reason is not None and not allow_reason:
+                self._complain("this agent takes no reason with its answer: answer y or n alone")
                 continue
             return answer
 

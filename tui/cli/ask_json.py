@@ -64,12 +64,16 @@ class JsonPrinter(Printer):
         self._write_json({"event": "state_conflict_resolved", "conflict": conflict.to_json()})
 
     def _block_added(self, block: Block) -> None:
+        if getattr(block, "hidden", False):
+            return  # shown through another block (ADK's confirmation call: its approval)
         self._order.append(block)
         self._milestones[block.id] = _milestone(block)
         super()._block_added(block)
         self._emit("added", block)
 
     def _block_changed(self, block: Block) -> None:
+        if block.id not in self._milestones:
+            return
         milestone = _milestone(block)
         if milestone != self._milestones.get(block.id):
             self._milestones[block.id] = milestone

@@ -90,11 +90,15 @@ class PlainPrinter(Printer):
 
     `[tool] get_weather {"location": "Lisbon"} → running`, `[approval] …`, `[input] …`,
     `[action] …`, `[activity] …`, `[state] +/plan …`, `[error] …`. The human's own message and
-    debug traffic are not echoed.
+    debug traffic are not echoed. Progress (`[step]`, `[subagent]`, `[state]`) goes to `progress`
+    when one is given (`tandem ask`: stderr).
     """
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, progress: TextIO | None = None) -> None:
         super().__init__(out)
+        self._progress_out = progress if progress is not None else out
+        """Where progress goes (`[step]`, `[subagent]`, `[state]`): stderr for `tandem ask`, so
+        its stdout is the answer and the decisions only."""
         self._seen: dict[str, _Seen] = {}
         self._mid_line: str | None = None
         """The block whose text left the cursor mid-line, if any."""
@@ -126,7 +130,7 @@ class PlainPrinter(Printer):
     # -- blocks ------------------------------------------------------------------------------
 
     def _block_added(self, block: Block) -> None:
-        if block.role == "user" or isinstance(block, DebugBlock):
+        if block.role == "user" or isinstance(block, DebugBlock) or getattr(block, "hidden", False):
             return
         self._texts.flush()
         self._seen[block.id] = _Seen()
@@ -134,6 +138,8 @@ class PlainPrinter(Printer):
         self._render(block)
 
     def _block_changed(self, block: Block) -> None:
+        if block.id not in self._seen:
+            return  # not shown (the person's own, debug, hidden)
         if isinstance(block, TextBlock):
             self._texts.mark(block)
         else:
@@ -160,7 +166,7 @@ class PlainPrinter(Printer):
                 seen.done = True
                 progress = _progress(block) if block.is_marker and block.error is None else None
                 if progress is not None:
-                    self._line(progress)
+                    self._progress_line(progress)
                 else:
                     detail = block.error or short_json(block.value)
                     self._line(f"[activity] {one_line(block.activity_type, 40)}: {detail}")
@@ -262,31 +268,31 @@ class PlainPrinter(Printer):
                 committed = state.committed
                 operations = [{"op": "replace", "path": "", "value": committed if committed is not None else {}}]
             for operation in operations:
-                self._line(f"[state] {_operation_label(operation)}")
+                self._progress_line(f"[state] {_operation_label(operation)}")
         self._revision = state.revision
         proposals = set(state.proposals)
         if proposals - self._proposals:
-            self._line(f"[state] proposed: {_proposed_paths(state)} (pending a decision)")
+            self._progress_line(f"[state] proposed: {_proposed_paths(state)} (pending a decision)")
         if self._proposals - proposals:
-            self._line("[state] proposal closed")
+            self._progress_line("[state] proposal closed")
         self._proposals = proposals
         if state.diverged and not self._diverged:
-            self._line(f"[state] diverged: {one_line(state.divergence or '', _SHORT)}")
+            self._progress_line(f"[state] diverged: {one_line(state.divergence or '', _SHORT)}")
         self._diverged = state.diverged
 
     def _merged(self, record: MergeRecord) -> None:
         if record.applied or record.agreed:
             fields = ", ".join(one_line(label, 80) for label in record.to_json()["applied"] + record.to_json()["agreed"])
-            self._line(f"[state] merged the agent's {one_line(record.source, 40)} with your edits: {one_line(fields, _SHORT)}")
+            self._progress_line(f"[state] merged the agent's {one_line(record.source, 40)} with your edits: {one_line(fields, _SHORT)}")
         for conflict in record.conflicts:
-            self._line(
+            self._progress_line(
                 f"[state] conflict at {one_line(conflict.label, 80)}: yours {_side(conflict.mine)}, "
                 f"the agent's {_side(conflict.agent)} (yours stays until you decide)"
             )
 
     def _conflict_resolved(self, conflict: FieldConflict) -> None:
         outcome = {"mine": "kept yours", "agent": "took the agent's", "edit": "wrote a new value"}[conflict.resolution or "mine"]
-        self._line(f"[state] conflict at {one_line(conflict.label, 80)} → {outcome}")
+        self._progress_line(f"[state] conflict at {one_line(conflict.label, 80)} → {outcome}")
 
     # -- output ------------------------------------------------------------------------------
 
@@ -299,6 +305,18 @@ class PlainPrinter(Printer):
         self._texts.flush()
         self._end_line()
         self._write(text + "\n")
+
+    def _progress_line(self, text: str) -> None:
+        if self._progress_out is self._out:
+            self._line(text)
+            return
+        self._texts.flush()
+        # stdout keeps the answer's own text: a line break for the progress goes to stderr only.
+        try:
+            self._progress_out.write(("\n" if self._mid_line is not None else "") + text + "\n")
+            self._progress_out.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # stderr gone: the answer on stdout still matters
 
 
 def _soon(callback: Callable[[], None]) -> None:
