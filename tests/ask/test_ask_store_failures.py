@@ -74,7 +74,8 @@ def test_a_full_disk_during_the_turn_exits_1(long_answers: tuple[list[str], str]
     requests, url = long_answers
     env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"))
     ThreadStore(tmp_path / "data" / "tandem" / "threads.sqlite3").close()  # made before the limit applies
-    done = subprocess.run(ask_command("--url", url, "keep this question"), env=env, stdin=subprocess.DEVNULL,
+    # The answer grows past the file limit, so past the default message budget too: raised.
+    done = subprocess.run(ask_command("--url", url, "--budget", "message_bytes=64M", "keep this question"), env=env, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=_limited_files)
     assert done.returncode == 1, done.stderr
     assert len(requests) == 1  # the request was saved, so it went
