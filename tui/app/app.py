@@ -21,7 +21,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from tandem.themes import MAIN_SCREEN_TCSS, THEMES
+from tandem.themes import CONTROLS_TCSS, MAIN_SCREEN_TCSS, THEMES
 from tandem.tui.app.attention import Attention, bell_enabled
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.commands import THEME_ALIASES, AppCommands
@@ -63,6 +63,13 @@ class TandemApp(App[None]):
 
     CSS_PATH = MAIN_SCREEN_TCSS
     """The main screen's stylesheet (every rule nested under `MainScreen`; see `get_default_screen`)."""
+
+    DEFAULT_CSS: ClassVar[str] = CONTROLS_TCSS.read_text(encoding="utf-8")
+    """How fields, buttons and checkboxes look on every screen: default rules, so that Textual's own
+    rules for a state or a variant (focus, hover, `-primary`), more specific, still win over them."""
+
+    SCOPED_CSS: ClassVar[bool] = False
+    """The default rules above apply app-wide (scoped, they would be nested under `TandemApp`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
