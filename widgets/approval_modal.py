@@ -137,7 +137,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             yield TextArea(pretty_json(block.arguments), classes="approval-modal--editor", soft_wrap=True, show_line_numbers=False)
             yield Static(classes="approval-modal--error")
             yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
-            yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
+            yield Static(Content("◷ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
             with Horizontal(classes="approval-modal--buttons"):
                 yield Button(Content("Approve (a)"), variant="success", id="approval-modal--approve")
                 yield Button(Content("Reject (r)"), variant="error", id="approval-modal--reject")

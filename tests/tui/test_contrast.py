@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from rich.color import ColorSystem
-from textual.command import CommandPalette
+from textual.command import CommandPalette, SearchIcon
 from textual.pilot import Pilot
 from textual.widgets import Input, Tree
 
@@ -86,5 +86,6 @@ async def test_every_screen_can_be_seen_in_256_and_16_colours(tmp_path: Path, th
 
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        assert "›" in app.screen.query_one(SearchIcon).render()  # a mark the fonts have, not Textual's 🔎
         await _look(pilot, app, "palette", problems)
     assert problems == [], "\n".join(problems)

@@ -28,6 +28,7 @@ from tandem.tui.app.commands import THEME_ALIASES, AppCommands
 from tandem.tui.app.engine import ContextFactory
 from tandem.tui.terminal.flush_frame import FlushFrame
 from tandem.tui.app.focus import FocusKeeper
+from tandem.tui.app.palette import TandemPalette
 from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
 from tandem.tui.app.session import Session
@@ -256,6 +257,10 @@ class TandemApp(App[None]):
     async def stop_engine(self) -> None:
         """Stop the session (`Session.stop`: idempotent, shared by every caller)."""
         await self.session.stop()
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not TandemPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(TandemPalette(id="--command-palette"))  # Textual's, its icon one fonts have
 
     async def action_quit(self) -> None:
         self.quit_cleanly()
