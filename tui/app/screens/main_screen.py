@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
@@ -158,9 +158,15 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         # anyway (Textual's footer fills in its keys after a refresh).
         self.call_after_refresh(self._mount_footer)
 
-    def _mount_footer(self) -> None:
+    async def _mount_footer(self) -> None:
         if self.is_attached:  # not when the app quit before its second frame
-            self.mount(Footer())
+            from tandem.widgets.key_footer import KeyFooter  # (after the first frame, as the footer)
+
+            await self.mount(KeyFooter())
+            # Textual's footer shows keys only after a bindings update that follows its mount; the
+            # composer took focus before it, so without this it stays empty until something else
+            # changes the keys (in the browser, the first turn: no terminal event comes first).
+            self.refresh_bindings()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
