@@ -86,6 +86,9 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
         Binding("f3", "app.toggle_debug", "Debug", show=False, id="tandem.toggle_debug"),
         Binding("f4", "app.go_to_decision", "Decide", id="tandem.go_to_decision"),
         Binding("f6", "focus_conversation", "Focus conversation", show=False, id="tandem.focus_conversation"),
+        # On the screen, not the conversation: it follows the stream again from wherever focus is
+        # (the composer holding text, a form's field), as the "new content below" line promises.
+        Binding("ctrl+end", "follow", "Follow", show=False, id="tandem.follow"),
     ]
     """
     | Key | Description |
@@ -95,6 +98,7 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
     | f3 | Show or hide debug blocks (protocol traffic). |
     | f4 | Go to the decision the agent waits on (reopens an approval's modal). |
     | f6 | Move focus to the conversation (then End follows the stream again). |
+    | ctrl+end | Jump to the end of the conversation and follow the stream again, wherever focus is. |
     """
 
     def paints_alone(self, widget: Widget) -> bool:
@@ -291,6 +295,9 @@ class MainScreen(HeldFrames, InputFirstPaint, Screen[None]):
 
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
+
+    def action_follow(self) -> None:
+        self.conversation.jump_to_end()
 
     def on_key(self, event: events.Key) -> None:
         from textual.widgets import Button
