@@ -12,6 +12,7 @@ from pathlib import Path
 from textual.theme import Theme
 
 __all__ = [
+    "CONTROLS_TCSS",
     "MAIN_SCREEN_TCSS",
     "TANDEM_DARK",
     "TANDEM_HIGH_CONTRAST",
@@ -26,6 +27,9 @@ THEMES_DIR = Path(__file__).parent
 MAIN_SCREEN_TCSS = THEMES_DIR / "main_screen.tcss"
 """Layout of `MainScreen`: `#conversation`, `#composer`, `#state-panel`, `#status-line`."""
 
+CONTROLS_TCSS = THEMES_DIR / "controls.tcss"
+"""The look of fields, buttons and checkboxes on every screen (app-wide): visible without focus in 16 colours."""
+
 TANDEM_DARK = Theme(
     name="tandem-dark",
     primary="#5FA8D3",
@@ -39,6 +43,13 @@ TANDEM_DARK = Theme(
     surface="#1C2126",
     panel="#262D33",
     dark=True,
+    variables={
+        # What shows where to type or press while it has no focus, and a field's placeholder: both
+        # must stay visible in xterm's 256 colours and in 16, where Textual's defaults (a shade off
+        # the surface, text at 38%) fall onto the background's own grey.
+        "border-blurred": "#7A8691",
+        "text-disabled": "#8C96A0",
+    },
 )
 """The default theme: calm blues on near-black."""
 
@@ -55,6 +66,7 @@ TANDEM_LIGHT = Theme(
     surface="#FFFFFF",
     panel="#E8ECF0",
     dark=False,
+    variables={"border-blurred": "#6F7781", "text-disabled": "#6A737D"},  # as in TANDEM_DARK
 )
 """The light theme, for bright terminals."""
 
@@ -84,6 +96,7 @@ TANDEM_HIGH_CONTRAST = Theme(
         "block-cursor-blurred-foreground": "#000000",
         "block-cursor-blurred-background": "#FFFFFF",
         "footer-key-foreground": "#FFFF00",
+        "text-disabled": "#C0C0C0",
         "input-selection-background": "#FFFF00 40%",
     },
 )

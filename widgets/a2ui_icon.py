@@ -12,19 +12,21 @@ from tandem.core.a2ui import ResolvedComponent
 __all__ = ["ICON_GLYPHS", "IconComponent", "node_text"]
 
 ICON_GLYPHS: dict[str, str] = {
-    "accountCircle": "◉", "add": "+", "arrowBack": "←", "arrowForward": "→", "attachFile": "⎘",
+    "accountCircle": "◉", "add": "+", "arrowBack": "←", "arrowForward": "→", "attachFile": "⊏",
     "calendarToday": "▦", "call": "☎", "camera": "◘", "check": "✓", "close": "✕", "delete": "⌫",
-    "download": "⇩", "edit": "✎", "event": "▦", "error": "⊗", "fastForward": "⏩", "favorite": "♥",
-    "favoriteOff": "♡", "folder": "▭", "help": "?", "home": "⌂", "info": "ℹ", "locationOn": "⌖",
-    "lock": "🔒", "lockOpen": "🔓", "mail": "✉", "menu": "≡", "moreVert": "⋮", "moreHoriz": "⋯",
-    "notificationsOff": "🔕", "notifications": "🔔", "pause": "⏸", "payment": "💳", "person": "👤",
-    "phone": "☎", "photo": "▣", "play": "▶", "print": "⎙", "refresh": "↻", "rewind": "⏪",
-    "search": "⌕", "send": "➤", "settings": "⚙", "share": "⇪", "shoppingCart": "🛒",
-    "skipNext": "⏭", "skipPrevious": "⏮", "star": "★", "starHalf": "⯪", "starOff": "☆", "stop": "⏹",
-    "upload": "⇧", "visibility": "👁", "visibilityOff": "⊘", "volumeDown": "🔉", "volumeMute": "🔈",
-    "volumeOff": "🔇", "volumeUp": "🔊", "warning": "⚠",
+    "download": "⇩", "edit": "✎", "event": "▦", "error": "⊗", "fastForward": "»", "favorite": "♥",
+    "favoriteOff": "♡", "folder": "▭", "help": "?", "home": "⌂", "info": "i", "locationOn": "⊙",
+    "lock": "⊠", "lockOpen": "⊡", "mail": "✉", "menu": "≡", "moreVert": "┇", "moreHoriz": "⋯",
+    "notificationsOff": "⚐", "notifications": "⚑", "pause": "‖", "payment": "¤", "person": "☺",
+    "phone": "☎", "photo": "▣", "play": "▶", "print": "⊟", "refresh": "↻", "rewind": "«",
+    "search": "⌕", "send": "➤", "settings": "⚙", "share": "⇪", "shoppingCart": "⊔",
+    "skipNext": "⇥", "skipPrevious": "⇤", "star": "★", "starHalf": "✬", "starOff": "☆", "stop": "■",
+    "upload": "⇧", "visibility": "◎", "visibilityOff": "⊘", "volumeDown": "♪", "volumeMute": "⊘",
+    "volumeOff": "⊘", "volumeUp": "♫", "warning": "⚠",
 }  # fmt: skip
-"""A glyph per basic-catalog icon name; anything else (an SVG path, an unknown name) shows ◆."""
+"""A glyph per basic-catalog icon name; anything else (an SVG path, an unknown name) shows ◆. Each is a
+character DejaVu Sans Mono has and none is an emoji (tests/tui/test_chrome_glyphs.py): the nearest
+shape a terminal's font can draw, not the icon's emoji."""
 
 def node_text(node: ResolvedComponent) -> str:
     """The plain text a subtree shows (a Button's or Modal trigger's label): texts and icons."""

@@ -21,7 +21,7 @@ _OUTCOMES = {
     "approved": ("✓", "approved"),
     "rejected": ("✗", "rejected"),
     "cancelled": ("⊘", "cancelled"),
-    "expired": ("⌛", "expired"),
+    "expired": ("◷", "expired"),
 }
 
 
@@ -87,7 +87,7 @@ class ApprovalView(BlockView):
         if decision is None:
             self.add_class("-pending")
             expired = block.expired
-            status.update(Content("⌛ expired" if expired else "… waiting for your decision"))
+            status.update(Content("◷ expired" if expired else "… waiting for your decision"))
             review.display = not expired
             return
         review.display = False

@@ -144,7 +144,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             yield Static(classes="approval-modal--error")
             if block.allow_reason:  # (a server whose answer schema forbids a reason gets none)
                 yield Input(placeholder="Reason (optional) — Enter rejects", classes="approval-modal--reason")
-            yield Static(Content("⧗ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
+            yield Static(Content("◷ keys open in a moment (so that typing cannot decide this)"), classes="approval-modal--guard")
             with Horizontal(classes="approval-modal--buttons"):
                 yield Button(Content("Approve (a)"), variant="success", id="approval-modal--approve")
                 yield Button(Content("Reject (r)"), variant="error", id="approval-modal--reject")

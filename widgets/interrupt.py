@@ -97,7 +97,7 @@ class InterruptView(BlockView):
         status = self.query_one(".interrupt-view--status", Static)
         if decision is None:
             if block.expired:
-                status.update(Content("⌛ expired"))
+                status.update(Content("◷ expired"))
             elif self.text_question:
                 status.update(Content("… waiting for your answer: Enter sends it, Decline refuses"))
             else:

@@ -174,6 +174,9 @@ class StreamMarkdown(LaidOutOnce, Markdown):
     `TableOfContentsUpdated` (nothing here shows one).
     """
 
+    BULLETS = ["• ", "▪ ", "‣ ", "◦ ", "▸ "]
+    """Textual's list bullets by depth, its fourth (⭑, which no common monospace font has) replaced."""
+
     def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
         return _stream_block_class(super().get_block_class(block_name))
 

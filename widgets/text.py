@@ -156,7 +156,7 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
         # with its Markdown built, in the same mount as the view: one layout, no drain.
         yield from self._finished_chunks()
         yield self._spacer_below  # (moved before the last chunk when chunks below hide)
-        yield Static(Content("⏹ stopped"), classes="text-view--stopped")
+        yield Static(Content("■ stopped"), classes="text-view--stopped")
 
     def on_mount(self) -> None:
         # (BlockView.on_mount runs too: Textual calls each class's handler.)

@@ -19,7 +19,7 @@ __all__ = ["ToolCallView", "STATUS_LABELS"]
 
 STATUS_LABELS: dict[ToolStatus, tuple[str, str]] = {
     ToolStatus.STREAMING_ARGUMENTS: ("…", "preparing"),
-    ToolStatus.RUNNING: ("⟳", "running"),
+    ToolStatus.RUNNING: ("↻", "running"),
     ToolStatus.SUCCEEDED: ("✓", "done"),
     ToolStatus.FAILED: ("✗", "failed"),
     ToolStatus.DENIED: ("⊘", "denied"),

@@ -29,7 +29,7 @@ _OUTCOMES = {
     "declined": "⊘ declined",
     "failed": "✗ failed",
     "cancelled": "⊘ cancelled",
-    "expired": "⌛ expired",
+    "expired": "◷ expired",
 }
 
 
@@ -131,11 +131,11 @@ class UIActionView(BlockView):
                 text = text + Content("\n  result: ") + agent_text(pretty_json(decision.result))
             status.update(text)
         elif block.expired:
-            status.update(Content("⌛ expired"))
+            status.update(Content("◷ expired"))
         elif not block.arguments_complete:
             status.update(Content("… preparing"))
         else:
-            status.update(Content("⏸ waiting for you"))
+            status.update(Content("‖ waiting for you"))
 
     def selected_steps(self) -> list[JsonValue]:
         """The steps with status enabled/disabled from the checkboxes (each a description and a status)."""

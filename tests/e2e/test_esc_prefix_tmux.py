@@ -29,7 +29,7 @@ def test_esc_and_a_key_in_one_read_stop_the_stream_and_the_key_is_typed(tmp_path
         terminal.keys("Enter")
         terminal.wait_for(lambda s: "streaming" in s, "the answer streaming")
         terminal.keys("Escape", "w")  # one write: ESC then "w"
-        screen = terminal.wait_for(lambda s: "⏹ stopped" in s and "idle" in s, "the stream stopped by Esc")
+        screen = terminal.wait_for(lambda s: "■ stopped" in s and "idle" in s, "the stream stopped by Esc")
         assert "│ w " in screen, screen  # the key after Esc reached the composer
     finally:
         terminal.close()

@@ -3,7 +3,7 @@
 Runs the real `tandem` command in a pseudo-terminal (80×24 and 200×60), types `/demo long`,
 and counts every byte the app writes until the answer is done, as a multiple of the answer's
 own size. Then the same over a throttled "link" (the reader drains the pty at 256 kbit/s, so the
-app's writes block as they would on a slow SSH link) and times Esc until the "⏹ stopped" mark is
+app's writes block as they would on a slow SSH link) and times Esc until the "■ stopped" mark is
 on the wire. Prints figures measured in this run; asserts nothing about time.
 
     python -m tests.perf.bench_wire [--frame-ms 33,100] [--repaint all,changes] [--sizes 80x24,200x60] [--kbit 256]

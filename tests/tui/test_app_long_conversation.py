@@ -81,6 +81,27 @@ class TestLongConversation:
             await wait_for(pilot, lambda: conversation.following and (v := conversation.view_of(conversation.all_blocks[-1]))
                            is not None and _visible(app, v), "the end again")
 
+    async def test_home_over_long_answers_builds_only_what_fills_the_screen(self) -> None:
+        """Home on 64 long answers: the first views that fill the screen are mounted, not `chunk` of
+        them (twenty long answers took seconds to build, the view blank meanwhile); more come by scrolling."""
+        answer = "".join(f"Paragraph {p} of a long answer, with words enough to wrap a line or two.\n\n" for p in range(60))
+        script = Scripted([[text(f"Answer {n}. {answer}", message_id=f"m{n}") for n in range(64)]])
+        async with script.app().run_test(size=(100, 30)) as pilot:
+            app = await started(pilot)
+            await send(pilot, "go")
+            await wait_for(pilot, lambda: app.main.status is not Status.STREAMING and len(app.conversation.all_blocks) > 64,
+                           "the answers", attempts=3000)
+            await painted(pilot)
+            conversation = app.conversation
+            conversation.scroller.focus()
+            await pilot.press("home")
+            second = conversation.all_blocks[1]
+            await wait_for(pilot, lambda: (view := conversation.view_of(second)) is not None and _visible(app, view),
+                           "the first answer on screen")
+            assert len(conversation.mounted_views) <= 3, [v.block.id for v in conversation.mounted_views]
+            conversation.scroller.scroll_end(animate=False, immediate=True)  # past what was mounted: more come
+            await wait_for(pilot, lambda: len(conversation.mounted_views) > 3, "the next views below")
+
     async def test_f4_reaches_a_question_far_above(self) -> None:
         schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
         script = Scripted([[interrupt("q-1", schema, message="Which city?"), *_messages()], [text("Thanks.", message_id="end")]])

@@ -103,10 +103,13 @@ class TestFullCollections:
         app.idle_collection.QUIET_SECONDS = 0.0
         async with app.run_test(size=(100, 30)) as pilot:
             app = await started(pilot)
+            # An old generation far larger than a turn makes, there before the turns (a long
+            # conversation): turn 1's settle may sweep it once (the frozen heap grew past
+            # SWEEP_GROWTH), turn 2 walks only what it made.
+            ballast = [[n] for n in range(200_000)]
             await send(pilot, "first")
             await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(script.client.requests) == 1, "turn 1")
             await wait_for(pilot, lambda: _settled(app), "turn 1 settled")
-            ballast = [[n] for n in range(200_000)]  # an old generation far larger than a turn makes
             unfrozen: list[bool] = []  # per full collection: did it walk the unfrozen heap (the ballast)?
 
             def watch(phase: str, info: dict[str, int]) -> None:

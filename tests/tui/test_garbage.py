@@ -8,7 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from tandem.tui.terminal.garbage import MIDDLE_THRESHOLD, POSTPONED_THRESHOLD, YOUNG_THRESHOLD, FullCollectionPause, trim_heap
+from tandem.tui.terminal.garbage import (
+    MIDDLE_THRESHOLD,
+    POSTPONED_THRESHOLD,
+    SWEEP_GROWTH,
+    YOUNG_THRESHOLD,
+    FullCollectionPause,
+    trim_heap,
+)
 
 
 class _Node:
@@ -178,3 +185,48 @@ def test_postponing_is_nothing_when_not_held() -> None:
     gc.set_threshold(700, 10, 10)
     FullCollectionPause().postpone()
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def _frozen_cycles(count: int) -> list[_Node]:
+    nodes = [_Node() for _ in range(count)]
+    for node in nodes:
+        node.self = node  # a cycle: only a collection frees it
+    return nodes
+
+
+def test_a_settle_sweeps_at_once_when_the_frozen_heap_grew_past_the_factor() -> None:
+    """Answers back to back (no idle sweep): what the conversation's window unmounts was frozen with
+    the turn that built it; once the frozen objects grew past SWEEP_GROWTH, the next settle sweeps."""
+    pause = FullCollectionPause()
+    pause.hold()
+    pause.settle(collect=True)  # the base: what the first settle froze
+    base = gc.get_freeze_count()
+    # A turn builds views (frozen at its settle), the next unmounts them: cyclic garbage, frozen.
+    pause.hold()
+    views = _frozen_cycles(100)
+    probe = weakref.ref(views[0])
+    pause.settle(collect=True)
+    del views
+    pause.hold()
+    pause.settle(collect=True)
+    assert probe() is not None  # small growth: left for the idle sweep
+    more = _frozen_cycles(int(base * SWEEP_GROWTH))  # the frozen heap grows past the factor
+    pause.hold()
+    pause.settle(collect=True)
+    assert probe() is None  # swept at this settle
+    assert not pause.sweep_due and pause.frozen
+    del more
+
+
+def test_a_settle_without_collecting_never_sweeps() -> None:
+    pause = FullCollectionPause()
+    pause.hold()
+    pause.settle(collect=False)
+    cycles = _frozen_cycles(int(gc.get_freeze_count() * SWEEP_GROWTH))
+    probe = weakref.ref(cycles[0])
+    pause.hold()
+    pause.settle(collect=False)  # start-up's hold: a restored thread, frozen unwalked
+    del cycles
+    pause.hold()
+    pause.settle(collect=False)
+    assert probe() is not None and pause.sweep_due

@@ -58,6 +58,18 @@ class TestScrollingFromTheComposer:
             await pilot.pause()
             assert scroller.scroll_y == bottom and app.main.composer.input.text == "hi"
 
+    async def test_ctrl_end_follows_again_from_the_composer_holding_text(self) -> None:
+        """The "new content below · End (ctrl+end) follows again" line's promise, from the composer."""
+        script = Scripted([[text(LONG_ANSWER)]])
+        async with script.app().run_test(size=(80, 24)) as pilot:
+            app, scroller, bottom = await _followed_long_answer(pilot)
+            await pilot.press("home")
+            await wait_for(pilot, lambda: scroller.scroll_y == 0 and not app.conversation.following, "the top, not following")
+            await pilot.press("h", "i", "ctrl+end")
+            await wait_for(pilot, lambda: app.conversation.following and scroller.scroll_y == scroller.max_scroll_y,
+                           "following the stream again")
+            assert isinstance(app.focused, ComposerInput) and app.main.composer.input.text == "hi"
+
     async def test_f6_moves_focus_to_the_conversation(self) -> None:
         script = Scripted([[text("hello")]])
         async with script.app().run_test(size=(80, 24)) as pilot:

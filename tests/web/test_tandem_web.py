@@ -7,6 +7,8 @@ terminal bytes out) and, where Chromium and ChromeDriver are installed, a headle
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import os
 import shutil
 import socket
@@ -15,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,6 +129,57 @@ def test_in_headless_chromium_keys_work_without_a_click(web_server: str, tmp_pat
             time.sleep(1.0)
         driver.save_screenshot(str(tmp_path / "tandem-web.png"))
         assert (tmp_path / "tandem-web.png").stat().st_size > 10_000
+    finally:
+        driver.quit()
+
+
+def _chromium(tmp_path: Path, *, performance_log: bool = False):  # type: ignore[no-untyped-def]
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium drives Chromium")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1200,800"):
+        options.add_argument(flag)
+    if performance_log:  # the websocket's frames, as the page received them
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
+                    reason="headless Chromium and ChromeDriver are not installed (apt: chromium chromium-driver)")
+def test_in_headless_chromium_the_first_screen_shows_the_footers_keys(web_server: str, tmp_path: Path) -> None:
+    """The welcome screen's footer, before any key or click. xterm.js draws on a canvas: what the
+    page got is the terminal output its websocket received (Chromium's log of the frames), replayed
+    into a terminal emulator (pyte) at the size the page asked for."""
+    pyte = pytest.importorskip("pyte", reason="pyte replays the terminal output")
+    driver = _chromium(tmp_path, performance_log=True)
+    screen: Any = None
+    stream: Any = None
+    try:
+        driver.get(web_server + "/")
+
+        def footer() -> str:
+            nonlocal screen, stream
+            for entry in driver.get_log("performance"):
+                message = json.loads(entry["message"])["message"]
+                if message["method"] == "Network.webSocketFrameSent" and screen is None:
+                    sent = message["params"]["response"]["payloadData"]
+                    if sent.startswith('["resize"'):
+                        size = json.loads(sent)[1]
+                        screen = pyte.Screen(size["width"], size["height"])
+                        stream = pyte.ByteStream(screen)
+                elif message["method"] == "Network.webSocketFrameReceived" and stream is not None:
+                    response = message["params"]["response"]
+                    if response["opcode"] == 2:
+                        stream.feed(base64.b64decode(response["payloadData"]))
+            return screen.display[-1] if screen is not None and "idle" in "".join(screen.display) else ""
+
+        shown = wait_until(lambda: "Quit" in (row := footer()) and "palette" in row and row, "the footer's keys",
+                           seconds=30, every=0.2)
+        assert "^q Quit" in shown
     finally:
         driver.quit()
 

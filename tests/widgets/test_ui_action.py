@@ -40,7 +40,7 @@ async def test_run_and_decline_request_decisions() -> None:
     app = _Host(view)
     async with app.run_test() as pilot:
         assert view.has_class("-waiting")
-        assert str(view.query_one(".ui-action-view--status", Static).render()) == "⏸ waiting for you"
+        assert str(view.query_one(".ui-action-view--status", Static).render()) == "‖ waiting for you"
         await pilot.click(".ui-action-view--run")
         await pilot.click(".ui-action-view--decline")
         assert app.decisions == [Invoke(), Decline()]

@@ -20,13 +20,14 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from tandem.themes import MAIN_SCREEN_TCSS, THEMES
+from tandem.themes import CONTROLS_TCSS, MAIN_SCREEN_TCSS, THEMES
 from tandem.tui.app.attention import Attention, bell_enabled
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.commands import THEME_ALIASES, AppCommands
 from tandem.tui.app.engine import ContextFactory
 from tandem.tui.terminal.flush_frame import FlushFrame
 from tandem.tui.app.focus import FocusKeeper
+from tandem.tui.app.palette import TandemPalette
 from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
 from tandem.tui.app.session import Session
@@ -63,6 +64,13 @@ class TandemApp(WireApp):
 
     CSS_PATH = MAIN_SCREEN_TCSS
     """The main screen's stylesheet (every rule nested under `MainScreen`; see `get_default_screen`)."""
+
+    DEFAULT_CSS: ClassVar[str] = CONTROLS_TCSS.read_text(encoding="utf-8")
+    """How fields, buttons and checkboxes look on every screen: default rules, so that Textual's own
+    rules for a state or a variant (focus, hover, `-primary`), more specific, still win over them."""
+
+    SCOPED_CSS: ClassVar[bool] = False
+    """The default rules above apply app-wide (scoped, they would be nested under `TandemApp`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
@@ -170,7 +178,6 @@ class TandemApp(WireApp):
         return self._main
 
     conversation = property(lambda self: self.main.conversation, doc="The conversation view of the main screen.")
-
     context = property(lambda self: self.session.context, doc="The conversation (None until ready).")
     bridge = property(lambda self: self.session.bridge, doc="The session's bridge.")
     engine = property(lambda self: self.session.engine, doc="The session's engine.")
@@ -180,7 +187,6 @@ class TandemApp(WireApp):
     state_panel_paints = property(lambda self: self.state_paint.paints, doc="How often the state panel painted.")
 
     approvals = property(lambda self: self.session.approvals, doc="The approvals to ask in a modal, and the open one.")
-    repaint = property(lambda self: self.wire.repaint, doc="`changes` (only what changed) or `all` (Textual's own).")
 
     # -- notifications ---------------------------------------------------------------------------
 
@@ -257,6 +263,10 @@ class TandemApp(WireApp):
     async def stop_engine(self) -> None:
         """Stop the session (`Session.stop`: idempotent, shared by every caller)."""
         await self.session.stop()
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not TandemPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(TandemPalette(id="--command-palette"))  # Textual's, its icon one fonts have
 
     async def action_quit(self) -> None:
         self.quit_cleanly()

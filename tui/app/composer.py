@@ -250,7 +250,7 @@ class Composer(Vertical):
             label.update(Content(f"‖ {self.reason}"))
         elif self.queued:
             plural = "s" if self.queued > 1 else ""
-            label.update(Content(f"⧗ queued: {self.queued} follow-up{plural}, sent when the agent finishes"))
+            label.update(Content(f"◷ queued: {self.queued} follow-up{plural}, sent when the agent finishes"))
 
     def _disable_input(self) -> None:
         screen = self.screen

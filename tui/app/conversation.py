@@ -6,7 +6,6 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -55,15 +54,6 @@ class Conversation(Vertical):
             color: $text-muted;
         }
     }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+end", "jump_to_end", "Follow", show=False, id="tandem.follow"),
-    ]
-    """
-    | Key | Description |
-    | :- | :- |
-    | ctrl+end | Jump to the end of the conversation and follow the stream again. |
     """
 
     window: ClassVar[int] = 60
@@ -253,9 +243,6 @@ class Conversation(Vertical):
             static.update(welcome)
 
     # -- actions -----------------------------------------------------------------------------
-
-    def action_jump_to_end(self) -> None:
-        self.jump_to_end()
 
     def jump_to_end(self) -> None:
         """Show the last views, scroll to the end and follow the stream again."""

@@ -210,11 +210,27 @@ class ViewWindow:
         self.mount_range(self.lo, len(self.shown))
 
     def mount_start(self) -> None:
-        """Mount the first `chunk` views instead of the window's (no change when they are mounted)."""
+        """Mount the first views, what fills about two screens, instead of the window's (no change
+        when they are mounted). Not `chunk` of them: twenty long answers take seconds to build,
+        and the view is blank meanwhile; scrolling down mounts more (`extend_down`)."""
         if self.lo > 0:
             self.unmount(self.shown[self.lo : self.hi])
             self.lo = self.hi = 0
-            self.mount_range(0, min(len(self.shown), self._conversation.chunk))
+            self.mount_range(0, self.fill_count_from(0, screens=2.0))
+
+    def fill_count_from(self, start: int, *, screens: float) -> int:
+        """How many views, from `start` on, fill `screens` viewport heights (at least one, at most `chunk`)."""
+        conversation = self._conversation
+        stop = min(len(self.shown), start + conversation.chunk)
+        region = conversation.scroller.scrollable_content_region
+        if not region.height or not region.width:
+            return stop - start
+        need, width, total = region.height * screens, max(10, region.width - 4), 0
+        for index in range(start, stop):
+            total += self.estimated_height(self.shown[index], width)
+            if total >= need:
+                return index - start + 1
+        return stop - start
 
     def mount_around(self, index: int, awaiting: list[Awaitable[object]]) -> None:
         """Mount the views around `shown[index]` instead of the window's."""

@@ -18,7 +18,10 @@ import gc
 import sys
 from typing import Any
 
-__all__ = ["FullCollectionPause", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "YOUNG_THRESHOLD", "skip_collection_at_exit", "trim_heap"]
+__all__ = [
+    "FullCollectionPause", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
+    "skip_collection_at_exit", "trim_heap",
+]
 
 YOUNG_THRESHOLD = 10_000
 """Allocations between young collections while held (CPython's default is 700)."""
@@ -34,6 +37,15 @@ stream took 26-79 ms each, stopping both threads (a key typed then waited for it
 second one, 15-28 ms each, 80-123 ms in all over the same 10 s stream as 89-118 before
 (`tests/perf/loop_probe.py` in the pty bench, two and three runs)."""
 
+
+SWEEP_GROWTH = 1.5
+"""A turn's settle sweeps the whole heap at once when the frozen objects grew past this factor of
+what the last sweep left: views the conversation's window unmounted were frozen with the turn that
+built them, and their cycles are found only by a sweep. Waiting for the idle sweep alone, answers
+back to back kept every unmounted view (about 14 MB an answer of 60 sections; 64 answers took
+62 → 216 MB in the report). As CPython bounds its own full collections (by the long-lived objects
+pending), the walks then cost a constant per object made, and the heap stays within this factor
+of what is alive."""
 
 POSTPONED_THRESHOLD = 1_000_000
 """The old generation's threshold while a full collection is postponed: middle collections before one may start."""
@@ -86,6 +98,8 @@ class FullCollectionPause:
         self._thresholds: tuple[int, int, int] | None = None
         self.sweep_due = False
         """Whether cyclic garbage may sit among the frozen objects (a settle, a thread left since the last sweep)."""
+        self._swept: int | None = None
+        """Frozen objects after the last sweep (or the first settle): the base `SWEEP_GROWTH` compares with."""
 
     @property
     def held(self) -> bool:
@@ -130,7 +144,8 @@ class FullCollectionPause:
 
         The survivors are frozen rather than the heap unfrozen, which would soon let CPython's own
         rule start a full collection of the whole heap. What becomes garbage among frozen objects
-        waits for `sweep`.
+        waits for `sweep`: the idle one, or at once when the frozen objects grew past
+        `SWEEP_GROWTH` times what the last sweep left (a turn's settle only).
         """
         if not self._held:
             return False
@@ -141,6 +156,11 @@ class FullCollectionPause:
         self._freeze()
         self.sweep_due = True
         self._restore_thresholds()
+        frozen = gc.get_freeze_count()
+        if self._swept is None:
+            self._swept = frozen
+        elif collect and frozen > self._swept * SWEEP_GROWTH:
+            self.sweep()
         return True
 
     def sweep(self) -> None:
@@ -154,6 +174,7 @@ class FullCollectionPause:
         gc.freeze()
         self._frozen = True
         self.sweep_due = False
+        self._swept = gc.get_freeze_count()
 
     def release(self) -> bool:
         """Unfreeze and restore the thresholds; returns whether it was held or frozen. No collection

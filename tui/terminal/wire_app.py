@@ -31,6 +31,11 @@ class WireApp(App[None]):
         if repaint == "all":
             self.wire.repaint = "all"
 
+    @property
+    def repaint(self) -> str:
+        """`changes` (only what changed) or `all` (Textual's own)."""
+        return self.wire.repaint
+
     def get_driver_class(self) -> type[Any]:
         return wire_driver(super().get_driver_class())
 

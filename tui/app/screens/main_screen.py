@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive, var
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
@@ -86,6 +86,9 @@ class MainScreen(HeldFrames):
         Binding("f3", "app.toggle_debug", "Debug", show=False, id="tandem.toggle_debug"),
         Binding("f4", "app.go_to_decision", "Decide", id="tandem.go_to_decision"),
         Binding("f6", "focus_conversation", "Focus conversation", show=False, id="tandem.focus_conversation"),
+        # On the screen, not the conversation: it follows the stream again from wherever focus is
+        # (the composer holding text, a form's field), as the "new content below" line promises.
+        Binding("ctrl+end", "follow", "Follow", show=False, id="tandem.follow"),
     ]
     """
     | Key | Description |
@@ -95,6 +98,7 @@ class MainScreen(HeldFrames):
     | f3 | Show or hide debug blocks (protocol traffic). |
     | f4 | Go to the decision the agent waits on (reopens an approval's modal). |
     | f6 | Move focus to the conversation (then End follows the stream again). |
+    | ctrl+end | Jump to the end of the conversation and follow the stream again, wherever focus is. |
     """
 
     def paints_alone(self, widget: Widget) -> bool:
@@ -158,9 +162,15 @@ class MainScreen(HeldFrames):
         # anyway (Textual's footer fills in its keys after a refresh).
         self.call_after_refresh(self._mount_footer)
 
-    def _mount_footer(self) -> None:
+    async def _mount_footer(self) -> None:
         if self.is_attached:  # not when the app quit before its second frame
-            self.mount(Footer())
+            from tandem.widgets.key_footer import KeyFooter  # (after the first frame, as the footer)
+
+            await self.mount(KeyFooter())
+            # Textual's footer shows keys only after a bindings update that follows its mount; the
+            # composer took focus before it, so without this it stays empty until something else
+            # changes the keys (in the browser, the first turn: no terminal event comes first).
+            self.refresh_bindings()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
@@ -285,6 +295,9 @@ class MainScreen(HeldFrames):
 
     def action_focus_conversation(self) -> None:
         self.conversation.scroller.focus()
+
+    def action_follow(self) -> None:
+        self.conversation.jump_to_end()
 
     def on_key(self, event: events.Key) -> None:
         from textual.widgets import Button
