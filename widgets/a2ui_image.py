@@ -107,7 +107,7 @@ class ImageComponent(ComponentWidget, can_focus=True):
                 problem = str(exc)
         elif urlsplit(url).scheme.lower() in ("http", "https"):
             host = sanitize(urlsplit(url).hostname or "?")
-            placeholder = f"⏎ load from {host}"
+            placeholder = f"↵ load from {host}"
         else:
             problem = "no picture to show (no http, https or data: URL)"
         picture = Picture(data, alt, mode=mode, columns=columns, rows=rows, placeholder=placeholder)

@@ -41,7 +41,7 @@ class AttachmentsView(BlockView):
         assert isinstance(block, AttachmentsBlock)
         mode = str(getattr(self.app, "images", "auto"))
         for index, part in enumerate(block.attachments):
-            label = Content("📎 ") + agent_text(part.name) + Content(f" · {part.media_type} · {format_size(part.size)}")
+            label = Content("▤ ") + agent_text(part.name) + Content(f" · {part.media_type} · {format_size(part.size)}")
             yield Static(label, classes="attachments-view--chip")
             if part.media_kind == "image" and mode != "none":
                 data = block.data(index) if part.data else None

@@ -31,7 +31,7 @@ def test_an_a2ui_image_and_a_sent_thumbnail_are_drawn_in_half_blocks(tmp_path: P
             terminal.wait_for(lambda s: "idle" in s, "the app, ready")
             terminal.type(f"/attach {shot}")
             terminal.keys("Enter")
-            terminal.wait_for(lambda s: "📎 shot.png · image/png" in s, "the chip")
+            terminal.wait_for(lambda s: "▤ shot.png · image/png" in s, "the chip")
             terminal.type("draw me something")
             terminal.keys("Enter")
             screen = terminal.wait_for(lambda s: "▣ A red square" in s and "idle" in s, "the picture and its alt text")

@@ -19,10 +19,10 @@ SIZE = (100, 30)
 
 @pytest.mark.parametrize("theme", ["tandem-dark", "tandem-high-contrast"])
 def test_sent_and_pending_attachments(snap_compare: Any, theme: str, tmp_path: Path) -> None:
-    """You should see "What is this?" sent with two chips under it (📎 shot.png · image/png · …,
-    📎 notes.txt · text/plain · 9 B), a small red half-block thumbnail under the first with
+    """You should see "What is this?" sent with two chips under it (▤ shot.png · image/png · …,
+    ▤ notes.txt · text/plain · 9 B), a small red half-block thumbnail under the first with
     its name as alt text, the answer "A red square.", and above the composer one removable chip
-    "📎 paper.pdf · application/pdf · 191 B ✕"."""
+    "▤ paper.pdf · application/pdf · 191 B ✕"."""
     top = png(16, 4, (220, 40, 40))
     picture = tmp_path / "shot.png"
     picture.write_bytes(top)

@@ -51,7 +51,7 @@ async def test_attach_command_chip_and_the_sent_message(files: Path) -> None:
         await wait_for(pilot, lambda: len(_bar(app).query(AttachmentChip)) == 2, "two chips")
         assert app.conversation.all_blocks == [] and app.main.composer.input.text == ""
         labels = [str(chip.query_one(".attachment-chip--label").render()) for chip in _bar(app).query(AttachmentChip)]
-        assert labels == [f"📎 shot.png · image/png · {len(png(8, 6))} B", f"📎 paper.pdf · application/pdf · {len(pdf())} B"]
+        assert labels == [f"▤ shot.png · image/png · {len(png(8, 6))} B", f"▤ paper.pdf · application/pdf · {len(pdf())} B"]
         await send(pilot, "what are these?")
         await wait_for(pilot, lambda: any(isinstance(b, AttachmentsBlock) for b in app.conversation.all_blocks), "sent")
         message = _sent(script)

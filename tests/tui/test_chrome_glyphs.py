@@ -36,6 +36,7 @@ CHROME = ("core", "widgets", "tui")
 NOT_CHROME = (
     ROOT / "core" / "agui" / "demo",  # the demo agent: an agent's text, shown as any agent's is
     ROOT / "tui" / "terminal" / "glyphs.py",  # the translation tables: what may come in, checked below per set
+    ROOT / "core" / "sanitize.py",  # the invisible characters `reveal` writes as <U+XXXX>: never drawn
 )
 FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", "/usr/share/fonts/dejavu/DejaVuSansMono.ttf",
               "/usr/share/fonts/TTF/DejaVuSansMono.ttf")

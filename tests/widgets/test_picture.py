@@ -105,7 +105,7 @@ class TestA2UIImage:
         host = _Host(component)
         async with host.run_test() as pilot:
             await pilot.pause()
-            assert host.loads == [] and _texts(component.query_one(Picture))[0] == "⏎ load from example.com"
+            assert host.loads == [] and _texts(component.query_one(Picture))[0] == "↵ load from example.com"
             component.focus()
             await pilot.press("enter")
             await pilot.press("enter")  # asked once

@@ -45,7 +45,7 @@ def chip_label(part: AttachmentContent) -> str:
     """What a chip says: the name (made safe when it was read), the type and the size."""
     from tandem.core.attachment_limits import format_size
 
-    return f"📎 {part.name} · {part.media_type} · {format_size(part.size)}"
+    return f"▤ {part.name} · {part.media_type} · {format_size(part.size)}"
 
 
 class AttachmentChip(Widget, can_focus=True):
