@@ -16,6 +16,8 @@ import pytest
 from tests.helpers.flood_app import FloodRun, export_latest
 from tests.helpers.flood_server import serve_flood
 
+pytestmark = pytest.mark.e2e  # the real `tandem` in a pseudo-terminal
+
 RSS_BUDGET_MB = 300
 ENDED_BY_BUDGET = {
     "gzip": "decompression_ratio",
