@@ -10,9 +10,9 @@ bookkeeping; engine thread only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
+from tandem.core.agent_json import value_depth
 from tandem.core.budgets import Budgets, size_text
 from tandem.core.json_pointer import split
 
@@ -41,26 +41,6 @@ def json_size(value: Any, *, stop_at: int | None = None) -> int:
         if stop_at is not None and size > stop_at:
             return size
     return size
-
-
-def _depth(value: Any, stop_at: int) -> int:
-    deepest = 0
-    stack: list[tuple[Iterable[Any], int]] = []
-    if isinstance(value, dict):
-        stack.append((value.values(), 1))
-    elif isinstance(value, (list, tuple)):
-        stack.append((value, 1))
-    while stack:
-        children, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > stop_at:
-            return deepest
-        for child in children:
-            if isinstance(child, dict):
-                stack.append((child.values(), depth + 1))
-            elif isinstance(child, (list, tuple)):
-                stack.append((child, depth + 1))
-    return deepest
 
 
 def _resolve(value: Any, tokens: list[str]) -> tuple[bool, Any]:
@@ -110,7 +90,7 @@ class StateBudget:
                     continue
             else:
                 continue
-            depth = len(tokens) + _depth(value, budgets.state_depth)
+            depth = len(tokens) + value_depth(value, stop_at=budgets.state_depth)
             if depth > budgets.state_depth:
                 raise budgets.exceeded("state_depth", f"the agent's state would nest {depth} levels deep")
             if kind == "move":
