@@ -4,8 +4,8 @@ A `data:` picture is decoded (bounded: `widgets.picture`) and drawn at once. A p
 is not fetched until the person asks: focus it and press Enter, which posts
 `ImageComponent.LoadRequested` for the app to fetch (widgets never touch the network); from a
 host the person listed in `image_hosts` (config file, `app.image_hosts`) it is asked for at once. The
-variant sets the cell box (`icon` 4×2 … `header` 80×14); `fit` is kept as drawn proportions
-(`fill` stretches to the box, every other fit keeps the picture's proportions inside it).
+variant sets the cell box (`icon` 4×2 … `header` 80×14); `fit` sizes the picture into it as CSS
+`object-fit` does (`widgets.picture.HalfBlocks`; a fit the catalog does not name is `scaleDown`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from tandem.widgets.picture import Picture, PictureError, data_url_bytes
 from tandem.widgets.sanitize import sanitize
 
 __all__ = ["VARIANT_CELLS", "ImageComponent"]
+
+FITS = frozenset({"contain", "cover", "fill", "none", "scaleDown"})
+"""The catalog's `fit` values (core/a2ui/capabilities.json)."""
 
 VARIANT_CELLS = {
     "icon": (4, 2),
@@ -110,7 +113,9 @@ class ImageComponent(ComponentWidget, can_focus=True):
             placeholder = f"↵ load from {host}"
         else:
             problem = "no picture to show (no http, https or data: URL)"
-        picture = Picture(data, alt, mode=mode, columns=columns, rows=rows, placeholder=placeholder)
+        fit = props.get("fit")
+        picture = Picture(data, alt, mode=mode, columns=columns, rows=rows, placeholder=placeholder,
+                          fit=fit if fit in FITS else "scaleDown")
         picture.problem = problem
         return picture
 

@@ -108,18 +108,35 @@ def graphics_protocol() -> str | None:
 
 class HalfBlocks:
     """A Rich renderable: an RGB picture as cells of two pixels (`▀`: the upper pixel in the
-    foreground colour, the lower in the background). Shrunk to fit `columns` × `rows` cells (never
-    enlarged), keeping its proportions (cells are about twice as tall as wide)."""
+    foreground colour, the lower in the background), sized into a box of `columns` × `rows` cells
+    (a cell is about twice as tall as wide) the way A2UI's `fit` says, as CSS `object-fit` does:
+    `scaleDown` (the default: shrunk to fit, never enlarged), `contain` (scaled to fit), `cover`
+    (scaled to fill the box, the overflow cropped around the centre), `fill` (stretched to the
+    box), `none` (its own size, cropped to the box around the centre)."""
 
-    def __init__(self, image: PILImage, columns: int, rows: int) -> None:
+    def __init__(self, image: PILImage, columns: int, rows: int, fit: str = "scaleDown") -> None:
         from PIL import Image
 
-        width, height = image.size
-        scale = min(1.0, columns / max(width, 1), (rows * 2) / max(height, 1))  # shrunk to fit, never enlarged
-        size = (max(1, round(width * scale)), max(2, round(height * scale)))
-        self.image = image.resize(size, Image.Resampling.BILINEAR) if size != image.size else image
-        self.columns = size[0]
-        self.rows = (size[1] + 1) // 2
+        width, height = max(image.size[0], 1), max(image.size[1], 1)
+        box = (max(1, columns), max(2, rows * 2))
+        across, down = box[0] / width, box[1] / height
+        if fit == "fill":
+            size = box
+        else:
+            scale = {"contain": min(across, down), "cover": max(across, down), "none": 1.0}.get(
+                fit, min(1.0, across, down))
+            size = (max(1, round(width * scale)), max(2, round(height * scale)))
+        picture = image.resize(size, Image.Resampling.BILINEAR) if size != image.size else image
+        self.shown = (0.0, 0.0, 1.0, 1.0)
+        """The part of the picture shown, as fractions of its width and height (left, top, right, bottom)."""
+        if size[0] > box[0] or size[1] > box[1]:  # `cover`, `none`: what overflows the box is cut
+            left, top = max(0, (size[0] - box[0]) // 2), max(0, (size[1] - box[1]) // 2)
+            right, bottom = left + min(size[0], box[0]), top + min(size[1], box[1])
+            picture = picture.crop((left, top, right, bottom))
+            self.shown = (left / size[0], top / size[1], right / size[0], bottom / size[1])
+        self.image = picture
+        self.columns = picture.size[0]
+        self.rows = (picture.size[1] + 1) // 2
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         pixels = self.image.load()
@@ -157,8 +174,10 @@ class Picture(Widget):
     """
 
     def __init__(self, data: bytes | None, alt: str, *, mode: str = "auto", columns: int = 40, rows: int = 12,
-                 placeholder: str = "", id: str | None = None, classes: str | None = None) -> None:
+                 fit: str = "scaleDown", placeholder: str = "", id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.fit = fit
+        """How the picture is sized into its box (`HalfBlocks`: A2UI's `fit`)."""
         self.alt = alt
         """The alt text (as given: sanitised when shown)."""
         self.mode = mode
@@ -207,9 +226,13 @@ class Picture(Widget):
         if self.mode == "auto" and graphics_protocol() is not None:
             from textual_image.widget import Image as GraphicsImage
 
-            cells = HalfBlocks(image, self.columns, self.rows)  # the same cell box as half blocks
+            cells = HalfBlocks(image, self.columns, self.rows, self.fit)  # the same cell box as half blocks
+            if cells.shown != (0.0, 0.0, 1.0, 1.0):  # the part `fit` shows, at the picture's own resolution
+                width, height = image.size
+                left, top, right, bottom = cells.shown
+                image = image.crop((round(left * width), round(top * height), round(right * width), round(bottom * height)))
             drawing: Widget = GraphicsImage(image, classes="picture--drawing")
             drawing.styles.width = cells.columns
             drawing.styles.height = cells.rows
             return drawing
-        return Static(HalfBlocks(image, self.columns, self.rows), classes="picture--drawing")
+        return Static(HalfBlocks(image, self.columns, self.rows, self.fit), classes="picture--drawing")

@@ -71,6 +71,45 @@ class TestDecoding:
         assert {s.style.color.get_truecolor() for s in segments} == {(200, 30, 30)}  # type: ignore[union-attr]
 
 
+class TestFit:
+    """A2UI's `fit`, as CSS `object-fit`, in a box of 10 × 5 cells (10 × 10 pixels)."""
+
+    @staticmethod
+    def _bands() -> Any:
+        from PIL import Image
+
+        image = Image.new("RGB", (40, 10), (200, 30, 30))  # red, then green in the middle, then blue
+        image.paste((30, 200, 30), (15, 0, 25, 10))
+        image.paste((30, 30, 200), (25, 0, 40, 10))
+        return image
+
+    @pytest.mark.parametrize(("fit", "cells"), [("scaleDown", (10, 1)), ("contain", (10, 1)), ("cover", (10, 5)),
+                                                ("fill", (10, 5)), ("none", (10, 5))])
+    def test_a_wide_picture_in_each_fit(self, fit: str, cells: tuple[int, int]) -> None:
+        blocks = HalfBlocks(self._bands(), columns=10, rows=5, fit=fit)
+        assert (blocks.columns, blocks.rows) == cells
+        colours = {blocks.image.getpixel((x, y)) for x in range(blocks.image.size[0]) for y in range(blocks.image.size[1])}
+        if fit in ("cover", "none"):  # the middle of the picture, cut around the centre
+            assert colours == {(30, 200, 30)}
+            assert blocks.shown == (15 / 40, 0.0, 25 / 40, 1.0)
+        elif fit == "fill":  # all of it, squeezed: both ends are there
+            assert {(200, 30, 30), (30, 30, 200)} <= colours and blocks.shown == (0.0, 0.0, 1.0, 1.0)
+
+    def test_contain_enlarges_and_scale_down_does_not(self) -> None:
+        small = decode_picture(png(4, 4))
+        assert (HalfBlocks(small, 10, 5, "contain").columns, HalfBlocks(small, 10, 5, "contain").rows) == (10, 5)
+        assert (HalfBlocks(small, 10, 5, "scaleDown").columns, HalfBlocks(small, 10, 5).rows) == (4, 2)
+
+    async def test_the_a2ui_image_passes_its_fit_and_ignores_an_unknown_one(self) -> None:
+        url = "data:image/png;base64," + base64.b64encode(png(40, 10)).decode()
+        for fit, expected in (("cover", "cover"), ("stretch-ish", "scaleDown")):
+            node = ResolvedComponent("img", "Image", props={"url": url, "fit": fit, "variant": "icon"})
+            image = ImageComponent(node)
+            async with _Host(image).run_test() as pilot:
+                await pilot.pause()
+                assert image.query_one(Picture).fit == expected
+
+
 class TestPicture:
     async def test_alt_text_is_always_shown_and_safe(self) -> None:
         picture = Picture(png(), "a \x1b]52;c;aGk=\x07 [b]cat[/b]")
