@@ -29,7 +29,8 @@ async def test_a_full_store_keeps_the_message_and_says_so(tmp_path: Path) -> Non
         connection = thread._open()  # the engine is idle: nothing else uses it now
         connection.execute(f"PRAGMA max_page_count = {connection.execute('PRAGMA page_count').fetchone()[0]}")
         await send(pilot, "a question " + "x" * 20_000)
-        await wait_for(pilot, lambda: _cards(app), "the error card")
+        # The card mounts before its message is set: wait for the words, not the widget.
+        await wait_for(pilot, lambda: any(_cards(app)), "the error card's message")
         [card] = _cards(app)
         assert card.startswith("✗ not sent, because the conversation log could not be saved: ") and "full" in card
         assert saved.contexts[0].agent.client.requests == []  # type: ignore[attr-defined]
