@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tandem.core.errors import LogStoreError
 
-__all__ = ["ThreadLock", "check_thread_id"]
+__all__ = ["ThreadLock", "check_thread_id", "holder"]
 
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
@@ -79,6 +79,23 @@ class ThreadLock:
                 os.ftruncate(fd, 0)
             _unlock(fd)
             os.close(fd)
+
+
+def holder(directory: Path, thread_id: str) -> int | None:
+    """The pid of the process that holds `thread_id` open now (None: nobody does, or the lock
+    file is unreadable). Takes the lock for an instant to learn whether it is free: a process
+    opening that thread at this very instant is told it is open elsewhere, and can try again."""
+    try:
+        fd = os.open(directory / f"{check_thread_id(thread_id)}.lock", os.O_RDWR)
+    except (OSError, LogStoreError):
+        return None
+    try:
+        if _try_lock(fd):
+            _unlock(fd)
+            return None
+        return _read_pid(fd) or -1
+    finally:
+        os.close(fd)
 
 
 def _read_pid(fd: int) -> int | None:

@@ -280,7 +280,7 @@ async def test_a_quit_that_hangs_still_ends_at_the_second_ctrl_q(monkeypatch: An
     async def hangs() -> None:
         await never.wait()
 
-    monkeypatch.setattr(app, "keep_painted_lines", hangs)
+    monkeypatch.setattr(app.session, "keep_painted_lines", hangs)
     monkeypatch.setattr(type(app), "UNMOUNT_STOP_SECONDS", 0.2)
     async with asyncio.timeout(60):  # fails, rather than hangs, where the quit holds the loop
         async with app.run_test(size=(80, 24)) as pilot:
@@ -295,6 +295,6 @@ async def test_a_quit_that_hangs_still_ends_at_the_second_ctrl_q(monkeypatch: An
             await wait_for(pilot, lambda: app._exit, "the second Ctrl+Q to exit")
     assert app.return_code == 0
     never.set()  # the stop goes on, and ends (the engine is a daemon thread: a real process would not wait)
-    assert app.session.stopping is not None
-    await asyncio.wait_for(app.session.stopping, 10)
+    assert app.session.stopping is not None and app.conversations.stopping is not None
+    await asyncio.wait_for(app.conversations.stopping, 10)
     assert not app.engine.running

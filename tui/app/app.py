@@ -24,6 +24,9 @@ from tandem.themes import CONTROLS_TCSS, MAIN_SCREEN_TCSS, THEMES
 from tandem.tui.app.attention import Attention, bell_enabled
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.commands import THEME_ALIASES, AppCommands
+from tandem.tui.app.conversation_bar import ConversationBar
+from tandem.tui.app.conversation_commands import AgentChoice, ConversationCommands
+from tandem.tui.app.conversations import Conversations
 from tandem.tui.app.engine import ContextFactory
 from tandem.tui.terminal.flush_frame import FlushFrame
 from tandem.tui.app.focus import FocusKeeper
@@ -31,7 +34,6 @@ from tandem.tui.app.palette import TandemPalette
 from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
 from tandem.tui.app.session import Session
-from tandem.tui.app.session_view import SessionView
 from tandem.tui.app.state_paint import StatePaint
 from tandem.tui.app.welcome import welcome_content
 from tandem.tui.terminal.idle_collection import IdleCollection
@@ -75,6 +77,11 @@ class TandemApp(WireApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
         Binding("ctrl+l", "redraw", "Redraw the screen", show=False, id="tandem.redraw"),
+        Binding("ctrl+n", "new_conversation", "New", id="tandem.new_conversation"),
+        Binding("f7", "step_conversation(-1)", "Previous", show=False, id="tandem.previous_conversation"),
+        Binding("f8", "step_conversation(1)", "Next", id="tandem.next_conversation"),
+        *(Binding(f"alt+{number}", f"jump_conversation({number})", f"Conversation {number}", show=False,
+                  id=f"tandem.conversation_{number}") for number in range(1, 10)),
     ]
     """
     | Key | Description |
@@ -82,6 +89,9 @@ class TandemApp(WireApp):
     | ctrl+q | Quit. |
     | ctrl+l | Write the whole screen again (a terminal garbled by something else). |
     | ctrl+p | The command palette (open, rename or start a thread, panel, theme, copy, export, debug). |
+    | ctrl+n | A new conversation beside the others (with which agent: a list). |
+    | f7, f8 | The previous, the next open conversation. |
+    | alt+1 … alt+9 | Conversation 1 … 9 of the bar. |
     """
 
     UNMOUNT_STOP_SECONDS: ClassVar[float] = 10.0
@@ -97,6 +107,7 @@ class TandemApp(WireApp):
         clock: Callable[[], float] | None = None,
         demo: bool = False,
         endpoint: str | None = None,
+        agent_label: str | None = None,
         theme: str | None = None,
         frame_seconds: float = FRAME_SECONDS,
         approval_guard_seconds: float = 0.3,
@@ -117,6 +128,7 @@ class TandemApp(WireApp):
             clock: Epoch-seconds clock for message times; None shows no times (snapshots).
             demo: Whether the conversation is with the embedded demo agent (the welcome says so).
             endpoint: The agent's URL, shown on the welcome screen.
+            agent_label: How the conversation bar names the agent (its config name; else the URL or "demo").
             theme: dark, light, high-contrast or a registered theme name.
             frame_seconds: The bridge's frame: engine changes are painted at most this often.
             approval_guard_seconds: Keys are ignored this long after an approval modal opens.
@@ -140,20 +152,24 @@ class TandemApp(WireApp):
         self.image_hosts = image_hosts
         """Hosts whose pictures load unasked: read by `widgets.a2ui_image`."""
         self._main: MainScreen | None = None
-        self.session_view = SessionView(self)
-        """The session's host: where what it shows goes next."""
-        self.session = Session(self.session_view, context_factory, threads=threads, clock=clock, frame_seconds=frame_seconds,
-                               approval_guard_seconds=approval_guard_seconds)
-        """The conversation this app shows."""
+        self.conversations = Conversations(self, threads=threads, clock=clock, frame_seconds=frame_seconds,
+                                           approval_guard_seconds=approval_guard_seconds)
+        """The live conversations, the one shown, and the engine they share."""
+        self.conversations.add(context_factory, label=agent_label or endpoint or "demo", demo=demo, endpoint=endpoint,
+                               shown=True)
         # Held keys go on through Textual's own handling (`App.on_event`), not this app's.
         self.focus_keeper = FocusKeeper(self, lambda: self._main, partial(App.on_event, self))
         """Keys typed ahead and where the cursor goes."""
         self.state_paint = StatePaint(self, lambda: self._main if self.painting() else None,
                                       flush_scheduled=lambda: self.session.bridge.flush_scheduled,
-                                      proposer_of=self.session.proposer_of)
+                                      proposer_of=lambda proposal_id: self.session.proposer_of(proposal_id))
         """When the state panel paints."""
         self.commands = AppCommands(self, data_dir=data_dir, clock=clock)
         """The palette's panel, debug, theme, copy and export actions."""
+        self.conversation_commands = ConversationCommands(self, context_factory)
+        """New, switch, close and F4 across the open conversations."""
+        self.opening: list[tuple[AgentChoice, str | None]] = []
+        """More conversations to open at start, off screen (`tandem --resume A --resume B`): agent, thread."""
         self.flush_frame = FlushFrame(lambda: self._main)
         """Holds the frames back while a flush's mounts settle: one layout and one paint per flush."""
         self.attention = Attention(self, bell=bell_enabled() if bell is None else bell)
@@ -172,6 +188,13 @@ class TandemApp(WireApp):
     # -- the session's parts, as tests and the command line read them --------------------------
 
     @property
+    def session(self) -> Session:
+        """The conversation the screen shows."""
+        shown = self.conversations.shown
+        assert shown is not None
+        return shown
+
+    @property
     def main(self) -> MainScreen:
         """The main screen."""
         assert self._main is not None
@@ -182,7 +205,7 @@ class TandemApp(WireApp):
     bridge = property(lambda self: self.session.bridge, doc="The session's bridge.")
     engine = property(lambda self: self.session.engine, doc="The session's engine.")
     ready = property(lambda self: self.session.ready, doc="Set once the conversation is ready.")
-    threads = property(lambda self: self.session.threads, doc="The saved threads, or None.")
+    threads = property(lambda self: self.conversations.threads, doc="The saved threads, or None.")
     thread_title = property(lambda self: self.session.thread_title, doc="The saved thread's title.")
     state_panel_paints = property(lambda self: self.state_paint.paints, doc="How often the state panel painted.")
 
@@ -220,8 +243,8 @@ class TandemApp(WireApp):
         # first frame would cost one more screen. (Textual loads a screen's CSS_PATH only for
         # pushed screens, so the main screen's stylesheet is the app's `CSS_PATH`.)
         welcome = welcome_content(demo=self.demo, endpoint=self.endpoint, connecting=not self.demo)
-        self._main = MainScreen(welcome=welcome, timestamps=self.session.timestamp, session=self.session,
-                                focus=self.focus_keeper)
+        self._main = MainScreen(welcome=welcome, timestamps=lambda block: self.session.timestamp(block), session=self.session,
+                                focus=self.focus_keeper, bar=ConversationBar(self.conversations))
         if self.threads is not None:
             # A resumed thread's stored last screenful (`core.store.tail`), painted in the first
             # frame while the engine replays the log; replaced by the replayed blocks.
@@ -245,7 +268,10 @@ class TandemApp(WireApp):
         # conversation's first status (`tui.terminal.garbage`).
         self.idle_collection.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
-        self.call_after_refresh(self.session_view.start)
+        self.call_after_refresh(Conversations.view_of(self.session).start)
+        for choice, resume in self.opening:
+            self.conversations.open(choice.opener(resume), label=choice.label, demo=choice.endpoint is None,
+                                    endpoint=choice.endpoint, show=False)
 
     async def on_unmount(self) -> None:
         self.idle_collection.close()
@@ -261,8 +287,8 @@ class TandemApp(WireApp):
         await self.session.keep_painted_lines()
 
     async def stop_engine(self) -> None:
-        """Stop the session (`Session.stop`: idempotent, shared by every caller)."""
-        await self.session.stop()
+        """Stop every conversation and the engine (`Conversations.stop`: idempotent, shared by every caller)."""
+        await self.conversations.stop()
 
     def action_command_palette(self) -> None:
         if self.use_command_palette and not TandemPalette.is_open(self):  # type: ignore[arg-type]
@@ -294,11 +320,11 @@ class TandemApp(WireApp):
     def on_key(self, event: events.Key) -> None:
         self.focus_keeper.keys.key_bubbled(event)
 
-    def on_bridge_wake(self, _message: Bridge.Wake) -> None:
-        self.session.bridge.wake()
+    def on_bridge_wake(self, message: Bridge.Wake) -> None:
+        message.bridge.wake()
 
     def on_bridge_call(self, message: Bridge.Call) -> None:
-        self.session.bridge.on_call(message)
+        message.run()
 
 
     def painting(self) -> bool:
@@ -356,7 +382,10 @@ class TandemApp(WireApp):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_decision":
-            return bool(self.session.pending_decisions())  # False hides the key; None would show it dimmed
+            # False hides the key; None would show it dimmed.
+            return bool(self.session.pending_decisions()) or bool(self.conversations.waiting())
+        if action == "step_conversation":
+            return len(self.conversations.sessions) > 1
         if action == "cancel_turn":
             return self._main is not None and self._main.status is not None and \
                 self._main.status.value in ("streaming", "awaiting_input")
@@ -368,7 +397,19 @@ class TandemApp(WireApp):
         self.session.commands.cancel()
 
     def action_new_conversation(self) -> None:
-        self.session.switch(None)
+        self.conversation_commands.new()
+
+    def action_step_conversation(self, delta: int) -> None:
+        self.conversations.step(delta)
+
+    def action_jump_conversation(self, number: int) -> None:
+        self.conversations.jump(number)
+
+    def action_switch_conversation(self) -> None:
+        self.conversation_commands.switch()
+
+    def action_close_conversation(self) -> None:
+        self.conversation_commands.close()
 
     def action_open_thread(self) -> None:
         self.session.commands.pick_thread()
@@ -377,7 +418,7 @@ class TandemApp(WireApp):
         self.session.commands.rename_thread()
 
     def action_go_to_decision(self) -> None:
-        self.focus_keeper.go_to_decision(self.session.pending_decisions(), review=self.session.approvals.review)
+        self.conversation_commands.go_to_decision()
 
     def action_toggle_panel(self) -> None:
         self.state_paint.toggle()

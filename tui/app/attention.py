@@ -60,10 +60,15 @@ def need_of(pending: Sequence[Block]) -> str:
     return "input"
 
 
-def title_for(need: str | None) -> str:
-    """The terminal title for a need (None: nothing waits): Tandem's words only, printable."""
+def title_for(need: str | None, waiting: int = 0) -> str:
+    """The terminal title for a need (None: nothing waits): Tandem's words only, printable.
+
+    `waiting` counts the conversations that wait on the person: past one, the title says how
+    many ("◆ Tandem: 2 waiting") rather than what the first needs."""
     if need is None:
         return APP_TITLE
+    if waiting > 1:
+        return f"◆ {APP_TITLE}: {waiting} waiting"
     return f"◆ {APP_TITLE}: {_NEEDS.get(need, _NEEDS['input'])}"
 
 
@@ -88,22 +93,26 @@ class Attention:
         """Whether the bell rings when a wait starts and the window is not focused."""
         self.need: str | None = None
         """What the person is asked for now (None: nothing)."""
+        self.waiting = 0
+        """How many conversations wait on the person."""
         self.title: str | None = None
         """The title last written (None: never written, the terminal's own)."""
         self.bells = 0
         """How many times the bell rang (for tests and the log)."""
         self._saved = False
 
-    def update(self, need: str | None) -> None:
-        """The person is asked for `need` now (None: nothing waits on them)."""
-        if need == self.need:
+    def update(self, need: str | None, waiting: int = 0) -> None:
+        """The person is asked for `need` now (None: nothing waits on them), by `waiting`
+        conversations (`title_for`)."""
+        if need == self.need and waiting == self.waiting:
             return
         started = self.need is None and need is not None
         self.need = need
+        self.waiting = waiting
         if need is not None and not self._saved:
             self._write(_PUSH_TITLE)
             self._saved = True
-        self._set_title(title_for(need))
+        self._set_title(title_for(need, waiting))
         if need is None and self._saved:
             self._write(_POP_TITLE)
             self._saved = False

@@ -87,8 +87,14 @@ class Bridge:
     class Wake(Message):
         """Posted (thread-safely) to the app when engine changes wait to be painted.
 
-        Handled by the app as `on_bridge_wake`, which calls `Bridge.wake()`.
+        Handled by the app as `on_bridge_wake`, which calls `bridge.wake()` (the app shows several
+        conversations, each with its bridge: the wake-up names its own).
         """
+
+        def __init__(self, bridge: Bridge) -> None:
+            super().__init__()
+            self.bridge = bridge
+            """The bridge whose changes wait."""
 
     class Call(Message):
         """Runs `function` on the UI thread for the engine; handled as `on_bridge_call`."""
@@ -226,7 +232,7 @@ class Bridge:
             if not self._closed and (urgent or not self._wake_pending):
                 self._wake_pending = post = True
                 self._ui_calls += 1
-        if post and not self._post(Bridge.Wake()):
+        if post and not self._post(Bridge.Wake(self)):
             with self._lock:  # the app is not running (yet, or any more): try again next change
                 self._wake_pending = False
         self._engine_seconds += time.perf_counter() - started

@@ -48,10 +48,12 @@ class ComposerInput(TextArea):
     | ctrl+j | Insert a newline (Shift+Enter and Alt+Enter too, where the terminal reports them). |
     | pageup, pagedown, home, end | Scroll the conversation while the composer is empty. |
     | f6 | Move focus to the conversation (TextArea's own F6 selects a line). |
+    | f7 | The previous conversation, as everywhere in the app (TextArea's own F7 selects all). |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f6", "screen.focus_conversation", "Focus conversation", show=False),
+        Binding("f7", "app.step_conversation(-1)", "Previous conversation", show=False),
     ]
 
     DEFAULT_CSS: ClassVar[str] = """

@@ -31,18 +31,21 @@ class EngineNotRunning(RuntimeError):
 class Engine:
     """Runs core on its own thread and asyncio loop.
 
-    Owns the thread, its loop and the `AgentContext` built there by the factory. Lifecycle:
-    `start()` (any thread) → `submit()` work → `stop()` (idempotent; call it before the
-    Textual loop closes, because engine callbacks into the app fail once the app stopped).
+    Owns the thread, its loop and the `AgentContext` built there by the factory (`start`), if
+    it has one; conversations built with `build` belong to whoever asked (the app's sessions,
+    which share one engine). Lifecycle: `start()` or `launch()` (any thread) → `submit()` work →
+    `stop()` (idempotent; call it before the Textual loop closes, because engine callbacks into
+    the app fail once the app stopped).
     Everything on `context` must be touched on the engine thread only, through `submit()`.
     """
 
-    def __init__(self, context_factory: ContextFactory, *, name: str = "tandem-engine") -> None:
+    def __init__(self, context_factory: ContextFactory | None = None, *, name: str = "tandem-engine") -> None:
         self._factory = context_factory
         self._name = name
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self._launching = threading.Lock()
         self.context: AgentContext | None = None
         """The conversation, once `start()`'s future resolved. Engine thread only."""
 
@@ -74,6 +77,19 @@ class Engine:
         """
         if self._thread is not None:
             raise RuntimeError("the engine was already started")
+        self.launch()
+        return self.submit(self._build())
+
+    def launch(self) -> None:
+        """Start the thread and its loop if they are not running yet (idempotent; any thread).
+
+        Several conversations share one engine: each builds its own context with `build`.
+        """
+        with self._launching:
+            if self._thread is None:
+                self._launch()
+
+    def _launch(self) -> None:
         loop = asyncio.new_event_loop()
         self._loop = loop
         ready = threading.Event()
@@ -89,9 +105,19 @@ class Engine:
         self._thread = threading.Thread(target=run, name=self._name, daemon=True)
         self._thread.start()
         ready.wait()
-        return self.submit(self._build())
+
+    def build(self, factory: ContextFactory) -> concurrent.futures.Future[AgentContext]:
+        """Build a conversation with `factory` on the engine loop (not kept as `context`: its
+        owner disposes of it)."""
+
+        async def run() -> AgentContext:
+            context = factory(asyncio.get_running_loop())
+            return await context if inspect.isawaitable(context) else context  # type: ignore[no-any-return]
+
+        return self.submit(run())
 
     async def _build(self) -> AgentContext:
+        assert self._factory is not None, "an engine without a factory builds with `build`"
         context = self._factory(asyncio.get_running_loop())
         if inspect.isawaitable(context):
             context = await context

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tandem.tui.app.approvals import ApprovalQueue
+from tandem.tui.app.backstage import Backstage
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.engine import ContextFactory, Engine
 from tandem.tui.app.session_commands import SessionCommands
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from tandem.core.context import AgentContext
     from tandem.core.state.agent_state import AgentState
     from tandem.core.turns import Status
-    from tandem.tui.app.thread_library import ThreadLibrary
+    from tandem.tui.app.thread_library import Painted, ThreadLibrary
 
 __all__ = ["READY_WAIT_SECONDS", "Session"]
 
@@ -33,17 +34,18 @@ runtime and may restore a long thread; a failed start gives the message back at 
 
 
 class Session:
-    """One live conversation, shown by one screen.
+    """One live conversation, shown by the main screen or kept off screen.
 
-    Owns the engine (its thread, loop and the `AgentContext` built there), the bridge (every
-    crossing between the UI and the engine thread), the approvals waiting to be asked, the blocks'
-    times, the thread's title and the thread's lifecycle: `start` (the first conversation, once
-    the first frame is painted), `switch` (a new conversation or a saved thread in its place) and
-    `stop`. Its commands (`commands`: send, decide, cancel, retry, accept, reject, edit, resolve,
-    act) run on the engine through the bridge; the UI thread never waits on the engine. It is
-    the bridge's target: a flush's changes go to the host's screen here. UI thread, except what
-    runs through `bridge.to_engine`. More than one may exist: each talks to its host only through
-    `SessionHost`.
+    Owns its `AgentContext` (built on the engine it shares with the app's other conversations),
+    the bridge (every crossing between the UI and the engine thread), the approvals waiting to be
+    asked, the blocks' times, the thread's title, its life off screen (`backstage`) and its
+    lifecycle: `start` (shown or not), `hide` and `show` (another conversation takes the screen:
+    a hidden one keeps no widgets and paints nothing; shown again, its blocks are rebuilt as a
+    resume does), `switch` (a new conversation or a saved thread in its place) and `stop`. Its
+    commands (`commands`: send, decide, cancel, retry, accept, reject, edit, resolve, act) run on
+    the engine through the bridge; the UI thread never waits on the engine. It is the bridge's
+    target: a flush's changes go to the host's screen here. UI thread, except what runs through
+    `bridge.to_engine`. Each talks to the app only through its `SessionHost`.
     """
 
     def __init__(
@@ -51,6 +53,10 @@ class Session:
         host: SessionHost,
         context_factory: ContextFactory,
         *,
+        engine: Engine | None = None,
+        label: str = "",
+        demo: bool = False,
+        endpoint: str | None = None,
         threads: ThreadLibrary | None = None,
         clock: Callable[[], float] | None = None,
         frame_seconds: float = FRAME_SECONDS,
@@ -66,7 +72,18 @@ class Session:
         self.post_message = host.post_message
         self.set_timer = host.set_timer
         self.call_after_refresh = host.call_after_refresh
-        self.engine = Engine(context_factory)
+        self.engine = engine if engine is not None else Engine()
+        """The engine thread, shared with the app's other conversations (launched by the first start)."""
+        self.label = label
+        """Which agent this conversation talks to, as the conversation bar and lists name it."""
+        self.demo = demo
+        """Whether the agent is the embedded demo (the welcome lists its scenarios)."""
+        self.endpoint = endpoint
+        """The agent's URL, as the welcome shows it (None: the demo)."""
+        self.shown = True
+        """Whether the main screen shows this conversation (UI thread; `hide`, `show`)."""
+        self.backstage = Backstage(host.conversation_changed, clock)
+        """Its status, times and draft, kept whether it is shown or not."""
         self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
         self.context: AgentContext | None = None
         """The conversation (read on the UI thread; call its methods only through the bridge)."""
@@ -84,6 +101,9 @@ class Session:
         self.times: dict[str, float | None] = {}
         """When each block came (None: unknown, or no clock)."""
         self._stopping: asyncio.Future[None] | None = None
+        self.painted: Painted | None = None
+        """The lines the screen showed of this conversation when it was last left (kept with its
+        thread's tail when it is retired: `ThreadLibrary.retire`)."""
 
     # -- the bridge's target (UI thread) ---------------------------------------------------------
 
@@ -119,6 +139,7 @@ class Session:
         host.flush_started()
         host.main.set_status(status)
         host.status_shown(status)
+        self.backstage.status_seen(status)
         if self.threads is not None and self.thread_title is None and self.context is not None:
             self.refresh_title(self.context)  # the store titles a thread after its first message
         self.update_waiting()
@@ -182,11 +203,13 @@ class Session:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Start the engine and show the conversation it builds; ready once the host showed the rest.
+    async def start(self, *, preview: bool = True) -> None:
+        """Build the conversation on the engine and show it if it is `shown`; ready once the host
+        showed the rest.
 
         Call once, after the first frame: the engine thread imports the runtime (most of the
-        start-up time). A resumed thread's stored last screenful stands in meanwhile.
+        start-up time). A resumed thread's stored last screenful stands in meanwhile (`preview`:
+        the first conversation's, read before the engine opens the store).
 
         Raises:
             Exception: the conversation could not be built (`startup_failed` is then set, and a
@@ -194,13 +217,22 @@ class Session:
         """
         main = self._host.main
         try:
-            await main.show_preview()
-            context = await asyncio.wrap_future(self.engine.start())
-            await self._show(context)
-            await main.lines.drop()
-            await self._host.conversation_started()
+            if preview and self.shown:
+                await main.show_preview()
+            await asyncio.to_thread(self.engine.launch)
+            context = await asyncio.wrap_future(self.engine.build(self._factory))
+            if self.shown:
+                await self._show(context)
+                await main.lines.drop()
+                await self._host.conversation_started()
+            else:
+                self.context = context
+                self.backstage.status_seen(context.status)
+                await self.bridge.run_on_engine(lambda: self.backstage.watch(context, self.bridge))
+                self.refresh_title(context)
         except Exception:
             self.startup_failed = True
+            self.backstage.status_seen("error")
             raise
         self.context = context
         self.ready.set()
@@ -245,12 +277,13 @@ class Session:
         if self.threads is None or not self._host.painting():
             return
         try:
-            self.threads.painted = await self._host.main.lines.settled()
+            self.painted = await self._host.main.lines.settled()
         except Exception:  # derived data: never in the way of quitting or switching
             log.warning("could not keep the conversation's lines")
 
     async def stop(self) -> None:
-        """Detach the bridge, retire the conversation and stop the engine (idempotent).
+        """Detach the bridge and retire the conversation (idempotent; the engine, shared, is the
+        app's to stop: `Conversations.stop`).
 
         With saved threads, the conversation is disposed of (nothing logged: an approval left
         pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
@@ -267,31 +300,76 @@ class Session:
         return self._stopping
 
     async def _stop(self) -> None:
-        if self.engine.running:
-            if self.context is not None:
-                await self._host.keep_painted_lines()
-            try:
-                await self.bridge.run_on_engine(self.bridge.detach)
-            except Exception:
-                log.warning("could not detach the bridge")
-            if self.threads is not None:
-                try:
-                    # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
-                    async with asyncio.timeout(5):
-                        await self.bridge.run_on_engine(self._retire_all)
-                except Exception:  # a failing dispose must not block quitting
-                    log.warning("the conversation did not close cleanly")
-        await asyncio.to_thread(self.engine.stop)
-
-    async def _retire_all(self) -> None:
-        # Engine thread: the engine then has nothing left to dispose of.
-        assert self.threads is not None
-        context, self.engine.context = self.engine.context, None
+        context = self.context
+        if not self.engine.running or context is None:
+            return
+        if self.shown:
+            await self._host.keep_painted_lines()
         try:
-            if context is not None:
-                await self.threads.retire(context)
-        finally:
-            self.threads.close()
+            await self.bridge.run_on_engine(self._quiet)
+        except Exception:
+            log.warning("could not detach the bridge")
+        threads = self.threads
+        try:
+            # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
+            async with asyncio.timeout(5):
+                painted = self.painted
+            await self.bridge.run_on_engine(
+                lambda: threads.retire(context, painted) if threads is not None else context.dispose())
+        except Exception:  # a failing dispose must not block quitting
+            log.warning("the conversation did not close cleanly")
+        self.backstage.status_seen("closed")
+
+    def _quiet(self) -> None:
+        # Engine thread: no notification of this conversation reaches the UI any more.
+        self.bridge.detach()
+        self.backstage.unwatch()
+
+    # -- on and off screen -----------------------------------------------------------------------
+
+    async def hide(self) -> None:
+        """Another conversation takes the screen: keep the draft, drop the approvals' modal, and
+        follow this one off screen (its status and new blocks only; no widgets, no paints)."""
+        if not self.shown:
+            return
+        main = self._host.main
+        self.backstage.draft = main.composer.input.text
+        if self.context is not None:
+            await self.keep_painted_lines()  # as at a quit: the thread, resumed later, starts painted
+        self.shown = False
+        self.approvals.clear()
+        context = self.context
+        if context is None or not self.engine.running:
+            return
+
+        def quiet() -> None:
+            self.bridge.detach()
+            self.bridge.reset()
+            self.backstage.watch(context, self.bridge)
+
+        await self.bridge.run_on_engine(quiet)
+
+    async def show(self) -> None:
+        """Take the screen: rebuild the conversation's blocks (as a resume does), its status,
+        state, title, approvals and draft. The caller cleared what another conversation showed."""
+        if self.shown:
+            return
+        self.shown = True
+        main = self._host.main
+        self.times.update(self.backstage.times)
+        self.backstage.times.clear()
+        main.set_title(self.thread_title)
+        main.composer.input.load_text(self.backstage.draft)
+        context = self.context
+        if context is not None and self.engine.running:
+
+            def loud() -> None:
+                self.backstage.unwatch()
+                self.bridge.reset()
+                self.bridge.attach(context)
+
+            await self.bridge.run_on_engine(loud)
+            self.bridge.flush()  # the blocks now, in this frame, rather than after a wake-up's round trip
 
     # -- lifecycle: another thread in place of this one -----------------------------------------
 
@@ -325,9 +403,8 @@ class Session:
         async def retire_old() -> dict[str, float | None]:
             self.bridge.detach()
             if old is not None:
-                await (threads.retire(old) if threads is not None else old.dispose())
+                await (threads.retire(old, self.painted) if threads is not None else old.dispose())
             self.bridge.reset()
-            self.engine.context = context
             # The times the log kept (none where it kept none, or where the app shows no clock).
             logged = context.block_times if self.clock is not None else {}
             return {block.id: logged.get(block.id) for block in context.blocks}
@@ -362,4 +439,6 @@ class Session:
         title = await self.bridge.run_on_engine(lambda: threads.title(thread_id))
         if context is self.context or self.context is None:
             self.thread_title = title
-            self._host.main.set_title(title)
+            if self.shown:
+                self._host.main.set_title(title)
+            self._host.conversation_changed()

@@ -276,7 +276,7 @@ class SessionCommands:
         context = self._session.context
         current = context.conversation_id if context is not None else None
         chosen = await self._host.push_screen_wait(ThreadPicker(rows, current=current))
-        if chosen is None or chosen == current:
+        if chosen is None or chosen == current or self._host.show_thread(chosen):
             return
         self._session.switch(chosen)
 

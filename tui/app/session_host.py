@@ -51,6 +51,14 @@ class SessionHost(Protocol):
         """Keep what the screen shows of the conversation being left (a quit, a switch)."""
         ...
 
+    def show_thread(self, thread_id: str) -> bool:
+        """Show the open conversation on the thread `thread_id`, if there is one (False: none is)."""
+        ...
+
+    def conversation_changed(self) -> None:
+        """The conversation's status or last update changed (shown or not): the bar, the title."""
+        ...
+
     # The bridge's target (`tui.app.bridge.BridgeTarget`), through the session.
     def post_message(self, message: Message) -> bool: ...
 

@@ -15,13 +15,16 @@ if TYPE_CHECKING:
     from tandem.tui.app.app import TandemApp
     from tandem.tui.app.conversation import Mounting
     from tandem.tui.app.screens.main_screen import MainScreen
+    from tandem.tui.app.session import Session
 
 __all__ = ["SessionView"]
 
 
 class SessionView:
-    """The `SessionHost` of the app's session: hands what the session painted to the app's owners.
+    """The `SessionHost` of one of the app's sessions: hands what it painted to the app's owners.
 
+    It paints only while its session is the one shown (`painting`); a wait on the person and a
+    change of status go to the app's `Conversations` (the bar, the title, the bell) shown or not.
     A flush's frame is held while its mounts settle (`FlushFrame`), the state goes to `StatePaint`,
     a status to the collector's pause (`IdleCollection`) and the state panel, a wait on the person
     to `Attention` (title, bell) and the `FocusKeeper`. Owns nothing; Textual's own members the
@@ -32,6 +35,8 @@ class SessionView:
 
     def __init__(self, app: TandemApp) -> None:
         self._app = app
+        self.session: Session | None = None
+        """The session this view hosts (set once, right after the session is made)."""
         self.notify = app.notify
         self.run_worker = app.run_worker
         self.push_screen = app.push_screen
@@ -40,19 +45,28 @@ class SessionView:
         self.set_timer = app.set_timer
         self.call_after_refresh = app.call_after_refresh
 
-    def start(self) -> None:
-        """Start the session (a worker; after the first frame): what a failed start shows."""
-        self._app.run_worker(self._start(), group="engine", exit_on_error=False)
+    def start(self, *, first: bool = True) -> None:
+        """Start the session (a worker; after the first frame): what a failed start shows.
 
-    async def _start(self) -> None:
+        Only the first conversation's failure to open its store ends the app; a later one's is said
+        and the others go on."""
+        self._app.run_worker(self._start(first), group=f"start-{id(self)}", exit_on_error=False)
+
+    async def _start(self, first: bool) -> None:
         from tandem.core.errors import LogStoreError
         from tandem.widgets.sanitize import reveal
 
-        app = self._app
-        app.watch(app.main, "panel_visible", app.state_paint.panel_shown, init=False)
+        app, session = self._app, self.session
+        assert session is not None
+        if first:
+            app.watch(app.main, "panel_visible", app.state_paint.panel_shown, init=False)
         try:
-            await app.session.start()
+            await session.start(preview=first)
         except LogStoreError as exc:
+            if not first:
+                app.notify(f"Could not open the conversation: {reveal(str(exc))}", severity="error", timeout=30)
+                await app.conversations.close(session, ask=False)
+                return
             # The store is unreadable, or the thread is open elsewhere: nothing to show, and
             # the message names the way out. `run_app` prints it after the terminal is restored.
             app.main.drop_preview()
@@ -68,7 +82,7 @@ class SessionView:
         return self._app.main
 
     def painting(self) -> bool:
-        return self._app.painting()
+        return self.session is not None and self.session.shown and self._app.painting()
 
     def flush_started(self) -> None:
         self._app.flush_frame.open()
@@ -87,9 +101,20 @@ class SessionView:
 
     def waiting_changed(self, pending: list[Block] | None) -> None:
         # The terminal's title and the bell: an approval, question or action waits on the person.
-        self._app.attention.update(need_of(pending) if pending else None)
+        self._app.conversations.need_changed(need_of(pending) if pending else None)
         if pending is not None:
             self._app.focus_keeper.waiting_changed(pending)
+
+    def conversation_changed(self) -> None:
+        self._app.conversations.changed()
+
+    def show_thread(self, thread_id: str) -> bool:
+        conversations = self._app.conversations
+        for session in conversations.sessions:
+            if session.context is not None and session.context.conversation_id == thread_id:
+                conversations.show(session)
+                return True
+        return False
 
     def approval_closed(self, block: Block, decided: bool) -> None:
         self._app.focus_keeper.approval_closed(block, decided)
@@ -98,13 +123,15 @@ class SessionView:
         self._app.open_confirmed_link(url)
 
     async def keep_painted_lines(self) -> None:
-        await self._app.keep_painted_lines()
+        if self.session is not None:
+            await self.session.keep_painted_lines()
 
     async def conversation_started(self) -> None:
         """The session showed its blocks: saved threads lost, the state panel, the welcome."""
-        app = self._app
+        app, session = self._app, self.session
         main = app.main
-        lost = app.threads.lost_history if app.threads is not None else None
+        first = session is app.conversations.first
+        lost = app.threads.lost_history if app.threads is not None and first else None
         if lost is not None:
             app.notify(lost[0].upper() + lost[1:] + ".", title="Saved threads lost", severity="error", timeout=60)
         if not main.state_panel_mounted:
@@ -114,8 +141,9 @@ class SessionView:
             await painted.wait()
             await main.mount_state_panel()
             app.state_paint.panel_mounted()
-        if app.demo:
+        demo, endpoint = (session.demo, session.endpoint) if session is not None else (app.demo, app.endpoint)
+        if demo:
             # The engine imported the demo agent: its scenarios replace the first frame's "…".
             main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()))
         else:
-            main.conversation.set_welcome(welcome_content(demo=False, endpoint=app.endpoint))
+            main.conversation.set_welcome(welcome_content(demo=False, endpoint=endpoint))

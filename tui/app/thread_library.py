@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from tandem.core.store.tail import StoredTail
     from tandem.tui.app.engine import ContextFactory
 
-__all__ = ["ContextBuilder", "Replayer", "ThreadLibrary"]
+__all__ = ["ContextBuilder", "Painted", "Replayer", "ThreadLibrary", "open_file", "read_open", "write_open"]
+
+Painted = tuple[dict[str, object], int, str]
+"""What the screen showed of a conversation (`ResumedLines.painted`): lines, blocks shown, the last one's id."""
 
 ContextBuilder = Callable[["ThreadStore", "str | None"], Awaitable["AgentContext"]]
 Replayer = Callable[["ThreadStore", str, "str | None"], Awaitable["ReplayReport"]]
@@ -55,9 +58,6 @@ class ThreadLibrary:
         self._store = store
         self.resuming: str | None = None
         """What the last `factory` was asked to resume (None: a new thread; "": the latest)."""
-        self.painted: tuple[dict[str, object], int, str] | None = None
-        """What the UI showed of the conversation when it was retired (`ResumedLines.painted`:
-        its lines, how many blocks it showed, the last one's id), kept with its tail."""
         self._tail: StoredTail | None = None
         self._tail_read = False
 
@@ -88,13 +88,30 @@ class ThreadLibrary:
 
         return build
 
-    async def open(self, resume: str | None) -> AgentContext:
-        """A conversation on a new thread (None), the latest ("") or a given one (id or prefix).
+    async def open(self, resume: str | None, build: ContextBuilder | None = None) -> AgentContext:
+        """A conversation on a new thread (None), the latest ("") or a given one (id or prefix),
+        with the app's agent or the one `build` talks to.
 
         Raises:
             LogStoreError: the store is unreadable, the thread does not exist or is open elsewhere.
         """
-        return await self._build(self.store, resume)
+        return await (build or self._build)(self.store, resume)
+
+    def remember_open(self, thread_ids: builtins.list[str], shown: str | None) -> None:
+        """Keep which threads were open (and which was shown) for `tandem --resume-all`: those
+        the store still has (an empty one was forgotten). Derived data: a failure is logged only."""
+        from tandem.core.errors import LogStoreError
+
+        if self._store is None:
+            return
+        kept = []
+        for thread_id in thread_ids:
+            try:
+                self._store.info(thread_id)
+            except LogStoreError:
+                continue
+            kept.append(thread_id)
+        write_open(self._store.path, kept, shown if shown in kept else None)
 
     def list(self) -> list[ThreadInfo]:
         """Every saved thread, most recently updated first (empty threads included)."""
@@ -170,21 +187,23 @@ class ThreadLibrary:
         tail = self.stored_tail()
         return tail.blocks() if tail is not None else None
 
-    async def retire(self, context: AgentContext) -> None:
+    async def retire(self, context: AgentContext, painted: Painted | None = None) -> None:
         """Dispose of a conversation built here, then forget its thread if nothing was said.
 
         Disposing logs nothing, so a turn waiting for an approval stays answerable after a restore.
         A thread left idle keeps its last screenful first (`core.store.tail`): the next resume
-        paints it before its log is replayed.
+        paints it before its log is replayed, with the lines the screen showed (`painted`:
+        `ResumedLines.painted`, its lines, how many blocks it showed, the last one's id) if they
+        show the end of these very blocks.
         """
         from tandem.tui.cli.backend import forget_if_empty
 
-        self._keep_tail(context)
+        self._keep_tail(context, painted)
         await context.dispose()
         if self._store is not None:
             forget_if_empty(context, self._store)
 
-    def _keep_tail(self, context: AgentContext) -> None:
+    def _keep_tail(self, context: AgentContext, painted: Painted | None) -> None:
         from tandem.core.handlers import DebugBlock
         from tandem.core.store.tail import tail_of
         from tandem.core.store.thread import SqliteThread
@@ -197,7 +216,6 @@ class ThreadLibrary:
         except Exception:  # noqa: BLE001 - dispose retries the commit and reports a failure
             return
         shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
-        painted, self.painted = self.painted, None
         lines = None
         if painted is not None and shown and painted[1:] == (len(shown), shown[-1].id):
             lines = painted[0]  # the screen showed the end of these very blocks
@@ -208,3 +226,38 @@ class ThreadLibrary:
         store, self._store = self._store, None
         if store is not None:
             store.close()
+
+
+def open_file(store_path: Path) -> Path:
+    """Where the threads open at the last quit are kept (beside the store)."""
+    return store_path.with_name(store_path.name + ".open.json")
+
+
+def write_open(store_path: Path, thread_ids: builtins.list[str], shown: str | None) -> None:
+    """Write the threads open at quit (atomically: a reader never sees half a file)."""
+    import json
+    import logging
+    import os
+
+    path = open_file(store_path)
+    try:
+        temporary = path.with_name(path.name + f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"threads": thread_ids, "shown": shown}), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        logging.getLogger(__name__).warning("could not keep which threads were open: %s", exc)
+
+
+def read_open(store_path: Path) -> tuple[builtins.list[str], str | None]:
+    """The threads open at the last quit, and the one shown (empty: none, or nothing readable)."""
+    import json
+
+    try:
+        data = json.loads(open_file(store_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [], None
+    if not isinstance(data, dict):
+        return [], None
+    threads = [item for item in data.get("threads", []) if isinstance(item, str)]
+    shown = data.get("shown")
+    return threads, shown if isinstance(shown, str) and shown in threads else None

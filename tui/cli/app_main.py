@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tandem.core.store import ThreadStore
     from tandem.tui.app.app import TandemApp
     from tandem.tui.app.engine import ContextFactory
-    from tandem.tui.app.thread_library import ThreadLibrary
+    from tandem.tui.app.thread_library import ContextBuilder, ThreadLibrary
     from tandem.tui.cli.settings import Settings
 
 __all__ = ["run_app", "read_app_settings", "build_factory", "build_library"]
@@ -77,6 +77,23 @@ def build_library(
     """
     from tandem.tui.app.thread_library import ThreadLibrary
 
+    build = builder(settings, set_theme=set_theme, connecting=connecting)
+
+    async def replay(store: ThreadStore, thread_id: str, url: str | None) -> ReplayReport:
+        from tandem.tui.cli.replay_run import replay_thread
+
+        # The app's headers go only to the app's own agent: another endpoint gets none.
+        headers = settings.headers if url == settings.url else {}
+        return await replay_thread(store, thread_id, url=url, headers=headers, speed=settings.speed,
+                                   client_options=settings.client_options(), on_divergence="stop")
+
+    return ThreadLibrary(build, path=store_path, replay=replay)
+
+
+def builder(settings: Settings, *, set_theme: Callable[[str], None] | None = None,
+            connecting: Callable[[bool], None] | None = None) -> ContextBuilder:
+    """Builds a conversation saved in the store, with the agent of `settings` (`ThreadLibrary.open`)."""
+
     async def build(store: ThreadStore, resume: str | None) -> AgentContext:
         from tandem.tui.cli import backend
 
@@ -89,15 +106,7 @@ def build_library(
                                           store=store, resume=resume,
                                           client_options=settings.client_options())
 
-    async def replay(store: ThreadStore, thread_id: str, url: str | None) -> ReplayReport:
-        from tandem.tui.cli.replay_run import replay_thread
-
-        # The app's headers go only to the app's own agent: another endpoint gets none.
-        headers = settings.headers if url == settings.url else {}
-        return await replay_thread(store, thread_id, url=url, headers=headers, speed=settings.speed,
-                                   client_options=settings.client_options(), on_divergence="stop")
-
-    return ThreadLibrary(build, path=store_path, replay=replay)
+    return build
 
 
 def read_app_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Settings:
@@ -180,7 +189,8 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             the thread is open in another process: the message (printed once the terminal is
             restored) names the way out.
     """
-    settings = read_app_settings(args, environ)
+    first, more = _conversations(args)
+    settings = read_app_settings(first, environ)
     display = settings.display
     assert display is not None
     from tandem.tui.app.app import TandemApp
@@ -203,12 +213,13 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
     library = build_library(settings, set_theme=set_theme, connecting=connecting)
     app = TandemApp(
-        library.factory(args.resume),
+        library.factory(first.resume),
         threads=library,
         data_dir=_data_dir(),
         clock=time.time,
         demo=not settings.url,
         endpoint=settings.url,
+        agent_label=_label(settings),
         theme=settings.theme,
         frame_seconds=display.frame_seconds,
         bell=display.bell,
@@ -218,11 +229,48 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         image_hosts=display.image_hosts,
     )
     _use_driver(app, display.glyphs)
+    from tandem.tui.cli.app_agents import AppAgents
+
+    agents = AppAgents(library, settings, first, environ, set_theme=set_theme)
+    app.conversation_commands.agents = agents.choices()
+    app.conversation_commands.agent_at = agents.at_url
+    app.opening = [agents.choice(extra) for extra in more]
 
     app.run()
     if app.startup_error is not None:
         raise SystemExit(f"tandem: {app.startup_error}")
     return app.return_code or 0
+
+
+def _conversations(args: argparse.Namespace) -> tuple[argparse.Namespace, list[argparse.Namespace]]:
+    """The conversations the command line opens: the first (the app's own settings) and the
+    others (`--resume A --resume B`, `--agent X --agent Y`, `--resume-all`), each as the arguments
+    one `tandem` would get for it alone."""
+    agents: list[str] = list(args.agent or []) if isinstance(args.agent, list) else [args.agent] if args.agent else []
+    resumes: list[str] = list(args.resume) if isinstance(args.resume, list) else [] if args.resume is None else [args.resume]
+    if getattr(args, "resume_all", False):
+        from tandem.core.store.store import default_path
+        from tandem.tui.app.thread_library import read_open
+
+        opened, shown = read_open(default_path())
+        if shown is not None:  # the one shown at quit is shown again
+            opened.remove(shown)
+            opened.insert(0, shown)
+        resumes += [thread_id for thread_id in opened if thread_id not in resumes]
+    each = [argparse.Namespace(**{**vars(args), "agent": None, "resume": resume}) for resume in resumes]
+    each += [argparse.Namespace(**{**vars(args), "agent": agent, "url": None, "resume": None}) for agent in agents]
+    if not each:
+        each = [argparse.Namespace(**{**vars(args), "agent": None, "resume": None})]
+    if resumes and agents:
+        # `--agent X --resume A`: thread A with agent X, as a single `tandem` would open it.
+        each[0].agent, each[0].url = agents[0], None
+        each.pop(len(resumes))
+    return each[0], each[1:]
+
+
+def _label(settings: Settings) -> str:
+    """How the conversation bar names an agent: its config name, else its URL, else "demo"."""
+    return settings.agent.name or settings.url or "demo"
 
 
 def _data_dir() -> Path:

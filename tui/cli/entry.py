@@ -33,12 +33,18 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def _add_connection_args(parser: argparse.ArgumentParser) -> None:
+def _add_connection_args(parser: argparse.ArgumentParser, *, many_agents: bool = False) -> None:
     from tandem.tui.cli.settings import HEADER_ENV
     from tandem.tui.cli.timeouts import TIMEOUT_ENV, Timeouts
 
     parser.add_argument("--url", help="an AG-UI server's endpoint (default: the configured default agent, else the embedded demo)")
-    parser.add_argument("-a", "--agent", metavar="NAME", default=None, help="a named agent from the config file (`tandem agents` lists them)")
+    if many_agents:  # the app: one conversation per agent named
+        parser.add_argument("-a", "--agent", metavar="NAME", action="append", default=None,
+                            help="a named agent from the config file (`tandem agents` lists them); repeat it to "
+                                 "open a conversation with each")
+    else:
+        parser.add_argument("-a", "--agent", metavar="NAME", default=None,
+                            help="a named agent from the config file (`tandem agents` lists them)")
     parser.add_argument(
         "--header",
         action="append",
@@ -118,8 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal client in which you and an AI agent work on the same state (AG-UI).",
     )
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
-    _add_connection_args(parser)
-    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID", help="reopen a saved thread (default: the latest)")
+    _add_connection_args(parser, many_agents=True)
+    parser.add_argument("--resume", nargs="?", const="", action="append", default=None, metavar="ID",
+                        help="reopen a saved thread (default: the latest); repeat it to open several conversations")
+    parser.add_argument("--resume-all", action="store_true",
+                        help="reopen the conversations that were open when the app last quit")
     parser.add_argument("--theme", default=None, help="dark, light or high-contrast")
     parser.add_argument(
         "--glyphs",

@@ -13,11 +13,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import TextIO
 
 from tandem.core.errors import LogStoreError
 from tandem.core.sanitize import reveal as markdown_safe  # what `core.export.markdown_safe` is, without the models
 from tandem.core.store import ThreadInfo, ThreadStore
+from tandem.core.store.lock import holder
 
 __all__ = ["run_threads", "run_export"]
 
@@ -72,7 +74,7 @@ def run_threads(args: argparse.Namespace, *, store_path: Path | None = None, out
                 removed = store.marks.untag(thread_id, label)
                 print(f"Took the tag {label} off thread {thread_id}." if removed else f"Thread {thread_id} had no tag {label}.", file=out)
                 return 0
-            _print_list(store.list(), out, store.marks.all_tags())
+            _print_list(store.list(), out, store.marks.all_tags(), opened=lambda thread_id: holder(store.locks, thread_id))
             return 0
     except LogStoreError as exc:
         print(f"tandem: {markdown_safe(str(exc))}", file=err)
@@ -130,7 +132,8 @@ def run_export(args: argparse.Namespace, *, store_path: Path | None = None, out:
     return 0
 
 
-def _print_list(threads: list[ThreadInfo], out: TextIO, tags: dict[str, list[str]] | None = None) -> None:
+def _print_list(threads: list[ThreadInfo], out: TextIO, tags: dict[str, list[str]] | None = None,
+                opened: Callable[[str], int | None] | None = None) -> None:
     if not threads:
         print("No saved threads.", file=out)
         return
@@ -139,6 +142,10 @@ def _print_list(threads: list[ThreadInfo], out: TextIO, tags: dict[str, list[str
     for info in threads:
         notes = [f"↻ replay of {_cell(info.replay_of, 12)}"] if info.replay_of else []
         notes += [f"#{_cell(tag, 30)}" for tag in tags.get(info.id, [])]
+        pid = opened(info.id) if opened is not None else None
+        if pid is not None:
+            # Open in a running `tandem` (or `tandem ask`) now: where a person may be working on it.
+            notes.insert(0, f"● open in process {pid}" if pid > 0 else "● open now")
         rows.append((
             info.id,
             _cell(info.title or "(untitled)", 60),

@@ -3,8 +3,8 @@
 Alt+Enter: most terminals send ESC then CR, which Textual 8.2.8's parser reissues as a plain
 Enter; `teach_textual_keys` names the pair `alt+enter`, which the composer takes as a new line
 (`tui.app.composer.NEWLINE_KEYS`). Esc then a key read at once: the parser makes them one
-`alt+<key>`; Tandem binds no Alt+character, so `esc_prefix_driver` gives such a key back as Esc,
-then the character.
+`alt+<key>`; Tandem binds no Alt+character but Alt+1…9 (conversation N), so `esc_prefix_driver`
+gives any other such key back as Esc, then the character.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ import enum
 from typing import Any, cast
 
 __all__ = ["ALT_ENTER", "ExtraKey", "esc_prefix_driver", "teach_textual_keys"]
+
+ALT_DIGITS = frozenset(f"alt+{digit}" for digit in range(1, 10))
+"""Alt+1…9: kept as typed (they show conversation N), not split into Esc and the digit."""
 
 ALT_ENTER = "\x1b\r"
 """What a terminal without the kitty keyboard protocol sends for Alt+Enter."""
@@ -50,7 +53,7 @@ def esc_prefix_driver(driver_class: type[Any]) -> type[Any]:
             # The input thread: the parser's events, one by one.
             character = getattr(message, "character", None)
             if (isinstance(message, events.Key) and message.key.startswith("alt+") and character is not None
-                    and len(character) == 1 and character.isprintable()):
+                    and len(character) == 1 and character.isprintable() and message.key not in ALT_DIGITS):
                 super().process_message(events.Key("escape", "\x1b"))
                 for key in XTermParser().feed(character):  # the character's key, named as Textual names it
                     super().process_message(key)

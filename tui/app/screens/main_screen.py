@@ -127,8 +127,9 @@ class MainScreen(HeldFrames):
     """Whether the state panel shows."""
 
     def __init__(self, *, session: Session, focus: FocusKeeper, welcome: Content | None = None,  # type: ignore[no-untyped-def]
-                 timestamps=None, name: str | None = None) -> None:
+                 timestamps=None, bar: Widget | None = None, name: str | None = None) -> None:
         super().__init__(name=name)
+        self._bar = bar
         self.session = session
         """The conversation this screen shows, and where what the person asks of it goes."""
         self._focus = focus
@@ -146,6 +147,8 @@ class MainScreen(HeldFrames):
         self._connecting = False
 
     def compose(self) -> ComposeResult:
+        if self._bar is not None:
+            yield self._bar  # the open conversations, above this one (shown from two on)
         yield Conversation(welcome=self._welcome, timestamps=self._timestamps, id="conversation")
         yield Composer(placeholder=COMPOSER_HINT, id="composer")
         stored = self.lines.first_frame()

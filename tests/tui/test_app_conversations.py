@@ -1,0 +1,141 @@
+"""Several conversations live at once (`tui.app.conversations`): each goes on off screen, the bar
+says which waits on the person, F4 and Alt+N reach them, a hidden one never takes the focus or opens
+a modal, and closing a busy one asks first."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Static
+
+from tests.helpers.app_harness import Scripted, approval, release, send, shown_text, started, streamed_segment, text
+from tests.helpers.thread_harness import SavedScript
+from tests.helpers.waits import wait_for
+
+from tandem.core.chat_client import ChatUpdate
+from tandem.core.turns import Status
+from tandem.widgets.approval_modal import ApprovalModal
+from tandem.tui.app.screens.confirm import Confirm
+
+SIZE = (100, 30)
+
+
+def _bar(app: Any) -> str:
+    return str(app.main.query_one("#conversation-bar", Static).render())
+
+
+def _then_approval(gate: asyncio.Event) -> Any:
+    """A segment that says a word, waits for `gate`, then asks for an approval."""
+
+    async def segment(_messages: Any, _options: Any) -> AsyncIterator[ChatUpdate]:
+        yield text("Looking at the files.")
+        await gate.wait()
+        yield approval("call-1")
+
+    return segment
+
+
+async def test_an_approval_in_a_hidden_conversation_waits_there_and_f4_reaches_it() -> None:
+    gate = asyncio.Event()
+    script = Scripted([_then_approval(gate), [text("Hello from two.", message_id="m2")]])
+    app = script.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "clean up")
+        await wait_for(pilot, lambda: "Looking at the files." in shown_text(app), "the first answer streaming")
+        first = app.session
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.session is not first and app.ready.is_set(), "the second conversation")
+        assert "1 ● " in _bar(app) and "2 ○ new conversation" in _bar(app)
+        await send(pilot, "hi")
+        await wait_for(pilot, lambda: "Hello from two." in shown_text(app), "the second answer")
+        app.main.composer.input.insert("half a thou")
+        release(app, gate)
+        await wait_for(pilot, lambda: first.backstage.status == "awaiting_input", "the hidden approval")
+        await wait_for(pilot, lambda: "1 ◆ " in _bar(app), "the bar marking conversation 1")
+        # Nothing of the hidden conversation took the screen, a modal or the keys being typed.
+        assert app.screen is app.main and app.focused is app.main.composer.input
+        await pilot.press("g", "h", "t")
+        assert app.main.composer.input.text == "half a thought"
+        assert app.attention.title is not None and "approval needed" in app.attention.title
+
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval, from F4")
+        assert app.session is first and "Looking at the files." in shown_text(app)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: first.backstage.status != "awaiting_input", "the approval decided")
+        await pilot.press("alt+2")
+        await wait_for(pilot, lambda: app.session is not first and "Hello from two." in shown_text(app), "conversation 2")
+        assert app.main.composer.input.text == "half a thought", "each conversation keeps its draft"
+
+
+async def test_a_long_answer_streams_on_while_hidden_and_is_whole_when_shown_again() -> None:
+    answer = " ".join(f"word{n}" for n in range(3000))
+    gate = asyncio.Event()
+    script = Scripted([streamed_segment(answer, token=40, gate=gate, gate_at=5), [text("Two.", message_id="m2")]])
+    app = script.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "write a lot")
+        await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the first answer streaming")
+        first = app.session
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.session is not first and app.ready.is_set(), "the second conversation")
+        views_before = len(app.main.conversation.mounted_views)
+        release(app, gate)
+        await wait_for(pilot, lambda: first.backstage.status == "idle", "the hidden answer ended", attempts=6000)
+        # Off screen: no views were made for it while it streamed.
+        assert len(app.main.conversation.mounted_views) == views_before
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: app.session is first and answer in shown_text(app), "the whole answer, shown again")
+        assert "word2999" in shown_text(app)
+
+
+async def test_closing_a_streaming_conversation_asks_first() -> None:
+    gate = asyncio.Event()
+    script = Scripted([streamed_segment("slow " * 50, token=5, gate=gate, gate_at=2), [text("ok", message_id="m2")]])
+    app = script.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: len(app.conversations.sessions) == 2 and app.ready.is_set(), "two conversations")
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
+        app.action_close_conversation()
+        await wait_for(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        await pilot.press("escape")  # keep it open
+        await pilot.pause()
+        assert len(app.conversations.sessions) == 2
+        app.action_close_conversation()
+        await wait_for(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
+        await pilot.press("tab", "enter")  # from "Keep it open" (focused first) to "Close"
+        await wait_for(pilot, lambda: len(app.conversations.sessions) == 1, "closed")
+        assert app.session is app.conversations.first
+        assert "display: none" not in _bar(app)
+        assert not app.main.query_one("#conversation-bar").has_class("-many")
+        release(app, gate)
+
+
+async def test_saved_conversations_reopen_together_with_the_one_shown(tmp_path: Path) -> None:
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    app = saved.app([[text("About soup.")], [text("About bread.", message_id="m2")]])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "soup please")
+        await wait_for(pilot, lambda: "About soup." in shown_text(app) and app.main.status is Status.IDLE, "soup")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: len(app.conversations.sessions) == 2 and app.ready.is_set(), "two conversations")
+        await send(pilot, "bread please")
+        await wait_for(pilot, lambda: "About bread." in shown_text(app) and app.main.status is Status.IDLE, "bread")
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: "About soup." in shown_text(app), "soup shown again")
+        await pilot.press("ctrl+q")
+    from tandem.tui.app.thread_library import read_open
+
+    opened, shown = read_open(saved.path)
+    titles = {info.id: info.title for info in saved.threads()}
+    assert sorted(titles[thread_id] for thread_id in opened) == ["bread please", "soup please"]
+    assert shown is not None and titles[shown] == "soup please"
