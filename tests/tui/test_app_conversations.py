@@ -104,12 +104,12 @@ async def test_closing_a_streaming_conversation_asks_first() -> None:
         await wait_for(pilot, lambda: len(app.conversations.sessions) == 2 and app.ready.is_set(), "two conversations")
         await send(pilot, "go")
         await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "streaming")
-        app.action_close_conversation()
+        app.conversation_commands.close()
         await wait_for(pilot, lambda: isinstance(app.screen, Confirm), "the question")
         await pilot.press("escape")  # keep it open
         await pilot.pause()
         assert len(app.conversations.sessions) == 2
-        app.action_close_conversation()
+        app.conversation_commands.close()
         await wait_for(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
         await pilot.press("tab", "enter")  # from "Keep it open" (focused first) to "Close"
         await wait_for(pilot, lambda: len(app.conversations.sessions) == 1, "closed")

@@ -208,7 +208,7 @@ class TestAppConventions:
             await send(pilot, "one")
             await wait_for(pilot, lambda: app.main.status is Status.IDLE and len(app.conversation.all_blocks) == 2, "the answer")
             old = app.context
-            app.action_new_conversation()
+            app.conversation_commands.new()
             await wait_for(pilot, lambda: app.context is not None and app.context is not old, "the new conversation")
             assert app.conversation.all_blocks == [] and app.conversation.mounted_views == []
             await send(pilot, "two")

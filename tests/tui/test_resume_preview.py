@@ -247,7 +247,7 @@ async def test_a_thread_left_from_the_palette_keeps_its_lines(tmp_path: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await _ask_each(pilot, app, len(ANSWERS))
-        app.action_new_conversation()
+        app.conversation_commands.new()
         await wait_for(pilot, lambda: not app.conversation.all_blocks and app.ready.is_set(), "the new conversation")
         await pilot.press("ctrl+q")
         await pilot.pause()

@@ -1,4 +1,4 @@
-"""TandemApp: the Textual app that shows one conversation (a `Session`) run by its engine thread.
+"""TandemApp: the Textual app that shows the open conversations (`Session`s), one at a time.
 
 Start-up paints before it loads: this module imports Textual and light modules only. The first
 frame shows the welcome, the composer and "starting"; then the engine thread imports the runtime
@@ -30,6 +30,7 @@ from tandem.tui.app.conversations import Conversations
 from tandem.tui.app.engine import ContextFactory
 from tandem.tui.terminal.flush_frame import FlushFrame
 from tandem.tui.app.focus import FocusKeeper
+from tandem.tui.app.link_opener import LinkOpener
 from tandem.tui.app.palette import TandemPalette
 from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
@@ -51,17 +52,17 @@ __all__ = ["TandemApp"]
 
 
 class TandemApp(WireApp):
-    """The terminal client: one conversation, its approvals, UI actions, A2UI surfaces, shared state.
+    """The terminal client: its conversations, their approvals, UI actions, surfaces, shared state.
 
-    Owns the objects that run it, each the one owner of its part: the `Session` (the conversation:
-    engine, bridge, thread lifecycle, the commands the main screen hands it), the `FocusKeeper`
-    (keys typed ahead and where the cursor goes), the `StatePaint` (when the state panel paints),
-    `AppCommands` (the palette's panel, debug, theme, copy and export), `Attention` (title and
-    bell), the `IdleCollection` (when Python's collector walks); its base, `WireApp`, owns the `WireOutput`
-    (what reaches the terminal). The session reaches the app through its `SessionView`.
-    Runs on the UI thread; the engine-thread entry points are `set_theme_from_engine` and
-    `connecting_from_engine`. Lifecycle: mount starts the session after the first frame; a quit
-    (Ctrl+Q, a signal) or unmount stops it before the app's loop closes.
+    Owns the objects that run it, each the one owner of its part: `Conversations` (the open
+    `Session`s, the one shown, their engine), `ConversationCommands` (new, switch, close, F4), the
+    `FocusKeeper` (keys typed ahead, where the cursor goes), `StatePaint` (when the state panel
+    paints), `AppCommands` (panel, debug, theme, copy, export), `Attention` (title, bell), the
+    `IdleCollection` (when the collector walks), the `LinkOpener`; its base, `WireApp`, owns the
+    `WireOutput`. Each session reaches the app through its `SessionView`. UI thread; the
+    engine-thread entry points are `set_theme_from_engine` and `connecting_from_engine`. Lifecycle:
+    mount starts the first session after the first frame; a quit (Ctrl+Q, a signal) or unmount
+    stops every one before the app's loop closes.
     """
 
     CSS_PATH = MAIN_SCREEN_TCSS
@@ -77,10 +78,10 @@ class TandemApp(WireApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="tandem.quit"),
         Binding("ctrl+l", "redraw", "Redraw the screen", show=False, id="tandem.redraw"),
-        Binding("ctrl+n", "new_conversation", "New", id="tandem.new_conversation"),
-        Binding("f7", "step_conversation(-1)", "Previous", show=False, id="tandem.previous_conversation"),
-        Binding("f8", "step_conversation(1)", "Next", id="tandem.next_conversation"),
-        *(Binding(f"alt+{number}", f"jump_conversation({number})", f"Conversation {number}", show=False,
+        Binding("ctrl+n", "conversation('new')", "New", id="tandem.new_conversation"),
+        Binding("f7", "conversation('step', -1)", "Previous", show=False, id="tandem.previous_conversation"),
+        Binding("f8", "conversation('step', 1)", "Next", id="tandem.next_conversation"),
+        *(Binding(f"alt+{number}", f"conversation('jump', {number})", f"Conversation {number}", show=False,
                   id=f"tandem.conversation_{number}") for number in range(1, 10)),
     ]
     """
@@ -89,14 +90,13 @@ class TandemApp(WireApp):
     | ctrl+q | Quit. |
     | ctrl+l | Write the whole screen again (a terminal garbled by something else). |
     | ctrl+p | The command palette (open, rename or start a thread, panel, theme, copy, export, debug). |
-    | ctrl+n | A new conversation beside the others (with which agent: a list). |
-    | f7, f8 | The previous, the next open conversation. |
-    | alt+1 … alt+9 | Conversation 1 … 9 of the bar. |
+    | ctrl+n | A new conversation with this agent, beside the others (the palette: with another). |
+    | f7, f8, alt+1 … alt+9 | The previous, the next, or conversation N of the bar. |
     """
 
     UNMOUNT_STOP_SECONDS: ClassVar[float] = 10.0
-    """The longest the app's unmount waits for the session's stop (a quit's, or its own): past it the
-    process still exits (the engine thread is a daemon; the log's last commit is already on disk)."""
+    """The longest unmount waits for the conversations' stop: past it the process still exits (the
+    engine thread is a daemon; the log's last commit is already on disk)."""
 
     def __init__(
         self,
@@ -132,12 +132,9 @@ class TandemApp(WireApp):
             theme: dark, light, high-contrast or a registered theme name.
             frame_seconds: The bridge's frame: engine changes are painted at most this often.
             approval_guard_seconds: Keys are ignored this long after an approval modal opens.
-            url_opener: Opens a link from a message once the human confirmed it
-                (`App.open_url`, the terminal's browser, by default).
-            bell: Ring the bell when a turn starts waiting on the person and the window is not
-                focused (None: unless `TANDEM_BELL` turns it off).
-            repaint: `changes`: write only the cells that changed, paced by the terminal's link
-                (`tui.terminal.wire_output`); `all`: Textual's own output.
+            url_opener: Opens a link the human agreed to open (`App.open_url` by default).
+            bell: Ring the bell when a wait on the person starts, unfocused (None: by `TANDEM_BELL`).
+            repaint: `changes` (`tui.terminal.wire_output`) or `all` (Textual's own output).
             attachment_limits: How large attached files may be (`core.attachment_limits` by default).
             images: How pictures are drawn: `auto`, `blocks` or `none` (`widgets.picture`).
             image_hosts: Hosts whose pictures an agent names load without the person asking.
@@ -174,11 +171,12 @@ class TandemApp(WireApp):
         """Holds the frames back while a flush's mounts settle: one layout and one paint per flush."""
         self.attention = Attention(self, bell=bell_enabled() if bell is None else bell)
         """The terminal's title and the bell, saying when a turn waits on the person."""
-        self.idle_collection = IdleCollection(self, self._streaming)
+        self.idle_collection = IdleCollection(self, self.conversations.streaming)
         """When Python's collector walks (`tui.terminal.idle_collection`)."""
         self.startup_error: str | None = None
         """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
-        self._url_opener = url_opener or self.open_url
+        self.links = LinkOpener(self, url_opener or self.open_url)
+        """Opens a link clicked in agent text, once the person agreed."""
         self.quit_control = QuitControl(self, self.stop_engine)
         """Whether a quit is under way, and the quit signals' handlers."""
         for tandem_theme in THEMES:
@@ -228,13 +226,7 @@ class TandemApp(WireApp):
         super().notify(reveal(message), title=reveal(title), severity=severity, timeout=timeout, markup=False)
 
     def action_help_quit(self) -> None:
-        # Ctrl+C where nothing copies (before the composer has focus, say). Textual's own says
-        # "Press [b]ctrl+q[/b]" in markup, which `notify` shows as typed.
-        for key, active in self.active_bindings.items():
-            if active.binding.action in ("quit", "app.quit"):
-                named = "+".join(part.upper() if len(part) == 1 else part.capitalize() for part in key.split("+"))
-                self.notify(f"Press {named} to quit the app", title="Do you want to quit?")
-                return
+        self.quit_control.say_how()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -331,46 +323,23 @@ class TandemApp(WireApp):
         """Whether the main screen is there to paint into (not before mount, not while closing)."""
         return self.is_running and self._main is not None and self._main.is_mounted
 
-    def open_confirmed_link(self, url: str) -> None:
-        """Open a link the person agreed to open (after `tui.app.links` allowed it)."""
-        self._url_opener(url)
-
-    def _streaming(self) -> bool:
-        status = self._main.status if self._main is not None else None
-        return status is not None and status.value == "streaming"
-
     # -- engine-thread entry points -------------------------------------------------------------
 
     def connecting_from_engine(self, retrying: bool) -> None:
-        """Say on the status line that the agent refused the connection and it is tried again
-        (True), or no longer (False). Thread-safe, never blocks (the engine calls it)."""
+        """The agent refused the connection, tried again (True) or no more (False): the status line says so."""
         self.session.connecting_from_engine(retrying)
 
     def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
-        """Switch the theme from the engine thread (the `change_theme` UI action). Thread-safe.
-
-        Returns:
-            A future of the applied theme name; it fails with ValueError for an unknown theme.
-        """
+        """Switch the theme (the `change_theme` UI action): a future of its name, or ValueError if unknown."""
         return self.session.bridge.to_ui(lambda: self.apply_theme(name))
 
     # -- links -------------------------------------------------------------------------------------
 
     def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
-        # Message Markdown never opens links itself (`open_links=False`): the scheme is checked
-        # and the human asked first.
-        message.stop()
-        self._confirm_link(message.href)
+        self.links.clicked(message)
 
     def on_text_component_link_clicked(self, message: TextComponent.LinkClicked) -> None:
-        # A link in a surface's Text is opened as one in a message: scheme checked, human asked.
-        message.stop()
-        self._confirm_link(message.href)
-
-    def _confirm_link(self, href: str) -> None:
-        from tandem.tui.app.screens.open_link import confirm_then_open
-
-        self.run_worker(confirm_then_open(self, href, self.open_confirmed_link), group="links", exit_on_error=False)
+        self.links.clicked(message)
 
     # -- commands and actions ----------------------------------------------------------------------
 
@@ -384,7 +353,7 @@ class TandemApp(WireApp):
         if action == "go_to_decision":
             # False hides the key; None would show it dimmed.
             return bool(self.session.pending_decisions()) or bool(self.conversations.waiting())
-        if action == "step_conversation":
+        if action == "conversation" and parameters[:1] == ("step",):
             return len(self.conversations.sessions) > 1
         if action == "cancel_turn":
             return self._main is not None and self._main.status is not None and \
@@ -396,20 +365,9 @@ class TandemApp(WireApp):
     def action_cancel_turn(self) -> None:
         self.session.commands.cancel()
 
-    def action_new_conversation(self) -> None:
-        self.conversation_commands.new()
-
-    def action_step_conversation(self, delta: int) -> None:
-        self.conversations.step(delta)
-
-    def action_jump_conversation(self, number: int) -> None:
-        self.conversations.jump(number)
-
-    def action_switch_conversation(self) -> None:
-        self.conversation_commands.switch()
-
-    def action_close_conversation(self) -> None:
-        self.conversation_commands.close()
+    def action_conversation(self, verb: str, number: int = 0) -> None:
+        """`new`, `switch`, `close`, `step` by `number`, `jump` to `number` (`ConversationCommands.run`)."""
+        self.conversation_commands.run(verb, number)
 
     def action_open_thread(self) -> None:
         self.session.commands.pick_thread()

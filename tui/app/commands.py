@@ -70,14 +70,14 @@ class AppCommands:
                 yield SystemCommand("Replay this conversation against…",
                                     "Re-send it to an agent, answering as you did, and show what changed", self.action_replay)
         yield SystemCommand("New conversation", "Another conversation with this agent, beside this one (Ctrl+N)",
-                            app.action_new_conversation)
+                            app.conversation_commands.new)
         yield SystemCommand("New conversation with…", "Another conversation, with the agent you pick: configured ones, "
                             "the demo, a URL", app.conversation_commands.new_with)
         if len(app.conversations.sessions) > 1:
             yield SystemCommand("Switch conversation…", "Show another open conversation (F7, F8, Alt+1…9)",
-                                app.action_switch_conversation)
+                                app.conversation_commands.switch)
             yield SystemCommand("Close conversation", "Close this conversation (its thread stays saved)",
-                                app.action_close_conversation)
+                                app.conversation_commands.close)
         yield SystemCommand("Go to the pending decision", "Reopen the approval, or move to the question or action the agent waits on (F4)",
                             app.action_go_to_decision)
         yield SystemCommand("Toggle state panel", "Show or hide the shared-state panel (F2)", app.action_toggle_panel)
@@ -233,7 +233,7 @@ class AppCommands:
         printer.summary(report)
         screen = ReplayReportScreen(Text.from_ansi(out.getvalue()), can_open=report.replay_id is not None)
         if await self.app.push_screen_wait(screen) and report.replay_id is not None:
-            self.app.session.switch(report.replay_id)
+            self.app.conversation_commands.open_thread(self.app.session, report.replay_id)
 
 
 def _default_data_dir() -> Path:

@@ -53,7 +53,7 @@ class ComposerInput(TextArea):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f6", "screen.focus_conversation", "Focus conversation", show=False),
-        Binding("f7", "app.step_conversation(-1)", "Previous conversation", show=False),
+        Binding("f7", "app.conversation('step', -1)", "Previous conversation", show=False),
     ]
 
     DEFAULT_CSS: ClassVar[str] = """

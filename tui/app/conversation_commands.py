@@ -43,6 +43,19 @@ class ConversationCommands:
         self.agent_at: Callable[[str], AgentChoice] | None = None
         """Makes the choice for a typed URL (None: no URL can be typed)."""
 
+    def run(self, verb: str, number: int = 0) -> None:
+        """The app's `conversation` action: `new`, `switch`, `close`, `step` by `number`, `jump` to `number`."""
+        if verb == "new":
+            self.new()
+        elif verb == "switch":
+            self.switch()
+        elif verb == "close":
+            self.close()
+        elif verb == "step":
+            self.app.conversations.step(number)
+        elif verb == "jump":
+            self.app.conversations.jump(number)
+
     def _same_agent(self, session: Session) -> AgentChoice:
         for choice in self.agents:
             if choice.label == session.label:
@@ -62,6 +75,25 @@ class ConversationCommands:
         choice = choice or self._same_agent(self.app.session)
         return self.app.conversations.open(choice.opener(None), label=choice.label, demo=choice.endpoint is None,
                                            endpoint=choice.endpoint)
+
+    def open_thread(self, session: Session, thread_id: str | None) -> None:
+        """Open the saved thread `thread_id` (None: a new one) with `session`'s agent, in its place;
+        or show the conversation that has it open already (a worker)."""
+        conversations = self.app.conversations
+        for other in conversations.sessions:
+            if thread_id is not None and other.context is not None and other.context.conversation_id == thread_id:
+                conversations.show(other)
+                return
+        choice = self._same_agent(session)
+
+        async def open_it() -> None:
+            new = await conversations.replace(session, choice.opener(thread_id), label=choice.label,
+                                              demo=choice.endpoint is None, endpoint=choice.endpoint,
+                                              what="open the thread" if thread_id else "start a new conversation")
+            if new is not None:
+                self.app.notify("Opened the thread" if thread_id else "Started a new conversation", markup=False)
+
+        self.app.run_worker(open_it(), group="conversation-switch", exit_on_error=False)
 
     def new_with(self) -> None:
         """Let the person pick the agent of a new conversation (a searchable list)."""

@@ -162,12 +162,37 @@ class Conversations:
         main.session = target
         self.shown = target
         self._need = None
+        if target.context is not None:  # one still starting says its welcome when it has started
+            from tandem.tui.app.welcome import demo_scenario_names, welcome_content
+
+            main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()) if target.demo
+                                          else welcome_content(demo=False, endpoint=target.endpoint))
         await target.show()
         if target.context is not None:
             target.update_waiting()
         if not main.composer.input.disabled:
             main.composer.focus_input()
         self.changed()
+
+    async def replace(self, old: Session, factory: ContextFactory, *, label: str, demo: bool,
+                      endpoint: str | None, what: str) -> Session | None:
+        """Open a conversation in place of `old` (a saved thread picked, a replay to read): built
+        first, so that if it cannot be opened nothing changes and the person is told `what` failed;
+        then shown where `old` was, and `old` closed without asking (its thread stays saved)."""
+        from tandem.widgets.sanitize import reveal
+
+        new = self.add(factory, label=label, demo=demo, endpoint=endpoint, shown=False)
+        try:
+            await new.start(preview=False)
+        except Exception as exc:
+            self.sessions.remove(new)
+            self._app.notify(f"Could not {what}: {reveal(str(exc))}", severity="error", timeout=10, markup=False)
+            return None
+        self.sessions.remove(new)
+        self.sessions.insert(self.sessions.index(old) + 1 if old in self.sessions else len(self.sessions), new)
+        await self.switch_to(new)
+        await self.close(old, ask=False)
+        return new
 
     def step(self, delta: int) -> None:
         """Show the next (1) or previous (-1) conversation, round the list."""
@@ -252,6 +277,10 @@ class Conversations:
         """The conversations that wait on the person, the longest-waiting first."""
         waiting = [session for session in self.sessions if session.backstage.waiting_since is not None]
         return sorted(waiting, key=lambda session: session.backstage.waiting_since or 0.0)
+
+    def streaming(self) -> bool:
+        """Whether any conversation streams (shown or not)."""
+        return any(session.backstage.status == "streaming" for session in self.sessions)
 
     def need_changed(self, need: str | None) -> None:
         """The shown conversation asks the person for `need` now (None: nothing)."""

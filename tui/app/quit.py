@@ -42,6 +42,15 @@ class QuitControl:
         self.quitting = False
         """Whether a quit is under way."""
 
+    def say_how(self) -> None:
+        """Say which key quits (Ctrl+C where nothing copies). Textual's own says "Press
+        [b]ctrl+q[/b]" in markup, which the app's `notify` shows as typed."""
+        for key, active in self._app.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                named = "+".join(part.upper() if len(part) == 1 else part.capitalize() for part in key.split("+"))
+                self._app.notify(f"Press {named} to quit the app", title="Do you want to quit?")
+                return
+
     def quit(self, return_code: int = 0) -> None:
         """Stop the conversation and exit with `return_code`; asked again while stopping, exit at once."""
         app = self._app

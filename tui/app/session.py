@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -41,7 +40,7 @@ class Session:
     asked, the blocks' times, the thread's title, its life off screen (`backstage`) and its
     lifecycle: `start` (shown or not), `hide` and `show` (another conversation takes the screen:
     a hidden one keeps no widgets and paints nothing; shown again, its blocks are rebuilt as a
-    resume does), `switch` (a new conversation or a saved thread in its place) and `stop`. Its
+    resume does) and `stop`. Its
     commands (`commands`: send, decide, cancel, retry, accept, reject, edit, resolve, act) run on
     the engine through the bridge; the UI thread never waits on the engine. It is the bridge's
     target: a flush's changes go to the host's screen here. UI thread, except what runs through
@@ -370,61 +369,6 @@ class Session:
 
             await self.bridge.run_on_engine(loud)
             self.bridge.flush()  # the blocks now, in this frame, rather than after a wake-up's round trip
-
-    # -- lifecycle: another thread in place of this one -----------------------------------------
-
-    def switch(self, resume: str | None) -> None:
-        """Replace the conversation: a new one (None), or a saved thread restored (its id). A worker,
-        exclusive with starting the engine and with another switch."""
-        self._host.run_worker(self._switch(resume), group="engine", exclusive=True, exit_on_error=False)
-
-    async def _switch(self, resume: str | None) -> None:
-        from tandem.widgets.sanitize import reveal
-
-        host, threads, old = self._host, self.threads, self.context
-
-        async def open_new() -> AgentContext:
-            # Built before the old one goes: if the thread cannot be opened, nothing changes.
-            if threads is not None:
-                return await threads.open(resume)
-            built = self._factory(asyncio.get_running_loop())
-            return await built if inspect.isawaitable(built) else built  # type: ignore[no-any-return]
-
-        try:
-            context: AgentContext = await self.bridge.run_on_engine(open_new)
-        except Exception as exc:
-            what = "open the thread" if resume else "start a new conversation"
-            host.notify(f"Could not {what}: {reveal(str(exc))}", severity="error", timeout=10, markup=False)
-            return
-
-        if old is not None:
-            await host.keep_painted_lines()  # as at a quit: the thread left behind resumes painted
-
-        async def retire_old() -> dict[str, float | None]:
-            self.bridge.detach()
-            if old is not None:
-                await (threads.retire(old, self.painted) if threads is not None else old.dispose())
-            self.bridge.reset()
-            # The times the log kept (none where it kept none, or where the app shows no clock).
-            logged = context.block_times if self.clock is not None else {}
-            return {block.id: logged.get(block.id) for block in context.blocks}
-
-        self.ready.clear()
-        self.context = None
-        restored = await self.bridge.run_on_engine(retire_old)
-        # The old conversation's view, approvals and times go before the new blocks arrive.
-        main = host.main
-        self.approvals.clear()
-        main.conversation.clear()
-        self.times = restored
-        self.thread_title = None
-        main.set_title(None)
-        self.context = context  # before the first flush: it reads the context's pending blocks
-        await self.bridge.run_on_engine(lambda: self.bridge.attach(context))
-        self.refresh_title(context)
-        self.ready.set()
-        main.composer.focus_input()
-        host.notify("Opened the thread" if resume else "Started a new conversation", markup=False)
 
     def refresh_title(self, context: AgentContext) -> None:
         """Read the thread's title from the store and show it (a worker)."""

@@ -276,9 +276,8 @@ class SessionCommands:
         context = self._session.context
         current = context.conversation_id if context is not None else None
         chosen = await self._host.push_screen_wait(ThreadPicker(rows, current=current))
-        if chosen is None or chosen == current or self._host.show_thread(chosen):
-            return
-        self._session.switch(chosen)
+        if chosen is not None and chosen != current:
+            self._host.open_thread(chosen)
 
     def rename_thread(self) -> None:
         """Ask the person for the thread's new title, and store it (a worker)."""

@@ -51,8 +51,9 @@ class SessionHost(Protocol):
         """Keep what the screen shows of the conversation being left (a quit, a switch)."""
         ...
 
-    def show_thread(self, thread_id: str) -> bool:
-        """Show the open conversation on the thread `thread_id`, if there is one (False: none is)."""
+    def open_thread(self, thread_id: str) -> None:
+        """Open the saved thread `thread_id` in place of this conversation (or show the open
+        conversation that has it already)."""
         ...
 
     def conversation_changed(self) -> None:

@@ -108,19 +108,15 @@ class SessionView:
     def conversation_changed(self) -> None:
         self._app.conversations.changed()
 
-    def show_thread(self, thread_id: str) -> bool:
-        conversations = self._app.conversations
-        for session in conversations.sessions:
-            if session.context is not None and session.context.conversation_id == thread_id:
-                conversations.show(session)
-                return True
-        return False
+    def open_thread(self, thread_id: str) -> None:
+        assert self.session is not None
+        self._app.conversation_commands.open_thread(self.session, thread_id)
 
     def approval_closed(self, block: Block, decided: bool) -> None:
         self._app.focus_keeper.approval_closed(block, decided)
 
     def open_link(self, url: str) -> None:
-        self._app.open_confirmed_link(url)
+        self._app.links.open(url)
 
     async def keep_painted_lines(self) -> None:
         if self.session is not None:
