@@ -260,7 +260,7 @@ class TandemApp(WireApp):
         # conversation's first status (`tui.terminal.garbage`).
         self.idle_collection.hold()
         # Paint first: starting the engine imports the runtime (most of the start-up time).
-        self.call_after_refresh(Conversations.view_of(self.session).start)
+        self.call_after_refresh(self.conversations.view_of(self.session).start)
         for choice, resume in self.opening:
             self.conversations.open(choice.opener(resume), label=choice.label, demo=choice.endpoint is None,
                                     endpoint=choice.endpoint, show=False)

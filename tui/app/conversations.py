@@ -96,6 +96,7 @@ class Conversations:
         """The conversation the main screen shows."""
         self.listeners: list[Callable[[], None]] = []
         """Told when a conversation opened, closed, was shown or changed status (the bar)."""
+        self._views: dict[Session, SessionView] = {}
         self._need: str | None = None
         self._stopping: asyncio.Future[None] | None = None
 
@@ -118,6 +119,7 @@ class Conversations:
                           frame_seconds=self._frame_seconds, approval_guard_seconds=self._guard,
                           label=label, demo=demo, endpoint=endpoint)
         view.session = session
+        self._views[session] = view
         session.shown = shown
         self.sessions.append(session)
         if shown or self.shown is None:
@@ -135,11 +137,9 @@ class Conversations:
             self.show(session)
         return session
 
-    @staticmethod
-    def view_of(session: Session) -> SessionView:
-        host = session._host  # noqa: SLF001 - every session here was made by `add` with a SessionView
-        assert isinstance(host, SessionView)
-        return host
+    def view_of(self, session: Session) -> SessionView:
+        """The app's side of `session` (made with it by `add`)."""
+        return self._views[session]
 
     def show(self, session: Session) -> None:
         """Show `session` in place of the one shown (a worker, one switch at a time)."""
@@ -186,6 +186,7 @@ class Conversations:
             await new.start(preview=False)
         except Exception as exc:
             self.sessions.remove(new)
+            self._views.pop(new, None)
             self._app.notify(f"Could not {what}: {reveal(str(exc))}", severity="error", timeout=10, markup=False)
             return None
         self.sessions.remove(new)
@@ -234,6 +235,7 @@ class Conversations:
             index = self.sessions.index(session)
             await self.switch_to(self.sessions[index - 1] if index > 0 else self.sessions[1])
         self.sessions.remove(session)
+        self._views.pop(session, None)
         try:
             await session.stop()
         except Exception:  # its thread's log is committed as it goes: closing never blocks the app
