@@ -53,14 +53,18 @@ async def test_an_approval_in_a_hidden_conversation_waits_there_and_f4_reaches_i
         await send(pilot, "hi")
         await wait_for(pilot, lambda: "Hello from two." in shown_text(app), "the second answer")
         app.main.composer.input.insert("half a thou")
+        app.app_focus = False  # the window is in the background: the bell rings, once
         release(app, gate)
         await wait_for(pilot, lambda: first.backstage.status == "awaiting_input", "the hidden approval")
         await wait_for(pilot, lambda: "1 ◆ " in _bar(app), "the bar marking conversation 1")
+        assert app.attention.title is not None and "approval needed" in app.attention.title
+        assert app.attention.bells == 1
+        app.app_focus = True
+        await pilot.pause()
         # Nothing of the hidden conversation took the screen, a modal or the keys being typed.
         assert app.screen is app.main and app.focused is app.main.composer.input
         await pilot.press("g", "h", "t")
         assert app.main.composer.input.text == "half a thought"
-        assert app.attention.title is not None and "approval needed" in app.attention.title
 
         await pilot.press("f4")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalModal), "the approval, from F4")
@@ -139,3 +143,29 @@ async def test_saved_conversations_reopen_together_with_the_one_shown(tmp_path: 
     titles = {info.id: info.title for info in saved.threads()}
     assert sorted(titles[thread_id] for thread_id in opened) == ["bread please", "soup please"]
     assert shown is not None and titles[shown] == "soup please"
+
+
+async def test_the_switcher_lists_every_conversation_and_shows_the_one_picked() -> None:
+    script = Scripted([[text("One.")], [text("Two.", message_id="m2")]])
+    app = script.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "first")
+        await wait_for(pilot, lambda: "One." in shown_text(app) and app.main.status is Status.IDLE, "the first answer")
+        first = app.session
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.session is not first and app.ready.is_set(), "the second conversation")
+        await send(pilot, "second")
+        await wait_for(pilot, lambda: "Two." in shown_text(app), "the second answer")
+        app.conversation_commands.switch()
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "TandemPalette", "the switcher")
+        await pilot.press("1")  # unsaved conversations have no title: found by number
+
+        def listed_first() -> bool:
+            options = app.screen.query_one("CommandList")
+            return options.option_count == 1 and "1 ○ new conversation" in str(options.get_option_at_index(0).prompt)
+
+        await wait_for(pilot, listed_first, "conversation 1 alone, found by its number")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session is first and "One." in shown_text(app), "conversation 1 shown")
+        assert "Two." not in shown_text(app)
