@@ -294,6 +294,9 @@ def baseline_env(tree: Path, env: dict[str, str], links: Path) -> dict[str, str]
 
 def ask_argv(url: str, *, as_json: bool, save: bool = False) -> list[str]:
     argv = [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", url] + ([] if save else ["--no-save"]) + ["--approve", "all"]
+    # 400,000 events of the mix are ~50 MB of answer: past the default response_bytes budget
+    # (32 MiB), which would stop the turn. The budget's checks cost the same whatever its size.
+    argv += ["--budget", "response_bytes=1000000000"]
     return argv + (["--json"] if as_json else []) + ["go"]
 
 
