@@ -211,7 +211,7 @@ def ask_written(url: str, blocks: int, rounds: int, compare: Path | None = None)
     """`--writer ask`: the thread is written by `tandem ask` (this tree's), then resumed in the app.
 
     Interleaved rounds, the order rotating, each resume until its last block is painted (wall,
-    CPU) and until its status says idle (ready), with its VmRSS then:
+    CPU) and until its status says idle (ready: wall, CPU), with its VmRSS 1.5 s later:
     - "ask-written": a copy of the store as `ask` left it (its stored tail, if it keeps one);
     - "closed by the app": the store as the last such resume left it when it quit idle (the
       stored tail with the screen's lines);
@@ -231,7 +231,7 @@ def ask_written(url: str, blocks: int, rounds: int, compare: Path | None = None)
         if compare is not None:
             _without_tail(pristine, theirs)
             kinds += [("compare, ask-written", pristine, compare), ("compare, closed by the app", theirs, compare)]
-        runs: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name, _, _ in kinds}
+        runs: dict[str, list[tuple[float, float, float, float, float]]] = {name: [] for name, _, _ in kinds}
         for index in range(rounds + 1):  # the first round warms up (and leaves the closed stores)
             for name, store, tandem in kinds[index % len(kinds):] + kinds[: index % len(kinds)]:
                 where = store
@@ -244,13 +244,16 @@ def ask_written(url: str, blocks: int, rounds: int, compare: Path | None = None)
                     seen = app.wait_for(last_marker(blocks).encode(), 0, 300)
                     cpu = app.cpu_seconds()
                     ready = app.wait_for(b"idle", 0, 300)
+                    ready_cpu = app.cpu_seconds()
+                    app.settle()  # what the app does once idle (its collector settles)
                     rss = app.rss_mb()
                     if index:
-                        runs[name].append((seen - app.started, cpu, ready - app.started, rss))
+                        runs[name].append((seen - app.started, cpu, ready - app.started, rss, ready_cpu))
                 finally:
                     app.close(120)
         return {name: {"wall": statistics.median(r[0] for r in values), "cpu": statistics.median(r[1] for r in values),
-                       "ready": statistics.median(r[2] for r in values), "rss": statistics.median(r[3] for r in values)}
+                       "ready": statistics.median(r[2] for r in values), "rss": statistics.median(r[3] for r in values),
+                       "ready cpu": statistics.median(r[4] for r in values)}
                 for name, values in runs.items()}
 
 
@@ -361,7 +364,8 @@ def main() -> None:
                   f"ready ≤ 1 s, ≤ 150 MB):")
             for which, f in ask_written(server.url, args.blocks, args.rounds, args.compare).items():
                 print(f"  {which:28} last message painted {f['wall']:.3f} s wall, {f['cpu']:.3f} s CPU; "
-                      f"ready (idle) at {f['ready']:.3f} s; VmRSS then {f['rss']:.0f} MB")
+                      f"ready (idle) at {f['ready']:.3f} s wall, {f['ready cpu']:.3f} s CPU; VmRSS 1.5 s later "
+                      f"{f['rss']:.0f} MB")
             return
         if args.only in (None, "live"):
             f = live_and_resume(server.url, args.blocks, args.rounds, args.compare)
