@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from tandem.core.content import (
     Content,
@@ -15,7 +16,7 @@ from tandem.core.messages import ChatMessage, ChatUpdate, Role
 from tandem.core.tool_arguments import parse_arguments
 from tandem.core.unvalidated import part as _part
 
-__all__ = ["HistoryFolder", "messages_from_updates"]
+__all__ = ["HistoryFolder", "TextUpdate", "messages_from_updates"]
 
 
 # Only conversation content goes back to the model; state, activity, errors and protocol
@@ -23,7 +24,7 @@ __all__ = ["HistoryFolder", "messages_from_updates"]
 _HISTORY_KINDS = {"text", "reasoning", "tool_call", "tool_result"}
 
 
-def messages_from_updates(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
+def messages_from_updates(updates: Sequence[ChatUpdate | TextUpdate]) -> list[ChatMessage]:
     """Fold a segment's updates into complete messages.
 
     Consecutive updates with the same role and message id form one message; text and reasoning
@@ -32,8 +33,34 @@ def messages_from_updates(updates: Sequence[ChatUpdate]) -> list[ChatMessage]:
     """
     folder = HistoryFolder()
     for update in updates:
-        folder.add(update)
+        if update.__class__ is TextUpdate:
+            folder.add_text(*update)  # type: ignore[misc]
+        else:
+            folder.add(update)  # type: ignore[arg-type]
     return folder.messages()
+
+
+class TextUpdate(NamedTuple):
+    """What the history needs of an update of one plain text part: its role, message id, author
+    and text (`HistoryFolder.add_text`).
+
+    A restore keeps a segment's updates until the history is next read (`UIAgent.defer_history`);
+    kept as parsed models they were 1.4 KB each (140 MB of a thread of 100,000 messages), as
+    these about 100 bytes beside the text, which the block holds too.
+    """
+
+    role: Role
+    message_id: str | None
+    author: str | None
+    text: str
+
+    @classmethod
+    def of(cls, update: ChatUpdate) -> ChatUpdate | TextUpdate:
+        """`update` as the history keeps it: a `TextUpdate` when it is one plain text part, else itself."""
+        contents = update.contents
+        if len(contents) == 1 and contents[0].__class__ is TextContent:
+            return cls(update.role, update.message_id, update.author, contents[0].text)  # type: ignore[attr-defined]
+        return update
 
 
 class HistoryFolder:
@@ -75,6 +102,15 @@ class HistoryFolder:
             if current is None or current.role != role or not current.accepts(update.message_id):
                 current = self._start(_MessageBuilder(role, update.message_id, update.author))
             current.add(part)
+
+    def add_text(self, role: Role, message_id: str | None, author: str | None, text: str) -> None:
+        """`add` of an update of one plain text part (`TextContent(text=text)`) from `role`,
+        without the update: what a restore keeps of most updates (see `TextUpdate`)."""
+        current = self._current
+        role = role if role != "tool" else "assistant"
+        if current is None or current.role != role or not current.accepts(message_id):
+            current = self._start(_MessageBuilder(role, message_id, author))
+        current.add_text(text)
 
     def mark(self) -> int:
         """Where the messages folded from now on begin, for `messages_since` (the message being
@@ -127,6 +163,14 @@ class _MessageBuilder:
             return False
         self._run.append(part.text)  # type: ignore[attr-defined]
         return True
+
+    def add_text(self, text: str) -> None:
+        """`add(TextContent(text=text))`, without the part."""
+        if self._run_kind is TextContent:
+            self._run.append(text)
+            return
+        self._flush_run()
+        self._run_kind, self._run = TextContent, [text]
 
     def add(self, part: Content) -> None:
         # Runs of text (or of plain reasoning) are joined once, in build(): joining delta by

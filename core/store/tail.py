@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tandem.core.blocks.base import Block
     from tandem.core.blocks.text import TextBlock
+    from tandem.core.context import AgentContext
 
-__all__ = ["TAIL_VERSION", "StoredTail", "read_tail", "tail_of", "write_tail"]
+__all__ = ["TAIL_VERSION", "StoredTail", "keep_tail", "read_tail", "tail_of", "write_tail"]
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,28 @@ def tail_of(blocks: Sequence[Block]) -> list[dict[str, Any]]:
             break
     out.reverse()
     return out
+
+
+def keep_tail(context: AgentContext, lines: dict[str, Any] | None = None) -> bool:
+    """Keep the tail of `context`'s thread as a writer of its log leaves it (the app when it closes
+    a conversation, `tandem ask` after its turn): what is pending committed, then the end of the
+    blocks a conversation shows (all but debug blocks), with `lines` if the caller has them.
+    Returns whether a tail was written: not for a thread that is not in a store, is closed or
+    read-only, a conversation still streaming, or a commit that failed (the writer's own commit
+    reports that). Engine thread.
+    """
+    from tandem.core.handlers import DebugBlock
+    from tandem.core.store.thread import SqliteThread
+
+    thread = context.thread
+    if not isinstance(thread, SqliteThread) or thread.closed or thread.read_only or context.status.value == "streaming":
+        return False
+    try:
+        thread.commit()  # what is pending is what the tail shows the end of
+    except Exception:  # noqa: BLE001 - the writer's next commit retries and reports a failure
+        return False
+    shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
+    return thread.save_tail(tail_of(shown), len(shown), lines)
 
 
 def write_tail(connection: sqlite3.Connection, thread_id: str, last_seq: int, shown: int,

@@ -7,6 +7,7 @@ has its own data directory (the thread store) and config directory.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,50 @@ class TestContinuing:
         assert "Deleted `old.txt`." in result.text and result.tool("get_weather")["arguments"] == {"location": "Rome"}
         with store_of(env) as store:
             assert store.info(thread).turns == 2
+
+
+class TestLastScreen:
+    """`ask` leaves its thread with the stored last screenful (`core.store.tail`), as the app does
+    when it closes one, so `tandem --resume` paints the end of a thread `ask` wrote at once too."""
+
+    def test_the_tail_is_kept_at_the_log_end_and_follows_each_turn(self, env: dict[str, str], history_server: HistoryServer) -> None:
+        from tandem.core.store.tail import read_tail
+
+        path = Path(env["XDG_DATA_HOME"]) / "tandem" / "threads.sqlite3"
+        thread = thread_of(ask(env, "--json", "--url", history_server.url, "first question"))
+        tail = read_tail(path, thread)
+        assert tail is not None  # taken at the log's last entry: a resume trusts it
+        assert [(s["role"], s["content"]["text"]) for s in tail.snapshots] == [
+            ("user", "first question"), ("assistant", "reply 1: heard first question")]
+        assert tail.lines is None  # no screen: the app builds the views of these blocks
+        thread_of(ask(env, "--json", "-c", "second question"))
+        tail = read_tail(path, thread)
+        assert tail is not None and tail.shown == 4
+        assert tail.snapshots[-1]["content"]["text"] == "reply 2: heard second question"
+        import asyncio
+
+        from tandem.core.blocks.text import TextBlock
+        from tandem.tui.cli import backend
+
+        async def replayed() -> list[tuple[str, str]]:
+            with store_of(env) as store:
+                context = await backend.open_context(history_server.url, {}, store=store, resume=thread)
+                blocks = [(block.id, block.text) for block in context.blocks if isinstance(block, TextBlock)]
+                await context.dispose()
+                return blocks
+
+        # The replayed blocks' ids and texts: the replayed views replace the stored ones one for one.
+        assert [(b.id, b.text) for b in tail.blocks()] == asyncio.run(replayed())[-len(tail.snapshots):]
+
+    def test_no_save_keeps_no_tail(self, env: dict[str, str], history_server: HistoryServer) -> None:
+        thread = thread_of(ask(env, "--json", "--url", history_server.url, "first question"))
+        path = Path(env["XDG_DATA_HOME"]) / "tandem" / "threads.sqlite3"
+        with sqlite3.connect(path) as connection:
+            connection.execute("DELETE FROM tails")
+        assert ask(env, "--json", "--no-save", "-c", "again").returncode == 0
+        from tandem.core.store.tail import read_tail
+
+        assert read_tail(path, thread) is None  # read, not written
 
 
 class TestMessageFromStdin:

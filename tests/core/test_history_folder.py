@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tandem.core.content import TextContent, ToolCallContent, ToolResultContent
-from tandem.core.history import HistoryFolder, messages_from_updates
+from tandem.core.history import HistoryFolder, TextUpdate, messages_from_updates
 from tandem.core.messages import ChatMessage, ChatUpdate
 
 
@@ -43,3 +43,27 @@ def test_tool_calls_results_and_text_fold_as_before() -> None:
     assert isinstance(call, ToolCallContent) and call.name == "search" and call.arguments == {"q": "x"}
     assert [type(part) for part in messages[1].contents] == [ToolResultContent]
     assert messages[3].text == "Found two."
+
+
+def test_text_updates_fold_as_the_updates_they_stand_for() -> None:
+    # What a restore keeps of a segment until the history is read: most updates as `TextUpdate`.
+    updates = [
+        text("m0", "Question?", role="user"),
+        text("m1", "Let me "),
+        text("m1", "look."),
+        ChatUpdate(role="assistant", message_id="m1", contents=[ToolCallContent(call_id="c1", name="search")]),
+        ChatUpdate(role="assistant", message_id="m1", contents=[ToolCallContent(call_id="c1", arguments_delta='{"q": 1}')]),
+        text("m1", "And more."),
+        ChatUpdate(role="tool", contents=[ToolResultContent(call_id="c1", result={"hits": 2})]),
+        text("m2", "Found "),
+        ChatUpdate(role="assistant", message_id="m2", author="bob", contents=[TextContent(text="two.")]),
+        ChatUpdate(role="assistant", message_id=None, contents=[TextContent(text="No id.")]),
+        ChatUpdate(role="tool", message_id="m3", contents=[TextContent(text="A tool's words.")]),
+        ChatUpdate(role="assistant", message_id="m4", contents=[TextContent(text="a"), TextContent(text="b")]),
+    ]
+    kept = [TextUpdate.of(update) for update in updates]
+    assert sum(type(k) is TextUpdate for k in kept) == 8  # the one-text-part updates only
+    assert kept[8] == TextUpdate("assistant", "m2", "bob", "two.")
+    assert messages_from_updates(kept) == messages_from_updates(updates)
+    assert [m.text for m in messages_from_updates(kept)] == [
+        "Question?", "Let me look.And more.", "", "Found two.No id.", "A tool's words.", "ab"]

@@ -294,6 +294,9 @@ def baseline_env(tree: Path, env: dict[str, str], links: Path) -> dict[str, str]
 
 def ask_argv(url: str, *, as_json: bool, save: bool = False) -> list[str]:
     argv = [sys.executable, "-m", "tandem.tui.cli", "ask", "--url", url] + ([] if save else ["--no-save"]) + ["--approve", "all"]
+    # 400,000 events of the mix are ~50 MB of answer: past the default response_bytes budget
+    # (32 MiB), which would stop the turn. The budget's checks cost the same whatever its size.
+    argv += ["--budget", "response_bytes=1000000000"]
     return argv + (["--json"] if as_json else []) + ["go"]
 
 
@@ -379,22 +382,35 @@ def compare(url: str, env: dict[str, str], pairs: int, count: int, *, app: bool 
                   f"[{', '.join(f'{r:.2f}' for r in ratios)}] (target ≤ 1.5x)")
 
 
-def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict[str, str] | None) -> None:
-    """Floor / ask --json / ask (and the baseline's) at each size, interleaved; see `--growth`."""
+def growth(urls: dict[int, str], env: dict[str, str], pairs: int, base_env: dict[str, str] | None,
+           save: bool = False) -> None:
+    """Floor / ask --json / ask (and the baseline's) at each size, interleaved; see `--growth`.
+    With `save`, ask saves its turn, each run into a fresh store (as `compare` does)."""
     sides: dict[str, tuple[list[str], dict[str, str]]] = {}
     for size, url in urls.items():
         sides[f"floor {size}"] = ([sys.executable, "-m", "tests.perf.bench_client_path", "--floor", url], env)
         for as_json in (True, False):
             label = "ask --json" if as_json else "ask"
-            sides[f"{label} {size}"] = (ask_argv(url, as_json=as_json), env)
+            sides[f"{label} {size}"] = (ask_argv(url, as_json=as_json, save=save), env)
             if base_env is not None:
-                sides[f"{label} (base) {size}"] = (ask_argv(url, as_json=as_json), base_env)
+                sides[f"{label} (base) {size}"] = (ask_argv(url, as_json=as_json, save=save), base_env)
+
+    def run(argv: list[str], side_env: dict[str, str]) -> float:
+        if not save or argv[2] != "tandem.tui.cli":
+            return cpu_of(argv, side_env)[0]
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as home:
+            return cpu_of(argv, dict(side_env, **{name: home for name in HOME_VARIABLES}))[0]
+
+    if save:
+        print("ask saves the turn in a thread store (fresh per run)")
     for argv, side_env in sides.values():  # warm-up, and a check that each side runs
-        cpu_of(argv, side_env)
+        run(argv, side_env)
     times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(pairs):
         for name, (argv, side_env) in sides.items():
-            times[name].append(cpu_of(argv, side_env)[0])
+            times[name].append(run(argv, side_env))
     small, large = sorted(urls)
     print(f"{pairs} rounds of {', '.join(sides)}; CPU s (user+sys) per run, medians [per round]")
     labels = ["ask --json", "ask"] + (["ask --json (base)", "ask (base)"] if base_env is not None else [])
@@ -575,7 +591,7 @@ def main() -> None:
             bodies = {size: encode(build_events(size, item_size=item_size))[0] for size in (args.events, 4 * args.events)}
             base_env = None if args.baseline is None else baseline_env(args.baseline, env, Path(home) / "baseline")
             with Firehose(bodies[args.events]) as small, Firehose(bodies[4 * args.events]) as large:
-                growth({args.events: small.url, 4 * args.events: large.url}, env, args.pairs, base_env)
+                growth({args.events: small.url, 4 * args.events: large.url}, env, args.pairs, base_env, save=args.save)
             return
         body, count = encode(build_events(args.events, item_size=1_000 if args.state_mb else 40))
         print(f"stream: {count:,} events, {len(body) / 1e6:.1f} MB of SSE" + (" (state grows to ~1 MB)" if args.state_mb else ""))

@@ -37,6 +37,7 @@ import os
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -206,6 +207,61 @@ def live_and_resume(url: str, blocks: int, rounds: int, compare: Path | None = N
     return figures
 
 
+def ask_written(url: str, blocks: int, rounds: int, compare: Path | None = None) -> dict[str, dict[str, float]]:
+    """`--writer ask`: the thread is written by `tandem ask` (this tree's), then resumed in the app.
+
+    Interleaved rounds, the order rotating, each resume until its last block is painted (wall,
+    CPU) and until its status says idle (ready: wall, CPU), with its VmRSS 1.5 s later:
+    - "ask-written": a copy of the store as `ask` left it (its stored tail, if it keeps one);
+    - "closed by the app": the store as the last such resume left it when it quit idle (the
+      stored tail with the screen's lines);
+    - with `--compare`, the other `tandem` on copies of the same store with every tail removed
+      (what an `ask` that keeps none leaves; its "closed" store is its own after its resume).
+    """
+    with tempfile.TemporaryDirectory() as data:
+        pristine, ours, theirs = data + "/ask", data + "/ours", data + "/theirs"
+        env = {key: value for key, value in os.environ.items() if key != "COLORTERM"}
+        env.update({"XDG_DATA_HOME": pristine, "XDG_CONFIG_HOME": pristine})
+        began = time.monotonic()
+        subprocess.run([str(TANDEM), "ask", "--url", url, "--budget", "response_bytes=1000000000",
+                        f"blocks {blocks}"], env=env, check=True, stdout=subprocess.DEVNULL)
+        print(f"  `tandem ask` wrote a thread of {blocks:,} messages in {time.monotonic() - began:.1f} s")
+        shutil.copytree(pristine, ours)
+        kinds: list[tuple[str, str, Path]] = [("ask-written", pristine, TANDEM), ("closed by the app", ours, TANDEM)]
+        if compare is not None:
+            _without_tail(pristine, theirs)
+            kinds += [("compare, ask-written", pristine, compare), ("compare, closed by the app", theirs, compare)]
+        runs: dict[str, list[tuple[float, float, float, float, float]]] = {name: [] for name, _, _ in kinds}
+        for index in range(rounds + 1):  # the first round warms up (and leaves the closed stores)
+            for name, store, tandem in kinds[index % len(kinds):] + kinds[: index % len(kinds)]:
+                where = store
+                if store == pristine:
+                    where = data + "/copy"
+                    (_without_tail if tandem != TANDEM else _copy)(pristine, where)
+                pycache = data + "/pycache" if tandem != TANDEM else None
+                app = PtyTandem(["--url", url, "--resume"], where, tandem=tandem, pycache=pycache)
+                try:
+                    seen = app.wait_for(last_marker(blocks).encode(), 0, 300)
+                    cpu = app.cpu_seconds()
+                    ready = app.wait_for(b"idle", 0, 300)
+                    ready_cpu = app.cpu_seconds()
+                    app.settle()  # what the app does once idle (its collector settles)
+                    rss = app.rss_mb()
+                    if index:
+                        runs[name].append((seen - app.started, cpu, ready - app.started, rss, ready_cpu))
+                finally:
+                    app.close(120)
+        return {name: {"wall": statistics.median(r[0] for r in values), "cpu": statistics.median(r[1] for r in values),
+                       "ready": statistics.median(r[2] for r in values), "rss": statistics.median(r[3] for r in values),
+                       "ready cpu": statistics.median(r[4] for r in values)}
+                for name, values in runs.items()}
+
+
+def _copy(data: str, copy: str) -> None:
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(data, copy)
+
+
 def long_answer(url: str, tokens: int, rounds: int, compare: Path | None = None) -> dict[str, dict[str, float]]:
     """Rounds of a fresh app sent `long TOKENS`, interleaved with `compare`'s (the order rotating):
     the medians of VmRSS before and after the answer, the peak (VmHWM) and the turn's CPU."""
@@ -291,6 +347,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved (bare app, resume) rounds")
     parser.add_argument("--only", choices=("live", "long", "turns"), default=None)
+    parser.add_argument("--writer", choices=("app", "ask"), default="app",
+                        help="ask: the resumed thread of --blocks messages is written by `tandem ask` (no live app), "
+                             "then resumed as ask left it and as the app left it")
     parser.add_argument("--compare", type=Path, default=None, metavar="TANDEM",
                         help="another checkout's tandem command, resumed (or sent the long answer) in the same "
                              "interleaved rounds")
@@ -299,6 +358,15 @@ def main() -> None:
     print(f"tandem in a 120×40 pty against a local AG-UI server; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} (other processes share them: times are noisy)")
     with serve_blocks() as server:
+        if args.writer == "ask":
+            print(f"a thread of {args.blocks:,} messages written by `tandem ask`, resumed in the app (medians of "
+                  f"{args.rounds} interleaved rounds after one warm-up, 120×40 pty; targets: painted ≤ 0.5 s, "
+                  f"ready ≤ 1 s, ≤ 150 MB):")
+            for which, f in ask_written(server.url, args.blocks, args.rounds, args.compare).items():
+                print(f"  {which:28} last message painted {f['wall']:.3f} s wall, {f['cpu']:.3f} s CPU; "
+                      f"ready (idle) at {f['ready']:.3f} s wall, {f['ready cpu']:.3f} s CPU; VmRSS 1.5 s later "
+                      f"{f['rss']:.0f} MB")
+            return
         if args.only in (None, "live"):
             f = live_and_resume(server.url, args.blocks, args.rounds, args.compare)
             print(f"fresh app: {f['fresh']:.0f} MB")

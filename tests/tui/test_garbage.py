@@ -230,3 +230,21 @@ def test_a_settle_without_collecting_never_sweeps() -> None:
     pause.hold()
     pause.settle(collect=False)
     assert probe() is not None and pause.sweep_due
+
+
+def test_every_settle_gives_the_heap_back_a_restore_included(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Start-up's hold covers a restored thread, whose parsed log is garbage by then (freed by
+    # reference counting, no walk needed): its pages go back at the settle, not at an idle sweep.
+    from tandem.tui.terminal import garbage
+
+    trims: list[bool] = []
+    monkeypatch.setattr(garbage, "trim_heap", lambda: trims.append(True) or True)
+    collections = gc.get_stats()[2]["collections"]
+    pause = FullCollectionPause()
+    pause.hold()
+    assert pause.settle(collect=False) is True
+    assert trims == [True]
+    assert gc.get_stats()[2]["collections"] == collections  # no walk of the heap for it
+    pause.hold()
+    assert pause.settle(collect=True) is True
+    assert trims == [True, True]

@@ -253,3 +253,34 @@ async def test_a_thread_left_from_the_palette_keeps_its_lines(tmp_path: Path) ->
         await pilot.pause()
     document = _stored_document(saved.path)
     assert document["blocks"] and document.get("lines")
+
+
+async def test_a_thread_written_by_ask_shows_its_last_screenful_first(tmp_path: Path) -> None:
+    # `tandem ask` keeps the thread's tail as the app does when it closes one (without the lines:
+    # it has no screen), so the app resumes what ask wrote as fast as what it closed itself.
+    import io
+
+    from tandem.tui.cli.ask import EXIT_OK, ask_turn
+    from tandem.tui.cli.ask_threads import AskThread
+
+    path = tmp_path / "threads.sqlite3"
+    status = await ask_turn("/demo chat", url=None, headers={}, speed=0, policy="all", as_json=False,
+                            stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(),
+                            thread=AskThread(store_path=path))
+    assert status == EXIT_OK
+    tail = read_tail(path, "")
+    assert tail is not None and tail.lines is None
+    stored = [(block.id, block.text) for block in tail.blocks()]
+    assert stored[0][1] == "/demo chat" and len(stored) >= 2
+    gate = threading.Event()
+    app = _gated(SavedScript(path).app(resume=""), gate)
+    async with app.run_test(size=SIZE) as pilot:
+        await _preview_painted(pilot, app)
+        assert "restoring the thread" in _status_line(app)
+        assert _texts(app.conversation.preview_views) == [text for _id, text in stored][-len(app.conversation.preview_views):]
+        gate.set()
+        await started(pilot)
+        await wait_for(pilot, lambda: not app.conversation.preview_views and app.conversation.mounted_views,
+                       "the replayed blocks shown")
+        shown = [(b.id, b.text) for b in app.conversation.all_blocks if isinstance(getattr(b, "text", None), str)]
+        assert shown[-len(stored):] == stored  # the replayed blocks are the ones it stood for

@@ -232,6 +232,7 @@ async def ask_turn(
         decider.close()
         conflicts.close()
         printer.close()
+        thread.keep_tail(context)
         await context.dispose()
         thread.close(context)
     printer.thread_id = thread.thread_id

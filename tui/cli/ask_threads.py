@@ -117,6 +117,16 @@ class AskThread:
         self.thread_id = context.thread.thread_id
         return context
 
+    def keep_tail(self, context: AgentContext) -> bool:
+        """Keep the thread's last screenful (`core.store.tail`), as the app does when it closes a
+        conversation: a resume in the app paints it before it replays the log. Call before
+        `context.dispose()`; whether one was written (never with `--no-save`)."""
+        if self.store is None:
+            return False
+        from tandem.core.store.tail import keep_tail
+
+        return keep_tail(context)
+
     def close(self, context: AgentContext | None) -> None:
         """After `context.dispose()`: forget a new thread in which nothing was said; close the store."""
         if self.store is None:
