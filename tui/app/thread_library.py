@@ -205,21 +205,14 @@ class ThreadLibrary:
 
     def _keep_tail(self, context: AgentContext, painted: Painted | None) -> None:
         from tandem.core.handlers import DebugBlock
-        from tandem.core.store.tail import tail_of
-        from tandem.core.store.thread import SqliteThread
+        from tandem.core.store.tail import keep_tail
 
-        thread = context.thread
-        if not isinstance(thread, SqliteThread) or thread.closed or context.status.value == "streaming":
-            return
-        try:
-            thread.commit()  # what is pending is what the tail shows the end of
-        except Exception:  # noqa: BLE001 - dispose retries the commit and reports a failure
-            return
-        shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
         lines = None
-        if painted is not None and shown and painted[1:] == (len(shown), shown[-1].id):
-            lines = painted[0]  # the screen showed the end of these very blocks
-        thread.save_tail(tail_of(shown), len(shown), lines)
+        if painted is not None:
+            shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
+            if shown and painted[1:] == (len(shown), shown[-1].id):
+                lines = painted[0]  # the screen showed the end of these very blocks
+        keep_tail(context, lines)
 
     def close(self) -> None:
         """Close the store (idempotent)."""
