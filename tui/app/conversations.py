@@ -154,20 +154,27 @@ class Conversations:
         main = app.main
         if current is not None:
             await current.hide()
-        # What the conversation being left showed goes before the other's blocks arrive.
-        main.conversation.clear()
-        main.set_waiting(None)
-        main.composer.queued = 0
-        main.status = None
-        main.session = target
-        self.shown = target
-        self._need = None
-        await target.show()
-        if target.context is not None:
-            target.update_waiting()
-        if not main.composer.input.disabled:
-            main.composer.focus_input()
-        self.changed()
+        # No frame until the other conversation's blocks are laid out: painted meanwhile (the
+        # engine's round trips), the screen would flash the empty conversation's welcome and a
+        # "starting" status. The bridge's flush then holds the frame until its mounts settle.
+        main.hold_frames()
+        try:
+            # What the conversation being left showed goes before the other's blocks arrive.
+            main.conversation.clear()
+            main.set_waiting(None)
+            main.composer.queued = 0
+            main.status = None
+            main.session = target
+            self.shown = target
+            self._need = None
+            await target.show()
+            if target.context is not None:
+                target.update_waiting()
+            if not main.composer.input.disabled:
+                main.composer.focus_input()
+            self.changed()
+        finally:
+            main.release_frames()
 
     def step(self, delta: int) -> None:
         """Show the next (1) or previous (-1) conversation, round the list."""
