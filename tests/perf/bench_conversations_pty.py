@@ -13,8 +13,9 @@ The app runs in a 120×40 pty that answers the synchronized-output query (every 
    over the wall time from the shown stream's first token sent to its status line saying idle again,
    the stream's stretch (that wall time over the sending time) and key → painted p50/p99 in the
    shown conversation (a new character typed into its composer every ~150 ms while it streams,
-   timed until it is on the wire). Also: the CPU and frames of the three hidden streams alone
-   (conversation 1 shown and idle), what a stream off screen costs.
+   timed until it is on the wire), and the same keys with nothing streaming (the machine's own
+   noise). Also: the CPU and frames of the three hidden streams alone (conversation 1 shown and
+   idle), what a stream off screen costs.
 2. memory: ten threads of 1,000 blocks written into a temporary store, opened with `--resume` ×10;
    VmRSS once every conversation is restored and the process is idle, and again after each was shown
    once (F8 round the list); beside it, the same first thread opened alone.
@@ -173,6 +174,10 @@ def streams(rate: float, seconds: float) -> None:
             app.wait_for(b"idle", 0, 60)
             app.settle()
             rss_open = app.rss_mb()
+            # Key → painted with nothing streaming: what the machine's load alone costs a key.
+            quiet = [app.key_latency(character) for character in KEYS[:15]]
+            app.type("\x7f" * 15)
+            app.quiet(0.3)
             alone = shown_stream(app, shown_server, seconds, count)
             for number in (2, 3, 4):
                 before, mark = len(hidden_server.starts), app.size()
@@ -216,6 +221,8 @@ def streams(rate: float, seconds: float) -> None:
         print(f"  {label:34} CPU {r['cpu']:.2f} of a core (UI thread {r['ui']:.2f}), stretch ×{r['stretch']:.2f}, "
               f"{r['frames']:.0f} frames/s; key→painted p50 {r['key_p50'] * 1000:.0f} ms p99 {r['key_p99'] * 1000:.0f} ms "
               f"({r['keys']} keys)")
+    print(f"  {'nothing streaming (baseline)':34} key→painted p50 {percentile(quiet, 0.5) * 1000:.0f} ms "
+          f"p99 {percentile(quiet, 0.99) * 1000:.0f} ms ({len(quiet)} keys)")
     print(f"  ratios four/alone: CPU ×{four['cpu'] / alone['cpu']:.2f}, key p50 ×{four['key_p50'] / alone['key_p50']:.2f}, "
           f"p99 ×{four['key_p99'] / alone['key_p99']:.2f}")
     print(f"  the 3 hidden streams alone (conversation 1 shown, idle): CPU {hidden['cpu']:.2f} of a core "
