@@ -154,25 +154,32 @@ class Conversations:
         main = app.main
         if current is not None:
             await current.hide()
-        # What the conversation being left showed goes before the other's blocks arrive.
-        main.conversation.clear()
-        main.set_waiting(None)
-        main.composer.queued = 0
-        main.status = None
-        main.session = target
-        self.shown = target
-        self._need = None
-        if target.context is not None:  # one still starting says its welcome when it has started
-            from tandem.tui.app.welcome import demo_scenario_names, welcome_content
+        # No frame until the other conversation's blocks are laid out: painted meanwhile (the
+        # engine's round trips), the screen would flash the empty conversation's welcome and a
+        # "starting" status. The bridge's flush then holds the frame until its mounts settle.
+        main.hold_frames()
+        try:
+            # What the conversation being left showed goes before the other's blocks arrive.
+            main.conversation.clear()
+            main.set_waiting(None)
+            main.composer.queued = 0
+            main.status = None
+            main.session = target
+            self.shown = target
+            self._need = None
+            if target.context is not None:  # one still starting says its welcome when it has started
+                from tandem.tui.app.welcome import demo_scenario_names, welcome_content
 
-            main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()) if target.demo
-                                          else welcome_content(demo=False, endpoint=target.endpoint))
-        await target.show()
-        if target.context is not None:
-            target.update_waiting()
-        if not main.composer.input.disabled:
-            main.composer.focus_input()
-        self.changed()
+                main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names())
+                                              if target.demo else welcome_content(demo=False, endpoint=target.endpoint))
+            await target.show()
+            if target.context is not None:
+                target.update_waiting()
+            if not main.composer.input.disabled:
+                main.composer.focus_input()
+            self.changed()
+        finally:
+            main.release_frames()
 
     async def replace(self, old: Session, factory: ContextFactory, *, label: str, demo: bool,
                       endpoint: str | None, what: str) -> Session | None:

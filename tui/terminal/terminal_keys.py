@@ -4,7 +4,10 @@ Alt+Enter: most terminals send ESC then CR, which Textual 8.2.8's parser reissue
 Enter; `teach_textual_keys` names the pair `alt+enter`, which the composer takes as a new line
 (`tui.app.composer.NEWLINE_KEYS`). Esc then a key read at once: the parser makes them one
 `alt+<key>`; Tandem binds no Alt+character but Alt+1…9 (conversation N), so `esc_prefix_driver`
-gives any other such key back as Esc, then the character.
+gives any other such key back as Esc, then the character. Alt+1…9: terminals without the kitty
+protocol (xterm, GNOME Terminal, tmux, PuTTY) send ESC then the digit, which Textual's table maps to
+the characters macOS's Option key types under WezTerm (`ESC 2` → "™"): `teach_textual_keys` names
+them `alt+1`…`alt+9` instead, so they reach the app's bindings rather than the composer.
 """
 
 from __future__ import annotations
@@ -25,18 +28,30 @@ class ExtraKey(enum.Enum):
     """Key names for sequences Textual does not map (its table holds members with a `.value`)."""
 
     ALT_ENTER = "alt+enter"
+    ALT_1 = "alt+1"
+    ALT_2 = "alt+2"
+    ALT_3 = "alt+3"
+    ALT_4 = "alt+4"
+    ALT_5 = "alt+5"
+    ALT_6 = "alt+6"
+    ALT_7 = "alt+7"
+    ALT_8 = "alt+8"
+    ALT_9 = "alt+9"
 
 
 def teach_textual_keys() -> None:
     """Add Tandem's sequences to Textual's table of key sequences (idempotent, before the app runs).
 
     The table is private to Textual (`textual._ansi_sequences`); a sequence it already names is
-    left alone, so a Textual that learns Alt+Enter itself keeps its own mapping.
+    left alone, so a Textual that learns Alt+Enter itself keeps its own mapping. ESC + a digit is
+    the exception: Textual maps it to a character (see the module's docstring), replaced here.
     """
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 
     table = cast(dict[str, Any], ANSI_SEQUENCES_KEYS)
     table.setdefault(ALT_ENTER, (ExtraKey.ALT_ENTER,))
+    for digit in range(1, 10):
+        table[f"\x1b{digit}"] = (ExtraKey(f"alt+{digit}"),)
 
 
 def esc_prefix_driver(driver_class: type[Any]) -> type[Any]:
