@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from tandem.tui.app.session import Session
 from tandem.tui.app.session_view import SessionView
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from tandem.tui.app.app import TandemApp
     from tandem.tui.app.thread_library import ThreadLibrary
 
@@ -172,6 +175,12 @@ class Conversations:
 
                 main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names())
                                               if target.demo else welcome_content(demo=False, endpoint=target.endpoint))
+            if await target.stand_in():
+                # Its last screen at once, in one cheap frame; its views are built beneath.
+                main.release_frames()
+                await _refreshed(main)
+                main.hold_frames()
+                app.run_worker(main.lines.drop(), group="conversation-lines", exit_on_error=False)
             await target.show()
             if target.context is not None:
                 target.update_waiting()
@@ -320,3 +329,12 @@ async def _close(threads: ThreadLibrary, opened: list[str], shown: str | None) -
         threads.remember_open(opened, shown)
     finally:
         threads.close()
+
+
+async def _refreshed(screen: Widget) -> None:
+    """Wait until `screen` was refreshed once (its frame painted)."""
+    painted = asyncio.Event()
+    screen.call_after_refresh(painted.set)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(1.0):  # a frame that does not come (a closing app) ends the wait
+            await painted.wait()

@@ -271,9 +271,10 @@ class Session:
         return self.context if self.ready.is_set() else None
 
     async def keep_painted_lines(self) -> None:
-        """Keep what the screen shows of the conversation being left (a quit, a thread switch),
-        painted first by the next resume of its thread (`tui.app.stored_lines`)."""
-        if self.threads is None or not self._host.painting():
+        """Keep what the screen shows of the conversation being left (a quit, a switch), painted
+        first when it is shown again (`stand_in`) and by the next resume of its thread
+        (`tui.app.stored_lines`)."""
+        if not self._host.painting():
             return
         try:
             self.painted = await self._host.main.lines.settled()
@@ -334,7 +335,7 @@ class Session:
         main = self._host.main
         self.backstage.draft = main.composer.input.text
         if self.context is not None:
-            await self.keep_painted_lines()  # as at a quit: the thread, resumed later, starts painted
+            await self.keep_painted_lines()  # as at a quit: shown again or resumed, it starts painted
         self.shown = False
         self.approvals.clear()
         context = self.context
@@ -369,6 +370,21 @@ class Session:
 
             await self.bridge.run_on_engine(loud)
             self.bridge.flush()  # the blocks now, in this frame, rather than after a wake-up's round trip
+
+    async def stand_in(self) -> bool:
+        """Show the lines the screen showed when this conversation was left (`keep_painted_lines`)
+        over the conversation, if its blocks are still those (nothing came while it was hidden):
+        one cheap frame before its views are built. Returns whether they stand in (until
+        `main.lines.drop`)."""
+        from tandem.core.handlers import DebugBlock
+
+        painted, context = self.painted, self.context
+        if painted is None or context is None:
+            return False
+        shown = [block for block in list(context.blocks) if not isinstance(block, DebugBlock)]
+        if not shown or painted[1:] != (len(shown), shown[-1].id):
+            return False
+        return await self._host.main.lines.stand_in(painted[0])
 
     def refresh_title(self, context: AgentContext) -> None:
         """Read the thread's title from the store and show it (a worker)."""

@@ -64,6 +64,21 @@ class ResumedLines:
         self.widget = StoredLines(*found, screen_size=screen.app.size, id="stored-lines")
         return self.widget
 
+    async def stand_in(self, lines: dict[str, object]) -> bool:
+        """Show `lines` over the conversation now, as the first frame of a resume does (a
+        conversation shown again, its views built beneath), until `drop`. Returns whether they fit
+        this terminal and were shown."""
+        from tandem.tui.app.stored_lines import StoredLines, paintable
+
+        screen = self._screen
+        found = paintable(lines, screen.app) if self.widget is None else None
+        if found is None:
+            return False
+        self._source = lines
+        self.widget = StoredLines(*found, screen_size=screen.app.size, id="stored-lines")
+        await screen.mount(self.widget)
+        return True
+
     async def drop(self, *, when_painted: bool = True) -> None:
         """Remove the stored lines (after the conversation beneath drew its replayed blocks,
         unless `when_painted` is False: a restore that failed, a terminal resized)."""
