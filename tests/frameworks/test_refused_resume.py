@@ -28,6 +28,7 @@ def test_a_refused_resume_is_told_and_the_next_message_cancels_the_interrupt(tmp
         first = ask("--url", server.url, "--approve", "all", "Delete /tmp/demo.txt", env=env)
         assert first.returncode == 1
         assert "Resume payload is invalid" in first.stderr  # the person is told
+        assert "refused the answer to the approval of delete_file" in first.stderr
         interrupt_id = server.requests[1]["resume"][0]["interruptId"]
         after = ask("-c", "--url", server.url, "--approve", "all", "Say hello", env=env)
     assert after.returncode == 0, after.stderr
