@@ -8,6 +8,7 @@ more is sent; the next message cancels the interrupt); a restore brings the reop
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -16,7 +17,9 @@ from tandem.core import AgentContext, ApprovalBlock, InMemoryThread, Status, Tur
 from tandem.core.agui import AGUIChatClient
 from tandem.core.blocks import Approve, Cancel, Reject, TextBlock, apply_decision
 from tests.helpers.refusing_server import LOCKED, RefusingServer, serve_refusing
-from tests.helpers.scripted import reach
+from tandem.core.errors import AgentRunError
+from tandem.core.scripted import ScriptedChatClient
+from tests.helpers.scripted import Clock, approval, make_agent, reach, text
 
 
 @pytest.fixture
@@ -102,3 +105,18 @@ async def test_a_restored_thread_brings_the_refused_approval_back_to_decide(serv
     assert turn.status is TurnStatus.COMPLETED and _said(again)[-1] == "Deleted /tmp/demo.txt."
     assert server.requests[-1]["resume"][0]["payload"] == {"approved": True}
     await again.dispose()
+
+
+async def test_a_run_that_failed_after_the_agent_spoke_is_an_ordinary_error() -> None:
+    """The answer got through (the agent said something): nothing reopens, the error is retryable."""
+    client = ScriptedChatClient([[approval("r1", call_id="c1")], [text("Deleting now", message_id="m2"), AgentRunError("disk full")]])
+    context = AgentContext(make_agent(client, clock=Clock()))
+    await context.send("Delete it")
+    await reach(context, Status.AWAITING_INPUT)
+    block = _approval(context)
+    await apply_decision(block, Approve())
+    async with asyncio.timeout(20):  # a hang guard: a reopened approval would leave the turn waiting
+        await context.turns[-1].wait()
+    assert context.status is Status.ERROR
+    assert block.decision is not None and block.decision.outcome == "approved" and block.refused is None
+    assert context.turns[-1].status is TurnStatus.ERROR
