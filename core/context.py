@@ -26,6 +26,7 @@ from tandem.core.log_entries import (
 )
 from tandem.core.messages import ChatMessage, as_messages
 from tandem.core.notify import Notifier, Subscription
+from tandem.core.refusals import dropped, reopen_refused
 from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
@@ -121,9 +122,7 @@ class AgentContext:
             ConversationBusy: a turn is streaming or awaiting input; use `queue()` instead.
         """
         if self.busy:
-            raise ConversationBusy(
-                "the agent is still answering; wait for it, cancel it, or queue the message as a follow-up"
-            )
+            raise ConversationBusy("the agent is still answering; wait for it, cancel it, or queue the message as a follow-up")
         await self.send_or_queue(message)
         return self.turns[-1]
 
@@ -153,11 +152,8 @@ class AgentContext:
         return 0
 
     def queue(self, message: str | ChatMessage | Sequence[ChatMessage]) -> None:
-        """Queue a follow-up; it starts the next turn when the current one completes.
-
-        Logged and committed at once (a human write), so a crash before the follow-up is sent
-        keeps it: a restore brings it back queued.
-        """
+        """Queue a follow-up; it starts the next turn when the current one completes. Logged and
+        committed at once (a human write): a crash before it is sent keeps it, restored queued."""
         messages = as_messages(message)
         self.queued.extend(messages)
         self.log_writer.queued(messages, self.turns[-1].id if self.turns else "")
@@ -189,9 +185,7 @@ class AgentContext:
 
     async def cancel(self) -> None:
         """Stop the running turn: close the stream, cancel pending decisions, roll back proposals.
-
-        The partial answer stays, marked stopped; the status returns to idle.
-        """
+        The partial answer stays, marked stopped; the status returns to idle."""
         task = self._task
         if task is None or task.done():
             return
@@ -220,12 +214,10 @@ class AgentContext:
 
     async def dispose(self) -> None:
         """Stop what runs, roll back unresolved proposals, close the client and the thread.
-
         Unlike `cancel()`, nothing is logged: the app is closing, not the human deciding. A turn
         waiting for a decision stays waiting in the log (durable suspension: `restore()` brings
         it back answerable); a segment cut mid-stream restores as a retryable error, after the
-        part of the answer that had arrived (the person read it: quitting must not unsay it).
-        """
+        part of the answer that had arrived (the person read it: quitting must not unsay it)."""
         self._disposing = True
         await self.cancel()
         try:
@@ -254,6 +246,7 @@ class AgentContext:
         return SegmentEnded(turn_id=turn.id, index=index, outcome=outcome, error=error, block_times=times)  # type: ignore[arg-type]
 
     async def _run(self, turn: Turn, continuation: list[ChatMessage], *, retry: bool = False) -> None:
+        ended = TurnStatus.COMPLETED
         try:
             while True:
                 if turn.segments >= self.max_segments:
@@ -277,8 +270,14 @@ class AgentContext:
                 except asyncio.CancelledError:
                     raise
                 except TandemError as exc:
-                    self._fail(turn, index, str(exc))
-                    return
+                    if not (reopened := self._reopen_refused(turn, index, exc, continuation)):
+                        self._fail(turn, index, str(exc))
+                        return
+                    continuation = await self._await_decisions(reopened)
+                    if dropped(reopened):  # nothing more is sent; the next message cancels the interrupts
+                        ended = TurnStatus.CANCELLED
+                        break
+                    continue
                 except Exception as exc:  # a chat client bug must not crash the caller either
                     log.exception("chat client failed")
                     self._fail(turn, index, f"unexpected {type(exc).__name__}: {exc}")
@@ -290,7 +289,7 @@ class AgentContext:
                 if not interactive:
                     break
                 continuation = await self._await_decisions(interactive)
-            self._end_turn(turn, TurnStatus.COMPLETED)
+            self._end_turn(turn, ended)
         except asyncio.CancelledError:
             if not self._disposing:
                 self._cancelled(turn)
@@ -342,6 +341,14 @@ class AgentContext:
         self._set_status(Status.STREAMING)
         # Every built-in interactive block answers; a block with nothing to say returns None.
         return [message for b in interactive if (message := b.continuation()) is not None]
+
+    def _reopen_refused(self, turn: Turn, index: int, error: TandemError, continuation: list[ChatMessage]) -> list[InteractiveBlock]:
+        """Open again the blocks whose answers the agent refused (`core.refusals`), logged so a restore does too."""
+        if blocks := reopen_refused(error, continuation, turn.id, self.agent.pipeline):
+            entry = self._segment_ended(turn, index, "error", str(error))
+            self.thread.append(entry.model_copy(update={"reopened": [block.id for block in blocks]}))
+            self.log_writer.commit()
+        return blocks
 
     def _fail(self, turn: Turn, index: int, message: str) -> None:
         pipeline = self.agent.pipeline

@@ -112,6 +112,9 @@ class SegmentEnded(BaseModel):
     block_times: dict[str, float] = Field(default_factory=dict)
     """When each block the segment emitted appeared (block id → epoch seconds): what a message's
     header shows, restored as it was shown live. Empty in logs written before it existed."""
+    reopened: list[str] = Field(default_factory=list)
+    """Interactive blocks opened again because the agent refused the answers this segment carried
+    (`core.refusals`): the turn waits for them instead of failing."""
 
 
 class HumanWriteLogged(BaseModel):

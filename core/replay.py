@@ -13,6 +13,7 @@ from tandem.core.blocks.text import mark_stopped_answers
 from tandem.core.context import AgentContext
 from tandem.core.errors import PatchError
 from tandem.core.history import TextUpdate, messages_from_updates
+from tandem.core.refusals import dropped
 from tandem.core.log_entries import (
     HumanWrite,
     HumanWriteLogged,
@@ -88,6 +89,7 @@ class _Replayer:
         """The open segment's updates as its history is folded from them (most as `TextUpdate`)."""
         self.open_segment: SegmentStarted | None = None
         self.last_interactive: list[InteractiveBlock] = []
+        self.refused: list[InteractiveBlock] = []  # blocks reopened by the last refused segment
         self.turn_times: dict[str, float] = {}
 
     def apply(self, entry: LogEntry) -> None:
@@ -144,6 +146,13 @@ class _Replayer:
             self.last_interactive = self.pipeline.end_segment()
             updates = self.updates
             self.agent.defer_history(lambda: messages_from_updates(updates))
+        elif entry.outcome == "error" and entry.reopened:
+            # The agent refused the answers the segment carried: their blocks wait again (`core.refusals`).
+            self.pipeline.end_segment()
+            blocks = [b for i in entry.reopened if isinstance(b := self.pipeline.by_id.get(i), InteractiveBlock)]
+            for block in blocks:
+                block.reopen(entry.error or "the agent refused the answer")
+            self.last_interactive, self.refused = blocks, blocks
         elif entry.outcome == "error":
             self.pipeline.end_segment()
             self._error_block(turn, entry.index, entry.error or "the segment failed")
@@ -266,4 +275,7 @@ class _Replayer:
             if not context._disposing:
                 context._cancelled(turn)
             raise
+        if self.refused and interactive == self.refused and dropped(interactive):
+            context._end_turn(turn, TurnStatus.CANCELLED)  # dropped after a refusal: nothing more is sent
+            return
         await context._run(turn, continuation)

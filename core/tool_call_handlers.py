@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tandem.core.blocks.approval import ApprovalBlock
 from tandem.core.blocks.base import Block
+from tandem.core.blocks.interrupt import InterruptBlock
 from tandem.core.blocks.tool_call import ToolCallBlock
 from tandem.core.blocks.ui_action import UIActionBlock, UIActionFunction
 from tandem.core.content import ToolCallContent, ToolResultContent
@@ -146,7 +148,7 @@ class ToolCallHandler:
             if isinstance(earlier, ToolCallBlock):
                 earlier.set_result(part.result, part.error)
                 return Update(earlier)
-            return PASS
+            return self._asked_result(context, part)
         if not isinstance(part, ToolCallContent):
             return PASS
         earlier = context.pipeline.newest(f"tool/{part.call_id}")
@@ -166,3 +168,19 @@ class ToolCallHandler:
         new.hidden = part.internal
         _stream_arguments(new, part)
         return Emit(new)
+
+    def _asked_result(self, context: UpdateContext, part: ToolResultContent) -> Transition:
+        """The result of a call no card shows but an approval or a question asked about (Mastra's
+        bridge never streams a suspended call): a finished card named as the request named it."""
+        asker = next((b for b in reversed(context.pipeline.interactive_blocks)
+                      if isinstance(b, (ApprovalBlock, InterruptBlock)) and b.call_id == part.call_id), None)
+        if asker is None:
+            return PASS
+        name = asker.tool_name if isinstance(asker, ApprovalBlock) else asker.reason
+        card = self.registry.block_class(name)(
+            context.block_id(f"tool/{part.call_id}"), call_id=part.call_id, name=name, role="assistant",
+            author=context.update.author, message_id=context.update.message_id,
+        )
+        card.finish_arguments(dict(asker.arguments) if isinstance(asker, ApprovalBlock) else {})
+        card.set_result(part.result, part.error)
+        return Emit(card)

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from tandem.core.blocks.approval import ApprovalBlock
+from tandem.core.blocks.decisions import Cancel
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.sanitize import agent_line, agent_text, pretty_json, revealed_text
 
@@ -31,7 +32,10 @@ class ApprovalView(BlockView):
     Shows the tool name, the agent's message and either "waiting for your decision" with a
     "Review…" button (which posts `ApprovalView.ReviewRequested`; the app opens the
     `ApprovalModal`) or the decision with who and when (and the reason, or "with edited
-    arguments"). State classes: `-pending`, `-approved`, `-rejected`, `-cancelled`, `-expired`.
+    arguments"). An approval whose answer the agent refused (open again, `block.refused`) says
+    why and offers "Decide again…" (the modal) and "Drop" (a `Cancel` decision, posted as
+    `BlockView.DecisionRequested`). State classes: `-pending`, `-refused`, `-approved`,
+    `-rejected`, `-cancelled`, `-expired`.
     UI thread only.
     """
 
@@ -48,6 +52,8 @@ class ApprovalView(BlockView):
         &.-approved > .approval-view--status { color: $text-success; }
         &.-rejected, &.-cancelled, &.-expired { border: round $error; }
         &.-rejected > .approval-view--status { color: $text-error; }
+        &.-refused { border: round $error; }
+        &.-refused > .approval-view--status { color: $text-error; }
     }
     """
 
@@ -71,6 +77,7 @@ class ApprovalView(BlockView):
         yield Static(classes="approval-view--message")
         yield Static(classes="approval-view--status")
         yield Button(Content("Review…"), variant="warning", compact=True, classes="approval-view--review")
+        yield Button(Content("Drop"), compact=True, classes="approval-view--drop")
 
     def update_from_block(self) -> None:
         block = self.block
@@ -83,11 +90,23 @@ class ApprovalView(BlockView):
         for outcome in ("pending", *_OUTCOMES):
             self.set_class(False, f"-{outcome}")
         status = self.query_one(".approval-view--status", Static)
-        review = self.query_one(Button)
+        review = self.query_one(".approval-view--review", Button)
+        drop = self.query_one(".approval-view--drop", Button)
+        refused = decision is None and block.refused is not None
+        self.set_class(refused, "-refused")
+        drop.display = refused and not block.expired
         if decision is None:
             self.add_class("-pending")
             expired = block.expired
-            status.update(Content("◷ expired" if expired else "… waiting for your decision"))
+            if expired:
+                status.update(Content("◷ expired"))
+            elif block.refused is not None:
+                # The answer never got through: say why, and offer to decide again or drop it.
+                status.update(Content("✗ the agent refused the answer: ") + revealed_text(block.refused)
+                              + Content("\n  decide again, or drop it (the next message cancels it)"))
+            else:
+                status.update(Content("… waiting for your decision"))
+            review.label = Content("Decide again…" if refused else "Review…")
             review.display = not expired
             return
         review.display = False
@@ -100,6 +119,12 @@ class ApprovalView(BlockView):
         if decision.edited_arguments is not None:
             text = text + Content("\n  with edited arguments ") + agent_text(pretty_json(decision.edited_arguments))
         status.update(text)
+
+    @on(Button.Pressed, ".approval-view--drop")
+    def _drop(self, event: Button.Pressed) -> None:
+        event.stop()
+        if isinstance(self.block, ApprovalBlock) and self.block.actionable:
+            self.request_decision(Cancel())
 
     @on(Button.Pressed, ".approval-view--review")
     def _review(self, event: Button.Pressed) -> None:

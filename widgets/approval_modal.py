@@ -70,6 +70,7 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
         }
         & .approval-modal--title { text-style: bold; color: $text-warning; }
         & .approval-modal--message { margin: 1 0 0 0; }
+        & .approval-modal--refused { margin: 1 0 0 0; color: $text-error; }
         & .approval-modal--args-box { height: auto; max-height: 12; margin: 1 0 0 0; background: $boost; }
         & .approval-modal--editor { height: 10; margin: 1 0 0 0; display: none; }
         & .approval-modal--error { color: $text-error; display: none; }
@@ -132,6 +133,9 @@ class ApprovalModal(ModalScreen[ApprovalResult]):
             yield Static(Content("⚠ Run tool ") + agent_line(block.tool_name).stylize("bold") + Content("?"), classes="approval-modal--title")
             if block.message:
                 yield Static(revealed_text(block.message), classes="approval-modal--message")
+            if block.refused is not None:
+                yield Static(Content("✗ the agent refused the last answer: ") + revealed_text(block.refused),
+                             classes="approval-modal--refused")
             with VerticalScroll(classes="approval-modal--args-box"):
                 if block.arguments_text is not None:
                     # Not a JSON object: what the agent sent, as it sent it, never `{}`.

@@ -98,6 +98,9 @@ class InterruptView(BlockView):
         if decision is None:
             if block.expired:
                 status.update(Content("◷ expired"))
+            elif block.refused is not None:
+                status.update(Content("✗ the agent refused the answer: ") + revealed_text(block.refused)
+                              + Content("\n  answer again, or Decline"))
             elif self.text_question:
                 status.update(Content("… waiting for your answer: Enter sends it, Decline refuses"))
             else:

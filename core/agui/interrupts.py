@@ -23,8 +23,14 @@ with `emit_interrupt_outcome=True` it is an interrupt with reason `confirmation`
 `adk_confirmation` makes the pending call an interrupt (channel `adk_confirmation`) so both
 become the same approval, answered the way each channel expects.
 
-A `reason` of `tool_call` (with a `toolCallId`) or `confirmation` is an approval; any other
-reason is an input request.
+Mastra's bridge (@ag-ui/mastra 1.1.2) asks through a tool that suspends: reason
+`mastra:tool_suspend`, the tool's `resumeSchema` as `responseSchema`, and in `metadata.mastra` the
+tool's name, arguments and `suspendPayload` (the call itself is never streamed). `mastra_call`
+reads them.
+
+A `reason` of `tool_call` (with a `toolCallId`) or `confirmation` is an approval, and so is a
+suspended call whose answer schema requires a boolean `approved` (Mastra's approval pattern); any
+other interrupt is an input request.
 """
 
 from __future__ import annotations
@@ -193,7 +199,9 @@ def interrupt_part(
     expires_at = parse_expiry(interrupt.expires_at)
     protocol_data: dict[str, JsonValue] = {PROTOCOL_KEY: interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)}
     call = calls.get(interrupt.tool_call_id) if interrupt.tool_call_id else None
-    if interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"):
+    suspended_name, suspended_arguments, suspended_message = mastra_call(interrupt)
+    if ((interrupt.reason in APPROVAL_REASONS and (interrupt.tool_call_id or interrupt.reason == "confirmation"))
+            or (interrupt.tool_call_id and _requires_approved(interrupt.response_schema))):
         schema = interrupt.response_schema or {}
         properties = schema.get("properties") if isinstance(schema, dict) else None
         original_id, original_name, original_arguments = _original_call(interrupt)
@@ -211,11 +219,11 @@ def interrupt_part(
         return ApprovalRequestContent(
             request_id=interrupt.id,
             call_id=interrupt.tool_call_id,
-            tool_name=(call.name if call else None) or "unknown tool",
-            arguments=arguments or {},
+            tool_name=(call.name if call else None) or suspended_name or "unknown tool",
+            arguments=arguments or (suspended_arguments if call is None else None) or {},
             # Not a JSON object: the person approves what was sent, not an empty object.
             arguments_text="".join(call.chunks) if call is not None and arguments is None and call.chunks else None,
-            message=interrupt.message,
+            message=interrupt.message or suspended_message,
             allow_edits=isinstance(properties, dict) and "editedArgs" in properties,
             allow_reason=schema_allows(schema, "reason"),
             proposal_id=interrupt.tool_call_id if predictive else None,
@@ -224,13 +232,39 @@ def interrupt_part(
         )
     return InputRequestContent(
         request_id=interrupt.id,
-        reason=interrupt.reason,
-        message=interrupt.message or _metadata_question(interrupt.metadata),
+        reason=suspended_name or interrupt.reason,  # (Mastra's reason names the mechanism; the tool says more)
+        message=interrupt.message or _metadata_question(interrupt.metadata) or suspended_message,
         response_schema=interrupt.response_schema,
         call_id=interrupt.tool_call_id,
         expires_at=expires_at,
         protocol_data=protocol_data,
     )
+
+
+def _requires_approved(schema: Any) -> bool:
+    """Whether an answer schema is an approval's: an object that requires a boolean `approved`."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return False
+    approved = schema["properties"].get("approved")
+    required = schema.get("required")
+    return isinstance(approved, dict) and approved.get("type") == "boolean" and isinstance(required, list) and "approved" in required
+
+
+def mastra_call(interrupt: Interrupt) -> tuple[str | None, dict[str, Any] | None, str | None]:
+    """The suspended call a Mastra interrupt names: `(tool name, arguments, the question or message
+    of its suspend payload)`, Nones where absent (see the module docstring)."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    mastra = metadata.get("mastra")
+    if not isinstance(mastra, dict):
+        return None, None, None
+    name, arguments, payload = mastra.get("toolName"), mastra.get("args"), mastra.get("suspendPayload")
+    message = None
+    if isinstance(payload, str) and payload.strip():
+        message = payload
+    elif isinstance(payload, dict):
+        message = next((v for k in ("question", "message", "prompt", "text", "title", "description")
+                        if isinstance(v := payload.get(k), str) and v.strip()), None)
+    return (name if isinstance(name, str) and name else None, arguments if isinstance(arguments, dict) else None, message)
 
 
 def _unparsed_original(interrupt: Interrupt) -> str | None:

@@ -60,6 +60,7 @@ class ApprovalBlock(InteractiveBlock):
         self.stray_blocks = list(stray_blocks or ())
         """Cards of calls the adapter made to ask and never finishes: they end with the decision."""
         self.proposal_id = proposal_id
+        self._settled: list[tuple[ToolCallBlock, ToolStatus]] = []  # cards a decision ended, as they were
         self.tool_block = tool_block
         self.protocol_data = protocol_data
         self.request_block = request_block
@@ -91,6 +92,8 @@ class ApprovalBlock(InteractiveBlock):
 
     def _on_decided(self, decision: Decision) -> None:
         state = self.env.state
+        self._settled = [(card, card.status) for card in (self.tool_block, self.request_block, *self.stray_blocks)
+                         if card is not None and not card.finished]
         if self.tool_block is not None and decision.outcome != "approved":
             self.tool_block.set_status(ToolStatus.CANCELLED if decision.outcome in ("cancelled", "expired") else ToolStatus.DENIED)
         for card in (self.request_block, *self.stray_blocks):
@@ -103,6 +106,13 @@ class ApprovalBlock(InteractiveBlock):
                 state.accept(self.proposal_id, record=False)
             else:
                 state.reject(self.proposal_id, record=False)
+
+    def _on_reopened(self, decision: Decision) -> None:
+        # The cards go back to waiting; a proposal the refused approval committed stays committed
+        # (a person's state is never rolled back behind their back; the next answer reads it).
+        for card, status in self._settled:
+            card.reopen(status)
+        self._settled = []
 
     def continuation(self) -> ChatMessage:
         decision = self.decision

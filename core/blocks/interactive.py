@@ -45,6 +45,9 @@ class InteractiveBlock(Block):
         super().__init__(id, **kwargs)
         self.expires_at = expires_at
         self.decision: Decision | None = None
+        self.refused: str | None = None
+        """Why the agent refused the run that carried the last answer, while the block is open
+        again for another (`reopen`); None otherwise, and once decided again."""
         self._waiters: list[asyncio.Future[Decision]] = []
 
     @property
@@ -105,6 +108,20 @@ class InteractiveBlock(Block):
             self.env.write("decision", self.id, decision.model_dump(mode="json"), who=decision.who)
         return True
 
+    def reopen(self, why: str) -> bool:
+        """The agent refused the run that carried this block's answer (it never got through):
+        take the decision back so the person can decide again, saying `why`. Runtime outcomes
+        (cancelled, expired) are not reopened. Returns whether the block is open again.
+        """
+        decision = self.decision
+        if decision is None or decision.outcome in ("cancelled", "expired"):
+            return False
+        self.decision = None
+        self.refused = why
+        self._on_reopened(decision)
+        self.changed()
+        return True
+
     def restore(self, write: HumanWrite) -> None:
         """Re-apply a logged decision during replay (never re-runs side effects)."""
         if self.decision is None:
@@ -123,6 +140,7 @@ class InteractiveBlock(Block):
 
     def _accept(self, decision: Decision) -> None:
         self.decision = decision
+        self.refused = None
         self._on_decided(decision)
         for future in self._waiters:
             if not future.done():
@@ -132,5 +150,11 @@ class InteractiveBlock(Block):
     def _on_decided(self, decision: Decision) -> None:
         """Hook for subclasses: apply the decision's effects (tool status, proposals)."""
 
+    def _on_reopened(self, decision: Decision) -> None:
+        """Hook for subclasses: undo what `_on_decided` showed for the refused `decision`."""
+
     def content(self) -> dict[str, Any]:
-        return {"decision": self.decision.model_dump(mode="json") if self.decision else None, "expired": self.expired}
+        content: dict[str, Any] = {"decision": self.decision.model_dump(mode="json") if self.decision else None, "expired": self.expired}
+        if self.refused is not None:
+            content["refused"] = self.refused
+        return content

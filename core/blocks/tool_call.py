@@ -118,6 +118,12 @@ class ToolCallBlock(Block):
             self.status = status
             self.changed()
 
+    def reopen(self, status: ToolStatus) -> None:
+        """Put back the status a decision overrode: the agent refused the run carrying the decision."""
+        if self.status is not status:
+            self.status = status
+            self.changed()
+
     def content(self) -> dict[str, Any]:
         content = {
             "call_id": self.call_id,

@@ -25,13 +25,16 @@ def _available(framework: str) -> str | None:
     if framework == "node":
         modules = Path(os.environ.get("TANDEM_NODE_MODULES", "/work/venvs/node/node_modules"))
         return None if shutil.which("node") and (modules / "@ag-ui" / "encoder").exists() else f"no node or {modules}"
+    if framework == "mastra":
+        modules = Path(os.environ.get("TANDEM_MASTRA_MODULES", "/work/venvs/mastra/node_modules"))
+        return None if shutil.which("node") and (modules / "@ag-ui" / "mastra").exists() else f"no node or {modules}"
     env = "adk" if framework == "adk_snapshots" else framework
     python = Path(os.environ.get(f"TANDEM_{env.upper()}_PYTHON", f"/work/venvs/{env}/bin/python"))
     return None if python.exists() else f"no {python}"
 
 
 @pytest.mark.skipif(os.environ.get("TANDEM_LIVE_FRAMEWORKS") != "1", reason="set TANDEM_LIVE_FRAMEWORKS=1 to run")
-@pytest.mark.parametrize("framework", ["adk", "adk_snapshots", "langgraph", "crewai", "strands", "node"])
+@pytest.mark.parametrize("framework", ["adk", "adk_snapshots", "langgraph", "crewai", "strands", "node", "mastra"])
 def test_live_server_matches_its_captures(framework: str) -> None:
     missing = _available(framework)
     if missing:

@@ -60,7 +60,7 @@ def test_every_framework_recorded_its_scenarios() -> None:
     counts = {f: sum(1 for g, _ in recorded() if g == f) for f in FRAMEWORKS}
     # ADK has no schema-less question, CrewAI no approval, Agent Framework neither question nor
     # shared-state tool on their defaults; the rest do all.
-    assert counts == {"adk": 8, "adk_snapshots": 8, "langgraph": 9, "crewai": 7, "strands": 9, "node": 9, "maf": 7, "pai": 7}
+    assert counts == {"adk": 8, "adk_snapshots": 8, "langgraph": 9, "crewai": 7, "strands": 9, "node": 9, "maf": 7, "pai": 7, "mastra": 8}
 
 
 _EVENTS = TypeAdapter(Event)

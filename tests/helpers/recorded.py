@@ -59,6 +59,7 @@ FRAMEWORKS: dict[str, str] = {
     "maf": "Microsoft Agent Framework (agent-framework-ag-ui 1.7.0)",
     "strands": "Strands (ag-ui-strands 1.0.2)",
     "node": "TypeScript server (@ag-ui/encoder 1.0.0)",
+    "mastra": "Mastra (@mastra/core 1.71.0, @ag-ui/mastra 1.1.2)",
 }
 """Recorded framework folder → its row label."""
 

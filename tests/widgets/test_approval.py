@@ -5,8 +5,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from tandem.core.blocks import ApprovalBlock
+from tandem.core.blocks import ApprovalBlock, Cancel
 from tandem.widgets import ApprovalView, view_for
+from tandem.widgets.block_view import BlockView
 
 
 class _Host(App[None]):
@@ -14,9 +15,13 @@ class _Host(App[None]):
         super().__init__()
         self.view = view
         self.reviews: list[ApprovalView.ReviewRequested] = []
+        self.decisions: list[BlockView.DecisionRequested] = []
 
     def compose(self) -> ComposeResult:
         yield self.view
+
+    def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
+        self.decisions.append(message)
 
     def on_approval_view_review_requested(self, message: ApprovalView.ReviewRequested) -> None:
         self.reviews.append(message)
@@ -65,3 +70,28 @@ async def test_approved_with_edits_says_so() -> None:
         status = str(view.query_one(".approval-view--status", Static).render())
         assert status.startswith("✓ approved by ada")
         assert "with edited arguments" in status
+
+
+async def test_a_refused_answer_says_why_and_offers_to_decide_again_or_drop() -> None:
+    block = _block()
+    view = ApprovalView(block)
+    app = _Host(view)
+    async with app.run_test() as pilot:
+        block.approve()
+        block.reopen("The file is locked; answer again.")
+        view.refresh_block()
+        await pilot.pause()
+        assert view.has_class("-refused") and view.has_class("-pending")
+        status = str(view.query_one(".approval-view--status", Static).render())
+        assert status.startswith("✗ the agent refused the answer: The file is locked; answer again.")
+        review = view.query_one(".approval-view--review", Button)
+        assert review.display and str(review.label) == "Decide again…"
+        await pilot.click(".approval-view--review")
+        assert [m.block for m in app.reviews] == [block]
+        await pilot.click(".approval-view--drop")
+        await pilot.pause()
+        assert [m.command for m in app.decisions] == [Cancel()]
+        block.cancel()
+        view.refresh_block()
+        await pilot.pause()
+        assert not view.has_class("-refused") and not view.query_one(".approval-view--drop", Button).display

@@ -247,6 +247,9 @@ async def ask_turn(
             _say(stderr, f"a decision was needed and was declined: {decider.unapproved[0]}")
             return EXIT_DECLINED
         return EXIT_OK
+    if turn.status is TurnStatus.CANCELLED and decider.refused:
+        _say(stderr, f"{decider.refused[0]} (the next message on this thread cancels it)")
+        return EXIT_FAILED
     if turn.status is TurnStatus.CANCELLED:
         _say(stderr, "the turn was cancelled")
         return EXIT_INTERRUPTED

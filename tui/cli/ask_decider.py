@@ -55,6 +55,8 @@ class Decider:
         self.prompts = prompts
         """Where prompts go when a person is at a terminal; None reads answers silently (a pipe)."""
         self.errors = errors
+        self.refused: list[str] = []
+        """Answers the agent refused (what, and why): dropped, never sent twice; the exit status is 1."""
         self.unanswered = 0
         """Questions the policy could not answer (`--approve all`): declined, the reason said on
         stderr already; like `unapproved`, the exit status is 3."""
@@ -78,6 +80,12 @@ class Decider:
     async def _decide_pending(self) -> None:
         while pending := self.context.pending_blocks:
             for block in pending:
+                if block.refused is not None:
+                    # Asked again after a refusal: `ask` says so and drops it (the next message cancels it).
+                    what = f"approval of {one_line(block.tool_name, 60)}" if isinstance(block, ApprovalBlock) else block.kind
+                    self.refused.append(f"the agent refused the answer to the {what}: {one_line(block.refused, 300)}")
+                    block.cancel()
+                    continue
                 try:
                     await self.decide(block)
                 except DecisionError as exc:
