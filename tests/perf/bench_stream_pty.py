@@ -174,7 +174,8 @@ class StreamApp(PtyApp):
     """`tandem --url` in a pseudo-terminal that answers the synchronized-output query and timestamps
     the first write of a watched needle on the reader thread (for key latency)."""
 
-    def __init__(self, url: str, columns: int, rows: int, profile: Path, tandem: Path = TANDEM) -> None:
+    def __init__(self, url: str, columns: int, rows: int, profile: Path, tandem: Path = TANDEM,
+                 share: float | None = None) -> None:
         self.home = tempfile.TemporaryDirectory()
         env = dict(os.environ)
         env.update({
@@ -182,6 +183,8 @@ class StreamApp(PtyApp):
             "XDG_DATA_HOME": f"{self.home.name}/data", "XDG_CONFIG_HOME": f"{self.home.name}/config",
             "TANDEM_PROFILE_RENDERS": str(profile),
         })
+        if share is not None:
+            env["TANDEM_STREAM_SHARE"] = str(share)
         self.watch: tuple[bytes, int, threading.Event, list[float]] | None = None
         # A script (`loop_probe.py`) runs under this interpreter, not whatever `python3` is first on PATH.
         command = [sys.executable, str(tandem)] if tandem.suffix == ".py" else [str(tandem)]
@@ -226,10 +229,10 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int, spy: str | None = None,
-            tandem: Path = TANDEM) -> dict[str, float]:
+            tandem: Path = TANDEM, share: float | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as scratch:
         profile = Path(scratch) / "renders.json"
-        app = StreamApp(server.url, columns, rows, profile, tandem)
+        app = StreamApp(server.url, columns, rows, profile, tandem, share)
         try:
             app.wait_for(b"idle", 0, 60)
             time.sleep(1.0)
@@ -333,6 +336,8 @@ def main() -> None:
     parser.add_argument("--tandem", default=str(TANDEM),
                         help="comma-separated `tandem` executables to compare, run interleaved (another checkout's "
                              "venv; it must have tui/terminal/render_profile.py for the render counts)")
+    parser.add_argument("--share", type=float, help="the share of a core painting may use ($TANDEM_STREAM_SHARE; "
+                        "1 lifts the cap: a frame every 33 ms); default: the app's own")
     parser.add_argument("--py-spy", help="write a py-spy profile (raw, collapsed stacks) of the app streaming here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tokens", type=int, default=0, help=argparse.SUPPRESS)
@@ -352,7 +357,7 @@ def main() -> None:
                 columns, rows = (int(n) for n in size.split("x"))
                 for tandem in args.tandem.split(","):
                     label = tandem if len(args.tandem.split(",")) > 1 else ""
-                    r = one_run(server, columns, rows, args.seconds, count, args.py_spy, Path(tandem))
+                    r = one_run(server, columns, rows, args.seconds, count, args.py_spy, Path(tandem), args.share)
                     print(
                         f"run {run + 1} {size:>7} {label}\n"
                         f"    CPU {r['cpu_share']:.2f} of a core (UI thread {r['ui_share']:.2f}) · stream {r['sent']:.1f} s painted in {r['wall']:.1f} s "
