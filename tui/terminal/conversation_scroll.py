@@ -10,6 +10,8 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Static
 
+from tandem.tui.terminal.scroll_bar_lines import ScrollBarLines
+
 __all__ = ["ConversationScroll", "NewContentHint"]
 
 
@@ -48,6 +50,11 @@ class ConversationScroll(VerticalScroll, can_focus=True):
         self._on_scrolled = on_scrolled
         self._on_laid_out = on_laid_out
         self._laying_out = False
+
+    def on_mount(self) -> None:
+        # Its thumb moves at every frame of a followed stream: drawn straight into lines
+        # (`ScrollBarLines`), the bar costs a fraction of Rich's console pass over every line.
+        self.vertical_scrollbar.renderer = ScrollBarLines  # type: ignore[misc]  # (per instance, as Textual documents it)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
