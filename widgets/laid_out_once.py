@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar, overload
 
 from textual.css.scalar import Unit
 from textual.geometry import Region, Size
+from textual.layouts.horizontal import HorizontalLayout
 from textual.layouts.vertical import VerticalLayout
 from textual.strip import Strip
 from textual.visual import Visual
@@ -154,11 +155,11 @@ _RELATIVE_HEIGHTS = frozenset({Unit.FRACTION, Unit.PERCENT, Unit.HEIGHT})
 
 
 def _height_free(widget: Widget) -> bool:
-    """Whether `widget` arranges its children the same at any height: an auto-height vertical
-    container, top-aligned, whose displayed children are neither docked nor split and have a
+    """Whether `widget` arranges its children the same at any height: an auto-height vertical or
+    horizontal container (a list's rows), top-aligned, whose displayed children are neither docked nor split and have a
     height, and a minimum and maximum if any, that does not depend on the container's."""
     styles = widget.styles
-    if not (styles.is_auto_height and isinstance(widget.layout, VerticalLayout) and styles.align_vertical == "top"):
+    if not (styles.is_auto_height and isinstance(widget.layout, (VerticalLayout, HorizontalLayout)) and styles.align_vertical == "top"):
         return False
     for child in widget.displayed_children:
         child_styles = child.styles
