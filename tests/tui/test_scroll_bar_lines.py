@@ -42,8 +42,14 @@ async def test_the_conversation_uses_it() -> None:
 
     class Host(App[None]):
         def compose(self) -> ComposeResult:
-            yield ConversationScroll(lambda _old, _new: None)
+            with ConversationScroll(lambda _old, _new: None):
+                yield Static("\n".join(f"line {n}" for n in range(40)))
 
     app = Host()
-    async with app.run_test(size=(40, 12)):
-        assert app.query_one(ConversationScroll).vertical_scrollbar.renderer is ScrollBarLines
+    async with app.run_test(size=(40, 12)) as pilot:
+        scroll = app.query_one(ConversationScroll)
+        for _ in range(100):  # (bounded: the bar shows once the content is laid out)
+            if scroll.show_vertical_scrollbar:
+                break
+            await pilot.pause()
+        assert scroll.vertical_scrollbar.renderer is ScrollBarLines

@@ -51,11 +51,6 @@ class ConversationScroll(VerticalScroll, can_focus=True):
         self._on_laid_out = on_laid_out
         self._laying_out = False
 
-    def on_mount(self) -> None:
-        # Its thumb moves at every frame of a followed stream: drawn straight into lines
-        # (`ScrollBarLines`), the bar costs a fraction of Rich's console pass over every line.
-        self.vertical_scrollbar.renderer = ScrollBarLines  # type: ignore[misc]  # (per instance, as Textual documents it)
-
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self._on_scrolled(old_value, new_value)
@@ -82,6 +77,12 @@ class ConversationScroll(VerticalScroll, can_focus=True):
 
     def _scroll_update(self, virtual_size: Size) -> None:
         super()._scroll_update(virtual_size)
+        if self.show_vertical_scrollbar:  # (made by then: asking for it made no widget of its own)
+            # Its thumb moves at every frame of a followed stream: drawn straight into lines
+            # (`ScrollBarLines`), the bar costs no pass of Rich's console over every line.
+            bar = self.vertical_scrollbar
+            if bar.renderer is not ScrollBarLines:
+                bar.renderer = ScrollBarLines  # type: ignore[misc]  # (per instance, as Textual documents it)
         if not self._laying_out:
             return
         # Called by the screen's layout (`_size_updated`), which paints right after: the
