@@ -10,8 +10,6 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Static
 
-from tandem.tui.terminal.scroll_bar_lines import ScrollBarLines
-
 __all__ = ["ConversationScroll", "NewContentHint"]
 
 
@@ -77,12 +75,6 @@ class ConversationScroll(VerticalScroll, can_focus=True):
 
     def _scroll_update(self, virtual_size: Size) -> None:
         super()._scroll_update(virtual_size)
-        if self.show_vertical_scrollbar:  # (made by then: asking for it made no widget of its own)
-            # Its thumb moves at every frame of a followed stream: drawn straight into lines
-            # (`ScrollBarLines`), the bar costs no pass of Rich's console over every line.
-            bar = self.vertical_scrollbar
-            if bar.renderer is not ScrollBarLines:
-                bar.renderer = ScrollBarLines  # type: ignore[misc]  # (per instance, as Textual documents it)
         if not self._laying_out:
             return
         # Called by the screen's layout (`_size_updated`), which paints right after: the
