@@ -8,7 +8,10 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, TypeVar, overload
 
+from textual.css.scalar import Unit
 from textual.geometry import Region, Size
+from textual.layouts.horizontal import HorizontalLayout
+from textual.layouts.vertical import VerticalLayout
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import _RenderCache
@@ -21,6 +24,7 @@ __all__ = ["LaidOutOnce", "StreamMarkdown", "hand_in_layout_requests", "laid_out
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
+    from textual.layout import DockArrangeResult
     from textual.message import Message
     from textual.widget import Widget
 
@@ -42,6 +46,16 @@ class LaidOutOnce(_WidgetBase):
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        # A layout asks a growing container for its arrangement twice: at height 0 (or its
+        # parent's height) to measure it, then at the height that measure gave, to place its
+        # children. When no child's height depends on the container's, both arrangements are the
+        # same: asked at height 0, the second is the first's, cached, where it would resolve every
+        # child's box model again (a live chunk's paragraphs, a message's chunks) on every frame.
+        if size.height and _height_free(self):
+            size = Size(size.width, 0)
+        return super().arrange(size, optimal)
 
     def _set_dirty(self, *regions: Region) -> None:
         if regions or not self._lines_independent_of_height():
@@ -134,6 +148,28 @@ class _RepeatedLine(Sequence[Strip]):
 
 
 W = TypeVar("W", bound="Widget")
+
+
+_RELATIVE_HEIGHTS = frozenset({Unit.FRACTION, Unit.PERCENT, Unit.HEIGHT})
+"""Units of a height that depend on the container's height."""
+
+
+def _height_free(widget: Widget) -> bool:
+    """Whether `widget` arranges its children the same at any height: an auto-height vertical or
+    horizontal container (a list's rows), top-aligned, whose displayed children are neither docked nor split and have a
+    height, and a minimum and maximum if any, that does not depend on the container's."""
+    styles = widget.styles
+    if not (styles.is_auto_height and isinstance(widget.layout, (VerticalLayout, HorizontalLayout)) and styles.align_vertical == "top"):
+        return False
+    for child in widget.displayed_children:
+        child_styles = child.styles
+        height = child_styles.height
+        if height is None or height.unit in _RELATIVE_HEIGHTS or child_styles.is_docked or child_styles.is_split:
+            return False
+        for extreme in (child_styles.min_height, child_styles.max_height):
+            if extreme is not None and extreme.unit in _RELATIVE_HEIGHTS:
+                return False
+    return True
 
 
 @cache

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 
 from tandem.widgets.laid_out_once import StreamMarkdown
 
-__all__ = ["ChunkSplitter", "shared_parser", "BuiltMarkdown"]
+__all__ = ["BuiltMarkdown", "ChunkSplitter", "NewTextLinks", "shared_parser"]
 
 
 class ChunkSplitter:
@@ -76,7 +78,48 @@ def shared_parser() -> MarkdownIt:
     global _parser
     if _parser is None:
         _parser = MarkdownIt("gfm-like", {"html": False})
+        if _parser.linkify is not None:
+            _parser.linkify = NewTextLinks(_parser.linkify)
     return _parser
+
+
+class NewTextLinks:
+    """The parser's link finder (a `linkify_it.LinkifyIt`), whose quick test of a text that grew
+    from one it found no link in looks only at the text's new end.
+
+    Owns the last texts found clean (an immutable tuple, replaced whole: the parser also runs in
+    Textual's parse thread). An append parses the paragraph being written again, whole, and the
+    quick test (`pretest`, a regular expression with every top-level domain) ran over all of it
+    at every frame. A link the new end makes can start at most `OVERLAP` characters before it; a
+    text scanned from there may give a false positive (`^` matches at the cut), which the full
+    test then rules out, as `pretest` allows. Everything else is the wrapped finder's.
+    """
+
+    OVERLAP: ClassVar[int] = 96
+    """Characters before the new end scanned again: longer than any match of the quick test
+    (an `xn--` domain of 59 characters, its dot and the character after it)."""
+    KEPT: ClassVar[int] = 8
+    """Clean texts remembered (the paragraph being written and the blocks parsed with it)."""
+
+    def __init__(self, links: Any) -> None:
+        self._links = links
+        self._clean: tuple[str, ...] = ()
+
+    def pretest(self, text: str) -> bool:
+        """Whether `text` may hold a link (false positives allowed, never a false negative)."""
+        start = 0
+        for clean in self._clean:
+            if len(clean) <= len(text) and text.startswith(clean):
+                if len(clean) == len(text):
+                    return False
+                start = max(start, len(clean) - self.OVERLAP)
+        found = bool(self._links.pretest(text[start:] if start > 0 else text))
+        if not found:
+            self._clean = (*self._clean[-(self.KEPT - 1):], text)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._links, name)
 
 
 class BuiltMarkdown(StreamMarkdown):

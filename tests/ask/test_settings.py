@@ -86,3 +86,17 @@ def test_a_bad_url_is_a_usage_error() -> None:
     with pytest.raises(SettingError) as raised:
         _settings(["--url", "ftp://example.com"], {})
     assert (str(raised.value), raised.value.status) == ("--url 'ftp://example.com' must start with http:// or https://", 2)
+
+
+def test_the_stream_share_is_read_for_the_app_only() -> None:
+    def share(environ: dict[str, str]) -> float | None:
+        display = _settings([], environ, reach="agent", display=True, config=CONFIG).display
+        assert display is not None
+        return display.stream_share
+
+    assert share({}) is None  # the pacer's own
+    assert share({"TANDEM_STREAM_SHARE": "1"}) == 1.0
+    for bad in ("0", "1.5", "half"):
+        with pytest.raises(SettingError) as raised:
+            share({"TANDEM_STREAM_SHARE": bad})
+        assert str(raised.value).startswith("$TANDEM_STREAM_SHARE must be a share of a core from 0.01 to 1")

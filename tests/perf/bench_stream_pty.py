@@ -12,7 +12,8 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
 - stream stretch: that wall time over the server's sending time (1.0: the app kept up);
 - frames painted per second while streaming (synchronized-update pairs in the output); the frames
   that painted only a typed key ahead of the stream (`tui.terminal.input_paint`) are counted apart and are
-  not in the per-frame figures;
+  not in the per-frame figures; the longest (and 90th percentile) wait between two paints of the
+  streamed text (the other frames), from the first token sent to the last painted;
 - the UI thread's share of that CPU (its own clock), bridge flushes per second and screen layouts
   per flush (`Compositor.reflow` of the screen: one per flush is the least a frame can cost);
 - Markdown renders per painted frame ($TANDEM_PROFILE_RENDERS: `tui.terminal.render_profile` counts
@@ -29,7 +30,10 @@ frame is one `ESC[?2026h … ESC[?2026l` pair on the wire. Measured per run:
 Prints the figures of each run; asserts nothing about time. The machine is shared: absolute
 numbers are noisy, compare the figures of one run.
 
-    python -m tests.perf.bench_stream_pty [--sizes 80x24,120x40] [--rate 2000] [--seconds 5] [--runs 1]
+    python -m tests.perf.bench_stream_pty [--sizes 80x24,120x40] [--rate 2000] [--seconds 5] [--runs 1] [--share 1]
+
+`--share` sets the share of a core painting may use (`$TANDEM_STREAM_SHARE`; 1: a frame every
+33 ms, the cap lifted); by default the app's own (`tui.app.frame_pacer.STREAM_SHARE`).
 """
 
 from __future__ import annotations
@@ -174,7 +178,8 @@ class StreamApp(PtyApp):
     """`tandem --url` in a pseudo-terminal that answers the synchronized-output query and timestamps
     the first write of a watched needle on the reader thread (for key latency)."""
 
-    def __init__(self, url: str, columns: int, rows: int, profile: Path, tandem: Path = TANDEM) -> None:
+    def __init__(self, url: str, columns: int, rows: int, profile: Path, tandem: Path = TANDEM,
+                 share: float | None = None) -> None:
         self.home = tempfile.TemporaryDirectory()
         env = dict(os.environ)
         env.update({
@@ -182,6 +187,8 @@ class StreamApp(PtyApp):
             "XDG_DATA_HOME": f"{self.home.name}/data", "XDG_CONFIG_HOME": f"{self.home.name}/config",
             "TANDEM_PROFILE_RENDERS": str(profile),
         })
+        if share is not None:
+            env["TANDEM_STREAM_SHARE"] = str(share)
         self.watch: tuple[bytes, int, threading.Event, list[float]] | None = None
         # A script (`loop_probe.py`) runs under this interpreter, not whatever `python3` is first on PATH.
         command = [sys.executable, str(tandem)] if tandem.suffix == ".py" else [str(tandem)]
@@ -226,10 +233,10 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int, spy: str | None = None,
-            tandem: Path = TANDEM) -> dict[str, float]:
+            tandem: Path = TANDEM, share: float | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as scratch:
         profile = Path(scratch) / "renders.json"
-        app = StreamApp(server.url, columns, rows, profile, tandem)
+        app = StreamApp(server.url, columns, rows, profile, tandem, share)
         try:
             app.wait_for(b"idle", 0, 60)
             time.sleep(1.0)
@@ -290,6 +297,10 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
         layouts = [when for when in data.get("layouts", []) if started <= when <= painted]
         flushes = [when for when in data.get("flushes", []) if started <= when <= painted]
         measures = sum(frame[2] for frame in frames)
+        # The streamed text's repaints: the painted frames that were not typed input alone; the
+        # longest wait between two of them (from the first token), i.e. how still the text stood.
+        moments = [started, *(frame[0] for frame in frames), painted]
+        gaps = [later - earlier for earlier, later in zip(moments, moments[1:])]
         return {
             "cpu_share": cpu / wall,
             "ui_share": ui_cpu / wall,
@@ -302,6 +313,8 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             "wall": wall,
             "sent": sent,
             "frames_per_second": len(frames) / wall,
+            "max_gap": max(gaps),
+            "gap_p90": percentile(gaps, 0.9),
             "frames_on_wire": frames_on_wire,
             "input_frames": len(input_frames),
             "renders_per_frame": renders / max(1, len(frames)),
@@ -333,6 +346,8 @@ def main() -> None:
     parser.add_argument("--tandem", default=str(TANDEM),
                         help="comma-separated `tandem` executables to compare, run interleaved (another checkout's "
                              "venv; it must have tui/terminal/render_profile.py for the render counts)")
+    parser.add_argument("--share", type=float, help="the share of a core painting may use ($TANDEM_STREAM_SHARE; "
+                        "1 lifts the cap: a frame every 33 ms); default: the app's own")
     parser.add_argument("--py-spy", help="write a py-spy profile (raw, collapsed stacks) of the app streaming here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tokens", type=int, default=0, help=argparse.SUPPRESS)
@@ -352,12 +367,13 @@ def main() -> None:
                 columns, rows = (int(n) for n in size.split("x"))
                 for tandem in args.tandem.split(","):
                     label = tandem if len(args.tandem.split(",")) > 1 else ""
-                    r = one_run(server, columns, rows, args.seconds, count, args.py_spy, Path(tandem))
+                    r = one_run(server, columns, rows, args.seconds, count, args.py_spy, Path(tandem), args.share)
                     print(
                         f"run {run + 1} {size:>7} {label}\n"
                         f"    CPU {r['cpu_share']:.2f} of a core (UI thread {r['ui_share']:.2f}) · stream {r['sent']:.1f} s painted in {r['wall']:.1f} s "
                         f"(×{r['stretch']:.2f}) · {r['frames_per_second']:.0f} frames/s ({r['frames_on_wire']} on the wire, "
-                        f"{r['input_frames']} of them typed input painted alone)\n"
+                        f"{r['input_frames']} of them typed input painted alone); "
+                        f"the text repainted after at most {r['max_gap'] * 1000:.0f} ms (p90 {r['gap_p90'] * 1000:.0f} ms)\n"
                         f"    work: {r['cpu_per_k_tokens'] * 1000:.0f} CPU ms per 1,000 tokens (UI thread "
                         f"{r['ui_per_k_tokens'] * 1000:.0f}), {r['cpu_ms_per_frame']:.1f} CPU ms per painted frame; "
                         f"{r['flushes_per_second']:.1f} bridge flushes/s, {r['layouts_per_flush']:.2f} layouts per flush\n"

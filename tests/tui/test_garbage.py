@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tandem.tui.terminal.garbage import (
+    HELD_OLD_THRESHOLD,
     MIDDLE_THRESHOLD,
     POSTPONED_THRESHOLD,
     SWEEP_GROWTH,
@@ -35,7 +36,7 @@ def test_holding_sets_the_young_and_middle_thresholds_and_releasing_restores_the
     gc.set_threshold(700, 10, 10)
     pause = FullCollectionPause()
     pause.hold()
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 10)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, HELD_OLD_THRESHOLD)
     assert gc.get_freeze_count() > 0
     assert pause.settle(collect=False) is True
     assert gc.get_threshold() == (700, 10, 10)
@@ -49,7 +50,7 @@ def test_hold_and_release_are_idempotent_and_restore_what_the_first_hold_found()
     pause = FullCollectionPause()
     pause.hold()
     pause.hold()  # a second hold must not record the raised thresholds as the ones to restore
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 9)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, HELD_OLD_THRESHOLD)
     assert pause.settle(collect=False) is True
     assert pause.settle(collect=False) is False
     assert gc.get_threshold() == (500, 7, 9)
@@ -175,7 +176,7 @@ def test_a_postponed_full_collection_runs_again_once_a_new_turn_holds() -> None:
     pause.postpone()  # the turn ended: its walk waits for the person to pause
     assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, POSTPONED_THRESHOLD)
     pause.hold()  # the next turn started first
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 10)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, HELD_OLD_THRESHOLD)
     pause.postpone()
     pause.settle(collect=False)
     assert gc.get_threshold() == (700, 10, 10)
@@ -248,3 +249,14 @@ def test_every_settle_gives_the_heap_back_a_restore_included(monkeypatch: pytest
     pause.hold()
     assert pause.settle(collect=True) is True
     assert trims == [True, True]
+
+
+def test_full_collections_are_spaced_out_while_held_unless_already_rarer() -> None:
+    gc.set_threshold(700, 10, 500)
+    pause = FullCollectionPause()
+    try:
+        pause.hold()
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 500)
+    finally:
+        pause.close()
+    assert gc.get_threshold() == (700, 10, 500)

@@ -123,3 +123,79 @@ async def test_a_growing_view_renders_its_own_lines_once() -> None:
         StylesCache.render_line = render_line  # type: ignore[method-assign]
     assert heights[-1] > heights[0], heights  # it grew (and scrolled: taller than the screen)
     assert after - before <= 1, (before, after)
+
+
+ANSWER = """# Title
+
+A paragraph of words that wraps over more than one line at this width, twice or more.
+
+1. one item
+2. another item, long enough to wrap onto a second line at this width
+   - nested
+
+```python
+print("fenced")
+```
+
+Last words.
+"""
+
+
+class _Pair(App[None]):
+    """Textual's own Markdown beside ours, at the same width."""
+
+    CSS = "Horizontal > * { width: 1fr; height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Horizontal, VerticalScroll
+        from textual.widgets import Markdown
+
+        from tandem.widgets.laid_out_once import StreamMarkdown
+
+        with VerticalScroll(), Horizontal():
+            yield Markdown(ANSWER, id="theirs")
+            yield StreamMarkdown(ANSWER, id="ours")
+
+
+async def test_arranging_at_height_zero_places_every_block_as_textual_does() -> None:
+    """Our blocks arrange at height 0 once their heights cannot depend on the container's: the
+    same places and sizes as Textual's own Markdown, lists and fences included."""
+    from textual.widget import Widget
+
+    from tandem.widgets.laid_out_once import _height_free
+
+    app = _Pair()
+    async with app.run_test(size=(80, 40)) as pilot:
+        theirs, ours = app.query_one("#theirs", Widget), app.query_one("#ours", Widget)
+
+        def places(root: Widget) -> list[tuple[str, int, int, int, int]]:
+            return [(type(node).__name__, node.region.x - root.region.x, node.region.y - root.region.y,
+                     node.region.width, node.region.height) for node in root.walk_children(Widget)]
+
+        for _ in range(200):  # (bounded: the blocks mount in later turns of the loop)
+            await pilot.pause()
+            if len(places(ours)) > 8 and places(ours) == places(theirs):
+                break
+        assert places(ours) == places(theirs)
+        assert any(isinstance(node, Widget) and node.is_container and _height_free(node) for node in ours.walk_children(Widget))
+        assert _height_free(ours)
+
+
+async def test_a_child_sized_by_its_container_keeps_the_real_height() -> None:
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
+    from tandem.widgets.laid_out_once import _height_free, laid_out_once
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            with laid_out_once(Vertical(id="box")):
+                yield Static("a", id="fill")
+
+    app = Host()
+    async with app.run_test(size=(40, 10)):
+        box = app.query_one("#box", Vertical)
+        box.styles.height = "auto"
+        assert _height_free(box)
+        app.query_one("#fill", Static).styles.height = "1fr"
+        assert not _height_free(box)

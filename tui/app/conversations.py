@@ -99,9 +99,22 @@ class Conversations:
         """The conversation the main screen shows."""
         self.listeners: list[Callable[[], None]] = []
         """Told when a conversation opened, closed, was shown or changed status (the bar)."""
+        self._stream_share: float | None = None
         self._views: dict[Session, SessionView] = {}
         self._need: str | None = None
         self._stopping: asyncio.Future[None] | None = None
+
+    @property
+    def stream_share(self) -> float | None:
+        """The CPU share a stream's painting may take, every conversation's (None: the pacer's default)."""
+        return self._stream_share
+
+    @stream_share.setter
+    def stream_share(self, share: float | None) -> None:
+        self._stream_share = share
+        for session in self.sessions:
+            if share is not None:
+                session.bridge.pacer.stream_share = share
 
     @property
     def first(self) -> Session | None:
@@ -123,6 +136,8 @@ class Conversations:
                           label=label, demo=demo, endpoint=endpoint)
         view.session = session
         self._views[session] = view
+        if self._stream_share is not None:
+            session.bridge.pacer.stream_share = self._stream_share
         session.shown = shown
         self.sessions.append(session)
         if shown or self.shown is None:

@@ -228,6 +228,8 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         images=display.images,
         image_hosts=display.image_hosts,
     )
+    if display.stream_share is not None:  # $TANDEM_STREAM_SHARE (slow machines, benchmarks)
+        app.conversations.stream_share = display.stream_share
     _use_driver(app, display.glyphs)
     from tandem.tui.cli.app_agents import AppAgents
 

@@ -14,6 +14,7 @@ frozen `Settings`. Nothing later reads `os.environ` for a setting, and nothing w
 | glyphs | `--glyphs` | `TANDEM_GLYPHS` | | what `$TERM` can show |
 | bell | `--no-bell` | `TANDEM_BELL` | | on |
 | images | `--images` | `TANDEM_IMAGES` | `images` | `auto` |
+| stream share | | `TANDEM_STREAM_SHARE` | | `tui.app.frame_pacer.STREAM_SHARE` |
 | picture hosts loaded unasked | | | `image_hosts` | none |
 | attachment limits | | `TANDEM_ATTACH_MAX_FILE_MB`, `TANDEM_ATTACH_MAX_MESSAGE_MB` | `[attachments]` | `core.attachment_limits` |
 | budgets | `--budget NAME=VALUE` | | `[budgets]` | `core.budgets.Budgets` |
@@ -41,7 +42,8 @@ if TYPE_CHECKING:
     from tandem.core.attachment_limits import AttachmentLimits
     from tandem.core.budgets import Budgets
 
-__all__ = ["ATTACH_FILE_ENV", "ATTACH_MESSAGE_ENV", "Display", "FRAME_ENV", "HEADER_ENV", "IMAGES_ENV", "PROFILE_ENV", "Reach", "Settings", "check_url", "parse_headers",
+__all__ = ["ATTACH_FILE_ENV", "ATTACH_MESSAGE_ENV", "Display", "FRAME_ENV", "HEADER_ENV", "IMAGES_ENV", "PROFILE_ENV", "Reach",
+           "STREAM_SHARE_ENV", "Settings", "check_url", "parse_headers",
            "read_settings"]
 
 HEADER_ENV = "TANDEM_HEADERS"
@@ -52,6 +54,9 @@ FRAME_ENV = "TANDEM_FRAME_MS"
 
 IMAGES_ENV = "TANDEM_IMAGES"
 """How pictures are drawn when `--images` is not given: auto, blocks or none."""
+
+STREAM_SHARE_ENV = "TANDEM_STREAM_SHARE"
+"""The share of a core painting a stream may use (0.01–1; 1 paints at every frame): slow machines and benchmarks."""
 
 ATTACH_FILE_ENV = "TANDEM_ATTACH_MAX_FILE_MB"
 ATTACH_MESSAGE_ENV = "TANDEM_ATTACH_MAX_MESSAGE_MB"
@@ -92,6 +97,8 @@ class Display:
     """Hosts whose pictures load without the person asking (the config file's `image_hosts`)."""
     profile_renders: str | None = None
     """`$TANDEM_PROFILE_RENDERS` (benchmarks only)."""
+    stream_share: float | None = None
+    """`$TANDEM_STREAM_SHARE`: the share of a core painting a stream may use (None: the pacer's own)."""
 
 
 @dataclass(frozen=True)
@@ -264,7 +271,25 @@ def _display(args: Any, environ: Mapping[str, str], config: Config) -> Display:
                     config.images, "auto"),
         image_hosts=config.image_hosts,
         profile_renders=environ.get(PROFILE_ENV) or None,
+        stream_share=_stream_share(environ),
     )
+
+
+def _stream_share(environ: Mapping[str, str]) -> float | None:
+    """`$TANDEM_STREAM_SHARE` read (None: unset, the pacer's own share)."""
+    given = Source("", STREAM_SHARE_ENV, _share).from_environ(environ)
+    return None if given is NOT_GIVEN else float(given)
+
+
+def _share(value: Any) -> float:
+    """A share of a core, from 0.01 to 1."""
+    try:
+        share = float(value)
+    except ValueError:
+        raise ValueError(f"a share of a core from 0.01 to 1, not {str(value)[:40]!r}") from None
+    if not 0.01 <= share <= 1:
+        raise ValueError(f"a share of a core from 0.01 to 1 (got {share:g})")
+    return share
 
 
 def parse_headers(values: list[str], environ: Mapping[str, str]) -> dict[str, str]:

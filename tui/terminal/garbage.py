@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 __all__ = [
-    "FullCollectionPause", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
+    "FullCollectionPause", "HELD_OLD_THRESHOLD", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
     "skip_collection_at_exit", "trim_heap",
 ]
 
@@ -46,6 +46,15 @@ back to back kept every unmounted view (about 14 MB an answer of 60 sections; 64
 62 → 216 MB in the report). As CPython bounds its own full collections (by the long-lived objects
 pending), the walks then cost a constant per object made, and the heap stays within this factor
 of what is alive."""
+
+HELD_OLD_THRESHOLD = 100
+"""Middle collections between full ones while held (CPython's default is 10), unless a higher one was found.
+
+With everything older than the turn frozen, a full collection walks every object the turn made
+and kept (its views, their chunks and painted lines), so each one costs more than the last: at
+CPython's 10, a 2,000 tokens/s answer of 11,000 tokens met two in its last second, 185 and 227 ms
+each (both threads stopped; keys and frames waited). At 100 a turn walks its objects a tenth as
+often; the turn's settle collects what is left."""
 
 POSTPONED_THRESHOLD = 1_000_000
 """The old generation's threshold while a full collection is postponed: middle collections before one may start."""
@@ -113,8 +122,8 @@ class FullCollectionPause:
 
     def hold(self) -> None:
         """Freeze every object that exists now: collections scan only what is made from now on,
-        young ones run every `YOUNG_THRESHOLD` allocations and middle ones every `MIDDLE_THRESHOLD`
-        young ones. Idempotent."""
+        young ones run every `YOUNG_THRESHOLD` allocations, middle ones every `MIDDLE_THRESHOLD`
+        young ones and full ones every `HELD_OLD_THRESHOLD` middle ones. Idempotent."""
         if not self._held:
             self._held = True
             self._freeze()
@@ -122,7 +131,7 @@ class FullCollectionPause:
         assert self._thresholds is not None
         young, middle, old = self._thresholds  # a turn following a postponed walk: full collections run again
         if young < YOUNG_THRESHOLD:  # a higher one was tuned by someone else (`tandem ask`): kept as found
-            young, middle = YOUNG_THRESHOLD, MIDDLE_THRESHOLD
+            young, middle, old = YOUNG_THRESHOLD, MIDDLE_THRESHOLD, max(old, HELD_OLD_THRESHOLD)
         gc.set_threshold(young, middle, old)
 
     def postpone(self) -> None:
