@@ -15,6 +15,13 @@ from pathlib import Path
 import pytest
 from pytest_textual_snapshot import SVGImageExtension
 
+from textual.app import App
+
+from tandem.tui.terminal.widget_internals import TextualInternals
+
+# Tandem's app carries them (`WireApp`); the widgets' tests on a plain App need them too.
+App.widget_internals = TextualInternals()  # type: ignore[attr-defined]
+
 SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
 """Where every SVG snapshot is stored."""
 

@@ -150,7 +150,7 @@ class ChunkFreezing(_WidgetBase):
             with painted_batch(self):
                 await self.mount(new, after=old)
                 await old.remove()
-            forget_removed_styles()
+            forget_removed_styles(self)
         if isinstance(new, Markdown):
             self._schedule_freeze()  # thawed: it freezes again once it is built and painted
 

@@ -205,7 +205,7 @@ class ChunkWindow(_WidgetBase):
         gone, self._gone = self._gone, []
         removal = self.remove_children(gone) if gone else None
         if gone:
-            forget_removed_styles()
+            forget_removed_styles(self)
         return mounts, removal
 
     def _hide(self, index: int) -> bool:

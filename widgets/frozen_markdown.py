@@ -5,44 +5,23 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual import events
-from textual._compositor import Compositor
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tandem.widgets.internals import internals_of
 from tandem.widgets.laid_out_once import LaidOutOnce
 
 __all__ = ["FrozenMarkdown", "paint"]
 
 
 def paint(widget: Widget) -> list[Strip] | None:
-    """The lines `widget` and its descendants show now, composed as the screen would compose them.
-
-    A compositor of its own lays out the widget's subtree at the widget's size and renders it
-    (each descendant's lines come from its own caches, rendered only if stale). Returns None when
-    the widget cannot be painted as it is: not on the screen, not laid out yet, or waiting for a
-    layout or repaint (its lines would be stale).
-    """
-    if not widget.is_mounted or not widget.display:
-        return None
-    size = widget.outer_size  # (padding and border included: the region the widget paints)
-    if not size.width or not size.height:
-        return None  # not laid out yet
-    # Textual 8.2.8 (pinned): a refresh asked for and not yet done shows in these flags; a layout
-    # the screen owes shows in its own. Either way the widget's lines or regions may be stale.
-    screen = widget.screen
-    if screen._layout_required or screen._layout_widgets:
-        return None
-    for node in (widget, *widget.walk_children(Widget)):
-        if node._layout_required or node._repaint_required:
-            return None
-    if widget.region.size != size:
-        return None
-    compositor = Compositor()
-    compositor.reflow(widget, size)
-    return compositor.render_strips(size)
+    """The lines `widget` and its descendants show now, composed as the screen would compose them;
+    None when it cannot be painted as it is, or its app carries no painter (`widgets.internals`)."""
+    internals = internals_of(widget)
+    return internals.paint(widget) if internals is not None else None
 
 
 class FrozenMarkdown(LaidOutOnce, Widget):

@@ -9,6 +9,7 @@ from textual import events
 from textual.app import App
 from textual.screen import Screen
 
+from tandem.tui.terminal.widget_internals import TextualInternals
 from tandem.tui.terminal.wire_output import WireOutput, wire_driver
 
 __all__ = ["WireApp"]
@@ -23,6 +24,9 @@ class WireApp(App[None]):
     reset); typed input is painted ahead of a backlog through `display_typed_input`
     (`tui.terminal.input_paint`). UI thread only.
     """
+
+    widget_internals = TextualInternals()
+    """What the streaming widgets use of Textual's internals (`widgets.internals`)."""
 
     def __init__(self, *, repaint: str = "changes") -> None:
         super().__init__()
