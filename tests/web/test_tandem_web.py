@@ -88,7 +88,9 @@ async def _session_output(url: str, typed: str, until: bytes, seconds: float = 6
 
 
 def test_a_browser_session_runs_the_app_and_takes_keys(web_server: str) -> None:
-    output = asyncio.run(_session_output(web_server, "/demo chat\r", b"Scenario"))
+    # A hang guard over the whole session (the page's GET has no timeout of its own): seen once
+    # under heavy load, stuck for 15 min, where a failure says more.
+    output = asyncio.run(asyncio.wait_for(_session_output(web_server, "/demo chat\r", b"Scenario"), 120))
     assert b"idle" in output
 
 
