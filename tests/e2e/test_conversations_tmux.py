@@ -56,8 +56,9 @@ def test_a_hidden_stream_goes_on_and_a_hidden_approval_is_reached_with_f4(tmp_pa
         terminal.keys("F4")
         terminal.wait_for_modal_keys("the approval, reached from conversation 1")
         terminal.keys("a")
-        screen = terminal.wait_for(lambda s: "no file was touched" in s, "the approval decided in conversation 2")
-        assert "thread: /demo delete" in screen and "2 ○ /demo delete" in _bar(screen), screen
+        screen = terminal.wait_for(lambda s: "no file was touched" in s and "2 ○ /demo delete" in _bar(s),
+                                   "the approval decided in conversation 2, its turn over")
+        assert "thread: /demo delete" in screen, screen
         terminal.quit()
     finally:
         terminal.close()

@@ -40,9 +40,8 @@ class Session:
     asked, the blocks' times, the thread's title, its life off screen (`backstage`) and its
     lifecycle: `start` (shown or not), `hide` and `show` (another conversation takes the screen:
     a hidden one keeps no widgets and paints nothing; shown again, its blocks are rebuilt as a
-    resume does) and `stop`. Its
-    commands (`commands`: send, decide, cancel, retry, accept, reject, edit, resolve, act) run on
-    the engine through the bridge; the UI thread never waits on the engine. It is the bridge's
+    resume does) and `stop`. Its commands (`commands`: send, decide, cancel, retry, accept,
+    reject, edit, resolve, act) run on the engine through the bridge; the UI thread never waits on the engine. It is the bridge's
     target: a flush's changes go to the host's screen here. UI thread, except what runs through
     `bridge.to_engine`. Each talks to the app only through its `SessionHost`.
     """
@@ -229,6 +228,10 @@ class Session:
                 self.backstage.status_seen(context.status)
                 await self.bridge.run_on_engine(lambda: self.backstage.watch(context, self.bridge))
                 self.refresh_title(context)
+                if self.threads is not None and self.painted is None:
+                    # A saved thread opened off screen: its stored lines stand in when first shown.
+                    threads, thread_id = self.threads, context.conversation_id
+                    self.painted = await asyncio.to_thread(lambda: threads.painted_of(thread_id))
         except Exception:
             self.startup_failed = True
             self.backstage.status_seen("error")
@@ -372,19 +375,11 @@ class Session:
             self.bridge.flush()  # the blocks now, in this frame, rather than after a wake-up's round trip
 
     async def stand_in(self) -> bool:
-        """Show the lines the screen showed when this conversation was left (`keep_painted_lines`)
-        over the conversation, if its blocks are still those (nothing came while it was hidden):
-        one cheap frame before its views are built. Returns whether they stand in (until
-        `main.lines.drop`)."""
-        from tandem.core.handlers import DebugBlock
-
-        painted, context = self.painted, self.context
-        if painted is None or context is None:
-            return False
-        shown = [block for block in list(context.blocks) if not isinstance(block, DebugBlock)]
-        if not shown or painted[1:] != (len(shown), shown[-1].id):
-            return False
-        return await self._host.main.lines.stand_in(painted[0])
+        """Show the lines the screen showed when this conversation was left over it, if its blocks
+        are still those (`Backstage.fresh_lines`): one cheap frame before its views are built.
+        Returns whether they stand in (until `main.lines.drop`)."""
+        lines = self.backstage.fresh_lines(self.painted, self.context)
+        return lines is not None and await self._host.main.lines.stand_in(lines)
 
     def refresh_title(self, context: AgentContext) -> None:
         """Read the thread's title from the store and show it (a worker)."""

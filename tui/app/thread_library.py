@@ -181,6 +181,18 @@ class ThreadLibrary:
         tail = self.stored_tail()
         return tail.lines if tail is not None else None
 
+    def painted_of(self, thread_id: str) -> Painted | None:
+        """The lines a thread's stored tail kept of its last screen, as `retire` was given them
+        (None: no tail, no lines, or a tail that cannot be trusted). Its own read-only connection."""
+        from tandem.core.store.store import default_path
+        from tandem.core.store.tail import read_tail
+
+        path = self._store.path if self._store is not None else self._path or default_path()
+        tail = read_tail(path, thread_id)
+        if tail is None or tail.lines is None or not tail.snapshots:
+            return None
+        return tail.lines, tail.shown, str(tail.snapshots[-1]["id"])
+
     def preview(self) -> builtins.list[TextBlock] | None:
         """The stored last blocks of the thread being resumed, to paint while the engine replays
         its log (see `stored_tail`)."""
