@@ -4,7 +4,6 @@ read as one paragraph, and a finished giant message is mounted pass by pass, not
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Markdown
 
 from tests.helpers.text_host import TextHost
 from tests.helpers.waits import wait_for as wait_until
@@ -84,8 +83,7 @@ class TestAGiantMessage:
             assert 0 < view.at_mount <= TextView.CHUNKS_PER_PASS  # built with the view: a bounded layout
             await wait_until(pilot, lambda: "".join(chunk.source for chunk in view.chunks) == text, "every piece mounted")
             assert len(view.chunks) > TextView.CHUNKS_PER_PASS + 1
-            live = [chunk for chunk in view.chunks[:-1] if isinstance(chunk, Markdown)]
-            assert live and all(chunk.has_class("-runs-on") for chunk in live)
+            # (Live or frozen by now, depending on the machine's speed: what counts is how they look.)
             lines: list[str] = []
 
             def painted() -> bool:
