@@ -47,8 +47,9 @@ class Budgets:
     """The largest content delta (text, reasoning, tool arguments)."""
     message_bytes: int = 256 * 1024
     """The largest message: the text of one message, or the arguments of one tool call. The app
-    lays a message out on its UI thread: one line of 1,000,000 characters kept Esc waiting 2.6 s
-    (4,000,000: 11.5 s), 256,000 characters 0.13 s (`tests/perf/bench_flood.py`, `big-message`)."""
+    lays a message out on its UI thread in chunks (a line longer than 8,192 characters is cut,
+    widgets/markdown_chunks.py), a few per frame: raised, one line of 4,000,000 characters keeps
+    keys answered within about half a second, and takes about 9 s of the UI thread to show whole."""
     tool_calls: int = 2000
     """Tool calls in one run."""
     state_bytes: int = 16 * MiB
@@ -59,7 +60,8 @@ class Budgets:
     """Components of one A2UI surface."""
     message_components: int = 500
     """Components one A2UI message defines. The app mounts a widget per component on its UI
-    thread (about 1.4 ms each: 2,000 in one message kept Esc waiting about 4 s)."""
+    thread, `SurfaceView.MOUNT_BATCH` at a time (5,000 in one message, raised: keys wait up to a
+    few seconds on a loaded machine, and a later layout of the whole surface grows with it)."""
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, ClassVar
 
@@ -32,6 +33,7 @@ from tandem.widgets.a2ui_components import (
 from tandem.widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
 from tandem.widgets.a2ui_image import ImageComponent
 from tandem.widgets.block_view import BlockView
+from tandem.widgets.screen_turn import screen_turn
 from tandem.widgets.sanitize import agent_text, safe_id
 
 __all__ = ["SurfaceView", "render_keys"]
@@ -115,7 +117,14 @@ class SurfaceView(BlockView):
     keeping focus and unsent typing by key. Inputs post `ValueChanged`, buttons `ActionFired`;
     the app forwards both to the engine thread (`tui.app.a2ui_actions`). UI thread only.
     State classes: `-building`, `-retrying`, `-failed`, `-deleted`, `-stalled`, `-invalid`.
+    A tree of more than `MOUNT_BATCH` components is mounted in batches, a frame between them (the
+    rest of a Row, Column or List's children wait in `_later`, built from the newest snapshot),
+    so that keys are handled while thousands of components mount.
     """
+
+    MOUNT_BATCH: ClassVar[int] = 200
+    """Components built and mounted in one step (each costs about a millisecond or two to build,
+    mount and lay out: thousands at once kept Esc and Ctrl+Q waiting for seconds)."""
 
     DEFAULT_CSS: ClassVar[str] = """
     SurfaceView {
@@ -171,6 +180,11 @@ class SurfaceView(BlockView):
         self._signature: tuple[Any, ...] | None = None
         self._modal: tuple[str, SurfaceModal] | None = None
         self._tree = Vertical(classes="surface-view--tree")
+        self._newest_nodes: dict[str, ResolvedComponent] = {}  # the newest snapshot, by render key
+        self._newest_names: dict[int, str] = {}  # ... its render keys by node id
+        self._room: int | None = None  # components the build under way may still make (None: no limit)
+        self._later: deque[tuple[str, deque[str]]] = deque()  # (container's key, its children's keys) to mount
+        self._generation = 0  # a rebuild starts a new one: batches of an older tree stop
 
     @property
     def surface(self) -> SurfaceBlock:
@@ -212,12 +226,16 @@ class SurfaceView(BlockView):
     def _render_tree(self, root: ResolvedComponent | None) -> None:
         if root is None:
             if self._widgets:
+                self._generation += 1
+                self._later.clear()
                 self._replace_tree(Vertical(classes="surface-view--tree"))
                 self._widgets = {}
                 self._signature = None
             return
         signature = _signature(root)
         keys = dict(render_keys(root))
+        self._newest_nodes = keys
+        self._newest_names = {id(node): key for key, node in keys.items()}
         if signature == self._signature:
             for key, node in keys.items():
                 for name in (key, f"{_MODAL_PREFIX}{key}"):
@@ -229,13 +247,56 @@ class SurfaceView(BlockView):
         old = self._widgets
         self._signature = signature
         self._widgets = {k: w for k, w in old.items() if k.startswith(_MODAL_PREFIX)}
-        names = {id(node): key for key, node in render_keys(root)}
-        tree = self._build(root, names)
+        self._generation += 1
+        self._later.clear()
+        self._room = self.MOUNT_BATCH
+        try:
+            tree = self._build(root, self._newest_names)
+        finally:
+            self._room = None
         for key, widget in self._widgets.items():
             previous = old.get(key)
             if isinstance(widget, InputComponent) and isinstance(previous, InputComponent) and previous is not widget:
                 widget.carry_from(previous)
         self._replace_tree(Vertical(tree, classes="surface-view--tree"), focused if focused in self._widgets else None)
+        if self._later:
+            self.run_worker(self._mount_later(self._generation), group="surface-mount", exit_on_error=False)
+
+    async def _mount_later(self, generation: int) -> None:
+        """Mount the components `_render_tree` left for later, `MOUNT_BATCH` at a time, a frame between."""
+        await screen_turn(self)
+        while self._later and generation == self._generation and self.is_attached:
+            parent_key, keys = self._later[0]
+            parent = self._widgets.get(parent_key)
+            batch: list[Widget] = []
+            self._room = self.MOUNT_BATCH
+            try:
+                while keys and self._room > 0 and parent is not None:
+                    node = self._newest_nodes.get(keys.popleft())
+                    if node is not None:
+                        batch.append(self._build(node, self._newest_names))
+            finally:
+                self._room = None
+            if not keys or parent is None:
+                self._later.popleft()
+            if parent is None or not parent.is_attached or not batch:
+                continue
+            await parent.mount_all(batch)
+            if isinstance(parent, LayoutComponent):
+                parent.update_node(parent.node)  # (the widths of the children just mounted)
+            if not await screen_turn(self):
+                return
+
+    def _children(self, node: ResolvedComponent, names: dict[int, str]) -> list[Widget]:
+        """The widgets of a Row, Column or List's children: those the build has room for; the rest wait in `_later`."""
+        children = node.slots.get("children", ())
+        built: list[Widget] = []
+        for index, child in enumerate(children):
+            if self._room is not None and self._room <= 0:
+                self._later.append((names[id(node)], deque(names[id(rest)] for rest in children[index:])))
+                break
+            built.append(self._build(child, names))
+        return built
 
     def _replace_tree(self, tree: Vertical, focus: str | None = None) -> None:
         # A fresh container: the old one's removal is asynchronous, and its widgets' ids would
@@ -252,7 +313,7 @@ class SurfaceView(BlockView):
         if node.placeholder:
             widget: Widget = PlaceholderComponent(node, id=widget_id)
         elif node.type in ("Row", "Column", "List"):
-            widget = LayoutComponent(node, [self._build(child, names) for child in node.slots.get("children", ())], id=widget_id)
+            widget = LayoutComponent(node, self._children(node, names), id=widget_id)
         elif node.type == "Card":
             widget = CardComponent(node, [self._build(child, names) for child in node.slots.get("child", ())], id=widget_id)
         elif node.type == "Tabs":
@@ -263,8 +324,10 @@ class SurfaceView(BlockView):
             widget = _LEAVES[node.type](node, id=widget_id)
         else:
             widget = FallbackComponent(node, [self._build(child, names) for child in node.children], id=widget_id)
-        widget.add_class("a2ui-component")
+        widget.add_class("a2ui-component", update=False)  # (styled when it mounts: not one style pass per widget now)
         self._widgets[key] = widget
+        if self._room is not None:
+            self._room -= 1
         return widget
 
     def _focused_key(self) -> str | None:

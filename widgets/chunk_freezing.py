@@ -12,7 +12,7 @@ from textual.widgets import Markdown
 from tandem.widgets.frozen_markdown import FrozenMarkdown, paint
 from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.laid_out_once import StreamMarkdown
-from tandem.widgets.markdown_chunks import shared_parser
+from tandem.widgets.markdown_chunks import chunk_classes, shared_parser
 from tandem.widgets.painted_batch import painted_batch
 from tandem.widgets.styles_cache import forget_removed_styles
 
@@ -164,7 +164,7 @@ class ChunkFreezing(_WidgetBase):
         self._schedule_freeze()
 
     def _thaw(self, index: int, frozen: FrozenMarkdown) -> None:
-        live = StreamMarkdown(frozen.source, open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
+        live = StreamMarkdown(frozen.source, open_links=False, classes=chunk_classes(frozen.source), parser_factory=shared_parser)
         live.display = frozen.display
         self._chunks[index] = live
         self.run_worker(self._swap(frozen, live), group=self.DRAIN_GROUP, exit_on_error=False)

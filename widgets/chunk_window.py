@@ -10,7 +10,7 @@ from textual.widgets import Markdown
 
 from tandem.widgets.frozen_markdown import FrozenMarkdown
 from tandem.widgets.hidden_chunk import HiddenChunk
-from tandem.widgets.markdown_chunks import BuiltMarkdown
+from tandem.widgets.markdown_chunks import BuiltMarkdown, chunk_classes
 from tandem.widgets.painted_batch import painted_batch
 from tandem.widgets.styles_cache import forget_removed_styles
 
@@ -229,7 +229,7 @@ class ChunkWindow(_WidgetBase):
             chunk = self._chunks[index]
             if not isinstance(chunk, HiddenChunk):
                 continue  # (shown already)
-            markdown = BuiltMarkdown(chunk.source, open_links=False, classes="text-view--chunk")
+            markdown = BuiltMarkdown(chunk.source, open_links=False, classes=chunk_classes(chunk.source))
             self._chunks[index] = markdown
             built.append(markdown)
         return built

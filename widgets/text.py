@@ -21,7 +21,7 @@ from tandem.widgets.chunk_window import ChunkWindow
 from tandem.widgets.frozen_markdown import FrozenMarkdown
 from tandem.widgets.hidden_chunk import HiddenChunk
 from tandem.widgets.laid_out_once import LaidOutOnce, StreamMarkdown, hand_in_layout_requests
-from tandem.widgets.markdown_chunks import BuiltMarkdown, ChunkSplitter, shared_parser
+from tandem.widgets.markdown_chunks import BuiltMarkdown, ChunkSplitter, chunk_classes, runs_on, shared_parser
 from tandem.widgets.markdown_depth import DepthLimiter
 from tandem.widgets.markdown_lexers import warm_lexers
 from tandem.widgets.painted_batch import painted_batch
@@ -72,6 +72,9 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
             margin: 0;
             padding: 0;
             background: transparent;
+        }
+        & > .-runs-on > MarkdownParagraph {
+            margin-bottom: 0;  /* a paragraph cut in two (ChunkSplitter): the next chunk goes on with it */
         }
         & > .text-view--spacer {
             display: none;
@@ -237,7 +240,12 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
             self._outbox.append([piece])
 
     def _finished_chunks(self) -> list[BuiltMarkdown]:
-        """The chunks of the block's whole text, built, if the block is finished (else none: it streams)."""
+        """The first chunks of the block's whole text, built, if the block is finished (else none: it streams).
+
+        At most `CHUNKS_PER_PASS` are built with the view (one layout); the rest wait in the queue
+        and the drain mounts them pass by pass as if they streamed, so a giant message (one built
+        finished: resumed, or ended before its view was made) never costs one layout of all of it.
+        """
         block = self.block
         assert isinstance(block, TextBlock)
         if block.lifecycle is not Lifecycle.INACTIVE or self._fed:
@@ -253,9 +261,17 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
             sources.append(text[start:cut])
             start = cut
         sources.append(text[start:])
-        chunks = [BuiltMarkdown(source, open_links=False, classes="text-view--chunk") for source in sources if source]
+        sources = [source for source in sources if source]
+        built, rest = sources[: self.CHUNKS_PER_PASS], sources[self.CHUNKS_PER_PASS :]
+        if rest:
+            self._outbox = [[], *([source] for source in rest)]  # (the first entry would go on with the last chunk built)
+        chunks = [
+            BuiltMarkdown(source, open_links=False,
+                          classes=chunk_classes(source) if index < len(sources) - 1 else "text-view--chunk")
+            for index, source in enumerate(built)
+        ]
         self._chunks.extend(chunks)
-        self._chars_written += len(text)
+        self._chars_written += sum(map(len, built))
         self._appended_at = time.perf_counter()
         return chunks
 
@@ -373,6 +389,8 @@ class TextView(ChunkWindow, ChunkFreezing, LaidOutOnce, BlockView):
     async def _new_chunk(self) -> None:
         # Links are never opened by the widget: the app checks the scheme and asks first.
         chunk = StreamMarkdown(open_links=False, classes="text-view--chunk", parser_factory=shared_parser)
+        if self._chunks and isinstance(self._chunks[-1], Markdown):
+            self._chunks[-1].set_class(runs_on(self._chunks[-1].source), "-runs-on")  # (it is finished now)
         self._chunks.append(chunk)
         await self.mount(chunk, before=self.query_one(".text-view--stopped"))
         if len(self._chunks) > 1:

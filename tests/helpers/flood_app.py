@@ -91,7 +91,9 @@ class FloodRun:
             start = app.size()
             app.type("flood me\r")
             sent = time.monotonic()
-            app.wait_any([b"FLOOD-BEGIN", b"streaming", b"error", b"idle"], start, self.guard)
+            # (The status line is not enough: a turn that ends within one frame leaves it at idle,
+            # and only changed cells are written; the server's last message says it finished.)
+            app.wait_any([b"FLOOD-BEGIN", b"FLOOD-END", b"streaming", b"error", b"idle"], start, self.guard)
             if self.budget:
                 app.wait_for(b"budget", start, self.guard)
             while time.monotonic() - sent < self.seconds:
@@ -108,7 +110,7 @@ class FloodRun:
             time.sleep(0.3)
             if app.find(b"budget", start) >= 0:
                 self.ended_by = "budget"  # the turn had ended on a budget's error card: no Esc to time
-            elif app.find(b"idle", start) >= 0:
+            elif app.find(b"FLOOD-END", start) >= 0 or app.find(b"idle", start) >= 0:
                 self.ended_by = "finished"  # the agent's answer had ended: no Esc to time
             else:
                 offset = app.size()

@@ -16,8 +16,10 @@ run finishes properly):
 | `tool-calls` | 100,000 tool calls in one run |
 | `big-message` | one message as large as the default budgets allow (4 deltas of 1,000,000 characters, one line; `?chars=N` per delta) |
 
-Each run begins with a text message saying `FLOOD-BEGIN <scenario>`, so a test sees that the run
-started. `python -m tests.helpers.flood_server` prints its base URL and serves until killed;
+Each run begins with a text message saying `FLOOD-BEGIN <scenario>` and, when it gets to its end,
+ends with one saying `FLOOD-END <scenario>`, so a test sees on the wire that the run started and that
+it finished (a turn that ends within one frame leaves the status line as it was: its cells are not
+written again). `python -m tests.helpers.flood_server` prints its base URL and serves until killed;
 `serve_flood()` serves it from a thread for the `with` block.
 """
 
@@ -181,7 +183,7 @@ async def _run(request: Request) -> Response:
         deadline = time.monotonic() + seconds
         yield _event({"type": "RUN_STARTED", "threadId": thread, "runId": run}) + _text("begin", f"FLOOD-BEGIN {scenario}")
         yield from _events(scenario, deadline, chars, count)
-        yield _event({"type": "RUN_FINISHED", "threadId": thread, "runId": run})
+        yield _text("end", f"FLOOD-END {scenario}") + _event({"type": "RUN_FINISHED", "threadId": thread, "runId": run})
 
     layers = {"gzip": 1, "nested-gzip": 2}.get(scenario, 0)
     pieces = _gzipped(body(), layers) if layers else body()

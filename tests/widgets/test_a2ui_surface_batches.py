@@ -1,0 +1,87 @@
+"""SurfaceView: a surface of more components than `MOUNT_BATCH` is mounted in batches, in order, with
+the newest snapshot of each component, and a rebuild stops the batches of the tree it replaces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+
+from tests.helpers.waits import wait_for as wait_until
+
+from tandem.core import BlockEnv, ChatUpdate, UIAgent
+from tandem.core.a2ui import SurfaceBlock, install_a2ui
+from tandem.core.content import ActivityContent
+from tandem.core.scripted import ScriptedChatClient
+from tandem.widgets import view_for
+from tandem.widgets.a2ui_components import TextComponent
+from tandem.widgets.a2ui_surface import SurfaceView
+
+pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
+
+CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+ROWS = 450
+
+
+def _surface(rows: int, label: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [{"id": "root", "component": "Column", "children": [f"r{i}" for i in range(rows)]}]
+    items += [{"id": f"r{i}", "component": "Text", "text": f"{label} {i}"} for i in range(rows)]
+    return [{"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": CATALOG}},
+            {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": items}}]
+
+
+class _Agent:
+    def __init__(self) -> None:
+        self.agent = UIAgent(ScriptedChatClient([]), env=BlockEnv(user="ann", clock=lambda: 1_767_225_600.0))
+        install_a2ui(self.agent)
+        self.agent.pipeline.begin_segment("t1", 0)
+
+    def send(self, operations: list[dict[str, Any]]) -> SurfaceBlock:
+        content = {"a2ui_operations": operations}
+        self.agent.pipeline.process(ChatUpdate(contents=[ActivityContent(
+            activity_id="a1", activity_type="a2ui-surface", content=content, replace=True)], message_id="m1"))
+        [block] = [b for b in self.agent.pipeline.blocks if isinstance(b, SurfaceBlock)]
+        return block
+
+
+class _Host(App[None]):
+    def __init__(self, block: SurfaceBlock) -> None:
+        super().__init__()
+        self.block = block
+        self.first_mount = -1
+
+    def compose(self) -> ComposeResult:
+        yield view_for(self.block)
+
+    def on_mount(self) -> None:
+        self.first_mount = len(self.query(TextComponent))
+
+
+def _rows(view: SurfaceView) -> list[str]:
+    return [str(widget.node.props.get("text")) for widget in view.query(TextComponent)]
+
+
+async def test_a_giant_surface_mounts_in_batches_in_order() -> None:
+    agent = _Agent()
+    block = agent.send(_surface(ROWS, "row"))
+    app = _Host(block)
+    async with app.run_test(size=(60, 40)) as pilot:
+        view = app.query_one(SurfaceView)
+        assert 0 < app.first_mount < ROWS  # the first frame did not wait for every component
+        await wait_until(pilot, lambda: len(_rows(view)) == ROWS, "every row mounted")
+        assert _rows(view) == [f"row {i}" for i in range(ROWS)]
+
+
+async def test_a_rebuild_replaces_the_batches_of_the_tree_before() -> None:
+    agent = _Agent()
+    block = agent.send(_surface(ROWS, "row"))
+    app = _Host(block)
+    async with app.run_test(size=(60, 40)) as pilot:
+        view = app.query_one(SurfaceView)
+        agent.send(_surface(ROWS + 1, "new"))  # another structure: rebuilt from scratch
+        view.refresh_block()
+        expected = [f"new {i}" for i in range(ROWS + 1)]
+        await wait_until(pilot, lambda: _rows(view) == expected, "the new tree mounted, nothing of the old one left")
+        await pilot.pause()
+        assert _rows(view) == expected
