@@ -503,7 +503,7 @@ class TestSeams:
     def test_the_watched_file_says_when_the_writer_drained(self) -> None:
         import io
 
-        from tandem.tui.terminal.wire_output import _WatchedFile
+        from tandem.tui.terminal.wire_driver import _WatchedFile
 
         queued = [1]
         calls: list[str] = []
