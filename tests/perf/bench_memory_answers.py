@@ -15,11 +15,21 @@ Prints the figures of this run; asserts nothing. The machine may be shared: time
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import signal
 import tempfile
 import time
+from pathlib import Path
+from typing import Any, cast
 
 from tests.helpers.blocks_server import BlocksServer, serve_blocks
 from tests.perf.bench_memory_pty import PtyTandem, ready
+from tests.perf.memory_probe import ENV
+
+PROBE = Path(__file__).with_name("memory_probe.py")
+PROBE_AT = (8, 32)
+"""The answers after which `--probe` takes a snapshot (and after the last)."""
 
 QUIET_SECONDS = 0.6
 """How long the app's output must stay quiet for an answer to count as painted."""
@@ -50,11 +60,36 @@ def answer(app: PtyTandem, server: BlocksServer, tokens: int, seconds: float = 3
             quiet_since, size = time.monotonic(), app.size()
 
 
-def many_answers(server: BlocksServer, answers: int, tokens: int, settle: float) -> list[tuple[int, float, float]]:
-    """(answer, VmRSS MB, seconds since start) after each of `answers` answers of `tokens` tokens, answer 0 first."""
+def probe(app: PtyTandem, base: str, index: int) -> dict[str, Any]:
+    """Have `memory_probe` write its snapshot `index` and read it."""
+    path = Path(f"{base}.{index}.json")
+    os.kill(app.process.pid, signal.SIGUSR1)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if path.exists():
+            try:
+                return cast(dict[str, Any], json.loads(path.read_text()))
+            except ValueError:  # (still being written)
+                pass
+        time.sleep(0.05)
+    raise TimeoutError("no memory snapshot")
+
+
+def many_answers(server: BlocksServer, answers: int, tokens: int, settle: float,
+                 probes: dict[int, dict[str, Any]] | None = None) -> list[tuple[int, float, float]]:
+    """(answer, VmRSS MB, seconds since start) after each of `answers` answers of `tokens` tokens, answer 0 first.
+
+    With `probes` (a dict to fill), the app runs under `memory_probe.py`, whose snapshot after
+    the answers `PROBE_AT` (and the last) is put there by answer.
+    """
     samples: list[tuple[int, float, float]] = []
     with tempfile.TemporaryDirectory() as data:
-        app = PtyTandem(["--url", server.url], data)
+        base = os.path.join(data, "probe")
+        if probes is None:
+            app = PtyTandem(["--url", server.url], data)
+        else:
+            os.environ[ENV] = base  # (PtyTandem passes the environment on)
+            app = PtyTandem(["--url", server.url], data, runner=["env"], tandem=PROBE)
         try:
             ready(app)
             began = time.monotonic()
@@ -64,6 +99,8 @@ def many_answers(server: BlocksServer, answers: int, tokens: int, settle: float)
                 if settle:
                     app.settle(settle)
                 samples.append((index, app.rss_mb(), time.monotonic() - began))
+                if probes is not None and (index in PROBE_AT or index == answers):
+                    probes[index] = probe(app, base, len(probes) + 1)
                 print(f"  ({index}: {samples[-1][1]:.1f} MB)", end="", flush=True)
             app.settle(3.0)  # the idle sweep (`tui.terminal.idle_collection`) has run
             samples.append((answers + 1, app.rss_mb(), time.monotonic() - began))
@@ -77,9 +114,12 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=64)
     parser.add_argument("--tokens", type=int, default=3000, help="tokens per answer (`long N`)")
     parser.add_argument("--settle", type=float, default=0.0, help="seconds to wait after each answer")
+    parser.add_argument("--probe", action="store_true",
+                        help="run under memory_probe.py: what the heap holds after answers 8, 32 and the last")
     args = parser.parse_args()
+    probes: dict[int, dict[str, Any]] | None = {} if args.probe else None
     with serve_blocks() as server:
-        samples = many_answers(server, args.answers, args.tokens, args.settle)
+        samples = many_answers(server, args.answers, args.tokens, args.settle, probes)
     print()
     print(f"tandem in a 120×40 pty, {args.answers} answers of `long {args.tokens}` back to back:")
     shown = {0, args.answers, args.answers + 1} | {2 ** k for k in range(12) if 2 ** k <= args.answers}
@@ -87,10 +127,34 @@ def main() -> None:
         if index in shown:
             label = "after 3 s idle" if index == args.answers + 1 else f"after answer {index}"
             print(f"  {label:>18}: VmRSS {rss:6.1f} MB ({seconds:6.1f} s)")
+    if probes:
+        print_probes(probes)
     half = args.answers // 2
     if half:
         grown = samples[args.answers][1] - samples[half][1]
         print(f"  growth over answers {half}..{args.answers}: {grown:+.1f} MB = {grown / (args.answers - half):+.2f} MB per answer")
+
+
+def print_probes(probes: dict[int, dict[str, Any]]) -> None:
+    """The snapshots side by side: totals, widgets, and the types that grew most from the first to the last."""
+    for index, snap in sorted(probes.items()):
+        if "error" in snap:
+            print(f"  after answer {index}: the probe failed: {snap['error']}")
+            return
+        print(f"  after answer {index}: {snap['tracked_total']:,} objects tracked, {snap['alive_total']:,} alive after a "
+              f"full collection; {snap['widgets']:,} widgets alive, {snap['attached']:,} attached; VmRSS "
+              + " → ".join(f"{mb:.0f}" for mb in snap["rss"]) + " MB (collected, trimmed)")
+    held = probes[max(probes)].get("held", {})
+    if held:
+        print(f"  detached widgets alive at the last snapshot: {held['kinds']}; roots {held['roots']}; {held['states']}")
+        print(f"  coroutines alive: {probes[max(probes)].get('coroutines')}")
+        print(f"  tasks: {probes[max(probes)].get('tasks')}")
+        for chain, count in held["chains"].items():
+            print(f"    {count:3d}× {chain}")
+    first, last = probes[min(probes)], probes[max(probes)]
+    grown = sorted(((count - first["alive"].get(name, 0), name) for name, count in last["alive"].items()), reverse=True)
+    print(f"  alive, grown from answer {min(probes)} to {max(probes)}: "
+          + ", ".join(f"{name.rsplit('.', 1)[-1]} +{count:,}" for count, name in grown[:15] if count > 0))
 
 
 if __name__ == "__main__":
