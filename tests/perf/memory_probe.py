@@ -72,6 +72,7 @@ def _holders(detached: list[object], keep: list[object]) -> dict[str, object]:
     for widget in sample:
         frontier: list[object] = [widget]
         seen = {id(widget)}
+        via: dict[int, object] = {}
         for _ in range(5):
             following: list[object] = []
             for obj in frontier:
@@ -79,6 +80,7 @@ def _holders(detached: list[object], keep: list[object]) -> dict[str, object]:
                     if id(r) in seen or id(r) in ignored or inspect.isframe(r) or (isinstance(r, list) and len(r) > 300):
                         continue
                     seen.add(id(r))
+                    via[id(r)] = obj
                     if type(r).__name__ in ("list_iterator", "generator"):
                         continue
                     holder: object = r
@@ -89,7 +91,10 @@ def _holders(detached: list[object], keep: list[object]) -> dict[str, object]:
                     if id(holder) in cluster:
                         continue  # (the detached widgets among themselves)
                     if holder is not r or not isinstance(r, containers) and type(r).__name__ not in ("cell", "method", "function", "NodeList", "WeakKeyDictionary"):
-                        chains[_describe(holder) + (" (attached)" if _attached(holder) else "")] += 1
+                        key = ""
+                        if isinstance(r, dict):
+                            key = next((f".{k}" for k, v in r.items() if v is obj), ".?")
+                        chains[_describe(holder) + key + (" (attached)" if _attached(holder) else "")] += 1
                         continue
                     following.append(r)
             frontier = following[:100]
