@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from textual import events
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
-from tandem.tui.terminal.wire_driver import CURSOR_QUERY, ShownMarks, wire_driver
+from tandem.tui.terminal.wire_driver import CURSOR_QUERY, PIECE_MIN_CHARACTERS, ShownMarks, wire_driver
 
 
 def test_textual_parses_a_terminals_answer_as_a_cursor_position() -> None:
@@ -31,23 +32,23 @@ def test_one_question_until_the_terminal_answers_then_one_per_frame() -> None:
     marks = ShownMarks(patience=10)
     assert marks.mark(0.0)
     assert not marks.mark(0.1) and not marks.outstanding(0.1)  # unknown yet: the output is not held
-    assert marks.answer() and marks.answering
+    assert marks.answer(0.0) and marks.answering
     assert not marks.outstanding(0.2)
     assert marks.mark(0.3) and marks.mark(0.4)
     assert marks.outstanding(0.5)
-    assert marks.answer() and marks.outstanding(0.5)  # the second frame is not shown yet
-    assert marks.answer() and not marks.outstanding(0.5)
-    assert not marks.answer()  # nobody asked: the app's
+    assert marks.answer(0.0) and marks.outstanding(0.5)  # the second frame is not shown yet
+    assert marks.answer(0.0) and not marks.outstanding(0.5)
+    assert not marks.answer(0.0)  # nobody asked: the app's
 
 
 def test_a_terminal_that_stops_answering_is_not_waited_for_past_the_patience() -> None:
     marks = ShownMarks(patience=10)
     marks.mark(0.0)
-    marks.answer()
+    marks.answer(0.0)
     marks.mark(1.0)
     assert marks.outstanding(10.9)
     assert not marks.outstanding(11.1)
-    assert not marks.answer() and marks.wait_settled(0)  # (a late answer is passed on)
+    assert not marks.answer(0.0) and marks.wait_settled(0)  # (a late answer is passed on)
 
 
 def test_a_terminal_that_never_answers_is_asked_once_per_patience() -> None:
@@ -102,3 +103,24 @@ async def test_the_driver_takes_its_answers_out_of_the_input_and_calls_back_once
     driver.process_message(events.CursorPosition(4, 5))  # nobody asked: the app's
     assert len(passed) == 1 and isinstance(passed[0], events.CursorPosition)
     assert not driver.wire_when_drained(lambda: None)  # nothing on its way
+
+
+def test_the_link_rate_is_read_from_answers_to_frames_of_some_size() -> None:
+    marks = ShownMarks(patience=10)
+    marks.mark(0.0, 100)
+    marks.answer(0.5)
+    assert marks.rate is None  # (a small frame's time is mostly the way there and back)
+    marks.mark(1.0, 2000)
+    marks.answer(1.5)
+    assert marks.rate == pytest.approx(4000)
+
+
+async def test_the_driver_cuts_frames_to_what_the_link_carries_in_a_moment() -> None:
+    driver = _driver()
+    assert driver.wire_piece() is None  # nothing known: whole frames
+    driver.wire_mark(4000)
+    driver.wire_marks.answer(time.monotonic() + 1.0)  # 4,000 characters a second: 32 kbit/s
+    assert driver.wire_piece() == PIECE_MIN_CHARACTERS
+    driver.wire_mark(1_000_000)
+    driver.wire_marks.answer(time.monotonic() + 0.01)  # a local terminal
+    assert driver.wire_piece() > 100_000

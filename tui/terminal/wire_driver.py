@@ -30,10 +30,16 @@ from typing import Any, ClassVar, cast
 
 from textual import events
 
-__all__ = ["ANSWER_PATIENCE_SECONDS", "CURSOR_QUERY", "ShownMarks", "wire_driver"]
+__all__ = ["ANSWER_PATIENCE_SECONDS", "CURSOR_QUERY", "PIECE_MIN_CHARACTERS", "PIECE_SECONDS", "ShownMarks", "wire_driver"]
 
 CURSOR_QUERY = "\x1b[6n"
 """Device status report 6: the terminal answers `ESC [ row ; column R` once it got this far."""
+
+PIECE_SECONDS = 0.1
+"""About how long the link may take to carry one piece of a frame: a key typed meanwhile waits for
+no more than that (and the answer's way back)."""
+PIECE_MIN_CHARACTERS = 512
+"""The smallest piece a frame is cut into, however slow the link."""
 
 ANSWER_PATIENCE_SECONDS = 10.0
 """The longest an unanswered question holds the output back (a terminal that stopped answering,
@@ -80,10 +86,12 @@ class _WatchedFile:
 class ShownMarks:
     """The questions written after frames and the terminal's answers: which frames it has shown.
 
-    Owns when each unanswered question was sent and whether the terminal answers at all. Asked
-    by the UI thread (`mark`, `outstanding`), answered on the driver's input thread (`answer`):
-    under a lock. Until a first answer comes, one question at a time is out (a terminal that
-    answers nothing gets one per `patience` seconds).
+    Owns when each unanswered question was sent (and the size of the frame before it), whether
+    the terminal answers at all, and the link's rate as the last answer showed it (characters a
+    second: the frame's size over the time its answer took). Asked by the UI thread (`mark`,
+    `outstanding`, `rate`), answered on the driver's input thread (`answer`): under a lock. Until
+    a first answer comes, one question at a time is out (a terminal that answers nothing gets
+    one per `patience` seconds).
     """
 
     def __init__(self, patience: float = ANSWER_PATIENCE_SECONDS) -> None:
@@ -92,27 +100,31 @@ class ShownMarks:
         """Whether the terminal has answered a question (then every frame gets one)."""
         self.answered = 0
         """Answers taken (for tests and benchmarks)."""
-        self._unanswered: collections.deque[float] = collections.deque()
+        self.rate: float | None = None
+        """Characters a second the link carried the last answered frame at (None: not known)."""
+        self._unanswered: collections.deque[tuple[float, int]] = collections.deque()
         self._lock = threading.Lock()
         self._settled = threading.Event()
         self._settled.set()
 
-    def mark(self, now: float) -> bool:
-        """Whether to ask after the frame just written (if so, it is counted as asked at `now`)."""
+    def mark(self, now: float, size: int = 0) -> bool:
+        """Whether to ask after the frame of `size` characters just written (if so, it is counted as asked at `now`)."""
         with self._lock:
             self._forget_stale(now)
             if not self.answering and self._unanswered:
                 return False  # (the probe is out: nothing known yet)
-            self._unanswered.append(now)
+            self._unanswered.append((now, size))
             self._settled.clear()
             return True
 
-    def answer(self) -> bool:
-        """A cursor position report came in; True if it answers one of the questions (it is then ours)."""
+    def answer(self, now: float) -> bool:
+        """A cursor position report came in at `now`; True if it answers one of the questions (it is then ours)."""
         with self._lock:
             if not self._unanswered:
                 return False
-            self._unanswered.popleft()
+            asked, size = self._unanswered.popleft()
+            if size >= PIECE_MIN_CHARACTERS:  # (a small frame's time is mostly the way there and back)
+                self.rate = size / max(now - asked, 1e-4)
             self.answering = True
             self.answered += 1
             if not self._unanswered:
@@ -136,7 +148,7 @@ class ShownMarks:
             self._settled.set()
 
     def _forget_stale(self, now: float) -> None:
-        if self._unanswered and now - self._unanswered[0] > self.patience:
+        if self._unanswered and now - self._unanswered[0][0] > self.patience:
             self._unanswered.clear()  # (answers still on their way are then passed on: the app ignores them)
             self._settled.set()
 
@@ -178,10 +190,18 @@ def wire_driver(driver_class: type[Any]) -> type[Any]:
             """Whether text handed to the driver is not yet flushed, or a frame not yet shown."""
             return self._watched.busy or self._queued() > 0 or self.wire_marks.outstanding(time.monotonic())
 
-        def wire_mark(self) -> None:
-            """A frame was just written (UI thread): ask the terminal to say when it has shown it."""
-            if self._writer_thread is not None and self.wire_marks.mark(time.monotonic()):
+        def wire_mark(self, size: int = 0) -> None:
+            """A frame of `size` characters was just written (UI thread): ask the terminal to say when it has shown it."""
+            if self._writer_thread is not None and self.wire_marks.mark(time.monotonic(), size):
                 self.write(CURSOR_QUERY)
+
+        def wire_piece(self) -> int | None:
+            """The characters of a frame to write at once: what the link carries in `PIECE_SECONDS`
+            (None: all of it, the terminal does not answer or the rate is not known yet)."""
+            rate = self.wire_marks.rate
+            if rate is None or not self.wire_marks.answering:
+                return None
+            return max(PIECE_MIN_CHARACTERS, int(rate * PIECE_SECONDS))
 
         def wire_when_drained(self, callback: Callable[[], None]) -> bool:
             """Run `callback` (on the writer or input thread) once the output drained and the
@@ -207,7 +227,7 @@ def wire_driver(driver_class: type[Any]) -> type[Any]:
                 callback()
 
         def process_message(self, message: Any) -> None:
-            if isinstance(message, events.CursorPosition) and self.wire_marks.answer():
+            if isinstance(message, events.CursorPosition) and self.wire_marks.answer(time.monotonic()):
                 self._check_drained()
                 return  # (an answer to the row output's question: not the app's)
             super().process_message(message)

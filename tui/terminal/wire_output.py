@@ -74,16 +74,22 @@ def seams_present() -> bool:
 
 class _RowsUpdate(CompositorUpdate):
     """A frame of the screen model: what `App._display` writes between the synchronized-output marks
-    (with `rows`, only those rows of it)."""
+    (with `rows`, only those rows of it; with `budget`, a piece of about that many characters)."""
 
-    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None], rows: set[int] | None = None) -> None:
+    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None], rows: set[int] | None = None,
+                 budget: int | None = None) -> None:
         self.model = model
         self.failed = failed
         self.rows = rows
+        self.budget = budget
+        self.length = 0
+        """The characters rendered."""
 
     def render_segments(self, console: Console) -> str:
         try:
-            return self.model.render(console._color_system or ColorSystem.TRUECOLOR, self.rows)
+            text = self.model.render(console._color_system or ColorSystem.TRUECOLOR, self.rows, self.budget)
+            self.length = len(text)
+            return text
         except Exception as error:  # a bug here must not end the app: Textual's output takes over
             self.failed(error)
             return ""
@@ -110,6 +116,8 @@ class WireOutput:
         """Updates merged into a later frame because the output had not drained."""
         self.overtaken = 0
         """Frames of typed input written while the output had not drained (`display_typed_input`)."""
+        self.pieces = 0
+        """Frames written in pieces on a slow link, the rest left for later (`_write`)."""
         self._waiting = False
         self._typed_rows: set[int] | None = None
         self._patience: asyncio.TimerHandle | None = None
@@ -199,13 +207,21 @@ class WireOutput:
         self._write(screen)
 
     def _write(self, screen: Screen[Any], rows: set[int] | None = None) -> None:
-        """Write the model's pending rows (or only `rows` of them) as one frame."""
+        """Write the model's pending rows (or only `rows` of them) as one frame, or as much of it
+        as the link carries in a moment (`wire_piece`): the next piece once the terminal showed this."""
         self.frames += 1
+        driver = self._app._driver
+        piece = getattr(driver, "wire_piece", None)
+        budget = None if rows is not None or piece is None else piece()
+        update = _RowsUpdate(self.model, self._failed, rows, budget)
         # A `CompositorUpdate` (as Textual's own): `_display` writes its `render_segments` in a sync.
-        App._display(self._app, screen, cast(RenderableType, _RowsUpdate(self.model, self._failed, rows)))
-        mark = getattr(self._app._driver, "wire_mark", None)
+        App._display(self._app, screen, cast(RenderableType, update))
+        mark = getattr(driver, "wire_mark", None)
         if mark is not None:
-            mark()  # (the terminal says when it has shown this frame)
+            mark(update.length)  # (the terminal says when it has shown this frame)
+        if budget is not None and self.model.pending:
+            self.pieces += 1
+            self._backlogged()  # (the rest goes once this piece arrived)
 
     def _failed(self, error: BaseException) -> None:
         """The model failed (a bug): from now on Textual's own output, starting with a whole screen."""
