@@ -147,6 +147,7 @@ def print_probes(probes: dict[int, dict[str, Any]]) -> None:
     held = probes[max(probes)].get("held", {})
     if held:
         print(f"  detached widgets alive at the last snapshot: {held['kinds']}; roots {held['roots']}; {held['states']}")
+        print(f"  screens: {probes[max(probes)].get('screens')}")
         print(f"  coroutines alive: {probes[max(probes)].get('coroutines')}")
         print(f"  tasks: {probes[max(probes)].get('tasks')}")
         for chain, count in held["chains"].items():

@@ -108,6 +108,24 @@ def _holders(detached: list[object], keep: list[object]) -> dict[str, object]:
             "states": dict(states)}
 
 
+def _screens() -> list[dict[str, object]]:
+    """The app's screens: whether each is current, what it owes a frame, and the app's batch count."""
+    from textual.app import App
+
+    found = []
+    for app in (o for o in gc.get_objects() if isinstance(o, App)):
+        for screen in app.screen_stack:
+            found.append({
+                "screen": type(screen).__qualname__, "current": screen.is_current, "batch": app._batch_count,
+                "dirty": len(screen._dirty_widgets), "layout_required": screen._layout_required,
+                "frames_held": getattr(screen, "_frames_held", None),
+                "paint_deferred": getattr(screen, "_paint_deferred", None),
+                "timer_paused": getattr(screen._update_timer, "_active", None) is not None
+                and not screen._update_timer._active.is_set(),
+            })
+    return found
+
+
 def _snapshot() -> dict[str, object]:
     from textual.widget import Widget
 
@@ -130,6 +148,7 @@ def _snapshot() -> dict[str, object]:
         tasks = collections.Counter(
             f"{t.get_coro().__qualname__ if hasattr(t.get_coro(), '__qualname__') else t.get_coro()} "
             f"({'done' if t.done() else 'pending'})" for t in asyncio.all_tasks(asyncio.get_event_loop_policy().get_event_loop()))
+        screens = _screens()
         held = _holders([widget for widget in widgets if not _attached(widget)], widgets)
     finally:
         if frozen:
@@ -147,6 +166,7 @@ def _snapshot() -> dict[str, object]:
         "widgets": len(widgets),
         "attached": attached,
         "held": held,
+        "screens": screens,
         "coroutines": dict(coroutines.most_common(10)),
         "tasks": dict(tasks.most_common(10)),
     }
