@@ -15,7 +15,9 @@ echo then waits behind every frame queued there (seconds at 32 kbit/s).
   `events.CursorPosition`, which an application-mode app never asks for otherwise).
 
 `tui.terminal.wire_output` writes at most one frame ahead of what the terminal has shown; the
-frames in between merge in its screen model, so a key's echo queues behind one frame at most.
+frames in between merge in its screen model, so a key's echo queues behind one frame at most,
+and on a slow link behind one piece of one (`wire_piece`: the link's rate, from the time a
+frame's answer took, times `PIECE_SECONDS`).
 A terminal that never answers is asked at most once per `ANSWER_PATIENCE_SECONDS` and then only
 the writer thread is watched (as before); one that stops answering is trusted no longer than that.
 """

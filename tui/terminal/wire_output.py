@@ -9,7 +9,9 @@ the one place a compositor update becomes terminal text; the app's override dele
 - while the previous frame is still on its way (the driver's writer thread has not flushed it, or
   the terminal has not yet said it has shown it: `tui.terminal.wire_driver`), frames are merged
   in the model and the latest state goes out once the output drained: the cadence follows the
-  link, and no more than one frame queues anywhere between the app and the person;
+  link, and no more than one frame queues anywhere between the app and the person; on a slow
+  link (the terminal's answers give its rate) a frame goes out in pieces of what the link
+  carries in `wire_driver.PIECE_SECONDS`, its bottom rows first (`ScreenRows.render`'s budget);
 - what was typed (`display_typed_input`, painted alone by `tui.terminal.input_paint`) goes out at
   once, queued behind the frame on its way;
 - synchronized output (DEC 2026), the cursor's position and the glyph-fallback driver
@@ -18,7 +20,8 @@ the one place a compositor update becomes terminal text; the app's override dele
 UI thread, except the drain callback (the writer or input thread, which only schedules on the UI loop).
 `--repaint changes|all` (or `$TANDEM_REPAINT`) chooses; `all` is Textual's own output, also the
 fallback when this Textual lacks the seams used (`seams_available`). Measured by
-`tests/perf/bench_wire.py`; the seams are checked by `tests/tui/test_wire_output.py`.
+`tests/perf/bench_wire.py` and `tests/perf/bench_keys_slow_link.py`; the seams are checked by
+`tests/tui/test_wire_output.py`.
 """
 
 from __future__ import annotations
