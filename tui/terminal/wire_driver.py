@@ -222,7 +222,13 @@ def wire_driver(driver_class: type[Any]) -> type[Any]:
         def _check_drained(self) -> None:
             """The writer flushed, or the terminal answered: call back if nothing is on its way now."""
             if self.wire_backlogged():
-                return  # (the other of the two calls again when its part is done)
+                # The other of the two calls again when its part is done; the writer's call is
+                # armed again (it was used up by this flush, and more may be written meanwhile).
+                if self._drained_callback is not None:
+                    self._watched.on_drained = self._check_drained
+                    if not self.wire_backlogged():  # (drained meanwhile: nobody would call)
+                        self._check_drained()
+                return
             with self._callback_lock:
                 callback, self._drained_callback = self._drained_callback, None
             if callback is not None:
