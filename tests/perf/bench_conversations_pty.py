@@ -51,7 +51,8 @@ from tandem.core.store import ThreadStore
 from tests.helpers.block_threads import write_answers
 from tests.helpers.pty_app import PtyApp
 from tests.perf.bench_memory_pty import compile_sources
-from tests.perf.bench_stream_pty import KEYS, SENTINEL, SYNC_START, TANDEM, Server, StreamApp, percentile, split_tokens, answer_text
+from tests.perf.bench_stream_pty import (KEYS, SENTINEL, SYNC_START, TANDEM, Server, StreamApp, answer_text, percentile,
+                                         send_go, split_tokens)
 
 SYNC_END = b"\x1b[?2026l"
 F8 = "\x1b[19~"
@@ -131,15 +132,8 @@ class ConversationsApp(StreamApp):
 
 def shown_stream(app: ConversationsApp, server: Server, seconds: float, tokens: int) -> dict[str, float]:
     """Send a message in the shown conversation; measure its stream and the keys typed meanwhile."""
-    streams_before = len(server.starts)
-    mark = app.size()
-    app.type("go\r")
-    deadline = time.monotonic() + 30
-    while len(server.starts) == streams_before:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the server was never asked")
-        time.sleep(0.001)
-    started = server.starts[-1]
+    ends_before = len(server.ends)
+    mark, started = send_go(app, server)
     cpu, ui = app.cpu_seconds(), app.main_thread_cpu_seconds()
     keys: list[float] = []
     for character in KEYS:
@@ -151,7 +145,7 @@ def shown_stream(app: ConversationsApp, server: Server, seconds: float, tokens: 
     app.wait_for(b"streaming", mark, 60)
     painted = app.wait_for(b"idle", app.find(b"streaming", mark), 120)
     cpu, ui = app.cpu_seconds() - cpu, app.main_thread_cpu_seconds() - ui
-    while len(server.ends) < streams_before + 1:
+    while len(server.ends) < ends_before + 1:
         time.sleep(0.01)
     wall = painted - started
     app.type("\x7f" * len(keys))  # the probes out of the composer again

@@ -227,6 +227,20 @@ class StreamApp(PtyApp):
         self.home.cleanup()
 
 
+def send_go(app: StreamApp, server: Server) -> tuple[int, float]:
+    """Send "go" in the app's composer; returns how much the app had written by then and when the
+    server started streaming its answer (`time.monotonic()`)."""
+    streams_before = len(server.starts)
+    mark = app.size()
+    app.type("go\r")
+    deadline = time.monotonic() + 30
+    while len(server.starts) == streams_before:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the server was never asked")
+        time.sleep(0.001)
+    return mark, server.starts[-1]
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -245,15 +259,7 @@ def one_run(server: Server, columns: int, rows: int, seconds: float, tokens: int
             quiet = [app.key_latency(character) for character in KEYS[:10]]
             app.type("\x7f" * 10)  # backspace them away
             time.sleep(0.5)
-            streams_before = len(server.starts)
-            mark = app.size()
-            app.type("go\r")
-            deadline = time.monotonic() + 30
-            while len(server.starts) == streams_before:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the server was never asked")
-                time.sleep(0.001)
-            started = server.starts[-1]
+            mark, started = send_go(app, server)
             cpu_started, ui_started = app.cpu_seconds(), app.main_thread_cpu_seconds()
             if spy:  # a sampling profile of the app while it streams (py-spy must be installed)
                 # Every thread (each line starts "thread (id): name"), sampled only while it holds
