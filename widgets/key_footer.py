@@ -14,8 +14,16 @@ class KeyFooter(Footer):
     Textual's footer ignores binding changes while the app is blurred (so that it does not flicker
     as focus leaves). In the browser the app starts blurred (Textual's web driver says so, and
     textual-serve's page reports the terminal's focus only once its socket is open): the footer
-    would stay empty until the first key. Owns nothing beyond `Footer`; UI thread only.
+    would stay empty until the first key. And each recompose (the keys change at every turn's start
+    and end) lets go of the keys it removed: Textual's footer binds each key's `compact` to its own
+    (`data_bind`), and a watcher is dropped only when that reactive is next set, so every key ever
+    shown stayed alive. Owns nothing beyond `Footer`; UI thread only.
     """
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        if self.is_attached:
+            self.mutate_reactive(Footer.compact)  # (drops the watchers of the keys just removed)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         super().bindings_changed(screen)
