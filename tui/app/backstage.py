@@ -12,8 +12,9 @@ if TYPE_CHECKING:
     from tandem.core.notify import Subscription
     from tandem.core.turns import Status
     from tandem.tui.app.bridge import Bridge
+    from tandem.tui.app.screens.resumed_lines import PaintedLines
 
-__all__ = ["Backstage"]
+__all__ = ["Backstage", "fresh_lines"]
 
 
 class Backstage:
@@ -71,18 +72,6 @@ class Backstage:
             self.updated_at = now
             self._changed()
 
-    @staticmethod
-    def fresh_lines(painted: tuple[dict[str, object], int, str] | None,
-                    context: AgentContext | None) -> dict[str, object] | None:
-        """The lines of `painted` (what the screen showed when the conversation was left, or its
-        stored tail's) if they still show the end of `context`'s blocks: nothing came since."""
-        from tandem.core.handlers import DebugBlock
-
-        if painted is None or context is None:
-            return None
-        shown = [block for block in list(context.blocks) if not isinstance(block, DebugBlock)]
-        return painted[0] if shown and painted[1:] == (len(shown), shown[-1].id) else None
-
     # -- engine thread -------------------------------------------------------------------------
 
     def watch(self, context: AgentContext, bridge: Bridge) -> None:
@@ -102,3 +91,14 @@ class Backstage:
         subscriptions, self._subscriptions = self._subscriptions, []
         for subscription in subscriptions:
             subscription.close()
+
+
+def fresh_lines(painted: PaintedLines | None, context: AgentContext | None) -> dict[str, object] | None:
+    """The lines of `painted` (what the screen showed of a conversation, or its stored tail's) if
+    they still show the end of `context`'s blocks, debug blocks aside: nothing came since."""
+    from tandem.core.handlers import DebugBlock
+
+    if painted is None or context is None:
+        return None
+    shown = [block for block in list(context.blocks) if not isinstance(block, DebugBlock)]
+    return painted[0] if shown and painted[1:] == (len(shown), shown[-1].id) else None

@@ -186,10 +186,9 @@ class Conversations:
             self.shown = target
             self._need = None
             if target.context is not None:  # one still starting says its welcome when it has started
-                from tandem.tui.app.welcome import demo_scenario_names, welcome_content
+                from tandem.tui.app.welcome import started_welcome
 
-                main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names())
-                                              if target.demo else welcome_content(demo=False, endpoint=target.endpoint))
+                main.conversation.set_welcome(started_welcome(demo=target.demo, endpoint=target.endpoint))
             if await target.stand_in():
                 # Its last screen at once, in one cheap frame; its views are built beneath.
                 main.release_frames()

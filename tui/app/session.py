@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tandem.tui.app.approvals import ApprovalQueue
-from tandem.tui.app.backstage import Backstage
+from tandem.tui.app.backstage import Backstage, fresh_lines
 from tandem.tui.app.bridge import FRAME_SECONDS, Bridge
 from tandem.tui.app.engine import ContextFactory, Engine
 from tandem.tui.app.session_commands import SessionCommands
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from tandem.core.context import AgentContext
     from tandem.core.state.agent_state import AgentState
     from tandem.core.turns import Status
-    from tandem.tui.app.thread_library import Painted, ThreadLibrary
+    from tandem.tui.app.screens.resumed_lines import PaintedLines
+    from tandem.tui.app.thread_library import ThreadLibrary
 
 __all__ = ["READY_WAIT_SECONDS", "Session"]
 
@@ -99,7 +100,7 @@ class Session:
         self.times: dict[str, float | None] = {}
         """When each block came (None: unknown, or no clock)."""
         self._stopping: asyncio.Future[None] | None = None
-        self.painted: Painted | None = None
+        self.painted: PaintedLines | None = None
         """The lines the screen showed of this conversation when it was last left (kept with its
         thread's tail when it is retired: `ThreadLibrary.retire`)."""
 
@@ -376,9 +377,9 @@ class Session:
 
     async def stand_in(self) -> bool:
         """Show the lines the screen showed when this conversation was left over it, if its blocks
-        are still those (`Backstage.fresh_lines`): one cheap frame before its views are built.
+        are still those (`backstage.fresh_lines`): one cheap frame before its views are built.
         Returns whether they stand in (until `main.lines.drop`)."""
-        lines = self.backstage.fresh_lines(self.painted, self.context)
+        lines = fresh_lines(self.painted, self.context)
         return lines is not None and await self._host.main.lines.stand_in(lines)
 
     def refresh_title(self, context: AgentContext) -> None:

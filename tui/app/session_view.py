@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tandem.tui.app.attention import need_of
-from tandem.tui.app.welcome import demo_scenario_names, welcome_content
+from tandem.tui.app.welcome import started_welcome
 
 if TYPE_CHECKING:
     from tandem.core.blocks import Block
@@ -137,9 +137,6 @@ class SessionView:
             await painted.wait()
             await main.mount_state_panel()
             app.state_paint.panel_mounted()
+        # The engine is up: the demo's scenarios (or the sanitised URL) replace the first frame's "…".
         demo, endpoint = (session.demo, session.endpoint) if session is not None else (app.demo, app.endpoint)
-        if demo:
-            # The engine imported the demo agent: its scenarios replace the first frame's "…".
-            main.conversation.set_welcome(welcome_content(demo=True, scenarios=demo_scenario_names()))
-        else:
-            main.conversation.set_welcome(welcome_content(demo=False, endpoint=endpoint))
+        main.conversation.set_welcome(started_welcome(demo=demo, endpoint=endpoint))

@@ -20,11 +20,9 @@ if TYPE_CHECKING:
     from tandem.core.store import ThreadInfo, ThreadStore
     from tandem.core.store.tail import StoredTail
     from tandem.tui.app.engine import ContextFactory
+    from tandem.tui.app.screens.resumed_lines import PaintedLines
 
-__all__ = ["ContextBuilder", "Painted", "Replayer", "ThreadLibrary", "open_file", "read_open", "write_open"]
-
-Painted = tuple[dict[str, object], int, str]
-"""What the screen showed of a conversation (`ResumedLines.painted`): lines, blocks shown, the last one's id."""
+__all__ = ["ContextBuilder", "Replayer", "ThreadLibrary", "open_file", "read_open", "write_open"]
 
 ContextBuilder = Callable[["ThreadStore", "str | None"], Awaitable["AgentContext"]]
 Replayer = Callable[["ThreadStore", str, "str | None"], Awaitable["ReplayReport"]]
@@ -167,11 +165,10 @@ class ThreadLibrary:
         if self.resuming is None:
             return None
         if not self._tail_read:
-            from tandem.core.store.store import default_path
             from tandem.core.store.tail import read_tail
 
             self._tail_read = True
-            path = self._store.path if self._store is not None else self._path or default_path()
+            path = self._file()
             self._tail = read_tail(path, self.resuming)
         return self._tail
 
@@ -181,13 +178,12 @@ class ThreadLibrary:
         tail = self.stored_tail()
         return tail.lines if tail is not None else None
 
-    def painted_of(self, thread_id: str) -> Painted | None:
+    def painted_of(self, thread_id: str) -> PaintedLines | None:
         """The lines a thread's stored tail kept of its last screen, as `retire` was given them
         (None: no tail, no lines, or a tail that cannot be trusted). Its own read-only connection."""
-        from tandem.core.store.store import default_path
         from tandem.core.store.tail import read_tail
 
-        path = self._store.path if self._store is not None else self._path or default_path()
+        path = self._file()
         tail = read_tail(path, thread_id)
         if tail is None or tail.lines is None or not tail.snapshots:
             return None
@@ -199,7 +195,7 @@ class ThreadLibrary:
         tail = self.stored_tail()
         return tail.blocks() if tail is not None else None
 
-    async def retire(self, context: AgentContext, painted: Painted | None = None) -> None:
+    async def retire(self, context: AgentContext, painted: PaintedLines | None = None) -> None:
         """Dispose of a conversation built here, then forget its thread if nothing was said.
 
         Disposing logs nothing, so a turn waiting for an approval stays answerable after a restore.
@@ -215,16 +211,17 @@ class ThreadLibrary:
         if self._store is not None:
             forget_if_empty(context, self._store)
 
-    def _keep_tail(self, context: AgentContext, painted: Painted | None) -> None:
-        from tandem.core.handlers import DebugBlock
+    def _keep_tail(self, context: AgentContext, painted: PaintedLines | None) -> None:
         from tandem.core.store.tail import keep_tail
+        from tandem.tui.app.backstage import fresh_lines
 
-        lines = None
-        if painted is not None:
-            shown = [block for block in context.blocks if not isinstance(block, DebugBlock)]
-            if shown and painted[1:] == (len(shown), shown[-1].id):
-                lines = painted[0]  # the screen showed the end of these very blocks
-        keep_tail(context, lines)
+        keep_tail(context, fresh_lines(painted, context))  # lines only if they show these very blocks
+
+    def _file(self) -> Path:
+        """The store's file, whether the store is open yet or not."""
+        from tandem.core.store.store import default_path
+
+        return self._store.path if self._store is not None else self._path or default_path()
 
     def close(self) -> None:
         """Close the store (idempotent)."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-__all__ = ["demo_scenario_names", "welcome_content"]
+__all__ = ["demo_scenario_names", "started_welcome", "welcome_content"]
 
 _PER_ROW = 4
 
@@ -22,6 +22,14 @@ def demo_scenario_names() -> list[str]:
     from tandem.core.agui.demo import SCENARIOS
 
     return sorted(scenario.name for scenario in SCENARIOS)
+
+
+def started_welcome(*, demo: bool, endpoint: str | None) -> Content:
+    """The welcome once the engine is up: the demo's scenarios (the demo agent imported by then),
+    or the agent's URL, sanitised."""
+    if demo:
+        return welcome_content(demo=True, scenarios=demo_scenario_names())
+    return welcome_content(demo=False, endpoint=endpoint)
 
 
 def welcome_content(

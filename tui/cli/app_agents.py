@@ -56,19 +56,18 @@ class AppAgents:
         Raises:
             SystemExit: (2) an unknown agent or a bad setting, as for the first conversation.
         """
-        from tandem.tui.cli.app_main import read_app_settings
+        from tandem.tui.cli.app_main import agent_label, read_app_settings
 
         settings = read_app_settings(args, self._environ)
-        label = settings.agent.name or settings.url or "demo"
-        return AgentChoice(label, self._opener(lambda: settings), settings.url), args.resume
+        return AgentChoice(agent_label(settings), self._opener(lambda: settings), settings.url), args.resume
 
     def choices(self) -> list[AgentChoice]:
         """The app's agent first, then every configured agent, then the demo."""
+        from tandem.tui.cli.app_main import agent_label
         from tandem.tui.cli.config import ConfigError, config_path, load_config
 
         own = self._settings
-        own_label = own.agent.name or own.url or "demo"
-        choices = [AgentChoice(own_label, self._opener(lambda: own), own.url)]
+        choices = [AgentChoice(agent_label(own), self._opener(lambda: own), own.url)]
         try:
             config = load_config(config_path(self._environ))
         except ConfigError:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tandem.tui.app.thread_library import ContextBuilder, ThreadLibrary
     from tandem.tui.cli.settings import Settings
 
-__all__ = ["run_app", "read_app_settings", "build_factory", "build_library"]
+__all__ = ["agent_label", "run_app", "read_app_settings", "build_factory", "build_library"]
 
 
 def build_factory(
@@ -219,7 +219,7 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         clock=time.time,
         demo=not settings.url,
         endpoint=settings.url,
-        agent_label=_label(settings),
+        agent_label=agent_label(settings),
         theme=settings.theme,
         frame_seconds=display.frame_seconds,
         bell=display.bell,
@@ -270,7 +270,7 @@ def _conversations(args: argparse.Namespace) -> tuple[argparse.Namespace, list[a
     return each[0], each[1:]
 
 
-def _label(settings: Settings) -> str:
+def agent_label(settings: Settings) -> str:
     """How the conversation bar names an agent: its config name, else its URL, else "demo"."""
     return settings.agent.name or settings.url or "demo"
 
