@@ -31,7 +31,7 @@ from tandem.core.store.entries_codec import paused_gc
 from tandem.core.thread import ConversationThread
 from tandem.core.turns import Status, Turn, TurnStatus
 
-__all__ = ["restore"]
+__all__ = ["Replayer", "restore"]
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ async def restore(
         resume: Start waiting on pending interactive blocks at once (needs a running loop).
     """
     context = AgentContext(agent, thread=thread, id_factory=id_factory)
-    replayer = _Replayer(context)
+    replayer = Replayer(context)
     agent.env.replaying = True
     try:
         # One pause of the cyclic collector for the whole replay, not one per stored row: what it
@@ -77,7 +77,7 @@ async def restore(
     return context
 
 
-class _Replayer:
+class Replayer:
     """Applies log entries to a fresh context, mirroring what the live loop did."""
 
     def __init__(self, context: AgentContext) -> None:
@@ -219,9 +219,10 @@ class _Replayer:
             elif write.kind == "proposal_reject":
                 state.reject(write.target, record=False)
             elif write.kind == "state_edit":
-                patch = write.payload.get("patch")
+                patch, seen = write.payload.get("patch"), write.payload.get("seen")
                 if isinstance(patch, list):
-                    state.edit(patch, who=write.who, at=write.at, record=False)  # type: ignore[arg-type]
+                    state.edit(patch, who=write.who, at=write.at, record=False,  # type: ignore[arg-type]
+                               seen=seen if isinstance(seen, dict) else None)
             elif write.kind == "state_resolve":
                 resolution = write.payload.get("resolution")
                 if resolution in ("mine", "agent", "edit"):

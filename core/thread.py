@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from tandem.core.compaction import compact_entries
 from tandem.core.log_entries import LogEntry, logged_update
@@ -22,6 +22,9 @@ class ConversationThread(abc.ABC):
     """
 
     thread_id: str
+    tap: Callable[[LogEntry], None] | None = None
+    """Told of every entry as it is appended, committed or not (a shared conversation's host
+    sends them to its guests: `core.share`). Engine thread; it must not raise."""
 
     @abc.abstractmethod
     def append(self, entry: LogEntry) -> None:
@@ -30,6 +33,20 @@ class ConversationThread(abc.ABC):
     def append_update(self, turn_id: str, update: ChatUpdate) -> None:
         """Append the `UpdateLogged` entry of one streamed update (one per event: the hot path)."""
         self.append(logged_update(turn_id, update))
+
+    @property
+    def length(self) -> int:
+        """How many entries were appended so far, committed or pending (the next one's position)."""
+        return len(self.entries()) + len(self.pending)
+
+    @property
+    def pending(self) -> list[LogEntry]:
+        """Entries appended since the last commit."""
+        return []
+
+    def entries_since(self, position: int) -> list[LogEntry]:
+        """The entries from `position` on (0: the first), committed then pending."""
+        return [*self.entries(), *self.pending][position:]
 
     def append_updates(self, turn_id: str, updates: Sequence[ChatUpdate]) -> None:
         """`append_update` of each of `updates`, in order (a run of deltas at once)."""
@@ -69,6 +86,12 @@ class InMemoryThread(ConversationThread):
 
     def append(self, entry: LogEntry) -> None:
         self._pending.append(entry)
+        if self.tap is not None:
+            self.tap(entry)
+
+    @property
+    def length(self) -> int:
+        return len(self._committed) + len(self._pending)
 
     def commit(self) -> None:
         if self._pending:

@@ -15,6 +15,7 @@ from tandem.core.errors import PatchError
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.state.changes import patch_changes
 from tandem.core.state.committed import Committed
+from tandem.core.state.concurrent import Clash, split_concurrent
 from tandem.core.state.conflicts import FieldConflict, MergeRecord, Resolution
 from tandem.core.state.edits import Edits
 from tandem.core.state.frame import AgentFrame
@@ -23,7 +24,7 @@ from tandem.core.state.merge import MergeOutcome
 from tandem.core.state.patch import apply_patch
 from tandem.core.state.proposals import Conflict, Proposal, Proposals
 from tandem.core.state.state_budget import StateBudget
-from tandem.core.state.writes import place
+from tandem.core.state.writes import place, write_source as _source
 
 if TYPE_CHECKING:
     from tandem.core.blocks.base import BlockEnv
@@ -253,35 +254,36 @@ class AgentState:
 
     def reject(self, proposal_id: str, *, who: str | None = None, record: bool = True) -> None:
         """Drop a proposal: the committed value is what it was."""
-        if not self._proposals.drop(proposal_id):
-            return
-        if record and self.env is not None:
-            self.env.write("proposal_reject", proposal_id, {}, who=who)
-        self._changed_now()
+        if self._proposals.drop(proposal_id):
+            if record and self.env is not None:
+                self.env.write("proposal_reject", proposal_id, {}, who=who)
+            self._changed_now()
 
-    def edit(self, patch: Patch, *, who: str | None = None, at: float | None = None, record: bool = True) -> list[Conflict]:
-        """A human edit: commit `patch` at once and report conflicts with pending proposals.
-
-        Returns:
-            The conflicts this edit created (also kept in `conflicts` until resolved).
-
-        Raises:
-            PatchError: the patch does not apply; nothing changed.
-        """
+    def edit(self, patch: Patch, *, who: str | None = None, at: float | None = None, record: bool = True,
+             seen: dict[str, Any] | None = None) -> list[Conflict]:
+        """A human edit: commit `patch` at once; return the conflicts it made with pending proposals
+        (also kept in `conflicts`). With `seen` (what the author saw: `core.state.concurrent`), a
+        field someone else changed since keeps its value and becomes a conflict naming both
+        authors. Raises PatchError (nothing changed) when the patch does not apply."""
         self._show()
+        who, at = self._who(who), self._now() if at is None else at
+        document = as_document(self._committed.value)
+        applied, clashes = split_concurrent(document, patch, seen) if seen else (patch, list[Clash]())
         try:
-            new_value, touched = apply_patch(as_document(self._committed.value), patch)
+            new_value, touched = apply_patch(document, applied)
         except MergeError as exc:
             raise PatchError(f"state patch failed and was not applied: {exc}") from exc
-        changes = patch_changes(as_document(self._committed.value), new_value, touched)
-        self._commit(new_value, note="human edit", human=True, patch=patch)
-        who, at = self._who(who), self._now() if at is None else at
-        self._edits.mark([field_path for field_path, _value in changes], who, at)
+        changes = patch_changes(document, new_value, touched)
+        if applied:
+            self._commit(new_value, note="human edit", human=True, patch=applied)
+            self._edits.mark([field_path for field_path, _value in changes], who, at)
         for conflict in self._edits.settled_by(changes):
             self._settle(conflict, "edit", who, at)  # the person decided
-        found = self._proposals.note_edit(patch, new_value)
+        for clash in clashes:
+            self._edits.clash(clash.path, clash.current, clash.theirs, who, at)
+        found = self._proposals.note_edit(applied, new_value) if applied else []
         if record and self.env is not None:
-            self.env.write("state_edit", "state", {"patch": patch}, who=who)
+            self.env.write("state_edit", "state", {"patch": patch, **({"seen": seen} if seen else {})}, who=who)
         self._changed_now()
         return found
 
@@ -315,7 +317,8 @@ class AgentState:
             except MergeError as exc:
                 raise PatchError(f"cannot write {conflict.label}: {exc}") from exc
             self._commit(new_value, note="conflict resolution", human=True)
-            self._edits.resolved(conflict.path, resolution, who, at)
+            # Taking the other person's value is a person's write, not the field going back to the agent.
+            self._edits.resolved(conflict.path, "edit" if conflict.between_people else resolution, who, at)
         if record and self.env is not None:
             payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
             if resolution == "edit":
@@ -393,8 +396,3 @@ class AgentState:
     def _changed_now(self) -> None:
         self._view_stamp += 1
         self._changed.notify(self)
-
-
-def _source(patch: Patch) -> str:
-    """What an agent write was, for its merge record: a `snapshot` (replaces the whole state) or a `delta`."""
-    return "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"

@@ -69,6 +69,11 @@ class FieldConflict:
         return path_label(self.path)
 
     @property
+    def between_people(self) -> bool:
+        """Two people's edits clash (`Edits.clash`), not a person's and the agent's: `agent` is the later person's value."""
+        return self.source.startswith("edit by ")
+
+    @property
     def resolved(self) -> bool:
         """Whether the person decided it."""
         return self.resolution is not None

@@ -150,6 +150,23 @@ class Edits:
             found.append(conflict)
         return found
 
+    def clash(self, path: FieldPath, kept: Any, theirs: Any, who: str, at: float) -> FieldConflict:
+        """A person's edit met a field someone else changed since they saw it (`core.state.concurrent`):
+        the field keeps `kept` (written by its latest writer, the agent if no person wrote it) and
+        `theirs`, by `who`, waits beside it. An open conflict over the same field takes the new value."""
+        existing = next((c for c in self.open if c.path == path), None)
+        source = f"edit by {who}"
+        if existing is not None:
+            existing.agent, existing.agent_by, existing.agent_at, existing.source = theirs, who, at, source
+            return existing
+        mark = self._latest_mark(path)
+        self._count += 1
+        conflict = FieldConflict(id=f"c{self._count}", path=path, mine=kept, agent=theirs,
+                                 mine_by=mark.who if mark else "agent", mine_at=mark.at if mark else at,
+                                 agent_by=who, agent_at=at, source=source)
+        self.conflicts.append(conflict)
+        return conflict
+
     def settled_by(self, changes: Iterable[tuple[FieldPath, Any]]) -> list[FieldConflict]:
         """The open conflicts a person's write of these fields settles: it wrote the field or one holding it."""
         written = [path for path, _value in changes]

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tandem.core.state.fields import MISSING, ORDER, ById, FieldPath, MergeError
+from tandem.core.state.fields import MISSING, ORDER, ById, FieldPath, MergeError, Patch
 from tandem.core.state.identity import element_id, identity_index, index_of, reindex
 from tandem.core.state.owned import Owned, own, writable
 from tandem.core.state.paths import resolve
 
-__all__ = ["assign", "insert_element", "place"]
+__all__ = ["assign", "insert_element", "place", "write_source"]
 
 
 def _reordered(array: list[Any], order: Any) -> list[Any]:
@@ -151,3 +151,8 @@ def place(document: Any, path: FieldPath, value: Any, source: Any, owned: Owned 
     if path and isinstance(path[-1], ById) and value is not MISSING and resolve(document, path) is MISSING:
         return insert_element(document, path, value, source, owned)
     return assign(document, path, value, owned)
+
+
+def write_source(patch: Patch) -> str:
+    """What an agent write was, for its merge record: a `snapshot` (replaces the whole state) or a `delta`."""
+    return "snapshot" if len(patch) == 1 and patch[0].get("path") == "" and patch[0].get("op") == "replace" else "delta"

@@ -95,6 +95,8 @@ class SqliteThread(ConversationThread):
     def append(self, entry: LogEntry) -> None:
         """Buffer `entry`; a `SegmentStarted`, or a long run of updates, also commits what is pending (see the class)."""
         self._pending.append(entry)
+        if self.tap is not None:
+            self.tap(entry)
         checkpoint = isinstance(entry, SegmentStarted) or (
             isinstance(entry, UpdateLogged) and len(self._pending) % self.checkpoint_entries == 0
         )
@@ -104,7 +106,10 @@ class SqliteThread(ConversationThread):
     def append_update(self, turn_id: str, update: ChatUpdate) -> None:
         """`append` of one streamed update's entry, without asking what kind of entry it is (the hot path)."""
         pending = self._pending
-        pending.append(logged_update(turn_id, update))
+        entry = logged_update(turn_id, update)
+        pending.append(entry)
+        if self.tap is not None:
+            self.tap(entry)
         # A joined run of deltas is one update holding every event it joined (`raw`, a list):
         # a flood's 1,000 pending updates held 190 MB of events, so its events count too.
         raw = update.raw
@@ -164,6 +169,23 @@ class SqliteThread(ConversationThread):
         with translated(self.path):
             rows = connection.execute("SELECT seq, json FROM entries WHERE thread_id = ? ORDER BY seq", (self.thread_id,)).fetchall()
             return with_attachment_data(connection, decode_entries(rows, self._where))
+
+    @property
+    def length(self) -> int:
+        return self._next_seq + len(self._pending)
+
+    def entries_since(self, position: int) -> list[LogEntry]:
+        """The entries from `position` on, committed (read from the file) then pending.
+
+        Raises:
+            LogStoreError: the thread is closed, or its entries could not be read.
+        """
+        connection = self._open()
+        with translated(self.path):
+            rows = connection.execute("SELECT seq, json FROM entries WHERE thread_id = ? AND seq >= ? ORDER BY seq",
+                                      (self.thread_id, position)).fetchall()
+            committed = with_attachment_data(connection, decode_entries(rows, self._where))
+        return [*committed, *self._pending[max(0, position - self._next_seq):]]
 
     def replay_entries(self) -> Iterator[LogEntry]:
         """The entries `restore()` replays: the compacted copy, then the log's tail (parsed as

@@ -1,0 +1,218 @@
+"""A shared conversation over loopback: the host's real HTTP server, a guest's real client, the
+demo agent's AG-UI stream and a real SQLite log."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tandem.core.blocks.approval import ApprovalBlock
+from tandem.core.blocks.interrupt import InterruptBlock
+from tandem.core.blocks.text import TextBlock
+from tandem.core.context import AgentContext
+from tandem.core.log_entries import HumanWriteLogged
+from tandem.core.replay import restore
+from tandem.core.share.guest import GuestClient, ShareGuest
+from tandem.core.share.host import ShareHost
+from tandem.core.share.wire import EVENTS_PATH, parse_address
+from tandem.core.share.writes import ShareRefused
+from tandem.core.store import ThreadStore
+from tandem.core.turns import Status
+from tandem.tui.cli.backend import AppHooks, build_agent, open_context
+from tests.helpers.tcp_proxy import TcpProxy
+
+
+
+async def _until(condition: Any, what: str, seconds: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting: {what}")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def shared(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[tuple[AgentContext, ShareHost, ThreadStore]]:
+    store = ThreadStore(tmp_path / "threads.sqlite3")
+    # A test that needs the answer to take a while asks for a slower demo (`indirect` parameter).
+    context = await open_context(None, speed=getattr(request, "param", 0), hooks=AppHooks(), store=store)
+    context.agent.env.user = "alice"
+    host = ShareHost(context)
+    await host.start()
+    try:
+        yield context, host, store
+    finally:
+        await host.stop()
+        await context.dispose()
+        store.close()
+
+
+def _guest(host: ShareHost, name: str, *, events: list[tuple[str, str]] | None = None, address: str | None = None) -> ShareGuest:
+    client = GuestClient()
+    agent = build_agent(client, hooks=AppHooks())
+    agent.env.user = name
+    guest = ShareGuest(parse_address(address or host.address), name, agent,
+                       events=(lambda kind, text: events.append((kind, text))) if events is not None else None)
+    client.guest = guest
+    return guest
+
+
+def _texts(context: AgentContext) -> list[str]:
+    return [block.text for block in context.blocks if isinstance(block, TextBlock)]
+
+
+async def test_a_guest_sees_the_conversation_then_follows_it_live(shared: Any) -> None:
+    context, host, _store = shared
+    turn = await context.send("hello there")
+    await turn.wait()
+    guest = _guest(host, "bob")
+    mirror = await guest.join()
+    assert _texts(mirror) == _texts(context)  # as a resume shows it
+    assert guest.role == "decide" and guest.host_name == "alice"
+
+    turn = await context.send("tell me about markdown")
+    await turn.wait()
+    await _until(lambda: _texts(mirror) == _texts(context), "the guest follows the host live")
+    await _until(lambda: mirror.status is Status.IDLE, "the guest's copy is idle when the host's is")
+    await guest.aclose()
+
+
+async def test_a_guests_message_reaches_the_agent_signed_with_its_name(shared: Any) -> None:
+    context, host, _store = shared
+    guest = _guest(host, "bob")
+    mirror = await guest.join()
+    await guest.write({"kind": "send", "text": "hello from bob"})
+    await _until(lambda: context.turns and context.status is Status.IDLE, "the guest's turn runs on the host")
+    user = next(b for b in context.blocks if isinstance(b, TextBlock) and b.role == "user")
+    assert user.text == "hello from bob" and user.author == "bob"
+    await _until(lambda: any(isinstance(b, TextBlock) and b.role == "user" and b.author == "bob" for b in mirror.blocks),
+                 "the guest's copy shows the message with its author")
+    await guest.aclose()
+
+
+async def test_one_decision_wins_and_everyone_sees_who_made_it(shared: Any) -> None:
+    context, host, store = shared
+    bob, carol = _guest(host, "bob"), _guest(host, "carol")
+    bob_view, carol_view = await bob.join(), await carol.join()
+    await context.send("please delete notes.txt")
+    await _until(lambda: context.status is Status.AWAITING_INPUT, "the host waits for an approval")
+    block = next(b for b in context.blocks if isinstance(b, ApprovalBlock | InterruptBlock) and b.actionable)
+    await _until(lambda: bob_view.status is Status.AWAITING_INPUT, "the guest sees the turn waiting")
+    kind = "approve" if isinstance(block, ApprovalBlock) else "respond"
+    write: dict[str, Any] = {"kind": kind, "block": block.id}
+    if kind == "respond":
+        write["payload"] = {"approved": True}
+    await bob.write(write)
+    with pytest.raises(ShareRefused, match="already decided by bob"):
+        await carol.write(write)
+    assert block.decision is not None and block.decision.who == "bob"
+    mirrored = carol_view.agent.pipeline.by_id[block.id]
+    await _until(lambda: getattr(mirrored, "decision", None) is not None, "the decision reaches the other guest")
+    assert mirrored.decision.who == "bob"  # type: ignore[attr-defined]
+    await _until(lambda: context.status is Status.IDLE, "the turn goes on after the decision")
+    context.thread.commit()
+    # The log keeps the author: a later resume shows it.
+    logged = [e.write for e in store.open(context.conversation_id, read_only=True).entries() if isinstance(e, HumanWriteLogged)]
+    assert [w.who for w in logged if w.kind == "decision"] == ["bob"]
+    await bob.aclose()
+    await carol.aclose()
+
+
+async def test_a_wrong_or_missing_token_is_refused_with_nothing_of_the_conversation(shared: Any) -> None:
+    context, host, _store = shared
+    turn = await context.send("hello secret world")
+    await turn.wait()
+    base = parse_address(host.address).base
+    async with httpx.AsyncClient(base_url=base) as client:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic x"}):
+            response = await client.get(EVENTS_PATH, headers=headers)
+            assert response.status_code == 401
+            assert response.text == "tandem: wrong or missing share token\n"
+    guest = _guest(host, "mallory", address=host.address.split("#")[0] + "#not-the-token")
+    with pytest.raises(ShareRefused, match="wrong or missing share token"):
+        await guest.join()
+    assert not list(host.guests)
+
+
+async def test_the_host_going_away_leaves_the_guest_a_read_only_copy(shared: Any) -> None:
+    context, host, _store = shared
+    turn = await context.send("hello there")
+    await turn.wait()
+    events: list[tuple[str, str]] = []
+    guest = _guest(host, "bob", events=events)
+    mirror = await guest.join()
+    await host.stop("The host quit.")
+    await _until(lambda: guest.state == "ended", "the guest is told")
+    assert ("end", "The host quit.") in events
+    assert _texts(mirror) == _texts(context)
+    with pytest.raises(ShareRefused, match="The host quit"):
+        await guest.write({"kind": "send", "text": "anyone?"})
+    await guest.aclose()
+
+
+async def test_concurrent_edits_of_different_fields_combine_and_of_one_field_conflict(shared: Any) -> None:
+    context, host, _store = shared
+    state = context.agent.state
+    state.edit([{"op": "add", "path": "/title", "value": "Plan"}, {"op": "add", "path": "/owner", "value": "alice"}])
+    bob = _guest(host, "bob")
+    mirror = await bob.join()
+    seen_title = {"/title": {"value": "Plan"}}
+    # alice edits /title; bob, who saw "Plan", edits /title and /owner at the same time.
+    state.edit([{"op": "replace", "path": "/title", "value": "Alice's plan"}], seen=seen_title)
+    await bob.write({"kind": "edit", "patch": [{"op": "replace", "path": "/title", "value": "Bob's plan"},
+                                               {"op": "replace", "path": "/owner", "value": "bob"}],
+                     "seen": {**seen_title, "/owner": {"value": "alice"}}})
+    assert state.committed == {"title": "Alice's plan", "owner": "bob"}
+    [conflict] = state.open_conflicts
+    assert (conflict.mine, conflict.mine_by, conflict.agent, conflict.agent_by) == ("Alice's plan", "alice", "Bob's plan", "bob")
+    await _until(lambda: mirror.agent.state.committed == state.committed and mirror.agent.state.open_conflicts,
+                 "the guest's copy has the same state and the conflict")
+    await bob.write({"kind": "resolve", "conflict": conflict.id, "resolution": "agent"})
+    assert state.committed["title"] == "Bob's plan" and conflict.resolved_by == "bob"
+    await _until(lambda: mirror.agent.state.committed == state.committed, "the settlement reaches the guest")
+    # The log replays to the same state.
+    context.thread.commit()
+    await bob.aclose()
+
+
+@pytest.mark.parametrize("shared", [0.2], indirect=True)
+async def test_a_guest_that_reconnects_loses_nothing_and_repeats_nothing(shared: Any) -> None:
+    context, host, _store = shared
+    proxy = TcpProxy(host.port)
+    await proxy.start()
+    events: list[tuple[str, str]] = []
+    token = host.address.split("#", 1)[1]
+    guest = _guest(host, "bob", events=events, address=f"http://127.0.0.1:{proxy.port}/#{token}")
+    mirror = await guest.join()
+    turn = await context.send("write a long essay")
+    for _cut in range(3):  # cut the link mid-stream, three times
+        mark = guest.position
+        await _until(lambda mark=mark: guest.position > mark + 20, "streaming reaches the guest")  # type: ignore[misc]
+        proxy.cut()
+    await turn.wait()
+    await _until(lambda: _texts(mirror) == _texts(context) and mirror.status is Status.IDLE, "the guest has the whole answer")
+    assert [kind for kind, _text in events].count("reconnected") >= 1
+    assert guest.position == context.thread.length
+    await guest.aclose()
+    await proxy.close()
+
+
+async def test_a_replay_of_the_hosts_log_gives_what_every_guest_shows(shared: Any, tmp_path: Path) -> None:
+    context, host, store = shared
+    guest = _guest(host, "bob")
+    mirror = await guest.join()
+    await guest.write({"kind": "send", "text": "show me the recipe"})
+    await _until(lambda: context.turns and context.status is Status.IDLE, "the turn ends")
+    await _until(lambda: _texts(mirror) == _texts(context), "the guest caught up")
+    context.thread.commit()
+    replayed = await restore(build_agent(GuestClient(), hooks=AppHooks()), store.open(context.conversation_id, read_only=True), resume=False)
+    assert _texts(replayed) == _texts(context) == _texts(mirror)
+    assert replayed.agent.state.committed == context.agent.state.committed == mirror.agent.state.committed
+    await guest.aclose()
+    await asyncio.sleep(0)
