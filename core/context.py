@@ -7,6 +7,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
@@ -16,20 +17,16 @@ from tandem.core.compaction import joined_update, text_runs
 from tandem.core.errors import ConversationBusy, TandemError
 from tandem.core.history import HistoryFolder
 from tandem.core.log_writer import LogWriter
-from tandem.core.log_entries import (
-    HumanWrite,
-    SegmentEnded,
-    SegmentStarted,
-    StateBaseSet,
-    TurnEnded,
-    TurnStarted,
-)
+from tandem.core.log_entries import HumanWrite, SegmentEnded, SegmentStarted, StateBaseSet, TurnEnded, TurnStarted
 from tandem.core.messages import ChatMessage, as_messages
 from tandem.core.notify import Notifier, Subscription
 from tandem.core.refusals import dropped, reopen_refused
 from tandem.core.blocks.base import Block
 from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
+
+if TYPE_CHECKING:
+    from tandem.core.share.guest import ShareGuest
 
 __all__ = ["AgentContext", "mark_stopped_answers"]
 
@@ -67,6 +64,7 @@ class AgentContext:
         self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
+        self.remote: ShareGuest | None = None  # a guest's copy of a shared conversation: writes go to its host
         self.log_writer = LogWriter(self.thread, agent)
         """Commits the log and knows whether it is saved (`unsaved`)."""
         self.block_times: dict[str, float] = {}

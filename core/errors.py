@@ -39,6 +39,7 @@ __all__ = [
     "ToolBlockSpecError",
     "LogStoreError",
     "AttachmentError",
+    "ShareRefused",
 ]
 
 
@@ -126,3 +127,8 @@ class AttachmentError(TandemError):
 
     Raised before anything is sent; the message names the file and, for a limit, the limit.
     """
+
+
+class ShareRefused(TandemError):
+    """A shared conversation refused something: a join (a wrong token, the share ended) or a
+    guest's write (the message says why, in one line: `core.share`)."""

@@ -20,6 +20,7 @@ from tandem.widgets.sanitize import agent_text, sanitize
 __all__ = ["StateConflictView", "StateConflictList", "conflict_value_text"]
 
 _OUTCOMES = {"mine": "kept yours", "agent": "took the agent's", "edit": "wrote a new value"}
+_PEOPLE_OUTCOMES = {"mine": "kept the first edit", "agent": "took the later edit", "edit": "wrote a new value"}
 
 
 def conflict_value_text(value: Any, limit: int = 60) -> str:
@@ -90,25 +91,31 @@ class StateConflictView(Vertical):
         conflict = self.conflict
         if conflict.resolution is not None:
             yield Static(
-                Content("✓ ") + agent_text(conflict.label) + Content(f": {_OUTCOMES[conflict.resolution]} ")
+                Content("✓ ") + agent_text(conflict.label)
+                + Content(f": {(_PEOPLE_OUTCOMES if conflict.between_people else _OUTCOMES)[conflict.resolution]} ")
                 + agent_text(f"({conflict.resolved_by}, {_when(conflict.resolved_at or 0.0)})"),
                 classes="state-conflict-view--title",
             )
             return
         yield Static(Content("⚠ conflict at ") + agent_text(conflict.label), classes="state-conflict-view--title")
+        # Between two people (a shared conversation) each side is named; else it is yours and the agent's.
+        people = conflict.between_people
+        kept, other = (f"{conflict.mine_by}'s", f"{conflict.agent_by}'s") if people else ("yours", "agent's")
         yield Static(
-            Content("yours: ") + agent_text(conflict_value_text(conflict.mine))
+            agent_text(f"{kept}: ") + agent_text(conflict_value_text(conflict.mine))
             + Content(" — ") + agent_text(f"{conflict.mine_by}, {_when(conflict.mine_at)}"),
             classes="state-conflict-view--mine",
         )
         yield Static(
-            Content("agent's: ") + agent_text(conflict_value_text(conflict.agent))
+            agent_text(f"{other}: ") + agent_text(conflict_value_text(conflict.agent))
             + Content(" — ") + agent_text(f"{conflict.agent_by}, {_when(conflict.agent_at)} ({conflict.source})"),
             classes="state-conflict-view--agent",
         )
         with Horizontal():
-            yield Button(Content("Keep mine"), variant="primary", compact=True, classes="state-conflict-view--mine-button")
-            yield Button(Content("Take the agent's"), variant="warning", compact=True, classes="state-conflict-view--agent-button")
+            yield Button(agent_text(f"Keep {kept}") if people else Content("Keep mine"), variant="primary", compact=True,
+                         classes="state-conflict-view--mine-button")
+            yield Button(agent_text(f"Take {other}") if people else Content("Take the agent's"), variant="warning",
+                         compact=True, classes="state-conflict-view--agent-button")
             yield Button(Content("Edit…"), compact=True, classes="state-conflict-view--edit-button")
         yield Input(placeholder="new value (JSON, or text)", classes="state-conflict-view--editor")
 

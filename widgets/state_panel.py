@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from tandem.core.agent_json import dumps_agent_json, loads_agent_json
 from tandem.core.state.agent_state import AgentState
+from tandem.core.state.concurrent import seen_values
 from tandem.core.state.paths import pointer_of
 from tandem.widgets.proposal_diff import diff_lines, proposal_title, value_at
 from tandem.widgets.sanitize import agent_text, sanitize
@@ -104,12 +105,14 @@ class StatePanel(Vertical, can_focus=False):
     class EditRequested(Message):
         """The human edited a field; handled as `on_state_panel_edit_requested`."""
 
-        def __init__(self, panel: StatePanel, patch: list[dict[str, Any]]) -> None:
+        def __init__(self, panel: StatePanel, patch: list[dict[str, Any]], seen: dict[str, Any] | None = None) -> None:
             super().__init__()
             self.panel = panel
             """The panel that posted it."""
             self.patch = patch
             """RFC 6902 operations for `AgentState.edit`."""
+            self.seen = seen
+            """What the person saw of each field when they began editing (`core.state.concurrent`)."""
 
         @property
         def control(self) -> StatePanel:
@@ -129,6 +132,8 @@ class StatePanel(Vertical, can_focus=False):
         self.state = state
         """The state shown; replace it with `set_state()`."""
         self._editing: str | None = None
+        self._seen_document: Any = None
+        """The committed state when the editor opened (read-only: a value read never changes)."""
         self.proposer: Callable[[str], str | None] | None = None
         """What made a proposal, by proposal id (e.g. the tool whose call it predicts), for its
         card's title; set by the host (None, or a None answer: "The agent")."""
@@ -169,8 +174,11 @@ class StatePanel(Vertical, can_focus=False):
         except (KeyError, IndexError, ValueError):
             old = None
         value = _parse_edit(event.value, old)
+        seen_document = self._seen_document
         self._stop_edit()
-        self.post_message(self.EditRequested(self, [{"op": "replace", "path": path, "value": value}]))
+        patch = [{"op": "replace", "path": path, "value": value}]
+        # What the field held when the editor opened: an edit someone made meanwhile is not overwritten unseen.
+        self.post_message(self.EditRequested(self, patch, seen_values(seen_document or {}, patch)))
 
     @on(Button.Pressed, ".state-panel--accept, .state-panel--reject")
     def _proposal_pressed(self, event: Button.Pressed) -> None:
@@ -223,9 +231,12 @@ class StatePanel(Vertical, can_focus=False):
 
     def refresh_state(self) -> None:
         """Repaint the tree, the proposals, divergence and conflicts from the state (UI thread)."""
+        empty = self.query(".state-panel--empty")
+        if not empty:
+            return  # not composed yet: `on_mount` paints it (a shared conversation's state can come first)
         state = self.state
         committed = state.committed if state is not None else None
-        self.query_one(".state-panel--empty").display = committed is None
+        empty.first().display = committed is None
         self._paint_tree(committed, _conflicted(state))
         self._paint_notices(state)
         self.query_one(StateConflictList).show(state.field_conflicts if state is not None else [])
@@ -317,8 +328,9 @@ class StatePanel(Vertical, can_focus=False):
         if node.data is None or self.state is None:
             return
         self._editing = node.data
+        self._seen_document = self.state.committed
         try:
-            value = value_at(self.state.committed, node.data)
+            value = value_at(self._seen_document, node.data)
         except (KeyError, IndexError, ValueError):
             return
         editor = self.query_one(".state-panel--editor", Input)

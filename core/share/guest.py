@@ -240,6 +240,9 @@ class ShareGuest:
         self.name = str(payload.get("name") or self.name)
         self.role = _role(payload.get("role"))
         self.host_name = str(payload.get("host") or "")
+        # The host's log leaves its own person's writes unsigned (they are "the user" there): the
+        # copy reads them as the host's, never as this guest's.
+        self._agent.env.user = self.host_name or "host"
         self.title = str(payload.get("title") or "")
 
     def _end(self, kind: str, text: str) -> None:

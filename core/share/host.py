@@ -190,7 +190,6 @@ class ShareHost:
                 since = 0
         if since > self._position:
             return PlainTextResponse("tandem: this share has changed; join again\n", status_code=410)
-        self._changed(self)
         return StreamingResponse(self._stream(guest, since), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -203,6 +202,7 @@ class ShareHost:
 
     async def _stream(self, guest: Guest, since: int) -> AsyncIterator[bytes]:
         queue, entries = self._catch_up(guest, since)
+        self._changed(self)  # connected now
         try:
             yield sse("hello", {"share": self.share_id, "guest": guest.number, "key": guest.key, "name": guest.name,
                                 "role": self.role, "host": self.context.agent.env.user, "title": self._title() or "",

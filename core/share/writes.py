@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from tandem.core.errors import TandemError
+from tandem.core.errors import ShareRefused, TandemError
 
 if TYPE_CHECKING:
     from tandem.core.context import AgentContext
@@ -34,10 +34,6 @@ GuestRole = Literal["watch", "talk", "decide"]
 MAX_TEXT = 32_000
 """The longest message a guest may send (characters)."""
 _ID = Annotated[str, Field(min_length=1, max_length=200)]
-
-
-class ShareRefused(TandemError):
-    """The host refused a guest's write; the message says why, in one line."""
 
 
 class _Write(BaseModel):

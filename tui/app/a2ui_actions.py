@@ -17,7 +17,7 @@ from pydantic import JsonValue
 from tandem.core.a2ui import A2UIOutbox, ActionResult, SurfaceBlock
 from tandem.core.context import AgentContext
 
-__all__ = ["OPENABLE_SCHEMES", "handle_surface_action", "handle_value_changed"]
+__all__ = ["OPENABLE_SCHEMES", "guest_surface_action", "handle_surface_action", "handle_value_changed"]
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +92,24 @@ async def _deliver(context: AgentContext, outbox: A2UIOutbox, block: SurfaceBloc
         log.debug("A2UI event %s already went out with the previous run", action.get("name"))
         return
     await context.send(messages)
+
+
+async def guest_surface_action(context: AgentContext, block: SurfaceBlock, component_id: str, scope: str) -> str | None:
+    """Fire a surface's component for a guest of a shared conversation (engine loop, on the host):
+    its event goes to the agent as the host's own would; a link never opens on the host's screen
+    for a guest. Returns a refusal to tell the guest, or None."""
+    from tandem.core.a2ui import find_outbox
+
+    outbox = find_outbox(context.agent)
+    if outbox is None:
+        return "This conversation does not deliver A2UI events."
+
+    async def never(_url: str) -> bool:
+        return False
+
+    result = await handle_surface_action(context, outbox, block, component_id, scope, never, open_url=lambda _url: None)
+    if result.status == "needs_confirmation":
+        return "A guest cannot open the links of a shared conversation's surfaces."
+    if result.status in ("refused", "disabled"):
+        return result.message or "That action is not available."
+    return None

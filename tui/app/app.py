@@ -35,6 +35,7 @@ from tandem.tui.app.palette import TandemPalette
 from tandem.tui.app.quit import QuitControl
 from tandem.tui.app.screens.main_screen import MainScreen
 from tandem.tui.app.session import Session
+from tandem.tui.app.sharing import Sharing
 from tandem.tui.app.state_paint import StatePaint
 from tandem.tui.app.welcome import welcome_content
 from tandem.tui.terminal.idle_collection import IdleCollection
@@ -159,8 +160,7 @@ class TandemApp(WireApp):
         """Keys typed ahead and where the cursor goes."""
         self.state_paint = StatePaint(self, lambda: self._main if self.painting() else None,
                                       flush_scheduled=lambda: self.session.bridge.flush_scheduled,
-                                      proposer_of=lambda proposal_id: self.session.proposer_of(proposal_id))
-        """When the state panel paints."""
+                                      proposer_of=lambda proposal_id: self.session.proposer_of(proposal_id))  # when the panel paints
         self.commands = AppCommands(self, data_dir=data_dir, clock=clock)
         """The palette's panel, debug, theme, copy and export actions."""
         self.conversation_commands = ConversationCommands(self, context_factory)
@@ -177,6 +177,7 @@ class TandemApp(WireApp):
         """Why the conversation could not be opened, when the app exited for it (one line, sanitised)."""
         self.links = LinkOpener(self, url_opener or self.open_url)
         """Opens a link clicked in agent text, once the person agreed."""
+        self.sharing = Sharing(self)  # `tandem --share`, the palette's "Share this conversation", a guest's line
         self.quit_control = QuitControl(self, self.stop_engine)
         """Whether a quit is under way, and the quit signals' handlers."""
         for tandem_theme in THEMES:
@@ -264,6 +265,7 @@ class TandemApp(WireApp):
         for choice, resume in self.opening:
             self.conversations.open(choice.opener(resume), label=choice.label, demo=choice.endpoint is None,
                                     endpoint=choice.endpoint, show=False)
+        self.sharing.mounted()
 
     async def on_unmount(self) -> None:
         self.idle_collection.close()
@@ -317,7 +319,6 @@ class TandemApp(WireApp):
 
     def on_bridge_call(self, message: Bridge.Call) -> None:
         message.run()
-
 
     def painting(self) -> bool:
         """Whether the main screen is there to paint into (not before mount, not while closing)."""

@@ -69,6 +69,7 @@ class AppCommands:
             if app.threads.can_replay:
                 yield SystemCommand("Replay this conversation against…",
                                     "Re-send it to an agent, answering as you did, and show what changed", self.action_replay)
+        yield from app.sharing.system_commands()
         yield SystemCommand("New conversation", "Another conversation with this agent, beside this one (Ctrl+N)",
                             app.conversation_commands.new)
         yield SystemCommand("New conversation with…", "Another conversation, with the agent you pick: configured ones, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tandem.tui.app.approvals import ApprovalQueue
@@ -17,7 +17,7 @@ from tandem.tui.app.session_host import SessionHost
 
 if TYPE_CHECKING:
 
-    from tandem.core.blocks import Block, DecisionCommand
+    from tandem.core.blocks import Block
     from tandem.core.context import AgentContext
     from tandem.core.state.agent_state import AgentState
     from tandem.core.turns import Status
@@ -92,14 +92,16 @@ class Session:
         """The saved thread's title, as the store has it (None: not saved, or nothing said yet)."""
         self.startup_failed = False
         """The start failed: a message waiting for the conversation gives up at once."""
-        self.approvals = ApprovalQueue(host, self.decide, guard_seconds=approval_guard_seconds,
-                                       closed=host.approval_closed)
-        """The approvals waiting to be asked in a modal, and the open one."""
         self.commands = SessionCommands(self, host)
         """What the person asks of the conversation (send, decide, cancel, ...)."""
+        self.approvals = ApprovalQueue(host, self.commands.decide, guard_seconds=approval_guard_seconds,
+                                       closed=host.approval_closed)
+        """The approvals waiting to be asked in a modal, and the open one."""
         self.times: dict[str, float | None] = {}
         """When each block came (None: unknown, or no clock)."""
         self._stopping: asyncio.Future[None] | None = None
+        self.share_stop: Callable[[], Awaitable[None]] | None = None
+        """Ends the share of this conversation, telling its guests (set while it is shared: `Sharing`)."""
         self.painted: PaintedLines | None = None
         """The lines the screen showed of this conversation when it was last left (kept with its
         thread's tail when it is retired: `ThreadLibrary.retire`)."""
@@ -195,10 +197,6 @@ class Session:
             return None
         block = context.agent.pipeline.newest(f"tool/{proposal_id}")
         return block.name or None if isinstance(block, ToolCallBlock) else None
-
-    def decide(self, block: Block, command: DecisionCommand) -> None:
-        """Apply the person's decision on `block` (an approval, a question, a UI action)."""
-        self.commands.decide(block, command)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -309,6 +307,8 @@ class Session:
             return
         if self.shown:
             await self._host.keep_painted_lines()
+        if self.share_stop is not None:
+            await self.share_stop()  # its guests are told before the conversation goes
         try:
             await self.bridge.run_on_engine(self._quiet)
         except Exception:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tandem.tui.app.session import Session
     from tandem.tui.app.session_host import SessionHost
 
-__all__ = ["SessionCommands"]
+__all__ = ["SessionCommands", "decision_write"]
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +66,13 @@ class SessionCommands:
                         severity="warning", markup=False)
             return
         try:
+            if context.remote is not None:  # a guest: the host sends it, signed with the guest's name
+                await session.bridge.run_coroutine(context.remote.write({"kind": "send", "text": text}))
+                return
             queued = await session.bridge.run_coroutine(context.send_or_queue(text))
         except TandemError as exc:
+            if context.remote is not None and not host.main.composer.input.text:
+                host.main.composer.input.insert(text)  # refused by the host: not lost
             host.notify(sanitize(str(exc)), title="Not sent", severity="warning", markup=False)
             return
         host.main.composer.queued = queued
@@ -93,6 +98,11 @@ class SessionCommands:
             self._put_back(text, attachments)
             host.notify("The conversation is not ready, so the message was not sent; it is back in the composer",
                         severity="warning", markup=False)
+            return
+        if context.remote is not None:
+            self._put_back(text, attachments)
+            host.notify("A guest cannot send attachments yet; they are back in the composer (send the text alone)",
+                        title="Not sent", severity="warning", markup=False)
             return
         message = user_message(text, attachments)
 
@@ -136,43 +146,56 @@ class SessionCommands:
         from tandem.core.errors import TandemError
         from tandem.widgets.sanitize import sanitize
 
+        context = self._session.context
         try:
-            await asyncio.wrap_future(self._session.bridge.decide(block, command))
+            if context is not None and context.remote is not None:
+                await self._session.bridge.run_coroutine(context.remote.write(decision_write(block.id, command)))
+            else:
+                await asyncio.wrap_future(self._session.bridge.decide(block, command))
         except TandemError as exc:
             self._host.notify(sanitize(str(exc)), title="Not applied", severity="warning", markup=False)
 
     def cancel(self) -> None:
         """Stop the running turn ("stopped" shows at the next frame, not at the stream's pace)."""
         self._session.bridge.expect_status()
-        self._on_engine(lambda context: context.cancel(), "Could not cancel")
+        self._on_engine(lambda context: context.cancel(), "Could not cancel", {"kind": "cancel"})
 
     def retry(self) -> None:
         """Run the failed turn again."""
-        self._on_engine(lambda context: context.retry(), "Retry failed")
+        self._on_engine(lambda context: context.retry(), "Retry failed", {"kind": "retry"})
 
     def accept(self, proposal_id: str) -> None:
         """Accept the agent's proposed change of the shared state."""
         self._on_engine(lambda context: context.agent.state.accept(proposal_id),
-                        "Could not apply your decision on the proposal")
+                        "Could not apply your decision on the proposal", {"kind": "accept", "proposal": proposal_id})
 
     def reject(self, proposal_id: str) -> None:
         """Reject the agent's proposed change of the shared state."""
         self._on_engine(lambda context: context.agent.state.reject(proposal_id),
-                        "Could not apply your decision on the proposal")
+                        "Could not apply your decision on the proposal", {"kind": "reject_proposal", "proposal": proposal_id})
 
-    def edit(self, patch: list[dict[str, Any]]) -> None:
-        """Apply the person's edit (a JSON patch) to the shared state."""
-        self._on_engine(lambda context: context.agent.state.edit(patch), "Could not edit the state")
+    def edit(self, patch: list[dict[str, Any]], seen: dict[str, Any] | None = None) -> None:
+        """Apply the person's edit (a JSON patch) to the shared state, with what they saw of each
+        field (`seen`; default: the state now): someone else's edit of it that came first makes a
+        conflict naming both instead of being lost."""
+        from tandem.core.state.concurrent import seen_values
+
+        context = self._session.context
+        if seen is None:
+            seen = seen_values(context.agent.state.committed or {}, patch) if context is not None else {}
+        self._on_engine(lambda context: context.agent.state.edit(patch, seen=seen), "Could not edit the state",
+                        {"kind": "edit", "patch": patch, "seen": seen})
 
     def resolve(self, conflict_id: str, resolution: Resolution, value: Any = None) -> None:
         """Settle a conflict between the person's and the agent's writes."""
         self._on_engine(lambda context: context.agent.state.resolve_conflict(conflict_id, resolution, value),
-                        "Could not settle the conflict")
+                        "Could not settle the conflict",
+                        {"kind": "resolve", "conflict": conflict_id, "resolution": resolution, "value": value})
 
-    def _on_engine(self, call: Callable[[AgentContext], Any], failure: str) -> None:
-        self._run(self._call_on_engine(call, failure), "engine-calls")
+    def _on_engine(self, call: Callable[[AgentContext], Any], failure: str, write: dict[str, Any]) -> None:
+        self._run(self._call_on_engine(call, failure, write), "engine-calls")
 
-    async def _call_on_engine(self, call: Callable[[AgentContext], Any], failure: str) -> Any:
+    async def _call_on_engine(self, call: Callable[[AgentContext], Any], failure: str, write: dict[str, Any]) -> Any:
         from tandem.core.errors import TandemError
         from tandem.widgets.sanitize import sanitize
 
@@ -181,6 +204,8 @@ class SessionCommands:
             self._host.notify("The conversation is not ready yet", severity="warning", markup=False)
             return None
         try:
+            if context.remote is not None:  # a guest: the host applies it, signed with the guest's name
+                return await self._session.bridge.run_coroutine(context.remote.write(write))
             return await self._session.bridge.run_on_engine(lambda: call(context))
         except (TandemError, KeyError) as exc:
             self._host.notify(sanitize(str(exc)), title=failure, severity="warning", markup=False)
@@ -192,6 +217,12 @@ class SessionCommands:
         """Write a value typed into a surface into its local data model (nothing reaches the agent)."""
         from tandem.tui.app.a2ui_actions import handle_value_changed
 
+        context = self._session.context
+        if context is not None and context.remote is not None:
+            remote = context.remote
+            write = {"kind": "set_value", "block": block.id, "path": path, "value": value}
+            self._run(self._session.bridge.run_coroutine(remote.write(write)), "surface-inputs")
+            return
         future = self._session.bridge.to_engine(lambda: handle_value_changed(block, path, value))
         future.add_done_callback(_log_failure)
 
@@ -210,6 +241,9 @@ class SessionCommands:
             return
 
         async def fire() -> ActionResult:
+            if context.remote is not None:
+                await context.remote.write({"kind": "act", "block": block.id, "component": component_id, "scope": scope})
+                return ActionResult("sent")
             outbox = find_outbox(context.agent)
             if outbox is None:
                 return ActionResult("disabled", message="This conversation does not deliver A2UI events.")
@@ -307,3 +341,20 @@ class SessionCommands:
 def _log_failure(future: concurrent.futures.Future[object]) -> None:
     if not future.cancelled() and future.exception() is not None:
         log.warning("an A2UI input value was not written: %s", future.exception())
+
+
+def decision_write(block_id: str, command: DecisionCommand) -> dict[str, Any]:
+    """A guest's decision as the write its host takes (`core.share.writes`)."""
+    from tandem.core.blocks import decisions
+
+    match command:
+        case decisions.Approve(edited_arguments=edited, reason=reason):
+            return {"kind": "approve", "block": block_id, "edited_arguments": edited, "reason": reason}
+        case decisions.Reject(reason=reason):
+            return {"kind": "reject", "block": block_id, "reason": reason}
+        case decisions.Respond(payload=payload):
+            return {"kind": "respond", "block": block_id, "payload": payload}
+        case decisions.Invoke(arguments=arguments):
+            return {"kind": "invoke", "block": block_id, "arguments": arguments}
+        case _:
+            return {"kind": "decline", "block": block_id, "reason": getattr(command, "reason", None)}

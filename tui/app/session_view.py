@@ -53,7 +53,7 @@ class SessionView:
         self._app.run_worker(self._start(first), group=f"start-{id(self)}", exit_on_error=False)
 
     async def _start(self, first: bool) -> None:
-        from tandem.core.errors import LogStoreError
+        from tandem.core.errors import LogStoreError, ShareRefused
         from tandem.widgets.sanitize import reveal
 
         app, session = self._app, self.session
@@ -62,7 +62,7 @@ class SessionView:
             app.watch(app.main, "panel_visible", app.state_paint.panel_shown, init=False)
         try:
             await session.start(preview=first)
-        except LogStoreError as exc:
+        except (LogStoreError, ShareRefused) as exc:
             if not first:
                 app.notify(f"Could not open the conversation: {reveal(str(exc))}", severity="error", timeout=30)
                 await app.conversations.close(session, ask=False)

@@ -237,6 +237,11 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     app.conversation_commands.agents = agents.choices()
     app.conversation_commands.agent_at = agents.at_url
     app.opening = [agents.choice(extra) for extra in more]
+    from tandem.tui.cli.share_cli import shares_folder
+
+    sharing = app.sharing
+    sharing.listen, sharing.role, sharing.folder = first.share_host, first.guests, shares_folder(environ)
+    sharing.at_start = bool(first.share)
 
     app.run()
     if app.startup_error is not None:

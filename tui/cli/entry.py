@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="how pictures are drawn: the best the terminal supports (auto, the default), half blocks, or not at "
         "all, alt text only (also $TANDEM_IMAGES or images in the config file)",
     )
+    from tandem.tui.cli.share_cli import add_join_arguments, add_share_arguments
+
+    add_share_arguments(parser)
     sub = parser.add_subparsers(dest="command")
 
     ask = sub.add_parser(
@@ -212,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_web_arguments(web)
 
     sub.add_parser("agents", help="list the configured agents (never their secrets)")
+    add_join_arguments(sub.add_parser("join", help="join a conversation another tandem shares (tandem --share)"))
 
     serve = sub.add_parser("serve-demo", help="serve the demo agent over HTTP + SSE")
     serve.add_argument("--host", default="127.0.0.1")
@@ -260,6 +264,10 @@ def _run_command(argv: list[str] | None) -> int:
         from tandem.tui.cli.app_main import run_app
 
         return _ending(argv, run_app(args, environ))
+    if args.command == "join":
+        from tandem.tui.cli.share_cli import run_join
+
+        return _ending(argv, run_join(args, environ))
     from tandem.tui.cli.settings import read_settings
 
     if args.command == "web":

@@ -18,6 +18,7 @@ from textual.widgets import Static
 from tandem.tui.app.composer import COMPOSER_HINT, Composer, ComposerInput
 from tandem.tui.app.conversation import Conversation, Mounting
 from tandem.tui.app.screens.resumed_lines import ResumedLines
+from tandem.tui.app.status_line import RESTORING_LABEL, STARTING_LABEL, STATUS_LABELS, status_line
 from tandem.tui.terminal.flush_frame import HeldFrames
 from tandem.tui.terminal.screen_compositor import keep_layout_map
 
@@ -36,23 +37,6 @@ if TYPE_CHECKING:
     from tandem.widgets.state_panel import StatePanel
 
 __all__ = ["MainScreen", "STATUS_LABELS"]
-
-STATUS_LABELS: dict[str, str] = {
-    "idle": "● idle",
-    "streaming": "◐ streaming… (Esc cancels)",
-    "awaiting_input": "◆ awaiting your input",
-    "error": "✖ error — Retry on the card, or send again",
-}
-"""What the status line says for each conversation status, by `Status` value (symbols too, so it
-reads without colour). Keyed by value so the screen paints before core is imported."""
-
-STARTING_LABEL = "◌ starting…"
-"""The status line until the engine built the conversation."""
-RESTORING_LABEL = "◌ restoring the thread… (its last messages are shown meanwhile)"
-"""The status line while a resumed thread's stored last screenful stands in for the replayed log."""
-
-CONNECTING_LABEL = "◌ connecting to the agent… (retrying; Esc cancels)"
-"""The status line while a turn streams but the client is still trying to reach the agent."""
 
 NARROW_COLUMNS = 100
 """Below this width the screen gets the `-narrow` class (a slimmer state panel)."""
@@ -145,6 +129,7 @@ class MainScreen(HeldFrames):
         """Reads the blocks shown until the conversation's own come (a resumed thread's stored
         last screenful, `ThreadLibrary.preview`): see `show_preview`."""
         self._connecting = False
+        self._sharing: str | None = None
 
     def compose(self) -> ComposeResult:
         if self._bar is not None:
@@ -262,26 +247,19 @@ class MainScreen(HeldFrames):
         self._title = title
         self._paint_status_line()
 
+    def set_sharing(self, sharing: str | None) -> None:
+        """Show how the conversation is shared, after the title (None: it is not)."""
+        self._sharing = sharing
+        self._paint_status_line()
+
     def watch_status(self, status: Status | None) -> None:
         self._paint_status_line()
         # The app's check_action hides "Cancel" unless a turn runs.
         self.app.refresh_bindings()
 
     def _paint_status_line(self) -> None:
-        if self.status is None:
-            label = RESTORING_LABEL if self.restoring else STARTING_LABEL
-        elif self._connecting and self.status.value == "streaming":
-            label = CONNECTING_LABEL
-        else:
-            label = STATUS_LABELS[self.status.value]
-        line = Content(label)
-        if self._title:
-            from tandem.widgets.sanitize import reveal
-
-            # The title is the first message (or what the person typed): data, never markup.
-            # Labelled, or it reads as what the status is about ("awaiting your input · /demo
-            # weather" while a later turn waits on another question).
-            line += Content(" · thread: " + " ".join(reveal(self._title).split()))
+        line = status_line(self.status, restoring=self.restoring, connecting=self._connecting, title=self._title,
+                           sharing=self._sharing)
         self.query_one("#status-line", Static).update(line)
 
     def watch_panel_visible(self, visible: bool) -> None:
@@ -362,7 +340,7 @@ class MainScreen(HeldFrames):
 
     def on_block_view_decision_requested(self, message: BlockView.DecisionRequested) -> None:
         message.stop()
-        self.session.decide(message.block, message.command)
+        self.session.commands.decide(message.block, message.command)
         self._focus.to_composer_when_ready()
 
     def on_approval_view_review_requested(self, message: ApprovalView.ReviewRequested) -> None:
@@ -380,7 +358,7 @@ class MainScreen(HeldFrames):
 
     def on_state_panel_edit_requested(self, message: StatePanel.EditRequested) -> None:
         message.stop()
-        self.session.commands.edit(message.patch)
+        self.session.commands.edit(message.patch, message.seen)
 
     def on_state_conflict_view_resolved(self, message: StateConflictView.Resolved) -> None:
         message.stop()
