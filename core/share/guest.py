@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import httpx
 from pydantic import TypeAdapter, ValidationError
@@ -178,7 +179,7 @@ class ShareGuest:
         """One connection: read until it ends. True when the host ended the share for good."""
         from httpx_sse import aconnect_sse
 
-        headers = {GUEST_HEADER: self.name}
+        headers = {GUEST_HEADER: quote(self.name[:200], safe="")}  # a header holds ASCII only
         if self._key is None:
             headers["Authorization"] = f"Bearer {self._address.token}"
         else:

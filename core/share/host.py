@@ -11,6 +11,7 @@ import secrets
 import socket
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -177,7 +178,7 @@ class ShareHost:
         if guest is None:
             if not credential or not hmac.compare_digest(credential.encode(), self._token.encode()):
                 return PlainTextResponse(_REFUSED, status_code=401)
-            guest = self.guests.join(request.headers.get(GUEST_HEADER, "") or "guest")
+            guest = self.guests.join(unquote(request.headers.get(GUEST_HEADER, "")[:1000]) or "guest")
             if guest is None:
                 return PlainTextResponse("tandem: this conversation has as many guests as it takes\n", status_code=503)
             since = 0

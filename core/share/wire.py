@@ -36,7 +36,7 @@ __all__ = [
 EVENTS_PATH = "/v1/events"
 WRITES_PATH = "/v1/writes"
 GUEST_HEADER = "X-Tandem-Guest"
-"""The name a joining guest asks to be shown as."""
+"""The name a joining guest asks to be shown as (percent-encoded UTF-8)."""
 SHARE_HEADER = "X-Tandem-Share"
 """The share a reconnecting guest was part of (a host that shares another conversation now refuses it)."""
 

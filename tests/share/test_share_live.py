@@ -216,3 +216,86 @@ async def test_a_replay_of_the_hosts_log_gives_what_every_guest_shows(shared: An
     assert replayed.agent.state.committed == context.agent.state.committed == mirror.agent.state.committed
     await guest.aclose()
     await asyncio.sleep(0)
+
+
+async def test_what_guests_may_do_follows_the_hosts_role(shared: Any) -> None:
+    context, host, _store = shared
+    events: list[tuple[str, str]] = []
+    guest = _guest(host, "bob", events=events)
+    await guest.join()
+    host.set_role("watch")
+    await _until(lambda: guest.role == "watch", "the guest told of the new role")
+    with pytest.raises(ShareRefused, match="does not let guests send messages"):
+        await guest.write({"kind": "send", "text": "hello"})
+    host.set_role("talk")
+    await _until(lambda: guest.role == "talk", "the guest told again")
+    await context.send("please delete notes.txt")
+    await _until(lambda: context.status is Status.AWAITING_INPUT, "the host waits for an approval")
+    block = next(b for b in context.blocks if isinstance(b, ApprovalBlock | InterruptBlock) and b.actionable)
+    with pytest.raises(ShareRefused, match="does not let guests"):
+        await guest.write({"kind": "approve", "block": block.id})
+    assert block.actionable  # still the host's to decide
+    assert ("role", "The host changed what guests may do: talk.") in events
+    await guest.aclose()
+
+
+async def test_a_removed_guest_is_told_and_cannot_come_back_with_the_old_address(shared: Any) -> None:
+    _context, host, _store = shared
+    old_address = host.address
+    events: list[tuple[str, str]] = []
+    guest = _guest(host, "bob", events=events)
+    await guest.join()
+    [listed] = list(host.guests)
+    assert host.remove(listed.number) == "bob"
+    await _until(lambda: guest.state == "ended", "the guest told it was removed")
+    assert events[-1] == ("removed", "The host removed you from this conversation.")
+    again = _guest(host, "bob", address=old_address)
+    with pytest.raises(ShareRefused, match="wrong or missing share token"):
+        await again.join()
+    assert host.address != old_address
+    await guest.aclose()
+
+
+async def test_hostile_writes_are_refused_with_a_reason_and_change_nothing(shared: Any) -> None:
+    context, host, _store = shared
+    guest = _guest(host, "bob\x1b[31m\u202e\nevil" + "x" * 100)
+    await guest.join()
+    assert guest.name == "bob[31mevil" + "x" * 29  # one printable line of at most 40 characters: no escape, no bidi
+    base = parse_address(host.address).base
+    key = {"Authorization": f"Bearer {guest._key}"}
+    async with httpx.AsyncClient(base_url=base) as client:
+        big = await client.post("/v1/writes", headers=key, content=b'{"kind":"send","text":"' + b"a" * 300_000 + b'"}')
+        deep = await client.post("/v1/writes", headers=key, content=b'{"kind":"edit","patch":[' + b"[" * 500 + b"]" * 500 + b"]}")
+        odd = await client.post("/v1/writes", headers=key, json={"kind": "become_host"})
+        stranger = await client.post("/v1/writes", headers={"Authorization": "Bearer nope"}, json={"kind": "send", "text": "hi"})
+        statuses = [(await client.post("/v1/writes", headers=key, json={"kind": "reject_proposal", "proposal": "p"})).status_code
+                    for _ in range(60)]
+    assert (big.status_code, deep.status_code, odd.status_code, stranger.status_code) == (413, 400, 400, 401)
+    assert "not a write this host takes" in odd.json()["error"]
+    assert 429 in statuses  # bounded rate: a burst, then refused until it refills
+    assert not context.turns and context.agent.state.committed in (None, {})
+    await guest.aclose()
+
+
+async def test_a_guest_that_falls_behind_is_caught_up_from_the_log(shared: Any) -> None:
+    context, host, _store = shared
+    turn = await context.send("hello there")
+    await turn.wait()
+    host.guests.queue_limit = 3
+    guest = host.guests.join("slow")
+    assert guest is not None
+    seen = host.context.thread.length
+    stream = host._stream(guest, seen)
+    hello = await anext(stream)
+    assert b"event: hello" in hello and b'"name": "slow"' in hello
+    assert b"event: caught_up" in await anext(stream)
+    turn = await context.send("tell me about markdown")  # many entries, nobody reading: the queue overflows
+    await turn.wait()
+    assert guest.behind
+    rest = b""
+    while b"event: caught_up" not in rest:
+        rest += await anext(stream)
+    assert b"You fell behind the conversation; catching up from the log." in rest
+    assert rest.count(b"event: entry") == host.context.thread.length - seen  # every entry since, once
+    assert guest.position == host.context.thread.length and not guest.behind
+    await stream.aclose()
