@@ -48,6 +48,8 @@ class ApprovalQueue:
         """How long a new modal ignores keys."""
         self._waiting: list[ApprovalBlock] = []
         self._modal: ApprovalModal | None = None
+        self.may_decide: Callable[[], bool] = lambda: True
+        """Whether the person may decide here (a guest the host lets only watch or talk may not: no modal)."""
 
     @property
     def modal(self) -> ApprovalModal | None:
@@ -58,6 +60,8 @@ class ApprovalQueue:
         """Queue the actionable approvals among new `blocks`, then ask the next one."""
         from tandem.core.blocks import ApprovalBlock
 
+        if not self.may_decide():
+            return
         self._waiting.extend(block for block in blocks if isinstance(block, ApprovalBlock) and block.actionable)
         self._show_next()
 

@@ -140,6 +140,7 @@ def _guest_app(args: argparse.Namespace, environ: Mapping[str, str], address: An
         joined.append(guest)
         context = await guest.join()
         context.remote = guest
+        app.session.approvals.may_decide = lambda: guest.role == "decide" and guest.state != "ended"
         events("joined", f"You joined {guest.host_name or 'the host'}'s conversation as {guest.name}.")
         return context
 
