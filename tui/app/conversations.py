@@ -196,6 +196,7 @@ class Conversations:
                 main.hold_frames()
                 app.run_worker(main.lines.drop(), group="conversation-lines", exit_on_error=False)
             await target.show()
+            app.sharing.changed(target)  # how this one is shared, not the one left
             if target.context is not None:
                 target.update_waiting()
             if not main.composer.input.disabled:

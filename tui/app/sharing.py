@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
@@ -181,16 +181,15 @@ class Sharing:
                                           placeholder="Remove which guest?"))
 
     def _remove(self, session: Session, number: int) -> None:
+        self.app.run_worker(self._removed(session, number), group="share", exit_on_error=False)
+
+    async def _removed(self, session: Session, number: int) -> None:
         host = self.host_of(session)
         if host is None:
             return
-        future = session.bridge.to_engine(lambda: host.remove(number))
-
-        def done(name: Any) -> None:
-            if name:
-                self._copy(host.address, intro=f"{name} was removed. The address changed (copied): ")
-
-        future.add_done_callback(lambda f: session.bridge.to_ui(lambda: done(f.result())) if not f.exception() else None)
+        name = await session.bridge.run_on_engine(lambda: host.remove(number))
+        if name:
+            self._copy(host.address, intro=f"{name} was removed. The address changed (copied): ")
 
     # -- what the person sees ------------------------------------------------------------------
 
