@@ -11,8 +11,9 @@ echo then waits behind every frame queued there (seconds at 32 kbit/s).
 - the terminal (`ShownMarks`): after each frame the app asks the terminal where its cursor is
   (`ESC [ 6 n`, answered by every VT100-compatible terminal, tmux and screen included, once it
   has processed all that came before); a frame is shown once its question is answered. The
-  answers come back with the keys and are taken out there (Textual parses them as
-  `events.CursorPosition`, which an application-mode app never asks for otherwise).
+  answers come back with the keys and are split off before Textual's key parser reads those
+  (`tui.terminal.cursor_answers`), then taken out as `events.CursorPosition`, which an
+  application-mode app never asks for otherwise.
 
 `tui.terminal.wire_output` writes at most one frame ahead of what the terminal has shown; the
 frames in between merge in its screen model, so a key's echo queues behind one frame at most,
@@ -31,6 +32,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 from textual import events
+
+from tandem.tui.terminal.cursor_answers import read_input
 
 __all__ = ["ANSWER_PATIENCE_SECONDS", "CURSOR_QUERY", "PIECE_MIN_CHARACTERS", "PIECE_SECONDS", "ShownMarks", "wire_driver"]
 
@@ -233,6 +236,9 @@ def wire_driver(driver_class: type[Any]) -> type[Any]:
                 callback, self._drained_callback = self._drained_callback, None
             if callback is not None:
                 callback()
+
+        def run_input_thread(self) -> None:
+            read_input(self)  # (the answers split off before the key parser: `tui.terminal.cursor_answers`)
 
         def process_message(self, message: Any) -> None:
             if isinstance(message, events.CursorPosition) and self.wire_marks.answer(time.monotonic()):
