@@ -8,6 +8,7 @@ drains (and keeps) everything written, optionally at a slow link's rate, and the
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -21,6 +22,11 @@ import time
 from pathlib import Path
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+CURSOR_QUERY = b"\x1b[6n"
+"""A cursor position query (DSR 6): a terminal answers `ESC [ row ; column R`."""
+CURSOR_REPORT = b"\x1b[1;1R"
+SYNC_QUERY = b"\x1b[?2026$p"
+SYNC_REPORT = b"\x1b[?2026;2$y"
 QUIT = "\x11"
 """Ctrl+Q: Tandem's quit key (a normal exit, so whatever the app writes at exit is written)."""
 
@@ -36,11 +42,13 @@ class PtyApp:
 
     Owns the pty, the process (its own session) and `output`, every byte it wrote. A thread drains
     the pty: at full speed, or at `bytes_per_second` (then the app's writes block as they would on a
-    slow SSH link). Subclasses may override `on_output` to react to what is written as it arrives.
+    slow SSH link). With `answers`, it answers a cursor position query (`ESC [ 6 n`) and the query
+    for synchronized output (DEC 2026) when it reads them, as a terminal does once it has shown
+    what came before. Subclasses may override `on_output` to react to what is written as it arrives.
     """
 
     def __init__(self, argv: list[str], env: dict[str, str], *, columns: int, rows: int,
-                 bytes_per_second: float | None = None) -> None:
+                 bytes_per_second: float | None = None, answers: bool = False) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.started = time.monotonic()
@@ -50,6 +58,9 @@ class PtyApp:
         self.output = bytearray()
         self.lock = threading.Lock()
         self.rate = bytes_per_second
+        self.answers = answers
+        self.queries = 0
+        """Cursor position queries read (and answered, with `answers`)."""
         self.running = True
         self.reader = threading.Thread(target=self._drain, daemon=True)
         self.reader.start()
@@ -72,7 +83,17 @@ class PtyApp:
                 return
             now = time.monotonic()
             with self.lock:
+                tail = bytes(self.output[-8:])
                 self.output += data
+            # (a query split across two reads is counted once: those wholly in the tail were counted before)
+            queries = (tail + data).count(CURSOR_QUERY) - tail.count(CURSOR_QUERY)
+            self.queries += queries
+            if self.answers:
+                syncs = (tail + data).count(SYNC_QUERY) - tail.count(SYNC_QUERY)
+                answer = CURSOR_REPORT * queries + SYNC_REPORT * syncs
+                if answer:
+                    with contextlib.suppress(OSError):
+                        os.write(self.master, answer)
             self.on_output(data, now)
             if self.rate is not None:
                 time.sleep(len(data) / self.rate)

@@ -28,7 +28,7 @@ TERMINAL = "tandem.tui.terminal"
 
 KNOWN: frozenset[str] = frozenset(
     """
-textual._ansi_sequences.ANSI_SEQUENCES_KEYS textual._compositor.ChopsUpdate textual._compositor.Compositor
+textual._ansi_sequences.ANSI_SEQUENCES_KEYS textual._parser.ParseError textual._compositor.ChopsUpdate textual._compositor.Compositor
 textual._compositor.CompositorUpdate textual._compositor.LayoutUpdate textual._compositor.ReflowResult
 textual._styles_cache.StylesCache textual._xterm_parser.XTermParser textual.widget._RenderCache
 

@@ -425,6 +425,32 @@ class TestScreenRows:
             stream.feed(model.render(ColorSystem.TRUECOLOR))
             assert cells(terminal) == expected, f"seed {seed}, step {step}"
 
+    @pytest.mark.parametrize("seed", range(3))
+    def test_a_frame_in_pieces_with_typed_rows_between_reaches_the_same_screen(self, seed: int) -> None:
+        # A slow link: each frame (scrolls too) goes out in pieces of ~300 characters, and a typed
+        # row may go out between two pieces (`WireOutput._write`, `display_typed_input`).
+        rng, rows, model, terminal, stream = _random_screen(seed)
+        width, height = FUZZ_SIZE
+        model.apply_full(rows, width, height)
+        stream.feed(model.render(ColorSystem.TRUECOLOR))
+        pieces = 0
+        for step in range(60):
+            lines = rng.randint(1, 3)
+            rows[0:height - 2] = rows[lines:height - 2] + [_random_row(rng, width) for _ in range(lines)]
+            rows[rng.randrange(height)] = _random_row(rng, width)
+            model.apply_full(rows, width, height)
+            while model.pending:
+                piece = model.render(ColorSystem.TRUECOLOR, budget=300)
+                stream.feed(piece)
+                pieces += 1
+                if rng.random() < 0.4:  # a key: the composer's row changes and goes out alone
+                    typed = height - 1
+                    rows[typed] = _random_row(rng, width)
+                    model.apply_full(rows, width, height)
+                    stream.feed(model.render(ColorSystem.TRUECOLOR, {typed}))
+            assert cells(terminal) == cells(_painted(rows, width, height)), f"seed {seed}, step {step}"
+        assert pieces > 120 and model.scrolls > 10
+
     def test_partial_updates_splice_into_the_row(self) -> None:
         width = 20
         base = [Strip([Segment("a" * width, STYLES[0])])]
@@ -503,7 +529,7 @@ class TestSeams:
     def test_the_watched_file_says_when_the_writer_drained(self) -> None:
         import io
 
-        from tandem.tui.terminal.wire_output import _WatchedFile
+        from tandem.tui.terminal.wire_driver import _WatchedFile
 
         queued = [1]
         calls: list[str] = []

@@ -156,10 +156,13 @@ class ScreenRows:
         """Whether rows were touched since the last render (there may be something to send)."""
         return bool(self._touched)
 
-    def render(self, color_system: ColorSystem, rows: Collection[int] | None = None) -> str:
+    def render(self, color_system: ColorSystem, rows: Collection[int] | None = None, budget: int | None = None) -> str:
         """The terminal text that turns the sent screen into the target; the sent screen becomes the target.
 
         With `rows`, only those rows (and no scroll): the others stay pending for the next render.
+        With `budget`, rows (after the scroll, if any; from the bottom up) stop once the text is
+        that long: the rest stay pending, the terminal then holding the sent copy of them (a piece
+        of the frame).
         Leaves the colours reset and the cursor somewhere on the screen (the caller moves it).
         """
         touched = self._touched
@@ -183,7 +186,15 @@ class ScreenRows:
         pen = Pen(color_system, out)
         append = out.append
         width = self.width
-        for y in changed:
+        # In pieces, the bottom rows first: the status line, the composer and the newest text of
+        # a conversation that follows its end (what the person waits for) are at the bottom.
+        order = changed if budget is None else changed[::-1]
+        written = order
+        for index, y in enumerate(order):
+            if budget is not None and index and sum(map(len, out)) >= budget:
+                written = order[:index]
+                self._touched.update(order[index:])  # (the next piece)
+                break
             row, before = target[y], sent[y]
             if uncertain_row(row) or (before is not None and uncertain_row(before)):
                 # Erased (default colours), then written whole from its first column.
@@ -199,11 +210,11 @@ class ScreenRows:
             append(f"\x1b[{y + 1}H" if start == 0 else f"\x1b[{y + 1};{start + 1}H")
             pen.write(row if start == 0 and end == width else cut(row, start, end))
         pen.reset()
-        if rows is None:
+        if rows is None and len(written) == len(changed):
             self.sent = list(target)
             self._sent_hash = list(target_hash)
         else:
-            for y in changed:
+            for y in written:
                 self.sent[y], self._sent_hash[y] = target[y], target_hash[y]
         return "".join(out)
 

@@ -10,7 +10,8 @@ from textual.app import App
 from textual.screen import Screen
 
 from tandem.tui.terminal.widget_internals import TextualInternals
-from tandem.tui.terminal.wire_output import WireOutput, wire_driver
+from tandem.tui.terminal.wire_driver import wire_driver
+from tandem.tui.terminal.wire_output import WireOutput
 
 __all__ = ["WireApp"]
 
@@ -20,8 +21,8 @@ class WireApp(App[None]):
 
     Textual hands every frame to the driver at `App._display`, a private method: this class is the
     one override of it, so the app's own class touches none of Textual's internals. Its driver is
-    `wire_driver`'s (the writer that reports when the output drained, and the alternate screen's
-    reset); typed input is painted ahead of a backlog through `display_typed_input`
+    `wire_driver`'s (it reports when the output drained and the terminal showed it, and resets
+    the alternate screen); typed input is painted ahead of a backlog through `display_typed_input`
     (`tui.terminal.input_paint`). UI thread only.
     """
 

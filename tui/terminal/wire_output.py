@@ -6,18 +6,22 @@ the one place a compositor update becomes terminal text; the app's override dele
 - each update (`LayoutUpdate`, `ChopsUpdate`) is applied to a model of the screen
   (`tui.terminal.screen_rows.ScreenRows`), which writes only changed cells and turns a scrolled
   band into one scroll-region operation;
-- while the previous frame is still on its way (the driver's writer thread has not flushed it),
-  frames are merged in the model and the latest state goes out once the output drained: the
-  cadence follows the link;
+- while the previous frame is still on its way (the driver's writer thread has not flushed it, or
+  the terminal has not yet said it has shown it: `tui.terminal.wire_driver`), frames are merged
+  in the model and the latest state goes out once the output drained: the cadence follows the
+  link, and no more than one frame queues anywhere between the app and the person; on a slow
+  link (the terminal's answers give its rate) a frame goes out in pieces of what the link
+  carries in `wire_driver.PIECE_SECONDS`, its bottom rows first (`ScreenRows.render`'s budget);
 - what was typed (`display_typed_input`, painted alone by `tui.terminal.input_paint`) goes out at
   once, queued behind the frame on its way;
 - synchronized output (DEC 2026), the cursor's position and the glyph-fallback driver
   (`tui.terminal.glyphs`) apply as before: the frame is still written by `App._display`.
 
-UI thread, except the drain callback (the writer thread, which only schedules on the UI loop).
+UI thread, except the drain callback (the writer or input thread, which only schedules on the UI loop).
 `--repaint changes|all` (or `$TANDEM_REPAINT`) chooses; `all` is Textual's own output, also the
 fallback when this Textual lacks the seams used (`seams_available`). Measured by
-`tests/perf/bench_wire.py`; the seams are checked by `tests/tui/test_wire_output.py`.
+`tests/perf/bench_wire.py` and `tests/perf/bench_keys_slow_link.py`; the seams are checked by
+`tests/tui/test_wire_output.py`.
 """
 
 from __future__ import annotations
@@ -32,8 +36,11 @@ from textual.app import App
 from textual.widgets import Input, TextArea
 
 from tandem.tui.terminal.screen_rows import ScreenRows
+from tandem.tui.terminal.wire_driver import ANSWER_PATIENCE_SECONDS, wire_driver
 
 if TYPE_CHECKING:
+    import asyncio
+
     from textual.screen import Screen
 
 __all__ = ["REPAINT_CHOICES", "REPAINT_ENV", "WireOutput", "choose_repaint", "seams_present", "wire_driver"]
@@ -68,102 +75,24 @@ def seams_present() -> bool:
     )
 
 
-class _WatchedFile:
-    """The driver's output file, as its writer thread uses it: says whether a write or flush is under way.
-
-    Owns the flag and a callback run (on the writer thread) once a flush finished with nothing
-    left in the writer's queue: the terminal (or the link behind it) took the last frame.
-    """
-
-    def __init__(self, file: Any, queue_size: Callable[[], int]) -> None:
-        self._file = file
-        self._queue_size = queue_size
-        self.busy = False
-        """Whether the writer thread is inside `write` or `flush` (blocked there while the link is full)."""
-        self.on_drained: Callable[[], None] | None = None
-
-    def write(self, text: str) -> int:
-        self.busy = True
-        try:
-            return int(self._file.write(text) or 0)
-        finally:
-            self.busy = False
-
-    def flush(self) -> None:
-        self.busy = True
-        try:
-            self._file.flush()  # blocks while the terminal (or the link behind it) is not reading
-        finally:
-            self.busy = False
-        callback = self.on_drained
-        if callback is not None and not self._queue_size():
-            self.on_drained = None
-            callback()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._file, name)
-
-
-def wire_driver(driver_class: type[Any]) -> type[Any]:
-    """A subclass of Textual's Linux driver that says whether its output has drained.
-
-    Other drivers (headless, web) are returned as they are: the app then never waits for them.
-    """
-    from textual.drivers.linux_driver import LinuxDriver
-
-    if not issubclass(driver_class, LinuxDriver) or hasattr(driver_class, "wire_when_drained"):
-        return driver_class
-
-    class WireDriver(driver_class):  # type: ignore[valid-type,misc]
-        """Textual's Linux driver, watching its writer thread: is the last frame still on its way?"""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            # The writer thread (made in `start_application_mode`) writes to `_file`.
-            self._watched = _WatchedFile(cast(Any, self)._file, self._queued)
-            self._file = self._watched
-
-        def _queued(self) -> int:
-            writer = self._writer_thread
-            queue = getattr(writer, "_queue", None)
-            return 0 if queue is None else int(queue.qsize())
-
-        def wire_backlogged(self) -> bool:
-            """Whether text handed to the driver is not yet flushed to the terminal."""
-            return self._watched.busy or self._queued() > 0
-
-        def wire_when_drained(self, callback: Callable[[], None]) -> bool:
-            """Run `callback` (on the writer thread) once the output drained; False (no call): it has."""
-            watched = self._watched
-            watched.on_drained = callback
-            if self.wire_backlogged():
-                return True
-            # Drained meanwhile (the writer may have looked for a callback before it was set).
-            watched.on_drained = None
-            return False
-
-        def start_application_mode(self) -> None:
-            super().start_application_mode()
-            # The alternate screen starts blank (and after a suspend, holds whatever it held).
-            reset = getattr(self._app, "wire_terminal_reset", None)
-            if reset is not None:
-                reset()
-
-    return WireDriver
-
-
 class _RowsUpdate(CompositorUpdate):
     """A frame of the screen model: what `App._display` writes between the synchronized-output marks
-    (with `rows`, only those rows of it)."""
+    (with `rows`, only those rows of it; with `budget`, a piece of about that many characters)."""
 
-    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None], rows: set[int] | None = None) -> None:
+    def __init__(self, model: ScreenRows, failed: Callable[[BaseException], None], rows: set[int] | None = None,
+                 budget: int | None = None) -> None:
         self.model = model
         self.failed = failed
         self.rows = rows
+        self.budget = budget
+        self.length = 0
+        """The characters rendered."""
 
     def render_segments(self, console: Console) -> str:
         try:
-            return self.model.render(console._color_system or ColorSystem.TRUECOLOR, self.rows)
+            text = self.model.render(console._color_system or ColorSystem.TRUECOLOR, self.rows, self.budget)
+            self.length = len(text)
+            return text
         except Exception as error:  # a bug here must not end the app: Textual's output takes over
             self.failed(error)
             return ""
@@ -190,8 +119,11 @@ class WireOutput:
         """Updates merged into a later frame because the output had not drained."""
         self.overtaken = 0
         """Frames of typed input written while the output had not drained (`display_typed_input`)."""
+        self.pieces = 0
+        """Frames written in pieces on a slow link, the rest left for later (`_write`)."""
         self._waiting = False
         self._typed_rows: set[int] | None = None
+        self._patience: asyncio.TimerHandle | None = None
 
     def display_typed_input(self, screen: Screen[Any], update: RenderableType) -> None:
         """`_display` of a frame that paints only what was typed (`tui.terminal.input_paint`).
@@ -278,10 +210,21 @@ class WireOutput:
         self._write(screen)
 
     def _write(self, screen: Screen[Any], rows: set[int] | None = None) -> None:
-        """Write the model's pending rows (or only `rows` of them) as one frame."""
+        """Write the model's pending rows (or only `rows` of them) as one frame, or as much of it
+        as the link carries in a moment (`wire_piece`): the next piece once the terminal showed this."""
         self.frames += 1
+        driver = self._app._driver
+        piece = getattr(driver, "wire_piece", None)
+        budget = None if rows is not None or piece is None else piece()
+        update = _RowsUpdate(self.model, self._failed, rows, budget)
         # A `CompositorUpdate` (as Textual's own): `_display` writes its `render_segments` in a sync.
-        App._display(self._app, screen, cast(RenderableType, _RowsUpdate(self.model, self._failed, rows)))
+        App._display(self._app, screen, cast(RenderableType, update))
+        mark = getattr(driver, "wire_mark", None)
+        if mark is not None:
+            mark(update.length)  # (the terminal says when it has shown this frame)
+        if budget is not None and self.model.pending:
+            self.pieces += 1
+            self._backlogged()  # (the rest goes once this piece arrived)
 
     def _failed(self, error: BaseException) -> None:
         """The model failed (a bug): from now on Textual's own output, starting with a whole screen."""
@@ -317,9 +260,18 @@ class WireOutput:
         # Asked again on every frame (not only once per wait): a lost wake-up cannot hold output back.
         self._waiting = True
         if when_drained(self._drained_from_thread):
+            loop = self._app._loop
+            if self._patience is None and loop is not None and not loop.is_closed():
+                # A terminal that stops answering holds the output back no longer than this
+                # (a plain loop timer: this may run outside the app's context, see `_drained`).
+                self._patience = loop.call_later(ANSWER_PATIENCE_SECONDS + 0.1, self._patience_over)
             return True
         self._waiting = False
         return False
+
+    def _patience_over(self) -> None:
+        self._patience = None
+        self._drained()
 
     def _drained_from_thread(self) -> None:
         loop = self._app._loop
