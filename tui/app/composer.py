@@ -95,6 +95,7 @@ class ComposerInput(TextArea):
                 self.app.bell()
             elif text.strip() or composer.query_one(AttachmentsBar).attachments:
                 self.clear()
+                self.history.clear()  # sent: its undo steps would keep every sent text (a paste too) alive
                 # `/attach`, `@path`s and attachments go their own way (tui.app.attachments_bar).
                 if not outgoing(composer, text):
                     self.post_message(Composer.Sent(text))  # bubbles through the composer to the screen
