@@ -181,13 +181,14 @@ class SurfaceBlock(Block):
 
     # -- local writes ------------------------------------------------------------------------
 
-    def set_value(self, path: str, value: JsonValue, *, record: bool = True) -> bool:
+    def set_value(self, path: str, value: JsonValue, *, record: bool = True, who: str | None = None) -> bool:
         """Write the local data model (an input changed): synchronous, nothing goes to the agent.
 
         Args:
             path: An absolute JSON Pointer (a `ResolvedComponent.bindings` value).
             value: The new value.
             record: Log it as a human write, so a restored thread shows what the person typed.
+            who: Who typed it (a shared conversation's guest); the conversation's person by default.
 
         Returns:
             Whether the write was applied (False without a live surface or with a bad path).
@@ -201,13 +202,13 @@ class SurfaceBlock(Block):
             log.warning("could not write %s on surface %s: %s", path, self.surface_id, exc)
             return False
         if record:
-            self.env.write("a2ui_input", self.id, {"path": path, "value": value})
+            self.env.write("a2ui_input", self.id, {"path": path, "value": value}, who=who)
         self.changed()
         return True
 
     # -- actions -----------------------------------------------------------------------------
 
-    def fire_action(self, component_id: str, scope: str = "/") -> ActionResult:
+    def fire_action(self, component_id: str, scope: str = "/", *, who: str | None = None) -> ActionResult:
         """Fire the component's action, as a click on it does.
 
         `event` actions resolve their context against the data model, are logged as a human
@@ -227,12 +228,12 @@ class SurfaceBlock(Block):
             return ActionResult("disabled", message="; ".join(check.messages) or "A check fails.")
         data = DataContext(surface, scope)
         if isinstance(action.get("event"), dict):
-            return self._fire_event(data, component_id, action)
+            return self._fire_event(data, component_id, action, who)
         if isinstance(action.get("functionCall"), dict):
             return run_function(data, action["functionCall"], self.profile)
         return ActionResult("refused", message="The action is neither an event nor a function call.")
 
-    def _fire_event(self, data: DataContext, component_id: str, action: dict[str, Any]) -> ActionResult:
+    def _fire_event(self, data: DataContext, component_id: str, action: dict[str, Any], who: str | None) -> ActionResult:
         try:
             event = data.resolve_action(action)["event"]
             payload = {
@@ -248,7 +249,7 @@ class SurfaceBlock(Block):
             self._report(SurfaceError(self.surface_id, f"/components/{component_id}/action", f"invalid event action: {exc}"))
             self.changed()
             return ActionResult("refused", message="The agent's action definition is invalid.")
-        self.env.write("a2ui_action", self.id, {"action": checked, "data_model": self.data_model()})
+        self.env.write("a2ui_action", self.id, {"action": checked, "data_model": self.data_model()}, who=who)
         self.fired.append(checked)
         self._unsent_actions.append(checked)
         self.changed()

@@ -137,8 +137,8 @@ _LABELS = {
     "decline": "decline", "invoke": "run UI actions", "cancel": "stop the agent", "retry": "retry",
 }
 
-SurfaceAction = Callable[["AgentContext", Any, str, str], Awaitable[str | None]]
-"""Fires a surface's component for a guest on the host: `(context, block, component, scope)` →
+SurfaceAction = Callable[["AgentContext", Any, str, str, str], Awaitable[str | None]]
+"""Fires a surface's component for a guest on the host: `(context, block, component, scope, who)` →
 a refusal to tell the guest, or None (`tui.app` provides it: links never open for a guest)."""
 
 
@@ -190,12 +190,12 @@ async def apply_write(context: AgentContext, write: Any, who: str, *, act: Surfa
                 surface = context.agent.pipeline.by_id.get(block_id)
                 if surface is None or not callable(getattr(surface, "set_value", None)):
                     raise ShareRefused("that surface is no longer in the conversation")
-                surface.set_value(path, value)  # type: ignore[attr-defined]
+                surface.set_value(path, value, who=who)  # type: ignore[attr-defined]
             case Act(block=block_id, component=component, scope=scope):
                 surface = context.agent.pipeline.by_id.get(block_id)
                 if surface is None or act is None:
                     raise ShareRefused("that surface cannot be used from a guest")
-                refusal = await act(context, surface, component, scope)
+                refusal = await act(context, surface, component, scope, who)
                 if refusal:
                     raise ShareRefused(refusal)
     except ShareRefused:

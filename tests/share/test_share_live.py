@@ -23,6 +23,7 @@ from tandem.core.share.wire import EVENTS_PATH, parse_address
 from tandem.core.share.writes import ShareRefused
 from tandem.core.store import ThreadStore
 from tandem.core.turns import Status
+from tandem.tui.app.a2ui_actions import guest_surface_action
 from tandem.tui.cli.backend import AppHooks, build_agent, open_context
 from tests.helpers.tcp_proxy import TcpProxy
 
@@ -43,7 +44,7 @@ async def shared(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterato
     # A test that needs the answer to take a while asks for a slower demo (`indirect` parameter).
     context = await open_context(None, speed=getattr(request, "param", 0), hooks=AppHooks(), store=store)
     context.agent.env.user = "alice"
-    host = ShareHost(context)
+    host = ShareHost(context, act=guest_surface_action)  # as the app's sharing starts it
     await host.start()
     try:
         yield context, host, store
@@ -299,3 +300,23 @@ async def test_a_guest_that_falls_behind_is_caught_up_from_the_log(shared: Any) 
     assert rest.count(b"event: entry") == host.context.thread.length - seen  # every entry since, once
     assert guest.position == host.context.thread.length and not guest.behind
     await stream.aclose()
+
+
+async def test_a_guest_fills_and_submits_a_surface_signed_with_its_name(shared: Any) -> None:
+    from tandem.core.a2ui import SurfaceBlock
+
+    context, host, store = shared
+    guest = _guest(host, "bob")
+    mirror = await guest.join()
+    turn = await context.send("book a room")
+    await turn.wait()
+    surface = next(b for b in context.blocks if isinstance(b, SurfaceBlock))
+    await _until(lambda: surface.id in mirror.agent.pipeline.by_id, "the form on the guest's copy")
+    await guest.write({"kind": "set_value", "block": surface.id, "path": "/guest/name", "value": "Bob Jones"})
+    await guest.write({"kind": "act", "block": surface.id, "component": "submit", "scope": "/"})
+    await _until(lambda: len(context.turns) == 2 and context.status is Status.IDLE, "the booking sent to the agent")
+    await _until(lambda: "Bob Jones" in str(mirror.agent.pipeline.by_id[surface.id].data_model()), "the guest's copy has it")
+    context.thread.commit()
+    writes = [e.write for e in store.open(context.conversation_id, read_only=True).entries() if isinstance(e, HumanWriteLogged)]
+    assert [(w.kind, w.who) for w in writes if w.kind.startswith("a2ui")] == [("a2ui_input", "bob"), ("a2ui_action", "bob")]
+    await guest.aclose()

@@ -45,6 +45,7 @@ async def handle_surface_action(
     confirm_url: Callable[[str], Awaitable[bool]],
     *,
     open_url: Callable[[str], object] = webbrowser.open,
+    who: str | None = None,
 ) -> ActionResult:
     """Fire a component's action and deliver its outcome (engine thread, engine loop).
 
@@ -63,11 +64,12 @@ async def handle_surface_action(
         confirm_url: Asks the human whether to open a URL. Called on the engine loop, so it must
             marshal to the UI itself and must not block (await a future, don't wait on it).
         open_url: Opens an approved URL (the system browser by default).
+        who: Who fired it (a shared conversation's guest); the conversation's person by default.
 
     Returns:
         What firing the action did.
     """
-    result = block.fire_action(component_id, scope)
+    result = block.fire_action(component_id, scope, who=who)
     if result.status == "sent" and result.action is not None:
         await _deliver(context, outbox, block, result.action)
     elif result.status == "needs_confirmation" and result.url:
@@ -94,7 +96,8 @@ async def _deliver(context: AgentContext, outbox: A2UIOutbox, block: SurfaceBloc
     await context.send(messages)
 
 
-async def guest_surface_action(context: AgentContext, block: SurfaceBlock, component_id: str, scope: str) -> str | None:
+async def guest_surface_action(context: AgentContext, block: SurfaceBlock, component_id: str, scope: str,
+                               who: str) -> str | None:
     """Fire a surface's component for a guest of a shared conversation (engine loop, on the host):
     its event goes to the agent as the host's own would; a link never opens on the host's screen
     for a guest. Returns a refusal to tell the guest, or None."""
@@ -107,7 +110,8 @@ async def guest_surface_action(context: AgentContext, block: SurfaceBlock, compo
     async def never(_url: str) -> bool:
         return False
 
-    result = await handle_surface_action(context, outbox, block, component_id, scope, never, open_url=lambda _url: None)
+    result = await handle_surface_action(context, outbox, block, component_id, scope, never, open_url=lambda _url: None,
+                                         who=who)
     if result.status == "needs_confirmation":
         return "A guest cannot open the links of a shared conversation's surfaces."
     if result.status in ("refused", "disabled"):
