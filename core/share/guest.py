@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 _ENTRY = TypeAdapter(LogEntry)
 RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0, 3.0)
+READ_SECONDS = 3 * 15.0
+"""Silence on the stream that counts as a lost connection: the host sends a keep-alive every 15 s."""
 GIVE_UP_SECONDS = 60.0
 """How long a guest tries to reach a host that went away without saying so."""
 
@@ -79,7 +81,7 @@ class ShareGuest:
         self._agent = agent
         self._events = events or (lambda kind, text: None)
         self._client = httpx.AsyncClient(base_url=address.base, transport=transport,
-                                         timeout=httpx.Timeout(10.0, read=None), trust_env=False)
+                                         timeout=httpx.Timeout(10.0, read=READ_SECONDS), trust_env=False)
         self._key: str | None = None
         self.share: str | None = None
         self.role: GuestRole = "watch"

@@ -85,6 +85,8 @@ class Guests:
         self._guests: list[Guest] = []
         self._count = 0
         self.queue_limit = queue_limit
+        self.streams = 0
+        """Open streams (checked for every entry the log appends: a count, not a walk)."""
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(list(self._guests))
@@ -123,6 +125,8 @@ class Guests:
         if guest.queue is not None:
             guest.last_event = ("notice", "This guest connected again elsewhere; this connection ends.")
             guest.queue.put_nowait(END)
+        else:
+            self.streams += 1
         guest.queue = asyncio.Queue()
         guest.position, guest.behind, guest.last_event = position, False, None
         return guest.queue
@@ -130,6 +134,7 @@ class Guests:
     def detach(self, guest: Guest, queue: asyncio.Queue[object]) -> None:
         if guest.queue is queue:
             guest.queue = None
+            self.streams -= 1
 
     def send(self, item: tuple[int, str]) -> None:
         """Queue an encoded entry `(position after it, json)` for every connected guest."""

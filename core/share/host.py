@@ -154,7 +154,7 @@ class ShareHost:
 
     def _tapped(self, entry: LogEntry) -> None:
         self._position += 1
-        if self.guests.connected:
+        if self.guests.streams:
             self.guests.send((self._position, entry.model_dump_json()))
 
     # -- the server --------------------------------------------------------------------------
