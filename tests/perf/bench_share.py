@@ -135,21 +135,22 @@ async def guests_main(address: str, count: int, first: int) -> None:
     from tandem.tui.cli.backend import AppHooks, build_agent
 
     guests: list[ShareGuest] = []
-    applied: list[list[tuple[int, float]]] = []
+    applied: list[list[tuple[int, float, float]]] = []
     for number in range(first, first + count):
         client = GuestClient()
         guest = ShareGuest(parse_address(address), f"guest {number}", build_agent(client, hooks=AppHooks()))
         client.guest = guest
-        stamps: list[tuple[int, float]] = []
-        # Instrumentation: the time each entry is applied (the guest's position moves after it is).
+        stamps: list[tuple[int, float, float]] = []
+        # Instrumentation: when each entry was read off the stream and when it was applied (the
+        # guest's position moves once it is).
         read = guest._on_event
 
         def on_event(event: str, data: str, event_id: str | None, guest: ShareGuest = guest, read: Any = read,
-                     stamps: list[tuple[int, float]] = stamps) -> bool:
-            before = guest.position
+                     stamps: list[tuple[int, float, float]] = stamps) -> bool:
+            before, received = guest.position, time.monotonic()
             ended = read(event, data, event_id)
             if guest.position != before:
-                stamps.append((guest.position, time.monotonic()))
+                stamps.append((guest.position, received, time.monotonic()))
             return bool(ended)
 
         guest._on_event = on_event  # type: ignore[method-assign]
@@ -234,6 +235,7 @@ class Config:
         self.cpu: list[float] = []
         self.bytes: list[float] = []
         self.latencies: list[float] = []
+        self.applying: list[float] = []
         self.guest_cpu: list[float] = []
         self.stretch: list[float] = []
         self.entries: list[int] = []
@@ -261,7 +263,9 @@ class Config:
                 raise RuntimeError(f"a guest stopped at {min(seen['positions'])} of {run['position']} ({seen['states']})")
             guest_cpu += seen["cpu"]
             if keep:
-                self.latencies += [at - sent[p] for stamps in seen["stamps"] for p, at in stamps if p in sent]
+                live = [(at - sent[p], at - received) for stamps in seen["stamps"] for p, received, at in stamps if p in sent]
+                self.latencies += [total for total, _ in live]
+                self.applying += [apply for _, apply in live]
         if keep:
             self.cpu.append(run["cpu"])
             self.bytes += [b / tokens for b in run["bytes"]]
@@ -278,7 +282,7 @@ def _table(configs: list[Config], tokens: int, rate: float) -> str:
     """The figures of every guest count, then what each column is."""
     cpu = {c.n: statistics.median(c.cpu) for c in configs}
     rows = [("guests", "host CPU s", "+/guest s", "µs/token/guest", "entries", "B/token", "p50 ms", "p99 ms",
-             "max ms", "guest CPU s", "stream ×")]
+             "max ms", "apply p50/p99", "guest CPU s", "stream ×")]
     for config in configs:
         added = (cpu[config.n] - cpu[0]) / config.n if 0 in cpu and config.n else None
         lat = config.latencies
@@ -289,6 +293,7 @@ def _table(configs: list[Config], tokens: int, rate: float) -> str:
             f"{statistics.median(config.bytes):.1f}" if config.bytes else "—",
             f"{_percentile(lat, 0.5) * 1e3:.1f}" if lat else "—", f"{_percentile(lat, 0.99) * 1e3:.1f}" if lat else "—",
             f"{max(lat) * 1e3:.0f}" if lat else "—",
+            f"{_percentile(config.applying, 0.5) * 1e3:.1f}/{_percentile(config.applying, 0.99) * 1e3:.1f}" if lat else "—",
             f"{statistics.median(config.guest_cpu):.2f}" if config.n else "—",
             f"{statistics.median(config.stretch):.2f}",
         ))
@@ -307,7 +312,8 @@ def _table(configs: list[Config], tokens: int, rate: float) -> str:
         "+/guest: (host CPU with n guests - with 0) / n; µs/token/guest: the same per token",
         "entries: log entries per answer (a run of deltas read at once is one entry); B/token: bytes the host "
         "wrote on one guest's stream per token (median over guests and rounds)",
-        "p50/p99/max: host's log tap of an entry → the guest applied it, over every live entry of every guest",
+        "p50/p99/max (ms): host's log tap of an entry → the guest applied it, over every live entry of every guest; "
+        "apply: of which the guest's own reading and applying of the event (ms)",
         "guest CPU s: CPU of the guests' processes per guest and answer; stream ×: turn time / nominal stream time",
     ])
 
