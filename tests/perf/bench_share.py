@@ -209,11 +209,15 @@ class Child:
             self.process.stdin.flush()
         return dict(json.loads(self.line(seconds)))
 
-    def close(self) -> None:
+    def close(self, *, terminate: bool = False) -> None:
+        """Let the child leave on its own (EOF on its stdin), or `terminate` it; killed if it lingers."""
         if self.process.poll() is None:
             try:
-                assert self.process.stdin is not None
-                self.process.stdin.close()  # EOF: the child leaves on its own
+                if terminate:
+                    self.process.terminate()
+                else:
+                    assert self.process.stdin is not None
+                    self.process.stdin.close()
                 self.process.wait(10)
             except (OSError, subprocess.TimeoutExpired):
                 self.process.kill()
@@ -239,17 +243,21 @@ class Config:
         self.guest_cpu: list[float] = []
         self.stretch: list[float] = []
         self.entries: list[int] = []
-        hello = self.host.ask(None, START_SECONDS)
-        self.address, self.pid = hello["address"], int(hello["pid"])
-        split = [n // procs + (1 if i < n % procs else 0) for i in range(min(procs, n))]
-        first = 1
-        for count in split:
-            self.guests.append(Child("tests.perf.bench_share", "--guests-of", self.address, str(count), str(first)))
-            first += count
-        for child in self.guests:
-            child.ask(None, START_SECONDS)
-        if self.host.ask({"cmd": "guests", "count": n}, START_SECONDS)["connected"] != n:
-            raise RuntimeError(f"not every one of {n} guests connected")
+        try:
+            hello = self.host.ask(None, START_SECONDS)
+            self.address, self.pid = hello["address"], int(hello["pid"])
+            split = [n // procs + (1 if i < n % procs else 0) for i in range(min(procs, n))]
+            first = 1
+            for count in split:
+                self.guests.append(Child("tests.perf.bench_share", "--guests-of", self.address, str(count), str(first)))
+                first += count
+            for child in self.guests:
+                child.ask(None, START_SECONDS)
+            if self.host.ask({"cmd": "guests", "count": n}, START_SECONDS)["connected"] != n:
+                raise RuntimeError(f"not every one of {n} guests connected")
+        except BaseException:
+            self.close()
+            raise
 
     def answer(self, tokens: int, seconds: float, keep: bool) -> None:
         run = self.host.ask({"cmd": "run"})
@@ -357,30 +365,31 @@ def main() -> None:
         print(f"agent: {url} streams {tokens:,} tokens at {args.rate:g} tok/s ({seconds:.1f} s) per answer, "
               f"one event each ({int(size) / tokens:.0f} B/token on the agent's stream)", flush=True)
         with tempfile.TemporaryDirectory(prefix="bench-share-") as folder:
-            for n in counts:
-                configs.append(Config(url, str(Path(folder) / f"host{n}"), n, args.guest_procs))
-            for config in configs:  # warm-up: imports, first renders, the store's first pages
-                config.answer(tokens, seconds, keep=False)
-            for round_ in range(args.rounds):
-                for i in range(len(configs)):
-                    config = configs[(i + round_) % len(configs)]
-                    last = round_ == args.rounds - 1 and config is configs[-1]
-                    spies = [_py_spy(config.pid, args.py_spy, "host")] if args.py_spy and last else []
-                    if spies and config.guests:
-                        spies.append(_py_spy(config.guests[0].process.pid, args.py_spy, "guests"))
-                    config.answer(tokens, seconds, keep=True)
-                    for spy in spies:
-                        spy.send_signal(signal.SIGINT)
-                        spy.wait(30)
-                print(f"round {round_ + 1} of {args.rounds} done; load {os.getloadavg()[0]:.2f}", flush=True)
+            try:
+                for n in counts:
+                    configs.append(Config(url, str(Path(folder) / f"host{n}"), n, args.guest_procs))
+                for config in configs:  # warm-up: imports, the store's first pages, the guests' first entries
+                    config.answer(tokens, seconds, keep=False)
+                for round_ in range(args.rounds):
+                    for i in range(len(configs)):
+                        config = configs[(i + round_) % len(configs)]
+                        last = round_ == args.rounds - 1 and config is configs[-1]
+                        spies = [_py_spy(config.pid, args.py_spy, "host")] if args.py_spy and last else []
+                        if spies and config.guests:
+                            spies.append(_py_spy(config.guests[0].process.pid, args.py_spy, "guests"))
+                        config.answer(tokens, seconds, keep=True)
+                        for spy in spies:
+                            spy.send_signal(signal.SIGINT)
+                            spy.wait(30)
+                    print(f"round {round_ + 1} of {args.rounds} done; load {os.getloadavg()[0]:.2f}", flush=True)
+            finally:  # the hosts close their stores before the folder goes
+                for config in configs:
+                    config.close()
         print()
         print(_table(configs, tokens, args.rate))
         print(f"\nload after: {os.getloadavg()[0]:.2f}")
     finally:
-        for config in configs:
-            config.close()
-        server.process.terminate()
-        server.process.wait(10)
+        server.close(terminate=True)
 
 
 if __name__ == "__main__":
