@@ -9,7 +9,7 @@ through each (order rotated), after one warm-up answer each. Measured per answer
 
 - host CPU: `getrusage(RUSAGE_SELF)` of the host process (all its threads) from the message sent
   until the turn ended and every guest's stream was handed its last entry; the added CPU per guest
-  is (cpu[n] - cpu[0]) / n, of medians over the rounds;
+  is (cpu[n] - cpu[0]) / n, the median over the rounds (each round's answers run back to back);
 - bytes per token: what the host wrote on one guest's stream (`Guest.bytes_sent`: SSE framing
   included, HTTP chunking not) over the tokens the agent sent;
 - latency host → guest: from the host's log tap of an entry (the tap is wrapped to stamp the time)
@@ -179,11 +179,20 @@ def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
 def _tables(configs: list[Config], tokens: int, rate: float) -> str:
     """What the guests cost the host, then how late they are; then what each column is."""
     cpu = {c.n: statistics.median(c.cpu) for c in configs}
+    runs = {c.n: c.cpu for c in configs}
+
+    def per_guest(n: int, base: int) -> float | None:
+        """(CPU with n guests - with `base`) / (n - base), median of the rounds' pairs: a round's answers
+        ran back to back, on a machine as loaded."""
+        if base not in runs or n <= base:
+            return None
+        return statistics.median((a - b) / (n - base) for a, b in zip(runs[n], runs[base], strict=True))
+
     cost = [("guests", "host CPU s", "+/guest s", "µs/token/guest", "% core/guest", "entries", "B/token", "guest CPU s",
              "stream ×")]
     late = [("guests", "p50 ms", "p99 ms", "max ms", "p99 unheld ms", "apply p50 ms", "apply p99 ms", "commit ms")]
     for c in configs:
-        added = (cpu[c.n] - cpu[0]) / c.n if 0 in cpu and c.n else None
+        added = per_guest(c.n, 0)
         cost.append((str(c.n), f"{cpu[c.n]:.2f}", f"{added:+.3f}" if added is not None else "—",
                      f"{added / tokens * 1e6:+.1f}" if added is not None else "—",
                      f"{added / (tokens / rate) * 100:+.2f}" if added is not None else "—",
@@ -194,14 +203,14 @@ def _tables(configs: list[Config], tokens: int, rate: float) -> str:
                          _ms(c.unheld, 0.99), _ms(c.applying, 0.5), _ms(c.applying, 0.99),
                          f"{statistics.median(c.commit) * 1e3:.1f}"))
     lines = _aligned(cost)
-    if 1 in cpu and (more := sorted(n for n in cpu if n > 1)):  # the first guest also pays for encoding each entry
-        n, after = more[-1], (cpu[more[-1]] - cpu[1]) / (more[-1] - 1)
+    n = max(cpu)
+    if (after := per_guest(n, 1)) is not None:  # the first guest also pays for encoding each entry once
         lines.append(f"each guest after the first ((cpu[{n}] - cpu[1]) / {n - 1}): {after:+.3f} s, "
                      f"{after / tokens * 1e6:+.1f} µs/token")
     rounds = "; ".join(f"{c.n} guests: " + " ".join(f"{x:.2f}" for x in c.cpu) for c in configs)
     notes = [
         f"host CPU s: the host process's CPU for one answer of {tokens:,} tokens at {rate:g} tok/s, median of the "
-        f"rounds ({rounds}); +/guest: (that with n guests - with 0) / n; µs/token/guest: the same per token; "
+        f"rounds ({rounds}); +/guest: (that with n guests - with 0) / n, median of the rounds' pairs; µs/token/guest: the same per token; "
         "% core/guest: the same as a share of one core while streaming",
         "entries: log entries per answer (a run of deltas read at once is one); B/token: bytes the host wrote on "
         "one guest's stream per token (median over guests and rounds); guest CPU s: the guests' processes' CPU "
