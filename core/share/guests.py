@@ -136,8 +136,8 @@ class Guests:
             guest.queue = None
             self.streams -= 1
 
-    def send(self, item: tuple[int, str]) -> None:
-        """Queue an encoded entry `(position after it, json)` for every connected guest."""
+    def send(self, item: tuple[int, bytes]) -> None:
+        """Queue an encoded entry `(position after it, its event)` for every connected guest."""
         for guest in self._guests:
             queue = guest.queue
             if queue is None or guest.behind:

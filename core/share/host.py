@@ -16,7 +16,7 @@ from urllib.parse import unquote
 from pydantic import TypeAdapter, ValidationError
 
 from tandem.core.agent_json import AgentJSONError, loads_agent_json
-from tandem.core.log_entries import LogEntry
+from tandem.core.log_entries import LogEntry, UpdateLogged
 from tandem.core.share.guests import END, Guest, Guests
 from tandem.core.share.wire import EVENTS_PATH, GUEST_HEADER, SHARE_HEADER, WRITES_PATH, address_of, sse
 from tandem.core.share.writes import (
@@ -43,6 +43,9 @@ MAX_WRITE_BYTES = 256 * 1024
 """The largest write a guest may post (a message, a patch, an answer)."""
 MAX_WRITE_DEPTH = 64
 KEEPALIVE_SECONDS = 15.0
+BATCH_ENTRIES = 256
+"""Entries sent to a guest in one write at most."""
+_NO_RAW = {"update": {"raw"}}
 _WRITE = TypeAdapter(GuestWrite)
 _REFUSED = "tandem: wrong or missing share token\n"
 
@@ -154,8 +157,8 @@ class ShareHost:
 
     def _tapped(self, entry: LogEntry) -> None:
         self._position += 1
-        if self.guests.streams:
-            self.guests.send((self._position, entry.model_dump_json()))
+        if self.guests.streams:  # encoded once, for every guest
+            self.guests.send((self._position, sse("entry", _wire_json(entry), self._position)))
 
     # -- the server --------------------------------------------------------------------------
 
@@ -213,29 +216,40 @@ class ShareHost:
             yield sse("caught_up", {}, guest.position)
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
+                    async with asyncio.timeout(KEEPALIVE_SECONDS):
+                        item = await queue.get()
                 except TimeoutError:
                     yield b": keep-alive\n\n"
                     continue
-                if item is END:
-                    event, text = guest.last_event or ("end", "The share ended.")
-                    yield sse(event, {"text": text})
-                    return
-                if item is None and guest.behind:
-                    yield sse("notice", {"text": "You fell behind the conversation; catching up from the log."})
-                    queue, entries = self._catch_up(guest, guest.position)
-                    for chunk in _chunks(entries):
-                        yield chunk
-                    yield sse("caught_up", {}, guest.position)
-                    continue
-                if isinstance(item, tuple) and isinstance(item[0], str):
-                    yield sse(item[0], item[1])  # a role change
-                    continue
-                entry_at: tuple[int, str] = item  # type: ignore[assignment]
-                guest.position = entry_at[0]
-                data = sse("entry", entry_at[1], entry_at[0])
-                guest.bytes_sent += len(data)
-                yield data
+                # What queued meanwhile goes in the same write: one send per wake-up, not per entry.
+                batch = [item]
+                while len(batch) < BATCH_ENTRIES and not queue.empty():
+                    batch.append(queue.get_nowait())
+                out = bytearray()
+                for item in batch:
+                    if item is END:
+                        event, text = guest.last_event or ("end", "The share ended.")
+                        yield bytes(out) + sse(event, {"text": text})
+                        return
+                    if item is None:
+                        if not guest.behind:
+                            continue
+                        yield bytes(out) + sse("notice", {"text": "You fell behind the conversation; catching up from the log."})
+                        out = bytearray()
+                        queue, entries = self._catch_up(guest, guest.position)
+                        for chunk in _chunks(entries):
+                            yield chunk
+                        yield sse("caught_up", {}, guest.position)
+                        break  # the rest of the batch was dropped with the old queue
+                    if isinstance(item[0], str):  # type: ignore[index]
+                        out += sse(item[0], item[1])  # type: ignore[index]  # a role change
+                        continue
+                    entry_at: tuple[int, bytes] = item  # type: ignore[assignment]
+                    guest.position = entry_at[0]
+                    out += entry_at[1]
+                if out:
+                    guest.bytes_sent += len(out)
+                    yield bytes(out)
         finally:
             self.guests.detach(guest, queue)
             self._changed(self)
@@ -273,7 +287,15 @@ class ShareHost:
 
 def _chunks(entries: list[LogEntry]) -> list[bytes]:
     """The catch-up entries as events without ids (only `caught_up` says where the guest is)."""
-    return [sse("entry", entry.model_dump_json()) for entry in entries]
+    return [sse("entry", _wire_json(entry)) for entry in entries]
+
+
+def _wire_json(entry: LogEntry) -> str:
+    """An entry as guests get it: an update without its raw protocol events (as a resume replays
+    it: `core.compaction`), a tenth of the bytes; every other entry whole."""
+    if isinstance(entry, UpdateLogged):
+        return entry.model_dump_json(exclude=_NO_RAW)
+    return entry.model_dump_json()
 
 
 def _first_problem(exc: Exception) -> str:
