@@ -11,9 +11,10 @@ from textual.widgets import Rule, TabbedContent, TabPane
 
 from tandem.core.a2ui import ResolvedComponent
 from tandem.widgets.a2ui_component_widget import ComponentWidget
+from tandem.widgets.laid_out_once import LaidOutOnce
 from tandem.widgets.sanitize import agent_text
 
-__all__ = ["CardComponent", "DividerComponent", "LayoutComponent", "TabsComponent"]
+__all__ = ["CardComponent", "DividerComponent", "LayoutComponent", "LayoutPage", "PagedLayoutComponent", "TabsComponent"]
 
 _HORIZONTAL_ALIGN = {"start": "left", "center": "center", "end": "right"}
 _VERTICAL_ALIGN = {"start": "top", "center": "middle", "end": "bottom"}
@@ -24,11 +25,52 @@ _COMPACT_TYPES = frozenset({"Button", "Icon", "CheckBox", "Text", "Modal"})
 _SHRINK_IN_COLUMN = frozenset({"Image", "Video", "AudioPlayer"})
 
 
+class LayoutPage(LaidOutOnce, Widget):
+    """A run of a long vertical layout's children, mounted together (one batch of the surface's build).
+
+    Owns nothing but its children. Laid out once (`LaidOutOnce`): arranged at any height as at
+    height 0, so a page's arrangement, and its rows' sizes, are reused until one of its own
+    rows changes: a later batch, mounted as a page of its own, lays out only what it adds.
+    """
+
+    DEFAULT_CSS: ClassVar[str] = """
+    LayoutPage {
+        width: 1fr;
+        height: auto;
+        layout: vertical;
+    }
+    """
+
+    _rows_key: tuple[int, int] | None = None
+    """(children's updates, layout updates) when `_rows_free` was found; a row's new size or style bumps the latter."""
+    _rows_free: tuple[bool, bool] = (False, False)
+    """(no row's height depends on the page's, some row's height does): both asked for on every layout of the page's parent."""
+
+    def _rows_facts(self) -> tuple[bool, bool]:
+        key = (self._nodes._updates, self._layout_updates)
+        if key != self._rows_key:
+            self._rows_key = key
+            self._rows_free = (super()._height_free(), super()._has_relative_children_height)
+        return self._rows_free
+
+    def _height_free(self) -> bool:
+        return self._rows_facts()[0]
+
+    @property
+    def _has_relative_children_height(self) -> bool:
+        # Textual asks an auto-height container shorter than its space whether any descendant's
+        # height is relative, walking every row of every page on each layout of the surface.
+        return self._rows_facts()[1]
+
+
 class LayoutComponent(ComponentWidget):
-    """A `Row`, `Column` or `List` of already-built children.
+    """A `Row`, `Column` or `List` of already-built children (`rows`, in order).
 
     `weight` becomes a child's `fr` width in a row; `justify` and `align` map onto Textual's
-    alignment (the `space*` and `stretch` justifications share the row equally).
+    alignment (the `space*` and `stretch` justifications share the row equally). A paged
+    layout (a vertical one of more children than one batch of the build) holds its rows in
+    `LayoutPage`s, one per batch, so that each batch mounted later (`add_rows`) lays out only
+    itself. UI thread only.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -37,48 +79,87 @@ class LayoutComponent(ComponentWidget):
         layout: vertical;
         &.-horizontal { layout: horizontal; }
         &.-horizontal > * { margin: 0 1 0 0; }
-        &.-list > * { margin: 0 0 0 0; }
+        &.-list > *, &.-list > LayoutPage > * { margin: 0 0 0 0; }
     }
     """
 
-    def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None) -> None:
-        super().__init__(node, *children, id=id)
+    def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None, paged: bool = False) -> None:
+        self.rows: list[Widget] = list(children)
+        """The widgets of the component's children mounted or about to be, in order."""
+        self.paged = paged
+        """Whether the rows are held in `LayoutPage`s (set at build: a vertical layout only)."""
+        super().__init__(node, *([LayoutPage(*self.rows)] if paged and self.rows else self.rows), id=id)
         self.update_node(node)
+
+    @staticmethod
+    def is_vertical(node: ResolvedComponent) -> bool:
+        """Whether `node` (a Row, Column or List) lays its children out top to bottom."""
+        return node.type == "Column" or (node.type == "List" and node.props.get("direction") != "horizontal")
 
     def on_mount(self) -> None:
         self._lay_out()
 
     def update_node(self, node: ResolvedComponent) -> None:
         self.node = node
-        horizontal = node.type == "Row" or (node.type == "List" and node.props.get("direction") == "horizontal")
+        horizontal = not self.is_vertical(node)
         self.set_class(horizontal, "-horizontal")
         self.set_class(node.type == "List", "-list")
         if self.composed:
             self._lay_out()
 
+    async def add_rows(self, rows: list[Widget]) -> None:
+        """Mount `rows`, the next of the component's children (built after it mounted): a page of their own when paged."""
+        start = len(self.rows)
+        self.rows += rows
+        children = self.node.slots.get("children", ())
+        for child_node, widget in zip(children[start:], rows):
+            self._place(child_node, widget)
+        if self.paged:
+            page = LayoutPage(*rows)
+            page.styles.align_horizontal = self.styles.align_horizontal
+            await self.mount(page)
+        else:
+            await self.mount_all(rows)
+
     def _lay_out(self) -> None:
         node = self.node
-        horizontal = self.has_class("-horizontal")
         justify = node.props.get("justify") or "start"
         align = node.props.get("align") or "stretch"
-        share = justify in ("stretch", "spaceBetween", "spaceAround", "spaceEvenly")
-        if horizontal:
+        if self.has_class("-horizontal"):
             self.styles.align_horizontal = _HORIZONTAL_ALIGN.get(justify, "left")  # type: ignore[assignment]
             self.styles.align_vertical = _VERTICAL_ALIGN.get(align, "top")  # type: ignore[assignment]
         else:
             self.styles.align_horizontal = _HORIZONTAL_ALIGN.get(align, "left")  # type: ignore[assignment]
-        children = node.slots.get("children", ())
-        for child_node, widget in zip(children, self.children):
+        if self.paged:
+            for page in self.children:
+                page.styles.align_horizontal = self.styles.align_horizontal
+        for child_node, widget in zip(node.slots.get("children", ()), self.rows):
+            self._place(child_node, widget)
+
+    def _place(self, child_node: ResolvedComponent, widget: Widget) -> None:
+        """Size one child's widget for this layout (its width in a row, or in an aligned column)."""
+        props = self.node.props
+        align = props.get("align") or "stretch"
+        if self.has_class("-horizontal"):
             weight = child_node.props.get("weight")
-            if horizontal:
-                if isinstance(weight, (int, float)) and weight > 0:
-                    widget.styles.width = f"{weight:g}fr"
-                elif share or child_node.type not in _COMPACT_TYPES:
-                    widget.styles.width = "1fr"
-                else:
-                    widget.styles.width = "auto"
-            elif align != "stretch" and child_node.type in _SHRINK_IN_COLUMN:
+            share = (props.get("justify") or "start") in ("stretch", "spaceBetween", "spaceAround", "spaceEvenly")
+            if isinstance(weight, (int, float)) and weight > 0:
+                widget.styles.width = f"{weight:g}fr"
+            elif share or child_node.type not in _COMPACT_TYPES:
+                widget.styles.width = "1fr"
+            else:
                 widget.styles.width = "auto"
+        elif align != "stretch" and child_node.type in _SHRINK_IN_COLUMN:
+            widget.styles.width = "auto"
+
+
+class PagedLayoutComponent(LaidOutOnce, LayoutComponent):
+    """A `LayoutComponent` whose rows are in `LayoutPage`s, laid out once like them: arranged at
+    any height as at height 0, it measures its pages at a height that stays the same as it
+    grows, so the pages' sizes are reused (and their rows not walked again) until a page changes."""
+
+    def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None) -> None:
+        super().__init__(node, children, id=id, paged=True)
 
 
 class CardComponent(ComponentWidget):
