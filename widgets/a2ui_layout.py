@@ -6,11 +6,13 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Rule, TabbedContent, TabPane
 
 from tandem.core.a2ui import ResolvedComponent
 from tandem.widgets.a2ui_component_widget import ComponentWidget
+from tandem.widgets.a2ui_layout_page import LayoutPage
 from tandem.widgets.laid_out_once import LaidOutOnce
 from tandem.widgets.sanitize import agent_text
 
@@ -23,44 +25,6 @@ _COMPACT_TYPES = frozenset({"Button", "Icon", "CheckBox", "Text", "Modal"})
 # input given `width: auto` sizes from its children, whose `1fr` widths then resolve to zero,
 # and its whole content vanished (Column{align: center} > Card > Column > Text).
 _SHRINK_IN_COLUMN = frozenset({"Image", "Video", "AudioPlayer"})
-
-
-class LayoutPage(LaidOutOnce, Widget):
-    """A run of a long vertical layout's children, mounted together (one batch of the surface's build).
-
-    Owns nothing but its children. Laid out once (`LaidOutOnce`): arranged at any height as at
-    height 0, so a page's arrangement, and its rows' sizes, are reused until one of its own
-    rows changes: a later batch, mounted as a page of its own, lays out only what it adds.
-    """
-
-    DEFAULT_CSS: ClassVar[str] = """
-    LayoutPage {
-        width: 1fr;
-        height: auto;
-        layout: vertical;
-    }
-    """
-
-    _rows_key: tuple[int, int] | None = None
-    """(children's updates, layout updates) when `_rows_free` was found; a row's new size or style bumps the latter."""
-    _rows_free: tuple[bool, bool] = (False, False)
-    """(no row's height depends on the page's, some row's height does): both asked for on every layout of the page's parent."""
-
-    def _rows_facts(self) -> tuple[bool, bool]:
-        key = (self._nodes._updates, self._layout_updates)
-        if key != self._rows_key:
-            self._rows_key = key
-            self._rows_free = (super()._height_free(), super()._has_relative_children_height)
-        return self._rows_free
-
-    def _height_free(self) -> bool:
-        return self._rows_facts()[0]
-
-    @property
-    def _has_relative_children_height(self) -> bool:
-        # Textual asks an auto-height container shorter than its space whether any descendant's
-        # height is relative, walking every row of every page on each layout of the surface.
-        return self._rows_facts()[1]
 
 
 class LayoutComponent(ComponentWidget):
@@ -156,10 +120,37 @@ class LayoutComponent(ComponentWidget):
 class PagedLayoutComponent(LaidOutOnce, LayoutComponent):
     """A `LayoutComponent` whose rows are in `LayoutPage`s, laid out once like them: arranged at
     any height as at height 0, it measures its pages at a height that stays the same as it
-    grows, so the pages' sizes are reused (and their rows not walked again) until a page changes."""
+    grows, so the pages' sizes are reused (and their rows not walked again) until a page changes.
+
+    Every `FOLD_SECONDS` while mounted it folds the pages farther than `FOLD_MARGIN` screens from
+    the screen and unfolds the others (`LayoutPage.fold`): the screen's layout places only the
+    rows near what the person sees, however long the column. UI thread only.
+    """
+
+    FOLD_SECONDS: ClassVar[float] = 0.1
+    FOLD_MARGIN: ClassVar[float] = 1.0
+    """Screens above and below the screen whose pages stay unfolded (a page scrolled into view is
+    unfolded within `FOLD_SECONDS` of it coming this near)."""
 
     def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None) -> None:
         super().__init__(node, children, id=id, paged=True)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(self.FOLD_SECONDS, self.fold_pages)
+
+    def fold_pages(self) -> None:
+        """Fold the pages far from the screen, unfold those near it (their regions from the last layout)."""
+        screen = self.screen.region
+        margin = int(screen.height * self.FOLD_MARGIN)
+        near = Region(screen.x, screen.y - margin, screen.width, screen.height + 2 * margin)
+        for page in self.children:
+            if isinstance(page, LayoutPage):
+                region = page.region
+                if region.overlaps(near) or page.has_focus_within:
+                    page.unfold()
+                elif region:
+                    page.fold()
 
 
 class CardComponent(ComponentWidget):

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 
 from tests.helpers.waits import wait_for as wait_until
 
@@ -125,3 +126,49 @@ async def test_a_rebuild_replaces_the_batches_of_the_tree_before() -> None:
         await wait_until(pilot, lambda: _rows(view) == expected, "the new tree mounted, nothing of the old one left")
         await pilot.pause()
         assert _rows(view) == expected
+
+
+class _ScrollHost(App[None]):
+    def __init__(self, block: SurfaceBlock) -> None:
+        super().__init__()
+        self.block = block
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield view_for(self.block)
+
+
+async def test_pages_far_from_the_screen_fold_and_unfold_when_scrolled_near() -> None:
+    agent = _Agent()
+    block = agent.send(_surface(ROWS * 2, "row"))
+    app = _ScrollHost(block)
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(SurfaceView)
+        await wait_until(pilot, lambda: len(_rows(view)) == ROWS * 2, "every row mounted")
+        pages = list(view.query(LayoutPage))
+        await wait_until(pilot, lambda: pages[-1].folded and not pages[0].folded, "the pages off screen folded")
+        height = view.region.height
+        assert sum(page.region.height for page in pages) == ROWS * 2  # (a folded page keeps its height)
+        scroller = app.query_one(VerticalScroll)
+        scroller.scroll_end(animate=False)
+        last = view.widget_for(f"r{ROWS * 2 - 1}")
+        assert last is not None and not last.region  # (not placed while its page is folded)
+        await wait_until(pilot, lambda: not pages[-1].folded and pages[0].folded and last.region.height == 1,
+                         "the last page unfolded and its rows placed, the first folded")
+        assert view.region.height == height
+        assert _rows(view) == [f"row {i}" for i in range(ROWS * 2)]
+
+
+async def test_a_folded_page_takes_its_rows_height_at_a_new_width() -> None:
+    agent = _Agent()
+    block = agent.send(_surface(ROWS, "a row long enough to wrap once the terminal narrows"))
+    app = _ScrollHost(block)
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(SurfaceView)
+        await wait_until(pilot, lambda: len(_rows(view)) == ROWS, "every row mounted")
+        pages = list(view.query(LayoutPage))
+        await wait_until(pilot, lambda: pages[-1].folded, "the last page folded")
+        await wait_until(pilot, lambda: sum(page.region.height for page in pages) == ROWS, "one line a row")
+        await pilot.resize_terminal(40, 20)
+        await wait_until(pilot, lambda: sum(page.region.height for page in pages) == ROWS * 2, "two lines a row, folded or not")
+        assert pages[-1].folded
