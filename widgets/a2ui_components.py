@@ -11,7 +11,7 @@ from tandem.widgets.a2ui_button import ButtonComponent
 from tandem.widgets.a2ui_component_widget import ComponentMessage, ComponentWidget
 from tandem.widgets.a2ui_fallback import FallbackComponent, PlaceholderComponent
 from tandem.widgets.a2ui_icon import ICON_GLYPHS, IconComponent, node_text
-from tandem.widgets.a2ui_layout import CardComponent, DividerComponent, LayoutComponent, TabsComponent
+from tandem.widgets.a2ui_layout import CardComponent, DividerComponent, LayoutComponent, LayoutPage, PagedLayoutComponent, TabsComponent
 from tandem.widgets.a2ui_media import MediaComponent
 from tandem.widgets.a2ui_modal import ModalComponent, SurfaceModal
 from tandem.widgets.a2ui_text import LINK_SCHEMES, TextComponent, inline_markdown
@@ -27,8 +27,10 @@ __all__ = [
     "IconComponent",
     "LINK_SCHEMES",
     "LayoutComponent",
+    "LayoutPage",
     "MediaComponent",
     "ModalComponent",
+    "PagedLayoutComponent",
     "PlaceholderComponent",
     "SurfaceModal",
     "TabsComponent",

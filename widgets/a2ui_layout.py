@@ -6,14 +6,17 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Rule, TabbedContent, TabPane
 
 from tandem.core.a2ui import ResolvedComponent
 from tandem.widgets.a2ui_component_widget import ComponentWidget
+from tandem.widgets.a2ui_layout_page import LayoutPage
+from tandem.widgets.laid_out_once import LaidOutOnce
 from tandem.widgets.sanitize import agent_text
 
-__all__ = ["CardComponent", "DividerComponent", "LayoutComponent", "TabsComponent"]
+__all__ = ["CardComponent", "DividerComponent", "LayoutComponent", "LayoutPage", "PagedLayoutComponent", "TabsComponent"]
 
 _HORIZONTAL_ALIGN = {"start": "left", "center": "center", "end": "right"}
 _VERTICAL_ALIGN = {"start": "top", "center": "middle", "end": "bottom"}
@@ -25,10 +28,13 @@ _SHRINK_IN_COLUMN = frozenset({"Image", "Video", "AudioPlayer"})
 
 
 class LayoutComponent(ComponentWidget):
-    """A `Row`, `Column` or `List` of already-built children.
+    """A `Row`, `Column` or `List` of already-built children (`rows`, in order).
 
     `weight` becomes a child's `fr` width in a row; `justify` and `align` map onto Textual's
-    alignment (the `space*` and `stretch` justifications share the row equally).
+    alignment (the `space*` and `stretch` justifications share the row equally). A paged
+    layout (a vertical one of more children than one batch of the build) holds its rows in
+    `LayoutPage`s, one per batch, so that each batch mounted later (`add_rows`) lays out only
+    itself. UI thread only.
     """
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -37,48 +43,114 @@ class LayoutComponent(ComponentWidget):
         layout: vertical;
         &.-horizontal { layout: horizontal; }
         &.-horizontal > * { margin: 0 1 0 0; }
-        &.-list > * { margin: 0 0 0 0; }
+        &.-list > *, &.-list > LayoutPage > * { margin: 0 0 0 0; }
     }
     """
 
-    def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None) -> None:
-        super().__init__(node, *children, id=id)
+    def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None, paged: bool = False) -> None:
+        self.rows: list[Widget] = list(children)
+        """The widgets of the component's children mounted or about to be, in order."""
+        self.paged = paged
+        """Whether the rows are held in `LayoutPage`s (set at build: a vertical layout only)."""
+        super().__init__(node, *([LayoutPage(*self.rows)] if paged and self.rows else self.rows), id=id)
         self.update_node(node)
+
+    @staticmethod
+    def is_vertical(node: ResolvedComponent) -> bool:
+        """Whether `node` (a Row, Column or List) lays its children out top to bottom."""
+        return node.type == "Column" or (node.type == "List" and node.props.get("direction") != "horizontal")
 
     def on_mount(self) -> None:
         self._lay_out()
 
     def update_node(self, node: ResolvedComponent) -> None:
         self.node = node
-        horizontal = node.type == "Row" or (node.type == "List" and node.props.get("direction") == "horizontal")
+        horizontal = not self.is_vertical(node)
         self.set_class(horizontal, "-horizontal")
         self.set_class(node.type == "List", "-list")
         if self.composed:
             self._lay_out()
 
+    async def add_rows(self, rows: list[Widget]) -> None:
+        """Mount `rows`, the next of the component's children (built after it mounted): a page of their own when paged."""
+        start = len(self.rows)
+        self.rows += rows
+        children = self.node.slots.get("children", ())
+        for child_node, widget in zip(children[start:], rows):
+            self._place(child_node, widget)
+        if self.paged:
+            page = LayoutPage(*rows)
+            page.styles.align_horizontal = self.styles.align_horizontal
+            await self.mount(page)
+        else:
+            await self.mount_all(rows)
+
     def _lay_out(self) -> None:
         node = self.node
-        horizontal = self.has_class("-horizontal")
         justify = node.props.get("justify") or "start"
         align = node.props.get("align") or "stretch"
-        share = justify in ("stretch", "spaceBetween", "spaceAround", "spaceEvenly")
-        if horizontal:
+        if self.has_class("-horizontal"):
             self.styles.align_horizontal = _HORIZONTAL_ALIGN.get(justify, "left")  # type: ignore[assignment]
             self.styles.align_vertical = _VERTICAL_ALIGN.get(align, "top")  # type: ignore[assignment]
         else:
             self.styles.align_horizontal = _HORIZONTAL_ALIGN.get(align, "left")  # type: ignore[assignment]
-        children = node.slots.get("children", ())
-        for child_node, widget in zip(children, self.children):
+        if self.paged:
+            for page in self.children:
+                page.styles.align_horizontal = self.styles.align_horizontal
+        for child_node, widget in zip(node.slots.get("children", ()), self.rows):
+            self._place(child_node, widget)
+
+    def _place(self, child_node: ResolvedComponent, widget: Widget) -> None:
+        """Size one child's widget for this layout (its width in a row, or in an aligned column)."""
+        props = self.node.props
+        align = props.get("align") or "stretch"
+        if self.has_class("-horizontal"):
             weight = child_node.props.get("weight")
-            if horizontal:
-                if isinstance(weight, (int, float)) and weight > 0:
-                    widget.styles.width = f"{weight:g}fr"
-                elif share or child_node.type not in _COMPACT_TYPES:
-                    widget.styles.width = "1fr"
-                else:
-                    widget.styles.width = "auto"
-            elif align != "stretch" and child_node.type in _SHRINK_IN_COLUMN:
+            share = (props.get("justify") or "start") in ("stretch", "spaceBetween", "spaceAround", "spaceEvenly")
+            if isinstance(weight, (int, float)) and weight > 0:
+                widget.styles.width = f"{weight:g}fr"
+            elif share or child_node.type not in _COMPACT_TYPES:
+                widget.styles.width = "1fr"
+            else:
                 widget.styles.width = "auto"
+        elif align != "stretch" and child_node.type in _SHRINK_IN_COLUMN:
+            widget.styles.width = "auto"
+
+
+class PagedLayoutComponent(LaidOutOnce, LayoutComponent):
+    """A `LayoutComponent` whose rows are in `LayoutPage`s, laid out once like them: arranged at
+    any height as at height 0, it measures its pages at a height that stays the same as it
+    grows, so the pages' sizes are reused (and their rows not walked again) until a page changes.
+
+    Every `FOLD_SECONDS` while mounted it folds the pages farther than `FOLD_MARGIN` screens from
+    the screen and unfolds the others (`LayoutPage.fold`): the screen's layout places only the
+    rows near what the person sees, however long the column. UI thread only.
+    """
+
+    FOLD_SECONDS: ClassVar[float] = 0.1
+    FOLD_MARGIN: ClassVar[float] = 1.0
+    """Screens above and below the screen whose pages stay unfolded (a page scrolled into view is
+    unfolded within `FOLD_SECONDS` of it coming this near)."""
+
+    def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None) -> None:
+        super().__init__(node, children, id=id, paged=True)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(self.FOLD_SECONDS, self.fold_pages)
+
+    def fold_pages(self) -> None:
+        """Fold the pages far from the screen, unfold those near it (their regions from the last layout)."""
+        screen = self.screen.region
+        margin = int(screen.height * self.FOLD_MARGIN)
+        near = Region(screen.x, screen.y - margin, screen.width, screen.height + 2 * margin)
+        for page in self.children:
+            if isinstance(page, LayoutPage):
+                region = page.region
+                if region.overlaps(near) or page.has_focus_within:
+                    page.unfold()
+                elif region:
+                    page.fold()
 
 
 class CardComponent(ComponentWidget):

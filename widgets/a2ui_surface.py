@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from pydantic import JsonValue
@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import Worker, WorkerState
 
 from tandem.core.a2ui import ResolvedComponent, SurfaceBlock
 from tandem.widgets.a2ui_components import (
@@ -25,6 +26,7 @@ from tandem.widgets.a2ui_components import (
     LayoutComponent,
     MediaComponent,
     ModalComponent,
+    PagedLayoutComponent,
     PlaceholderComponent,
     SurfaceModal,
     TabsComponent,
@@ -32,6 +34,7 @@ from tandem.widgets.a2ui_components import (
 )
 from tandem.widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
 from tandem.widgets.a2ui_image import ImageComponent
+from tandem.widgets.a2ui_render_keys import render_keys, tree_signature
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.screen_turn import screen_turn
 from tandem.widgets.sanitize import agent_text, safe_id
@@ -47,19 +50,13 @@ _STATUS_TEXT = {
 
 _STALLED_TEXT = "✗ the agent's run ended before this UI was complete"
 
+_RESOLVE_GROUP = "surface-resolve"
+
+_PROGRESS_TEXT = "… building this UI: {built:,} of {total:,} components shown"
+
 _MODAL_PREFIX = "modal:"
 """Render keys of an open modal's content widgets (they live on the modal screen)."""
 
-# Properties whose change alters what a renderer composes: a change rebuilds the surface.
-_STRUCTURAL: dict[str, tuple[str, ...]] = {
-    "TextField": ("variant",),
-    "ChoicePicker": ("variant", "options", "filterable"),
-    "Slider": ("min", "max", "step"),
-    "DateTimeInput": ("enableDate", "enableTime"),
-    "Divider": ("axis",),
-    "Tabs": ("tabs",),
-    "Modal": (),
-}
 _LEAVES: dict[str, Callable[..., Widget]] = {
     "Text": TextComponent,
     "Image": ImageComponent,
@@ -74,39 +71,6 @@ _LEAVES: dict[str, Callable[..., Widget]] = {
     "Slider": SliderComponent,
     "DateTimeInput": DateTimeComponent,
 }
-
-
-def render_keys(root: ResolvedComponent) -> Iterator[tuple[str, ResolvedComponent]]:
-    """(render key, component) pre-order, the key unique even when the agent reuses a child.
-
-    The key is `ResolvedComponent.key`, suffixed `#2`, `#3`… for a repeated reference, so the
-    same tree always yields the same keys: they name the widgets across rebuilds.
-    """
-    seen: dict[str, int] = {}
-
-    def visit(node: ResolvedComponent) -> Iterator[tuple[str, ResolvedComponent]]:
-        count = seen.get(node.key, 0) + 1
-        seen[node.key] = count
-        yield (node.key if count == 1 else f"{node.key}#{count}"), node
-        for child in node.children:
-            yield from visit(child)
-
-    yield from visit(root)
-
-
-def _signature(root: ResolvedComponent) -> tuple[Any, ...]:
-    """What must stay equal for an in-place update: keys, types, slots, structural props."""
-    return tuple(
-        (
-            key,
-            node.type,
-            node.placeholder,
-            tuple((slot, len(children)) for slot, children in node.slots.items()),
-            repr([node.props.get(name) for name in _STRUCTURAL.get(node.type, ())]),
-            node.action_kind,
-        )
-        for key, node in render_keys(root)
-    )
 
 
 class SurfaceView(BlockView):
@@ -185,6 +149,10 @@ class SurfaceView(BlockView):
         self._room: int | None = None  # components the build under way may still make (None: no limit)
         self._later: deque[tuple[str, deque[str]]] = deque()  # (container's key, its children's keys) to mount
         self._generation = 0  # a rebuild starts a new one: batches of an older tree stop
+        self._built = 0  # components of the tree under way built so far
+        self._resolving = 0  # components of the surface being resolved in a thread (0: none)
+        self._resolve_again = False  # the block changed while it was
+        self._status_shown: tuple[str | None, str | None] | None = None  # (status, progress) on the status line
 
     @property
     def surface(self) -> SurfaceBlock:
@@ -202,20 +170,62 @@ class SurfaceView(BlockView):
         self.border_title = agent_text(block.frame_title)
         for name in _STATUS_TEXT:
             self.set_class(block.status == name, f"-{name}")
-        status_line = self.query_one(".surface-view--status", Static)
         self.set_class(block.stalled, "-stalled")
-        # The run ended without a root: "building" would promise something that is not coming.
-        text = _STALLED_TEXT if block.stalled else _STATUS_TEXT.get(block.status)
-        if block.status == "retrying" and block.status_errors:
-            text = f"{text}: {block.status_errors[-1]}"
-        status_line.update(agent_text(text) if text else Content(""))
-        status_line.display = text is not None
         error = self.query_one(".surface-view--error", Static)
         line = block.error_line
         error.update(Content("⚠ ") + agent_text(line) if line else Content(""))
         error.display = line is not None
         self.set_class(line is not None, "-invalid")
-        self._render_tree(block.tree())
+        self._show_tree()
+        self._show_status()
+
+    def _show_tree(self) -> None:
+        """Render the block's tree: resolved here, or in a thread for a surface of more components than one batch."""
+        surface = self.surface.surface
+        if surface is None or len(surface.components_model) <= self.MOUNT_BATCH:
+            self._render_tree(self.surface.tree())
+        elif self._resolving:
+            self._resolve_again = True  # (the newer version is resolved when this one is in)
+        else:
+            # Resolving binds every component's properties against the data model (about a
+            # millisecond each): thousands held the UI thread, and every key, for a second or more.
+            self._resolving = len(surface.components_model)
+            self.run_worker(self.surface.tree, thread=True, group=_RESOLVE_GROUP, exit_on_error=False)
+
+    @on(Worker.StateChanged)
+    def _resolved(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != _RESOLVE_GROUP or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        event.stop()
+        self._resolving = 0
+        if event.state == WorkerState.SUCCESS:
+            self._render_tree(event.worker.result)
+        else:  # (the engine thread changed the surface as it was read: read it here)
+            self._render_tree(self.surface.tree())
+        if self._resolve_again:
+            self._resolve_again = False
+            self._show_tree()
+        self._show_status()
+
+    def _show_status(self) -> None:
+        """The status line: the block's status, and how much of the tree is built while batches remain."""
+        block = self.surface
+        # The run ended without a root: "building" would promise something that is not coming.
+        status = _STALLED_TEXT if block.stalled else _STATUS_TEXT.get(block.status)
+        if block.status == "retrying" and block.status_errors:
+            status = f"{status}: {block.status_errors[-1]}"
+        progress = None
+        if self._resolving:
+            progress = _PROGRESS_TEXT.format(built=0, total=self._resolving)
+        elif self._later:
+            progress = _PROGRESS_TEXT.format(built=self._built, total=len(self._newest_nodes))
+        if (status, progress) == self._status_shown:
+            return
+        self._status_shown = (status, progress)
+        parts = ([agent_text(status)] if status else []) + ([Content(progress)] if progress else [])
+        status_line = self.query_one(".surface-view--status", Static)
+        status_line.update(Content(" · ").join(parts))
+        status_line.display = bool(parts)
 
     # -- the component tree ------------------------------------------------------------------
 
@@ -232,7 +242,7 @@ class SurfaceView(BlockView):
                 self._widgets = {}
                 self._signature = None
             return
-        signature = _signature(root)
+        signature = tree_signature(root)
         keys = dict(render_keys(root))
         self._newest_nodes = keys
         self._newest_names = {id(node): key for key, node in keys.items()}
@@ -249,6 +259,7 @@ class SurfaceView(BlockView):
         self._widgets = {k: w for k, w in old.items() if k.startswith(_MODAL_PREFIX)}
         self._generation += 1
         self._later.clear()
+        self._built = 0
         self._room = self.MOUNT_BATCH
         try:
             tree = self._build(root, self._newest_names)
@@ -281,11 +292,13 @@ class SurfaceView(BlockView):
                 self._later.popleft()
             if parent is None or not parent.is_attached or not batch:
                 continue
-            await parent.mount_all(batch)
-            if isinstance(parent, LayoutComponent):
-                parent.update_node(parent.node)  # (the widths of the children just mounted)
+            assert isinstance(parent, LayoutComponent)  # (only a Row, Column or List leaves children for later)
+            await parent.add_rows(batch)
+            self._show_status()
             if not await screen_turn(self):
                 return
+        if generation == self._generation and self.is_attached:
+            self._show_status()
 
     def _children(self, node: ResolvedComponent, names: dict[int, str]) -> list[Widget]:
         """The widgets of a Row, Column or List's children: those the build has room for; the rest wait in `_later`."""
@@ -313,7 +326,9 @@ class SurfaceView(BlockView):
         if node.placeholder:
             widget: Widget = PlaceholderComponent(node, id=widget_id)
         elif node.type in ("Row", "Column", "List"):
-            widget = LayoutComponent(node, self._children(node, names), id=widget_id)
+            paged = LayoutComponent.is_vertical(node) and len(node.slots.get("children", ())) > self.MOUNT_BATCH
+            layout = PagedLayoutComponent if paged else LayoutComponent
+            widget = layout(node, self._children(node, names), id=widget_id)
         elif node.type == "Card":
             widget = CardComponent(node, [self._build(child, names) for child in node.slots.get("child", ())], id=widget_id)
         elif node.type == "Tabs":
@@ -328,6 +343,7 @@ class SurfaceView(BlockView):
         self._widgets[key] = widget
         if self._room is not None:
             self._room -= 1
+            self._built += 1
         return widget
 
     def _focused_key(self) -> str | None:

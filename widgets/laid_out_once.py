@@ -53,9 +53,13 @@ class LaidOutOnce(_WidgetBase):
         # children. When no child's height depends on the container's, both arrangements are the
         # same: asked at height 0, the second is the first's, cached, where it would resolve every
         # child's box model again (a live chunk's paragraphs, a message's chunks) on every frame.
-        if size.height and _height_free(self):
+        if size.height and self._height_free():
             size = Size(size.width, 0)
         return super().arrange(size, optimal)
+
+    def _height_free(self) -> bool:
+        """Whether this widget arranges its children the same at any height (`_height_free`)."""
+        return _height_free(self)
 
     def _set_dirty(self, *regions: Region) -> None:
         if regions or not self._lines_independent_of_height():

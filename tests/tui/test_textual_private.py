@@ -38,6 +38,7 @@ Markdown._markdown Markdown._theme Screen._callbacks Screen._compositor
 Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required
 Screen._layout_widgets Screen._on_timer_update Screen._on_update Screen._refresh_layout Screen._update_timer
 Tree._build Tree._render_line Tree._tree_lines_cached
+DOMNode._nodes Widget._has_relative_children_height Widget._layout_updates
 Widget._border_subtitle Widget._border_title Widget._dirty_regions Widget._render Widget._render_cache
 Widget._render_content Widget._scroll_update Widget._set_dirty Widget._size_updated Widget._styles_cache
 
@@ -46,7 +47,7 @@ Widget._render_content Widget._scroll_update Widget._set_dirty Widget._size_upda
 *._driver *._id *._initial_markdown *._invoke_and_clear_callbacks *._layout_required *._layout_widgets
 *._message_queue *._modal_binding_chain *._must_signal_resume *._on_update *._pending_children
 *._recompose_required *._render_cache *._render_content *._repaint_required *._scroll_required *._segments
-*._sender *._sigcont_application *._stop_propagation *._update_timer *._writer_thread
+*._sender *._sigcont_application *._stop_propagation *._update_timer *._updates *._writer_thread
 """.split()
 )
 """Every private Textual name Tandem uses (Textual 8.2.8, pinned), what to check on an upgrade: imports
@@ -64,6 +65,11 @@ EXCEPTIONS: dict[str, str] = {
         for name in ("block_view", "chunk_freezing", "laid_out_once", "markdown_chunks",
                      "markdown_styles", "state_tree")
     },
+    "tandem.widgets.a2ui_layout_page": (
+        "a page of a long A2UI column keeps what Textual's layout asks of it on every frame (whether a "
+        "row's height is relative, found by walking every row) until a row changes, told by Textual's "
+        "layout and children counters"
+    ),
 }
 """Modules outside tui/terminal/ that still use Textual's privates, each with why."""
 
