@@ -47,9 +47,15 @@ def shares_folder(environ: Mapping[str, str]) -> Path:
     """The folder of this machine's shares (`$TANDEM_RUNTIME_DIR/shares`, else the user's runtime directory's)."""
     if environ.get(RUNTIME_ENV):
         return Path(environ[RUNTIME_ENV]) / "shares"
+    import warnings
+
     import platformdirs
 
-    return Path(platformdirs.user_runtime_dir("tandem", appauthor=False)) / "shares"
+    with warnings.catch_warnings():
+        # Without $XDG_RUNTIME_DIR (an SSH session without a login manager) platformdirs falls back
+        # to /tmp/runtime-UID and warns on stderr: that line must not reach the terminal.
+        warnings.simplefilter("ignore")
+        return Path(platformdirs.user_runtime_dir("tandem", appauthor=False)) / "shares"
 
 
 def run_join(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
