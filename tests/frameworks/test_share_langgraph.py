@@ -1,0 +1,76 @@
+"""A shared conversation whose agent is a live ag-ui-langgraph server: a guest's message runs the
+graph, its interrupt is decided by the guest, and everyone ends with what the host's log replays."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if not os.environ.get("CI"):  # in CI a missing `frameworks` extra is an error, not a skip
+    pytest.importorskip("ag_ui_langgraph", reason="the `frameworks` test extra is not installed")
+
+from tests.helpers.langgraph_server import LangGraphServer  # noqa: E402
+
+from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock  # noqa: E402
+from tandem.core.log_entries import HumanWriteLogged  # noqa: E402
+from tandem.core.replay import restore  # noqa: E402
+from tandem.core.share.guest import GuestClient, ShareGuest  # noqa: E402
+from tandem.core.share.host import ShareHost  # noqa: E402
+from tandem.core.share.wire import parse_address  # noqa: E402
+from tandem.core.store import ThreadStore  # noqa: E402
+from tandem.core.turns import Status  # noqa: E402
+from tandem.tui.cli.backend import AppHooks, build_agent, open_context  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
+
+
+async def _until(condition: Any, what: str, seconds: float = 60.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting: {what}")
+        await asyncio.sleep(0.02)
+
+
+def _texts(context: Any) -> list[str]:
+    return [block.text for block in context.blocks if isinstance(block, TextBlock)]
+
+
+async def test_a_guest_drives_a_langgraph_conversation_it_joined(langgraph_server: LangGraphServer, tmp_path: Path) -> None:
+    store = ThreadStore(tmp_path / "threads.sqlite3")
+    context = await open_context(langgraph_server.url, store=store, hooks=AppHooks())
+    context.agent.env.user = "alice"
+    host = ShareHost(context)
+    await host.start()
+    client = GuestClient()
+    guest = ShareGuest(parse_address(host.address), "bob", build_agent(client, hooks=AppHooks()))
+    client.guest = guest
+    try:
+        mirror = await guest.join()
+        await guest.write({"kind": "send", "text": "please delete notes.txt"})
+        await _until(lambda: context.status is Status.AWAITING_INPUT, "the graph's interrupt on the host")
+        block = next(b for b in context.pending_blocks)
+        await _until(lambda: mirror.status is Status.AWAITING_INPUT, "the guest sees the turn waiting")
+        write: dict[str, Any] = {"kind": "approve", "block": block.id}
+        if isinstance(block, InterruptBlock) and not isinstance(block, ApprovalBlock):
+            write = {"kind": "respond", "block": block.id, "payload": {"approved": True}}
+        await guest.write(write)
+        await _until(lambda: context.status is Status.IDLE, "the graph resumed and finished")
+        await _until(lambda: _texts(mirror) == _texts(context) and mirror.status is Status.IDLE, "the guest caught up")
+        assert any("Done" in text for text in _texts(context))
+        context.thread.commit()
+        saved = store.open(context.conversation_id, read_only=True)
+        decisions = [e.write for e in saved.entries() if isinstance(e, HumanWriteLogged) and e.write.kind == "decision"]
+        assert [w.who for w in decisions] == ["bob"]
+        replayed = await restore(build_agent(GuestClient(), hooks=AppHooks()), saved, resume=False)
+        assert _texts(replayed) == _texts(context) == _texts(mirror)
+    finally:
+        await guest.aclose()
+        await host.stop()
+        await context.dispose()
+        store.close()
