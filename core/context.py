@@ -283,6 +283,8 @@ class AgentContext:
                 interactive = self.agent.pipeline.end_segment()
                 self.agent.history.extend(folded.messages())
                 self.thread.append(self._segment_ended(turn, index, "completed"))
+                if self.thread.before_commit is not None:
+                    await self.thread.before_commit()
                 self.log_writer.commit()
                 if not interactive:
                     break

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from tandem.core.compaction import compact_entries
 from tandem.core.log_entries import LogEntry, logged_update
@@ -25,6 +25,9 @@ class ConversationThread(abc.ABC):
     tap: Callable[[LogEntry], None] | None = None
     """Told of every entry as it is appended, committed or not (a shared conversation's host
     sends them to its guests: `core.share`). Engine thread; it must not raise."""
+    before_commit: Callable[[], Awaitable[None]] | None = None
+    """Awaited before a segment's commit, which holds the engine loop for a while: a shared
+    conversation's host lets its guests' streams take the segment's last entries first."""
 
     @abc.abstractmethod
     def append(self, entry: LogEntry) -> None:

@@ -45,6 +45,8 @@ MAX_WRITE_DEPTH = 64
 KEEPALIVE_SECONDS = 15.0
 BATCH_ENTRIES = 256
 """Entries sent to a guest in one write at most."""
+DRAIN_SECONDS = 0.05
+"""How long a segment's commit waits for the guests' streams to take its last entries."""
 _NO_RAW = {"update": {"raw"}}
 _WRITE = TypeAdapter(GuestWrite)
 _REFUSED = "tandem: wrong or missing share token\n"
@@ -104,7 +106,7 @@ class ShareHost:
         self.port = sock.getsockname()[1]
         thread = self.context.thread
         self._position = thread.length
-        thread.tap = self._tapped
+        thread.tap, thread.before_commit = self._tapped, self._drained
         config = uvicorn.Config(self._app(), lifespan="off", log_level="warning", access_log=False,
                                 timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
@@ -122,7 +124,7 @@ class ShareHost:
             return
         self.stopped = True
         if self.context.thread.tap == self._tapped:
-            self.context.thread.tap = None
+            self.context.thread.tap = self.context.thread.before_commit = None
         self.guests.end_all("end", text)
         await asyncio.sleep(0)  # let the streams send it
         if self._server is not None:
@@ -159,6 +161,14 @@ class ShareHost:
         self._position += 1
         if self.guests.streams:  # encoded once, for every guest
             self.guests.send((self._position, sse("entry", _wire_json(entry), self._position)))
+
+    async def _drained(self) -> None:
+        """Until every open stream took what waits for it (at most `DRAIN_SECONDS`): the segment's
+        commit that follows holds the loop, and its last entries would wait behind it."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + DRAIN_SECONDS
+        while any(g.queue is not None and not g.queue.empty() for g in self.guests) and loop.time() < deadline:
+            await asyncio.sleep(0.001)
 
     # -- the server --------------------------------------------------------------------------
 
