@@ -283,7 +283,8 @@ class AgentState:
             self._edits.clash(clash.path, clash.current, clash.theirs, who, at)
         found = self._proposals.note_edit(applied, new_value) if applied else []
         if record and self.env is not None:
-            self.env.write("state_edit", "state", {"patch": patch, **({"seen": seen} if seen else {})}, who=who)
+            # Logged with the time its marks and conflicts got: a replay (a guest's copy) gives them the same.
+            self.env.write("state_edit", "state", {"patch": patch, **({"seen": seen} if seen else {})}, who=who, at=at)
         self._changed_now()
         return found
 
@@ -323,7 +324,7 @@ class AgentState:
             payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
             if resolution == "edit":
                 payload["value"] = value
-            at = self.env.write("state_resolve", conflict.id, payload, who=who).at
+            self.env.write("state_resolve", conflict.id, payload, who=who, at=at)
         self._settle(conflict, resolution, who, at)
         self._changed_now()
         return conflict
