@@ -118,7 +118,9 @@ class Edits:
         found: list[FieldConflict] = []
         if not outcome.conflicts:
             return found
-        open_by_path = {c.path: c for c in self.conflicts if not c.resolved}
+        # Only the agent's own conflicts take its later values or are absorbed by a broader one: a
+        # person's late value waiting in a conflict (`clash`) stays until someone settles it.
+        open_by_path = {c.path: c for c in self.conflicts if not c.resolved and not c.between_people}
         index = Guards(open_by_path)
         for path, mine, agent in outcome.conflicts:
             overlapping = index.overlapping(path)
@@ -153,8 +155,10 @@ class Edits:
     def clash(self, path: FieldPath, kept: Any, theirs: Any, who: str, at: float) -> FieldConflict:
         """A person's edit met a field someone else changed since they saw it (`core.state.concurrent`):
         the field keeps `kept` (written by its latest writer, the agent if no person wrote it) and
-        `theirs`, by `who`, waits beside it. An open conflict over the same field takes the new value."""
-        existing = next((c for c in self.open if c.path == path), None)
+        `theirs`, by `who`, waits beside it. `who`'s own open conflict over the same field takes the
+        new value; another's (a person's or the agent's) keeps its own: each late value waits until
+        someone settles it."""
+        existing = next((c for c in self.open if c.path == path and c.between_people and c.agent_by == who), None)
         source = f"edit by {who}"
         if existing is not None:
             existing.agent, existing.agent_by, existing.agent_at, existing.source = theirs, who, at, source
@@ -166,6 +170,13 @@ class Edits:
                                  agent_by=who, agent_at=at, source=source)
         self.conflicts.append(conflict)
         return conflict
+
+    def rebase(self, settled: FieldConflict, document: Any, who: str, at: float) -> None:
+        """`settled` was settled by writing its field: the other open conflicts over it (late values
+        still waiting) now stand beside what `document` holds there, written by `who`."""
+        for conflict in self.open:
+            if conflict is not settled and overlaps(conflict.path, settled.path):
+                conflict.mine, conflict.mine_by, conflict.mine_at = resolve(document, conflict.path), who, at
 
     def settled_by(self, changes: Iterable[tuple[FieldPath, Any]]) -> list[FieldConflict]:
         """The open conflicts a person's write of these fields settles: it wrote the field or one holding it."""
