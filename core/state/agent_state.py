@@ -321,6 +321,8 @@ class AgentState:
             # Taking the other person's value is a person's write, not the field going back to the agent.
             self._edits.resolved(conflict.path, "edit" if conflict.between_people else resolution, who, at)
             self._edits.rebase(conflict, new_value, who, at)
+        else:
+            self._edits.resolved(conflict.path, "mine", who, at)
         if record and self.env is not None:
             payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
             if resolution == "edit":

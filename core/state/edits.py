@@ -80,15 +80,17 @@ class Edits:
             self._marks[path] = Mark(self.seq, who, at)
 
     def resolved(self, path: FieldPath, resolution: Resolution, who: str, at: float) -> None:
-        """The person wrote a conflicted field to settle it: the agent's value (`agent`), or their own (`edit`).
+        """The person settled a conflicted field: the agent's value (`agent`), their own (`edit`), or
+        the value it holds (`mine`).
 
         Taking the agent's value makes the field the agent's again: nothing at or inside it is
-        guarded any more. Keeping theirs (`mine`) writes nothing.
+        guarded any more. Keeping it is the person's write too: the agent's frame still holds the
+        agent's value there, and an unguarded field would take it back at the agent's next write.
         """
         if resolution == "agent":
             self.seq += 1
             self._marks = {p: m for p, m in self._marks.items() if not (len(p) >= len(path) and overlaps(p, path))}
-        elif resolution == "edit":
+        else:
             self.mark([path], who, at)
 
     def begin_run(self, oldest: int) -> None:
