@@ -12,16 +12,30 @@ Pure functions; any thread.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tandem.core.json_pointer import join, split
-from tandem.core.state.fields import MISSING, ById, FieldPath, MergeError, Patch, path_from_json, path_to_json, same_value
+from tandem.core.state.fields import (
+    MISSING,
+    ById,
+    FieldPath,
+    MergeError,
+    Patch,
+    overlaps,
+    path_from_json,
+    path_to_json,
+    same_value,
+)
 from tandem.core.state.identity import element_id, index_of, is_identity_array
 from tandem.core.state.patch import apply_patch
 from tandem.core.state.paths import array_index, canonical_path, pointer_of, resolve
 
-__all__ = ["Clash", "seen_values", "split_concurrent"]
+if TYPE_CHECKING:
+    from tandem.core.state.conflicts import FieldConflict
+
+__all__ = ["Clash", "conflict_moved", "seen_conflict", "settles", "seen_values", "split_concurrent"]
 
 
 @dataclass(frozen=True)
@@ -42,8 +56,9 @@ def _field(document: Any, pointer: Any) -> FieldPath | None:
 
 def _written(document: Any, operation: dict[str, Any]) -> tuple[FieldPath, dict[str, Any]] | None:
     """The field `operation` writes in `document` (elements by id), and how to find its place in
-    another copy: `{"field": …}`, plus `"before"` (the id of the element it goes before; None: the
-    end) for a new element inserted into an identity array, whose field is the new element."""
+    another copy: `{"field": …}`, plus `"before"` and `"after"` (the ids of the elements it goes
+    between; None: the end, the start) for a new element inserted into an identity array, whose
+    field is the new element."""
     pointer = operation.get("path")
     tokens = split(pointer) if isinstance(pointer, str) else None
     if tokens is None:
@@ -58,9 +73,14 @@ def _written(document: Any, operation: dict[str, Any]) -> tuple[FieldPath, dict[
             except MergeError:
                 return None
             field = (*parent, ById(ident))
-            return field, {"field": path_to_json(field), "before": element_id(array[index]) if index < len(array) else None}
+            return field, {"field": path_to_json(field), "before": element_id(array[index]) if index < len(array) else None,
+                           "after": element_id(array[index - 1]) if index else None}
     field = canonical_path(document, tokens)
     return field, {"field": path_to_json(field)}
+
+
+def _index(array: list[Any], ident: Any) -> int | None:
+    return index_of(array, ident) if isinstance(ident, str | int) else None
 
 
 def _placed(document: Any, operation: dict[str, Any], entry: dict[str, Any]) -> tuple[FieldPath, dict[str, Any] | None] | None:
@@ -79,10 +99,14 @@ def _placed(document: Any, operation: dict[str, Any], entry: dict[str, Any]) -> 
         prefix = pointer_of(document, field[:-1])
         if prefix is None or not (array == [] or is_identity_array(array)):
             return field, None  # the array is gone, or is no longer one of elements with ids
-        before = entry["before"]
-        index = index_of(array, before) if isinstance(before, str | int) else None
-        # Before the element it went before; that one gone (or none): at the end.
-        return field, {**operation, "path": f"{prefix}/{len(array) if index is None else index}"}
+        # Before the element it went before (none: at the end); that one gone, after the one it
+        # followed; both gone, the array is not the one its author saw: the place is gone.
+        before, after = (_index(array, entry.get(key)) for key in ("before", "after"))
+        if before is not None or (entry.get("before") is None and (after is not None or entry.get("after") is None)):
+            return field, {**operation, "path": f"{prefix}/{len(array) if before is None else before}"}
+        if after is not None:
+            return field, {**operation, "path": f"{prefix}/{after + 1}"}
+        return field, None
     prefix = pointer_of(document, field)
     if prefix is None:
         return field, None
@@ -105,11 +129,17 @@ def _same(a: Any, b: Any) -> bool:
     return same_value(a, b)
 
 
-def seen_values(document: Any, patch: Patch) -> dict[str, Any]:
+def seen_values(document: Any, patch: Patch, conflicts: Iterable[FieldConflict] | None = None) -> dict[str, Any]:
     """What the author of `patch` saw at each field it writes: pointer → `{"value": v}` or
     `{"removed": true}`, with the field (`"field"`, elements by id) and, for a new element of an
     identity array, the element it goes before (`"before"`), so the host finds the same places in
-    its newer copy; a pointer written again for another field adds an entry to `"next"`."""
+    its newer copy; a pointer written again for another field adds an entry to `"next"`.
+
+    Args:
+        conflicts: The open conflicts the author's screen shows: those over a written field are
+            named with their late values (`"conflicts"`), and only those does the write settle (`settles`).
+    """
+    shown = None if conflicts is None else [c for c in conflicts if not c.resolved]
     seen: dict[str, Any] = {}
     current = document
     for operation in patch:
@@ -119,6 +149,8 @@ def seen_values(document: Any, patch: Patch) -> dict[str, Any]:
         if written is not None and isinstance(pointer, str):
             field, where = written
             entry = {**_as_json(resolve(document, field)), **where}
+            if shown is not None:
+                entry["conflicts"] = {c.id: _as_json(c.agent) for c in shown if overlaps(c.path, field)}
             if pointer not in seen:
                 seen[pointer] = entry
             elif entry["field"] != seen[pointer]["field"]:
@@ -128,6 +160,35 @@ def seen_values(document: Any, patch: Patch) -> dict[str, Any]:
         except MergeError:
             break
     return seen
+
+
+def settles(seen: dict[str, Any], conflict: FieldConflict) -> bool:
+    """Whether a write with `seen` that writes `conflict`'s field settles it: its author's screen
+    showed it with the late value it holds now (or the author did not say: an older writer).
+    Otherwise the late value was not seen, and still waits."""
+    said = False
+    for value in seen.values():
+        entries = [value, *(value.get("next") or [])] if isinstance(value, dict) else []
+        for entry in entries:
+            shown = entry.get("conflicts") if isinstance(entry, dict) else None
+            if isinstance(shown, dict):
+                said = True
+                if conflict.id in shown and _same(conflict.agent, _from_json(shown[conflict.id])):
+                    return True
+    return not said
+
+
+def seen_conflict(document: Any, conflict: FieldConflict) -> dict[str, Any]:
+    """What a screen showed of `conflict` (`document`: its committed state), for `conflict_moved`."""
+    return {"field": _as_json(resolve(document, conflict.path)), "mine": _as_json(conflict.mine),
+            "agent": _as_json(conflict.agent)}
+
+
+def conflict_moved(document: Any, conflict: FieldConflict, seen: dict[str, Any]) -> bool:
+    """Whether `conflict` or its field changed since a screen showed it as `seen` (`seen_conflict`):
+    a settlement made on that screen would choose between values its author did not see."""
+    return not all(_same(now, _from_json(seen.get(key))) for key, now in
+                   (("field", resolve(document, conflict.path)), ("mine", conflict.mine), ("agent", conflict.agent)))
 
 
 def _entry(value: Any, occurrence: int) -> dict[str, Any]:
