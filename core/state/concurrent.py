@@ -133,7 +133,7 @@ def seen_values(document: Any, patch: Patch, conflicts: Iterable[FieldConflict] 
     """What the author of `patch` saw at each field it writes: pointer → `{"value": v}` or
     `{"removed": true}`, with the field (`"field"`, elements by id) and, for a new element of an
     identity array, the element it goes before (`"before"`), so the host finds the same places in
-    its newer copy; a pointer written again for another field adds an entry to `"next"`.
+    its newer copy; each later operation on the same pointer adds its own entry to `"next"`.
 
     Args:
         conflicts: The open conflicts the author's screen shows: those over a written field are
@@ -153,7 +153,7 @@ def seen_values(document: Any, patch: Patch, conflicts: Iterable[FieldConflict] 
                 entry["conflicts"] = {c.id: _as_json(c.agent) for c in shown if overlaps(c.path, field)}
             if pointer not in seen:
                 seen[pointer] = entry
-            elif entry["field"] != seen[pointer]["field"]:
+            else:  # the same pointer again: it may name another field, or the same one anew
                 seen[pointer].setdefault("next", []).append(entry)
         try:
             current, _touched = apply_patch(current, [operation])
