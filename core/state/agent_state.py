@@ -373,6 +373,8 @@ class AgentState:
     def _record_merge(self, outcome: MergeOutcome, theirs: Any, source: str, author: str, at: float, *, always: bool) -> None:
         """Turn the outcome's conflicts into `FieldConflict`s and announce the merge."""
         found = self._edits.record(outcome, theirs, source, author, at, self._who(None)) if outcome.conflicts else []
+        if found:
+            self._show()  # the conflicts keep values of the frame: no later delta may change them in place
         if always or found:
             self._merged.notify(MergeRecord(source, outcome.applied, outcome.agreed, found, at))
 

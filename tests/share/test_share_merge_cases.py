@@ -99,3 +99,16 @@ def test_an_element_added_then_removed_by_one_patch_removes_nothing_else() -> No
     _guest_edit(state, screen, [{"op": "add", "path": "/items/0", "value": {"id": "b", "v": 2}},
                                 {"op": "remove", "path": "/items/0"}], "bob")
     assert state.committed == {"items": [{"id": "a", "v": 0}, {"id": "x", "v": 1}]}
+
+
+def test_a_conflicts_values_do_not_follow_the_agents_later_deltas() -> None:
+    # Live, the agent's deltas change the containers they copied in place until someone reads
+    # them; a guest's copy (read by nobody) and the host (read by its screen) must still agree.
+    state = AgentState({"b": [{"id": "a2", "v": "a3"}], "k": 0})
+    state.begin_run()
+    state.apply_delta([{"op": "replace", "path": "/k", "value": 1}])
+    _guest_edit(state, {"b": []}, [{"op": "remove", "path": "/b"}], "bob")  # stale: a conflict guards b
+    state.apply_delta([{"op": "add", "path": "/b/0", "value": {"id": "a8", "v": "a9"}}])
+    conflict = state.open_conflicts[-1]
+    state.apply_delta([{"op": "remove", "path": "/b/0"}])  # agrees with the committed value: no merge
+    assert conflict.agent == [{"id": "a8", "v": "a9"}, {"id": "a2", "v": "a3"}]
