@@ -52,11 +52,13 @@ class BlockEnv:
     state: AgentState | None = None
     replaying: bool = False
 
-    def write(self, kind: Any, target: str, payload: dict[str, Any], who: str | None = None) -> HumanWrite:
-        """Build a human write and log it (unless replaying)."""
+    def write(self, kind: Any, target: str, payload: dict[str, Any], who: str | None = None,
+              at: float | None = None) -> HumanWrite:
+        """Build a human write and log it (unless replaying); `at`: when it was made (default: now)."""
         from tandem.core.log_entries import HumanWrite
 
-        human_write = HumanWrite(kind=kind, target=target, who=who or self.user, at=self.clock(), payload=payload)
+        human_write = HumanWrite(kind=kind, target=target, who=who or self.user,
+                                 at=self.clock() if at is None else at, payload=payload)
         if not self.replaying:
             self.record(human_write)
         return human_write

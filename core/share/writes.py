@@ -105,6 +105,8 @@ class Resolve(_Write):
     conflict: _ID
     resolution: Literal["mine", "agent", "edit"]
     value: JsonValue = None
+    seen: dict[str, JsonValue] | None = None
+    """What the guest's screen showed of it (`core.state.concurrent.seen_conflict`)."""
 
 
 class SetValue(_Write):
@@ -184,8 +186,8 @@ async def apply_write(context: AgentContext, write: Any, who: str, *, act: Surfa
                 state.reject(proposal, who=who)
             case Edit(patch=patch, seen=seen):
                 state.edit(patch, who=who, seen=seen or None)  # type: ignore[arg-type]
-            case Resolve(conflict=conflict, resolution=resolution, value=value):
-                state.resolve_conflict(conflict, resolution, value, who=who)
+            case Resolve(conflict=conflict, resolution=resolution, value=value, seen=seen):
+                state.resolve_conflict(conflict, resolution, value, who=who, seen=seen)
             case SetValue(block=block_id, path=path, value=value):
                 surface = context.agent.pipeline.by_id.get(block_id)
                 if surface is None or not callable(getattr(surface, "set_value", None)):

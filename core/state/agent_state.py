@@ -277,13 +277,14 @@ class AgentState:
         if applied:
             self._commit(new_value, note="human edit", human=True, patch=applied)
             self._edits.mark([field_path for field_path, _value in changes], who, at)
-        for conflict in self._edits.settled_by(changes):
+        for conflict in self._edits.written(changes, seen, new_value, who, at):
             self._settle(conflict, "edit", who, at)  # the person decided
         for clash in clashes:
             self._edits.clash(clash.path, clash.current, clash.theirs, who, at)
         found = self._proposals.note_edit(applied, new_value) if applied else []
         if record and self.env is not None:
-            self.env.write("state_edit", "state", {"patch": patch, **({"seen": seen} if seen else {})}, who=who)
+            # Logged with the time its marks and conflicts got: a replay (a guest's copy) gives them the same.
+            self.env.write("state_edit", "state", {"patch": patch, **({"seen": seen} if seen else {})}, who=who, at=at)
         self._changed_now()
         return found
 
@@ -296,17 +297,18 @@ class AgentState:
         who: str | None = None,
         at: float | None = None,
         record: bool = True,
+        seen: dict[str, Any] | None = None,
     ) -> FieldConflict:
-        """The person settles a conflict: keep mine, take the agent's value, or write `value`.
+        """The person settles a conflict: keep mine, take the agent's value, or write `value`;
+        `seen`: what the settler's screen showed of it (`core.state.concurrent.seen_conflict`).
 
         Raises:
             KeyError: no open conflict has this id.
-            PatchError: the field's container is gone, so the value cannot be written.
+            PatchError: the field's container is gone, so the value cannot be written; or the
+                conflict changed since the settler saw it (`seen`).
         """
-        conflict = self.conflict(conflict_id)
-        if conflict is None or conflict.resolved:
-            raise KeyError(f"no open conflict {conflict_id!r}")
         self._show()
+        conflict = self._edits.settling(conflict_id, as_document(self._committed.value), seen)
         who = self._who(who)
         at = self._now() if at is None else at
         if resolution != "mine":
@@ -317,13 +319,11 @@ class AgentState:
             except MergeError as exc:
                 raise PatchError(f"cannot write {conflict.label}: {exc}") from exc
             self._commit(new_value, note="conflict resolution", human=True)
-            # Taking the other person's value is a person's write, not the field going back to the agent.
-            self._edits.resolved(conflict.path, "edit" if conflict.between_people else resolution, who, at)
+        self._edits.resolved(conflict, resolution, self._committed.value, who, at)
         if record and self.env is not None:
-            payload: dict[str, Any] = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution}
-            if resolution == "edit":
-                payload["value"] = value
-            at = self.env.write("state_resolve", conflict.id, payload, who=who).at
+            payload = {"conflict": conflict.id, "field": conflict.label, "resolution": resolution,
+                       **({"value": value} if resolution == "edit" else {})}
+            self.env.write("state_resolve", conflict.id, payload, who=who, at=at)
         self._settle(conflict, resolution, who, at)
         self._changed_now()
         return conflict
@@ -373,6 +373,8 @@ class AgentState:
     def _record_merge(self, outcome: MergeOutcome, theirs: Any, source: str, author: str, at: float, *, always: bool) -> None:
         """Turn the outcome's conflicts into `FieldConflict`s and announce the merge."""
         found = self._edits.record(outcome, theirs, source, author, at, self._who(None)) if outcome.conflicts else []
+        if found:
+            self._show()  # the conflicts keep values of the frame: no later delta may change them in place
         if always or found:
             self._merged.notify(MergeRecord(source, outcome.applied, outcome.agreed, found, at))
 

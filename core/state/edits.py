@@ -11,6 +11,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from tandem.core.errors import PatchError
+from tandem.core.state.concurrent import conflict_moved, settles
 from tandem.core.state.conflicts import FieldConflict, Mark, Resolution
 from tandem.core.state.fields import FieldPath, overlaps, path_label
 from tandem.core.state.merge import Guards, MergeOutcome
@@ -79,17 +81,38 @@ class Edits:
         for path in paths:
             self._marks[path] = Mark(self.seq, who, at)
 
-    def resolved(self, path: FieldPath, resolution: Resolution, who: str, at: float) -> None:
-        """The person wrote a conflicted field to settle it: the agent's value (`agent`), or their own (`edit`).
+    def settling(self, conflict_id: str, document: Any, seen: dict[str, Any] | None) -> FieldConflict:
+        """The open conflict a person settles, as their screen showed it (`seen`, if they say).
+
+        Raises:
+            KeyError: no open conflict has this id.
+            PatchError: it or its field changed since they saw it (`concurrent.conflict_moved`).
+        """
+        conflict = self.find(conflict_id)
+        if conflict is None or conflict.resolved:
+            raise KeyError(f"no open conflict {conflict_id!r}")
+        if seen is not None and conflict_moved(document, conflict, seen):
+            raise PatchError(f"{conflict.label} changed since you saw it: look at it again")
+        return conflict
+
+    def resolved(self, conflict: FieldConflict, resolution: Resolution, document: Any, who: str, at: float) -> None:
+        """The person settled `conflict` (`document`: the state after it): the agent's value
+        (`agent`), their own (`edit`), or the value it holds (`mine`).
 
         Taking the agent's value makes the field the agent's again: nothing at or inside it is
-        guarded any more. Keeping theirs (`mine`) writes nothing.
+        guarded any more; taking another person's late value is a person's write. Keeping it is the
+        person's write too: the agent's frame still holds the agent's value there, and an unguarded
+        field would take it back at the agent's next write. A settlement that wrote the field
+        leaves the other open conflicts over it beside the new value (`rebase`).
         """
-        if resolution == "agent":
+        path = conflict.path
+        if resolution == "agent" and not conflict.between_people:
             self.seq += 1
             self._marks = {p: m for p, m in self._marks.items() if not (len(p) >= len(path) and overlaps(p, path))}
-        elif resolution == "edit":
+        else:
             self.mark([path], who, at)
+        if resolution != "mine":
+            self.rebase(conflict, document, who, at)
 
     def begin_run(self, oldest: int) -> None:
         """A request is sent: the person's writes so far are in the agent's base.
@@ -118,7 +141,9 @@ class Edits:
         found: list[FieldConflict] = []
         if not outcome.conflicts:
             return found
-        open_by_path = {c.path: c for c in self.conflicts if not c.resolved}
+        # Only the agent's own conflicts take its later values or are absorbed by a broader one: a
+        # person's late value waiting in a conflict (`clash`) stays until someone settles it.
+        open_by_path = {c.path: c for c in self.conflicts if not c.resolved and not c.between_people}
         index = Guards(open_by_path)
         for path, mine, agent in outcome.conflicts:
             overlapping = index.overlapping(path)
@@ -153,8 +178,10 @@ class Edits:
     def clash(self, path: FieldPath, kept: Any, theirs: Any, who: str, at: float) -> FieldConflict:
         """A person's edit met a field someone else changed since they saw it (`core.state.concurrent`):
         the field keeps `kept` (written by its latest writer, the agent if no person wrote it) and
-        `theirs`, by `who`, waits beside it. An open conflict over the same field takes the new value."""
-        existing = next((c for c in self.open if c.path == path), None)
+        `theirs`, by `who`, waits beside it. `who`'s own open conflict over the same field takes the
+        new value; another's (a person's or the agent's) keeps its own: each late value waits until
+        someone settles it."""
+        existing = next((c for c in self.open if c.path == path and c.between_people and c.agent_by == who), None)
         source = f"edit by {who}"
         if existing is not None:
             existing.agent, existing.agent_by, existing.agent_at, existing.source = theirs, who, at, source
@@ -166,6 +193,29 @@ class Edits:
                                  agent_by=who, agent_at=at, source=source)
         self.conflicts.append(conflict)
         return conflict
+
+    def rebase(self, settled: FieldConflict, document: Any, who: str, at: float) -> None:
+        """`settled` was settled by writing its field: the other open conflicts over it (late values
+        still waiting) now stand beside what `document` holds there, written by `who`."""
+        self.restate([c for c in self.open if c is not settled and overlaps(c.path, settled.path)], document, who, at)
+
+    @staticmethod
+    def restate(conflicts: Iterable[FieldConflict], document: Any, who: str, at: float) -> None:
+        """`who` wrote these open conflicts' fields without settling them: each late value now
+        stands beside what `document` holds there."""
+        for conflict in conflicts:
+            conflict.mine, conflict.mine_by, conflict.mine_at = resolve(document, conflict.path), who, at
+
+    def written(self, changes: list[tuple[FieldPath, Any]], seen: dict[str, Any] | None, document: Any, who: str,
+                at: float) -> list[FieldConflict]:
+        """A person's edit changed these fields (`document`: the state after it): the open conflicts
+        it settles, those it wrote the field of (`settled_by`) that the author saw (`seen`: a guest
+        names those its screen showed, `concurrent.settles`). The others over the fields written
+        (written inside, or not seen: their late value still waits) stand beside the new value."""
+        settled = [c for c in self.settled_by(changes) if not seen or settles(seen, c)]
+        self.restate([c for c in self.open if c not in settled and any(overlaps(c.path, p) for p, _v in changes)],
+                     document, who, at)
+        return settled
 
     def settled_by(self, changes: Iterable[tuple[FieldPath, Any]]) -> list[FieldConflict]:
         """The open conflicts a person's write of these fields settles: it wrote the field or one holding it."""
