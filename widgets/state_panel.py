@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -133,6 +135,7 @@ class StatePanel(Vertical, can_focus=False):
         """The state shown; replace it with `set_state()`."""
         self._editing: str | None = None
         self._seen_document: Any = None
+        self._seen_conflicts: list[Any] = []
         """The committed state when the editor opened (read-only: a value read never changes)."""
         self.proposer: Callable[[str], str | None] | None = None
         """What made a proposal, by proposal id (e.g. the tool whose call it predicts), for its
@@ -178,7 +181,7 @@ class StatePanel(Vertical, can_focus=False):
         self._stop_edit()
         patch = [{"op": "replace", "path": path, "value": value}]
         # What the field held when the editor opened: an edit someone made meanwhile is not overwritten unseen.
-        self.post_message(self.EditRequested(self, patch, seen_values(seen_document or {}, patch)))
+        self.post_message(self.EditRequested(self, patch, seen_values(seen_document or {}, patch, self._seen_conflicts)))
 
     @on(Button.Pressed, ".state-panel--accept, .state-panel--reject")
     def _proposal_pressed(self, event: Button.Pressed) -> None:
@@ -329,6 +332,8 @@ class StatePanel(Vertical, can_focus=False):
             return
         self._editing = node.data
         self._seen_document = self.state.committed
+        # As shown now: a conflict's late value may change before the edit is sent.
+        self._seen_conflicts = [copy.copy(c) for c in self.state.open_conflicts]
         try:
             value = value_at(self._seen_document, node.data)
         except (KeyError, IndexError, ValueError):

@@ -181,16 +181,24 @@ class SessionCommands:
         from tandem.core.state.concurrent import seen_values
 
         context = self._session.context
-        if seen is None:
-            seen = seen_values(context.agent.state.committed or {}, patch) if context is not None else {}
+        if seen is None and context is not None:
+            state = context.agent.state
+            seen = seen_values(state.committed or {}, patch, state.open_conflicts)
         self._on_engine(lambda context: context.agent.state.edit(patch, seen=seen), "Could not edit the state",
                         {"kind": "edit", "patch": patch, "seen": seen})
 
     def resolve(self, conflict_id: str, resolution: Resolution, value: Any = None) -> None:
-        """Settle a conflict between the person's and the agent's writes."""
+        """Settle a conflict between two writers; a guest's says what its screen showed of it, so
+        the host refuses it if the conflict changed meanwhile."""
+        from tandem.core.state.concurrent import seen_conflict
+
+        write: dict[str, Any] = {"kind": "resolve", "conflict": conflict_id, "resolution": resolution, "value": value}
+        context = self._session.context
+        conflict = context.agent.state.conflict(conflict_id) if context is not None else None
+        if context is not None and conflict is not None:
+            write["seen"] = seen_conflict(context.agent.state.committed or {}, conflict)
         self._on_engine(lambda context: context.agent.state.resolve_conflict(conflict_id, resolution, value),
-                        "Could not settle the conflict",
-                        {"kind": "resolve", "conflict": conflict_id, "resolution": resolution, "value": value})
+                        "Could not settle the conflict", write)
 
     def _on_engine(self, call: Callable[[AgentContext], Any], failure: str, write: dict[str, Any]) -> None:
         self._run(self._call_on_engine(call, failure, write), "engine-calls")
