@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import itertools
 import os
 from typing import Any
 
@@ -35,8 +34,8 @@ from tandem.core.scripted import ScriptedChatClient
 from tandem.core.state.agent_state import AgentState
 from tandem.core.state.changes import field_changes
 from tandem.core.state.fields import MISSING, ORDER, ById, FieldPath, overlaps, same_value
-from tandem.core.state.identity import is_identity_array
 from tandem.core.state.paths import pointer_of, resolve
+from tests.helpers.state_writes import Values, draw_operation, targets
 
 EXAMPLES = int(os.environ.get("TANDEM_MERGE_EXAMPLES", "60"))
 """Random interleavings per run: CI's default takes a few seconds; search harder with e.g.
@@ -63,69 +62,6 @@ documents = st.recursive(
     ),
     max_leaves=12,
 ).map(lambda value: value if isinstance(value, dict) else {"a": value})
-
-
-class Values:
-    """Unique values per writer, so a write is never mistaken for another one."""
-
-    def __init__(self) -> None:
-        self.counter = itertools.count()
-
-    def scalar(self, tag: str) -> str:
-        return f"{tag}{next(self.counter)}"
-
-    def draw(self, data: st.DataObject, tag: str) -> Any:
-        kind = data.draw(st.sampled_from(["scalar", "scalar", "object", "plain", "identity"]))
-        if kind == "object":
-            return {"x": self.scalar(tag)}
-        if kind == "plain":
-            return [self.scalar(tag)]
-        if kind == "identity":
-            return [{"id": self.scalar(tag), "v": self.scalar(tag)}]
-        return self.scalar(tag)
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def targets(document: Any, pointer: str = "") -> list[tuple[str, str]]:
-    """(pointer, what) for every place a write can go: members, objects, identity arrays, elements."""
-    found: list[tuple[str, str]] = []
-    if isinstance(document, dict):
-        found.append((pointer, "object"))
-        for key, value in document.items():
-            here = f"{pointer}/{_escape(key)}"
-            if key != "id":
-                found.append((here, "member"))
-            found.extend(targets(value, here))
-    elif is_identity_array(document):
-        found.append((pointer, "identity"))
-        for index, element in enumerate(document):
-            here = f"{pointer}/{index}"
-            found.append((here, "element"))
-            found.extend(targets(element, here))
-    return found
-
-
-def draw_operation(data: st.DataObject, document: Any, values: Values, tag: str) -> dict[str, Any]:
-    """One RFC 6902 operation a writer could make on `document`."""
-    pointer, what = data.draw(st.sampled_from(targets(document)))
-    if what == "member":
-        if data.draw(st.booleans()):
-            return {"op": "remove", "path": pointer}
-        return {"op": "replace", "path": pointer, "value": values.draw(data, tag)}
-    if what == "object":
-        return {"op": "add", "path": f"{pointer}/{values.scalar(tag + 'k')}", "value": values.draw(data, tag)}
-    if what == "element":
-        return {"op": "remove", "path": pointer}
-    array = jsonpatch.JsonPointer(pointer).resolve(document)
-    move = data.draw(st.booleans()) and len(array) > 1
-    if move:
-        source, target = data.draw(st.permutations(range(len(array))))[:2]
-        return {"op": "move", "from": f"{pointer}/{source}", "path": f"{pointer}/{target}"}
-    index = data.draw(st.integers(0, len(array)))
-    return {"op": "add", "path": f"{pointer}/{index}", "value": {"id": values.scalar(tag), "v": values.scalar(tag)}}
 
 
 class Ledger:

@@ -3,7 +3,6 @@ graph, its interrupt is decided by the guest, and everyone ends with what the ho
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -24,17 +23,11 @@ from tandem.core.share.wire import parse_address  # noqa: E402
 from tandem.core.store import ThreadStore  # noqa: E402
 from tandem.core.turns import Status  # noqa: E402
 from tandem.tui.cli.backend import AppHooks, build_agent, open_context  # noqa: E402
+from tests.helpers.waits import until_async
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
 
 
-async def _until(condition: Any, what: str, seconds: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting: {what}")
-        await asyncio.sleep(0.02)
 
 
 def _texts(context: Any) -> list[str]:
@@ -53,15 +46,15 @@ async def test_a_guest_drives_a_langgraph_conversation_it_joined(langgraph_serve
     try:
         mirror = await guest.join()
         await guest.write({"kind": "send", "text": "please delete notes.txt"})
-        await _until(lambda: context.status is Status.AWAITING_INPUT, "the graph's interrupt on the host")
+        await until_async(lambda: context.status is Status.AWAITING_INPUT, "the graph's interrupt on the host", 60)
         block = next(b for b in context.pending_blocks)
-        await _until(lambda: mirror.status is Status.AWAITING_INPUT, "the guest sees the turn waiting")
+        await until_async(lambda: mirror.status is Status.AWAITING_INPUT, "the guest sees the turn waiting")
         write: dict[str, Any] = {"kind": "approve", "block": block.id}
         if isinstance(block, InterruptBlock) and not isinstance(block, ApprovalBlock):
             write = {"kind": "respond", "block": block.id, "payload": {"approved": True}}
         await guest.write(write)
-        await _until(lambda: context.status is Status.IDLE, "the graph resumed and finished")
-        await _until(lambda: _texts(mirror) == _texts(context) and mirror.status is Status.IDLE, "the guest caught up")
+        await until_async(lambda: context.status is Status.IDLE, "the graph resumed and finished")
+        await until_async(lambda: _texts(mirror) == _texts(context) and mirror.status is Status.IDLE, "the guest caught up")
         assert any("Done" in text for text in _texts(context))
         context.thread.commit()
         saved = store.open(context.conversation_id, read_only=True)

@@ -8,6 +8,8 @@ several seconds behind; only a failing test ever waits that long.
 
 from __future__ import annotations
 
+import asyncio
+
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -53,3 +55,18 @@ def wait_until(predicate: Callable[[], T], what: str, seconds: float = 20.0, eve
             return value
         time.sleep(every)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+async def until_async(condition: Callable[[], object], what: str, seconds: float = 20.0, every: float = 0.01) -> None:
+    """Wait on the running loop until `condition()` holds (a test driving core and servers in
+    process, no Pilot), polling every `every` seconds.
+
+    Raises:
+        AssertionError: it did not within `seconds`.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting: {what}")
+        await asyncio.sleep(every)

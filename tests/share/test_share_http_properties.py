@@ -22,6 +22,7 @@ from tandem.core.share.writes import ShareRefused
 from tandem.core.state.concurrent import seen_conflict, seen_values
 from tandem.core.state.fields import as_document
 from tests.helpers.state_writes import Values, draw_operation, picture
+from tests.helpers.waits import until_async
 
 HOST = "ada"
 GUESTS = ("bob", "carol")
@@ -30,13 +31,6 @@ PEOPLE = (HOST, *GUESTS)
 HTTP_EXAMPLES = int(os.environ.get("TANDEM_SHARE_HTTP_EXAMPLES", "4"))
 
 
-async def _until(condition: Any, what: str, seconds: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting: {what}")
-        await asyncio.sleep(0.01)
 
 
 async def _shared_over_http(folder: Path, data: st.DataObject) -> None:
@@ -91,7 +85,7 @@ async def _shared_over_http(folder: Path, data: st.DataObject) -> None:
                     note(f"  refused: {exc}")
         length = context.thread.length
         for name, guest in guests.items():
-            await _until(lambda guest=guest: guest.position == length, f"{name} catches up")  # type: ignore[misc]
+            await until_async(lambda guest=guest: guest.position == length, f"{name} catches up")  # type: ignore[misc]
             assert picture(guest.context.agent.state) == picture(state), f"{name}'s screen differs from the host's"
         context.thread.commit()
         fresh = build_agent(GuestClient(), hooks=AppHooks())

@@ -26,16 +26,10 @@ from tandem.core.turns import Status
 from tandem.tui.app.a2ui_actions import guest_surface_action
 from tandem.tui.cli.backend import AppHooks, build_agent, open_context
 from tests.helpers.tcp_proxy import TcpProxy
+from tests.helpers.waits import until_async
 
 
 
-async def _until(condition: Any, what: str, seconds: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting: {what}")
-        await asyncio.sleep(0.02)
 
 
 @pytest.fixture
@@ -79,8 +73,8 @@ async def test_a_guest_sees_the_conversation_then_follows_it_live(shared: Any) -
 
     turn = await context.send("tell me about markdown")
     await turn.wait()
-    await _until(lambda: _texts(mirror) == _texts(context), "the guest follows the host live")
-    await _until(lambda: mirror.status is Status.IDLE, "the guest's copy is idle when the host's is")
+    await until_async(lambda: _texts(mirror) == _texts(context), "the guest follows the host live")
+    await until_async(lambda: mirror.status is Status.IDLE, "the guest's copy is idle when the host's is")
     await guest.aclose()
 
 
@@ -89,10 +83,10 @@ async def test_a_guests_message_reaches_the_agent_signed_with_its_name(shared: A
     guest = _guest(host, "bob")
     mirror = await guest.join()
     await guest.write({"kind": "send", "text": "hello from bob"})
-    await _until(lambda: context.turns and context.status is Status.IDLE, "the guest's turn runs on the host")
+    await until_async(lambda: context.turns and context.status is Status.IDLE, "the guest's turn runs on the host")
     user = next(b for b in context.blocks if isinstance(b, TextBlock) and b.role == "user")
     assert user.text == "hello from bob" and user.author == "bob"
-    await _until(lambda: any(isinstance(b, TextBlock) and b.role == "user" and b.author == "bob" for b in mirror.blocks),
+    await until_async(lambda: any(isinstance(b, TextBlock) and b.role == "user" and b.author == "bob" for b in mirror.blocks),
                  "the guest's copy shows the message with its author")
     await guest.aclose()
 
@@ -102,9 +96,9 @@ async def test_one_decision_wins_and_everyone_sees_who_made_it(shared: Any) -> N
     bob, carol = _guest(host, "bob"), _guest(host, "carol")
     bob_view, carol_view = await bob.join(), await carol.join()
     await context.send("please delete notes.txt")
-    await _until(lambda: context.status is Status.AWAITING_INPUT, "the host waits for an approval")
+    await until_async(lambda: context.status is Status.AWAITING_INPUT, "the host waits for an approval")
     block = next(b for b in context.blocks if isinstance(b, ApprovalBlock | InterruptBlock) and b.actionable)
-    await _until(lambda: bob_view.status is Status.AWAITING_INPUT, "the guest sees the turn waiting")
+    await until_async(lambda: bob_view.status is Status.AWAITING_INPUT, "the guest sees the turn waiting")
     kind = "approve" if isinstance(block, ApprovalBlock) else "respond"
     write: dict[str, Any] = {"kind": kind, "block": block.id}
     if kind == "respond":
@@ -114,9 +108,9 @@ async def test_one_decision_wins_and_everyone_sees_who_made_it(shared: Any) -> N
         await carol.write(write)
     assert block.decision is not None and block.decision.who == "bob"
     mirrored = carol_view.agent.pipeline.by_id[block.id]
-    await _until(lambda: getattr(mirrored, "decision", None) is not None, "the decision reaches the other guest")
+    await until_async(lambda: getattr(mirrored, "decision", None) is not None, "the decision reaches the other guest")
     assert mirrored.decision.who == "bob"  # type: ignore[attr-defined]
-    await _until(lambda: context.status is Status.IDLE, "the turn goes on after the decision")
+    await until_async(lambda: context.status is Status.IDLE, "the turn goes on after the decision")
     context.thread.commit()
     # The log keeps the author: a later resume shows it.
     logged = [e.write for e in store.open(context.conversation_id, read_only=True).entries() if isinstance(e, HumanWriteLogged)]
@@ -149,7 +143,7 @@ async def test_the_host_going_away_leaves_the_guest_a_read_only_copy(shared: Any
     guest = _guest(host, "bob", events=events)
     mirror = await guest.join()
     await host.stop("The host quit.")
-    await _until(lambda: guest.state == "ended", "the guest is told")
+    await until_async(lambda: guest.state == "ended", "the guest is told")
     assert ("end", "The host quit.") in events
     assert _texts(mirror) == _texts(context)
     with pytest.raises(ShareRefused, match="The host quit"):
@@ -172,11 +166,11 @@ async def test_concurrent_edits_of_different_fields_combine_and_of_one_field_con
     assert state.committed == {"title": "Alice's plan", "owner": "bob"}
     [conflict] = state.open_conflicts
     assert (conflict.mine, conflict.mine_by, conflict.agent, conflict.agent_by) == ("Alice's plan", "alice", "Bob's plan", "bob")
-    await _until(lambda: mirror.agent.state.committed == state.committed and mirror.agent.state.open_conflicts,
+    await until_async(lambda: mirror.agent.state.committed == state.committed and mirror.agent.state.open_conflicts,
                  "the guest's copy has the same state and the conflict")
     await bob.write({"kind": "resolve", "conflict": conflict.id, "resolution": "agent"})
     assert state.committed["title"] == "Bob's plan" and conflict.resolved_by == "bob"
-    await _until(lambda: mirror.agent.state.committed == state.committed, "the settlement reaches the guest")
+    await until_async(lambda: mirror.agent.state.committed == state.committed, "the settlement reaches the guest")
     # The log replays to the same state.
     context.thread.commit()
     await bob.aclose()
@@ -194,10 +188,10 @@ async def test_a_guest_that_reconnects_loses_nothing_and_repeats_nothing(shared:
     turn = await context.send("write a long essay")
     for _cut in range(3):  # cut the link mid-stream, three times
         mark = guest.position
-        await _until(lambda mark=mark: guest.position > mark + 20, "streaming reaches the guest")  # type: ignore[misc]
+        await until_async(lambda mark=mark: guest.position > mark + 20, "streaming reaches the guest")  # type: ignore[misc]
         proxy.cut()
     await turn.wait()
-    await _until(lambda: _texts(mirror) == _texts(context) and mirror.status is Status.IDLE, "the guest has the whole answer")
+    await until_async(lambda: _texts(mirror) == _texts(context) and mirror.status is Status.IDLE, "the guest has the whole answer")
     assert [kind for kind, _text in events].count("reconnected") >= 1
     assert guest.position == context.thread.length
     await guest.aclose()
@@ -209,8 +203,8 @@ async def test_a_replay_of_the_hosts_log_gives_what_every_guest_shows(shared: An
     guest = _guest(host, "bob")
     mirror = await guest.join()
     await guest.write({"kind": "send", "text": "show me the recipe"})
-    await _until(lambda: context.turns and context.status is Status.IDLE, "the turn ends")
-    await _until(lambda: _texts(mirror) == _texts(context), "the guest caught up")
+    await until_async(lambda: context.turns and context.status is Status.IDLE, "the turn ends")
+    await until_async(lambda: _texts(mirror) == _texts(context), "the guest caught up")
     context.thread.commit()
     replayed = await restore(build_agent(GuestClient(), hooks=AppHooks()), store.open(context.conversation_id, read_only=True), resume=False)
     assert _texts(replayed) == _texts(context) == _texts(mirror)
@@ -225,13 +219,13 @@ async def test_what_guests_may_do_follows_the_hosts_role(shared: Any) -> None:
     guest = _guest(host, "bob", events=events)
     await guest.join()
     host.set_role("watch")
-    await _until(lambda: guest.role == "watch", "the guest told of the new role")
+    await until_async(lambda: guest.role == "watch", "the guest told of the new role")
     with pytest.raises(ShareRefused, match="does not let guests send messages"):
         await guest.write({"kind": "send", "text": "hello"})
     host.set_role("talk")
-    await _until(lambda: guest.role == "talk", "the guest told again")
+    await until_async(lambda: guest.role == "talk", "the guest told again")
     await context.send("please delete notes.txt")
-    await _until(lambda: context.status is Status.AWAITING_INPUT, "the host waits for an approval")
+    await until_async(lambda: context.status is Status.AWAITING_INPUT, "the host waits for an approval")
     block = next(b for b in context.blocks if isinstance(b, ApprovalBlock | InterruptBlock) and b.actionable)
     with pytest.raises(ShareRefused, match="does not let guests"):
         await guest.write({"kind": "approve", "block": block.id})
@@ -248,7 +242,7 @@ async def test_a_removed_guest_is_told_and_cannot_come_back_with_the_old_address
     await guest.join()
     [listed] = list(host.guests)
     assert host.remove(listed.number) == "bob"
-    await _until(lambda: guest.state == "ended", "the guest told it was removed")
+    await until_async(lambda: guest.state == "ended", "the guest told it was removed")
     assert events[-1] == ("removed", "The host removed you from this conversation.")
     again = _guest(host, "bob", address=old_address)
     with pytest.raises(ShareRefused, match="wrong or missing share token"):
@@ -311,11 +305,11 @@ async def test_a_guest_fills_and_submits_a_surface_signed_with_its_name(shared: 
     turn = await context.send("book a room")
     await turn.wait()
     surface = next(b for b in context.blocks if isinstance(b, SurfaceBlock))
-    await _until(lambda: surface.id in mirror.agent.pipeline.by_id, "the form on the guest's copy")
+    await until_async(lambda: surface.id in mirror.agent.pipeline.by_id, "the form on the guest's copy")
     await guest.write({"kind": "set_value", "block": surface.id, "path": "/guest/name", "value": "Bob Jones"})
     await guest.write({"kind": "act", "block": surface.id, "component": "submit", "scope": "/"})
-    await _until(lambda: len(context.turns) == 2 and context.status is Status.IDLE, "the booking sent to the agent")
-    await _until(lambda: "Bob Jones" in str(mirror.agent.pipeline.by_id[surface.id].data_model()), "the guest's copy has it")
+    await until_async(lambda: len(context.turns) == 2 and context.status is Status.IDLE, "the booking sent to the agent")
+    await until_async(lambda: "Bob Jones" in str(mirror.agent.pipeline.by_id[surface.id].data_model()), "the guest's copy has it")
     context.thread.commit()
     writes = [e.write for e in store.open(context.conversation_id, read_only=True).entries() if isinstance(e, HumanWriteLogged)]
     assert [(w.kind, w.who) for w in writes if w.kind.startswith("a2ui")] == [("a2ui_input", "bob"), ("a2ui_action", "bob")]
