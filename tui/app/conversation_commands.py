@@ -71,7 +71,12 @@ class ConversationCommands:
 
     def new(self, choice: AgentChoice | None = None) -> Session:
         """Open a new conversation beside the others and show it: with `choice`, else with the
-        shown conversation's agent."""
+        shown conversation's agent (a conversation another `tandem` shares is not opened twice)."""
+        context = self.app.session.context
+        if choice is None and context is not None and context.remote is not None:
+            self.app.notify("This conversation is shared with you: start `tandem` for one of your own",
+                            severity="warning", markup=False)
+            return self.app.session
         choice = choice or self._same_agent(self.app.session)
         return self.app.conversations.open(choice.opener(None), label=choice.label, demo=choice.endpoint is None,
                                            endpoint=choice.endpoint)
