@@ -41,6 +41,8 @@ class Sharing:
         self.role: GuestRole = role
         self.folder = folder
         self._shares: dict[Session, tuple[ShareHost, ShareListing | None]] = {}
+        self._connected: dict[Session, set[str]] = {}
+        """The guests connected when each share was last looked at (who joined, who left)."""
         self.at_start = False
         """Share the first conversation as soon as it is ready (`tandem --share`)."""
         self.guest_of: str | None = None
@@ -194,14 +196,20 @@ class Sharing:
     # -- what the person sees ------------------------------------------------------------------
 
     def changed(self, session: Session) -> None:
-        """Say on the status line how the shown conversation is shared (UI thread)."""
+        """Say who joined or left, and on the status line how the shown conversation is shared (UI thread)."""
+        host = self.host_of(session)
+        guests = [g.name for g in host.guests if g.connected] if host is not None else []
+        before, self._connected[session] = self._connected.get(session, set()), set(guests)
+        if self.app.is_running:
+            for name in sorted(set(guests) - before):
+                self.app.notify(f"{name} joined the conversation", title="Sharing", markup=False)
+            for name in sorted(before - set(guests)):
+                self.app.notify(f"{name} left the conversation", title="Sharing", markup=False)
         if session is not self.app.conversations.shown or not self.app.painting():
             return
-        host = self.host_of(session)
         if host is None:
             self.app.main.set_sharing(None)
             return
-        guests = [g.name for g in host.guests if g.connected]
         self.app.main.set_sharing(f"shared ({host.role}): {', '.join(guests) if guests else 'no guest yet'}")
 
     def _copy(self, address: str, *, intro: str = "") -> None:
