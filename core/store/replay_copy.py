@@ -107,7 +107,9 @@ class ReplayCopy:
         thread), then `accept()` the result once that transaction committed.
         """
         assert self._tail is not None, "read() the copy before staging a commit"
-        # The tail is joined already: only its last entry can join what the batch brings.
+        # The tail is joined already (but for a log's entries read before the copy covered them):
+        # only its last entry can join what the batch brings.
+        compacted = len(self._tail) <= 1  # then everything staged comes out of `_joined`
         tail = self._tail[:-1] + _joined(self._tail[-1:] + [(seq, seq, entry) for seq, entry in batch])
         keep = 1 if tail and _open_run(tail[-1][2]) else 0
         done, rest = tail[: len(tail) - keep], tail[len(tail) - keep :]
@@ -119,7 +121,7 @@ class ReplayCopy:
         )
         connection.execute(
             "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
-            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done])),
+            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done], compacted=compacted)),
         )
         return rest, done[-1][1]
 

@@ -15,7 +15,7 @@ from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, Updat
 from tandem.core.messages import ChatUpdate
 from tandem.core.store.attachment_blobs import entry_json, keep_attachments, with_attachment_data
 from tandem.core.store.connection import connect, translated, write_transaction
-from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry
+from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry, stored_update
 from tandem.core.store.lock import ThreadLock
 from tandem.core.store.replay_copy import ReplayCopy
 from tandem.core.store.titles import title_from_messages
@@ -137,7 +137,7 @@ class SqliteThread(ConversationThread):
         connection = self._writable()
         batch = list(self._pending)
         rows = [(self.thread_id, self._next_seq + i, entry.entry,
-                 stored_entry(entry.model_dump_json() if type(entry) is UpdateLogged else entry_json(entry)))
+                 stored_update(entry) if type(entry) is UpdateLogged else stored_entry(entry_json(entry)))
                 for i, entry in enumerate(batch)]
         starts = [entry for entry in batch if isinstance(entry, TurnStarted)]
         title = next((t for t in (title_from_messages(s.messages) for s in starts) if t), None)
