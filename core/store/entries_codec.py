@@ -89,14 +89,17 @@ def stored_entry(text: str) -> str | bytes:
     return _compress(text.encode())
 
 
-def stored_update(entry: UpdateLogged) -> str | bytes:
-    """`stored_entry` of an update's entry, encoded by `update_entry_json`."""
-    data = update_entry_json(entry)
+def stored_update(entry: UpdateLogged, replay: dict[int, str] | None = None) -> str | bytes:
+    """`stored_entry` of an update's entry, encoded by `update_entry_json`; with `replay`, also
+    its JSON without raw events (what the replay copy keeps of it, see `replay_json`) by `id(entry)`."""
+    data = update_entry_json(entry, replay)
     return data.decode() if len(data) < COMPRESS_FROM else _compress(data)
 
 
-def update_entry_json(entry: UpdateLogged) -> bytes:
+def update_entry_json(entry: UpdateLogged, replay: dict[int, str] | None = None) -> bytes:
     """`entry.model_dump_json()`, the same bytes, at a fraction of its cost (the hot path of a saved stream).
+
+    With `replay`, its JSON without `raw` goes there too, by `id(entry)`.
 
     An update's `raw` (its protocol events, a list of ~100 of them when it stands for a run of
     deltas) is nearly all of its JSON, and pydantic encodes a `JsonValue` field through a Python
@@ -108,8 +111,10 @@ def update_entry_json(entry: UpdateLogged) -> bytes:
     if type(entry) is not UpdateLogged or type(update) is not ChatUpdate:
         return entry.model_dump_json().encode()
     body = _CHAT_UPDATE(update, exclude=_NO_RAW)  # `{"role":…,"author":…}`: `raw` is the last field
-    return b"".join((b'{"entry":"update","turn_id":', _plain_json(entry.turn_id), b',"update":', body[:-1],
-                     b',"raw":', _plain_json(update.raw), b"}}"))
+    head = b'{"entry":"update","turn_id":' + _plain_json(entry.turn_id) + b',"update":'
+    if replay is not None:  # `entry.model_dump_json(exclude={"update": {"raw"}})`
+        replay[id(entry)] = (head + body + b"}").decode()
+    return b"".join((head, body[:-1], b',"raw":', _plain_json(update.raw), b"}}"))
 
 
 def _plain_json(value: Any) -> bytes:

@@ -100,8 +100,10 @@ class ReplayCopy:
         entries = with_attachment_data(connection, decode_entries(rows, where))
         return [(seq, seq, entry) for (seq, _json), entry in zip(rows, entries)]
 
-    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry]) -> tuple[list[SpanEntry], int]:
+    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry],
+              known: dict[int, str] | None = None) -> tuple[list[SpanEntry], int]:
         """Write the copy of what `batch` closes; returns (the new tail, the new coverage).
+        `known`: the copy's JSON of some of the batch's entries, by `id()` (see `replay_json`).
 
         Call inside the write transaction that inserts `batch`, after `read()` (or on an empty
         thread), then `accept()` the result once that transaction committed.
@@ -121,7 +123,7 @@ class ReplayCopy:
         )
         connection.execute(
             "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
-            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done], compacted=compacted)),
+            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done], compacted=compacted, known=known)),
         )
         return rest, done[-1][1]
 

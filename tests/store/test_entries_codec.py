@@ -107,3 +107,31 @@ def test_a_damaged_zstd_blob_is_named() -> None:
     assert isinstance(blob, bytes)
     with pytest.raises(LogStoreError, match="entry 7 in here is damaged"):
         entry_text(blob[:40], 7, "here")
+
+
+def test_the_replay_copy_written_with_the_logs_encoding_is_the_compaction_of_the_log(db_path: Path) -> None:
+    from tandem.core.compaction import replay_json
+    from tandem.core.content import StateDeltaContent
+    from tandem.core.log_entries import SegmentEnded, SegmentStarted
+
+    def state(n: int) -> UpdateLogged:
+        patch = [{"op": "add", "path": "/items/-", "value": {"id": n}}]
+        return logged_update("t1", ChatUpdate(contents=[StateDeltaContent(patch=patch)],
+                                              raw={"type": "STATE_DELTA", "delta": patch}))
+
+    written = [TurnStarted(turn_id="t1", messages=[ChatMessage.user("go")], at=1.0),
+               SegmentStarted(turn_id="t1", index=0),
+               _run_update(40), _run_update(30), state(1), _run_update(20), _with_raw({"n": 1}), _with_raw({"n": 2}),
+               _with_raw({"n": 3}), _with_raw({"n": 4}), state(2), _run_update(10), _run_update(5),
+               SegmentEnded(turn_id="t1", index=0, outcome="completed")]
+    with ThreadStore(db_path) as store, store.create() as thread:
+        for entry in written:
+            thread.append(entry)
+        thread.commit()
+        thread_id = thread.thread_id
+    with sqlite3.connect(db_path) as raw:
+        rows = raw.execute("SELECT first_seq, last_seq, json FROM replay WHERE thread_id = ?", (thread_id,)).fetchall()
+    # SegmentStarted commits at once: the copy's rows are what came before it and what came after
+    assert [(first, last) for first, last, _json in rows] == [(0, 1), (2, len(written) - 1)]
+    assert rows[1][2] == replay_json(written[2:])
+    assert '"raw":' not in rows[1][2] and rows[1][2].count('"entry":"update"') == 7  # runs joined, debug folded
