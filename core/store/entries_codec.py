@@ -17,22 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
-import zstandard
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from tandem.core.errors import LogStoreError
 from tandem.core.log_entries import LogEntry, UpdateLogged
 from tandem.core.messages import ChatUpdate
-
-try:
-    import orjson
-except ImportError:  # pragma: no cover - a declared dependency; pydantic's encoder does the same, slower
-    orjson = None  # type: ignore[assignment]
 
 __all__ = ["COMPRESS_FROM", "decode_entries", "entry_text", "paused_gc", "stored_entry", "stored_update", "update_entry_json"]
 
@@ -76,8 +71,6 @@ def paused_gc() -> Iterator[None]:
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 """How a Zstandard frame begins (a zlib stream begins with 0x78 or another CMF byte, never 0x28)."""
-_compress = zstandard.ZstdCompressor(level=1).compress  # level 1: most of the gain, a fraction of the CPU
-_decompressor = zstandard.ZstdDecompressor()
 _CHAT_UPDATE = ChatUpdate.__pydantic_serializer__.to_json
 _NO_RAW = {"raw"}
 
@@ -117,12 +110,60 @@ def update_entry_json(entry: UpdateLogged, replay: dict[int, str] | None = None)
     return b"".join((head, body[:-1], b',"raw":', _plain_json(update.raw), b"}}"))
 
 
+class _Codecs(threading.local):
+    """This thread's Zstandard contexts (one must not be used by two threads at once) and
+    orjson's encoder, made at first use (their imports cost start-up ~10 ms, for a store that
+    may never write or read a compressed entry)."""
+
+    compressor: Any = None
+    decompressor: Any = None
+    dumps: Callable[[Any], bytes] | None = None
+
+
+_codecs = _Codecs()
+
+
+class _ZstdFailed(Exception):
+    """A zstd BLOB that does not decompress."""
+
+
+def _compress(data: bytes) -> bytes:
+    compressor = _codecs.compressor
+    if compressor is None:
+        import zstandard
+
+        compressor = _codecs.compressor = zstandard.ZstdCompressor(level=1)  # most of the gain, a fraction of the CPU
+    return cast(bytes, compressor.compress(data))
+
+
+def _decompress(data: bytes) -> bytes:
+    import zstandard
+
+    decompressor = _codecs.decompressor
+    if decompressor is None:
+        decompressor = _codecs.decompressor = zstandard.ZstdDecompressor()
+    try:
+        return cast(bytes, decompressor.decompress(data))
+    except zstandard.ZstdError as exc:
+        raise _ZstdFailed(str(exc)) from exc
+
+
 def _plain_json(value: Any) -> bytes:
-    if orjson is not None:
+    dumps = _codecs.dumps
+    if dumps is None:
         try:
-            return orjson.dumps(value)
-        except TypeError:  # orjson.JSONEncodeError: what pydantic encodes (as the model would)
-            pass
+            import orjson
+
+            dumps = _codecs.dumps = orjson.dumps
+        except ImportError:  # pragma: no cover - a declared dependency; pydantic's encoder does the same, slower
+            dumps = _codecs.dumps = _pydantic_json
+    try:
+        return dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: what pydantic encodes (as the model would)
+        return _pydantic_json(value)
+
+
+def _pydantic_json(value: Any) -> bytes:
     return to_json(value, inf_nan_mode="null")  # as the model encodes an infinity: null
 
 
@@ -136,9 +177,9 @@ def entry_text(stored: str | bytes, seq: int, where: str) -> str:
         return stored
     try:
         if stored[:4] == _ZSTD_MAGIC:
-            return _decompressor.decompress(stored).decode()
+            return _decompress(stored).decode()
         return zlib.decompress(stored).decode()
-    except (zlib.error, zstandard.ZstdError, UnicodeDecodeError) as exc:
+    except (zlib.error, _ZstdFailed, UnicodeDecodeError) as exc:
         raise LogStoreError(f"entry {seq} in {where} is damaged: its compressed JSON does not decompress ({exc})") from exc
 
 

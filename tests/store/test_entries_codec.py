@@ -135,3 +135,15 @@ def test_the_replay_copy_written_with_the_logs_encoding_is_the_compaction_of_the
     assert [(first, last) for first, last, _json in rows] == [(0, 1), (2, len(written) - 1)]
     assert rows[1][2] == replay_json(written[2:])
     assert '"raw":' not in rows[1][2] and rows[1][2].count('"entry":"update"') == 7  # runs joined, debug folded
+
+
+def test_threads_compress_and_read_at_once_each_with_its_own_contexts() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    entries = [_run_update(100 + n) for n in range(8)]
+
+    def round_trip(entry: UpdateLogged) -> bool:
+        return all(entry_text(stored_update(entry), 0, "here") == entry.model_dump_json() for _ in range(20))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(round_trip, entries))
