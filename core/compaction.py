@@ -240,10 +240,16 @@ _ATTACHMENTS_APART = {ATTACHMENTS_APART: True}
 """The copy names attachments by hash: their bytes are kept once, in the store's `attachments`."""
 
 
-def replay_json(entries: Sequence[LogEntry]) -> str:
-    """The compacted `entries` as one JSON array, without raw events (what a store keeps)."""
+def replay_json(entries: Sequence[LogEntry], *, compacted: bool = False, known: dict[int, str] | None = None) -> str:
+    """The compacted `entries` as one JSON array, without raw events (what a store keeps).
+
+    `compacted`: they are compacted already (a store's replay copy compacts as it commits).
+    `known`: the JSON of some of them by `id()`, encoded already (a store's commit encodes each
+    update for the log, and most pass through compaction as they are).
+    """
+    known = known or {}
     return "[" + ",".join(
-        entry.model_dump_json(exclude=_NO_RAW) if isinstance(entry, UpdateLogged)
-        else entry.model_dump_json(context=_ATTACHMENTS_APART)
-        for entry in compact_entries(entries)
+        known.get(id(entry)) or (entry.model_dump_json(exclude=_NO_RAW) if isinstance(entry, UpdateLogged)
+                                 else entry.model_dump_json(context=_ATTACHMENTS_APART))
+        for entry in (entries if compacted else compact_entries(entries))
     ) + "]"

@@ -100,14 +100,18 @@ class ReplayCopy:
         entries = with_attachment_data(connection, decode_entries(rows, where))
         return [(seq, seq, entry) for (seq, _json), entry in zip(rows, entries)]
 
-    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry]) -> tuple[list[SpanEntry], int]:
+    def stage(self, connection: sqlite3.Connection, batch: list[SeqEntry],
+              known: dict[int, str] | None = None) -> tuple[list[SpanEntry], int]:
         """Write the copy of what `batch` closes; returns (the new tail, the new coverage).
+        `known`: the copy's JSON of some of the batch's entries, by `id()` (see `replay_json`).
 
         Call inside the write transaction that inserts `batch`, after `read()` (or on an empty
         thread), then `accept()` the result once that transaction committed.
         """
         assert self._tail is not None, "read() the copy before staging a commit"
-        # The tail is joined already: only its last entry can join what the batch brings.
+        # The tail is joined already (but for a log's entries read before the copy covered them):
+        # only its last entry can join what the batch brings.
+        compacted = len(self._tail) <= 1  # then everything staged comes out of `_joined`
         tail = self._tail[:-1] + _joined(self._tail[-1:] + [(seq, seq, entry) for seq, entry in batch])
         keep = 1 if tail and _open_run(tail[-1][2]) else 0
         done, rest = tail[: len(tail) - keep], tail[len(tail) - keep :]
@@ -119,7 +123,7 @@ class ReplayCopy:
         )
         connection.execute(
             "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
-            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done])),
+            (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done], compacted=compacted, known=known)),
         )
         return rest, done[-1][1]
 

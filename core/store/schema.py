@@ -164,6 +164,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX attachment_uses_by_sha ON attachment_uses (sha256)",
         ),
     ),
+    Migration(
+        9,
+        "an entry's compressed BLOB may be a Zstandard frame (core.store.entries_codec): older versions must not read it",
+        # Nothing to change in the tables (zlib BLOBs stay readable); the version is what stops an
+        # older Tandem from calling a zstd BLOB damaged.
+        (),
+    ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
 

@@ -15,7 +15,7 @@ from tandem.core.log_entries import LogEntry, SegmentStarted, TurnStarted, Updat
 from tandem.core.messages import ChatUpdate
 from tandem.core.store.attachment_blobs import entry_json, keep_attachments, with_attachment_data
 from tandem.core.store.connection import connect, translated, write_transaction
-from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry
+from tandem.core.store.entries_codec import decode_entries, paused_gc, stored_entry, stored_update
 from tandem.core.store.lock import ThreadLock
 from tandem.core.store.replay_copy import ReplayCopy
 from tandem.core.store.titles import title_from_messages
@@ -136,8 +136,9 @@ class SqliteThread(ConversationThread):
             return
         connection = self._writable()
         batch = list(self._pending)
+        replay: dict[int, str] = {}  # the replay copy's JSON of the updates, encoded with the log's
         rows = [(self.thread_id, self._next_seq + i, entry.entry,
-                 stored_entry(entry.model_dump_json() if type(entry) is UpdateLogged else entry_json(entry)))
+                 stored_update(entry, replay) if type(entry) is UpdateLogged else stored_entry(entry_json(entry)))
                 for i, entry in enumerate(batch)]
         starts = [entry for entry in batch if isinstance(entry, TurnStarted)]
         title = next((t for t in (title_from_messages(s.messages) for s in starts) if t), None)
@@ -147,7 +148,7 @@ class SqliteThread(ConversationThread):
             with write_transaction(connection):
                 connection.executemany("INSERT INTO entries (thread_id, seq, kind, json) VALUES (?, ?, ?, ?)", rows)
                 keep_attachments(connection, self.thread_id, batch)
-                staged = self._replay.stage(connection, [(self._next_seq + i, entry) for i, entry in enumerate(batch)])
+                staged = self._replay.stage(connection, [(self._next_seq + i, entry) for i, entry in enumerate(batch)], replay)
                 updated = connection.execute(
                     "UPDATE threads SET updated_at = ?, turns = turns + ?, title = COALESCE(title, ?) WHERE id = ?",
                     (self._clock(), len(starts), title, self.thread_id),

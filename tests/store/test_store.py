@@ -362,7 +362,7 @@ def test_thread_is_a_conversation_thread(store: ThreadStore) -> None:
 
 
 class TestCompressedEntries:
-    """Entries of `COMPRESS_FROM` bytes or more are stored as zlib BLOBs (schema 6), read back whole."""
+    """Entries of `COMPRESS_FROM` bytes or more are stored as compressed BLOBs (zlib in schema 6, zstd since 9), read back whole."""
 
     @staticmethod
     def _bloated(n: int) -> UpdateLogged:
