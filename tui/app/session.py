@@ -313,13 +313,12 @@ class Session:
             await self.bridge.run_on_engine(self._quiet)
         except Exception:
             log.warning("could not detach the bridge")
-        threads = self.threads
+        threads, painted = self.threads, self.painted
         try:
             # `asyncio.timeout`, not `wait_for`: on Python 3.11 that swallows a cancel.
             async with asyncio.timeout(5):
-                painted = self.painted
-            await self.bridge.run_on_engine(
-                lambda: threads.retire(context, painted) if threads is not None else context.dispose())
+                await self.bridge.run_on_engine(
+                    lambda: threads.retire(context, painted) if threads is not None else context.dispose())
         except Exception:  # a failing dispose must not block quitting
             log.warning("the conversation did not close cleanly")
         self.backstage.status_seen("closed")
