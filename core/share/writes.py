@@ -25,6 +25,7 @@ __all__ = [
     "SurfaceAction",
     "allowed",
     "apply_write",
+    "decision_write",
     "write_kind_label",
 ]
 
@@ -222,3 +223,20 @@ def _command(write: Approve | Reject | Respond | Decline | Invoke, who: str) -> 
             return decisions.Decline(reason=reason, who=who)
         case Invoke(arguments=arguments):
             return decisions.Invoke(arguments=arguments, who=who)
+
+
+def decision_write(block_id: str, command: Any) -> dict[str, Any]:
+    """A guest's decision (a `DecisionCommand`) as the write its host takes: `_command` read backwards."""
+    from tandem.core.blocks import decisions
+
+    match command:
+        case decisions.Approve(edited_arguments=edited, reason=reason):
+            return {"kind": "approve", "block": block_id, "edited_arguments": edited, "reason": reason}
+        case decisions.Reject(reason=reason):
+            return {"kind": "reject", "block": block_id, "reason": reason}
+        case decisions.Respond(payload=payload):
+            return {"kind": "respond", "block": block_id, "payload": payload}
+        case decisions.Invoke(arguments=arguments):
+            return {"kind": "invoke", "block": block_id, "arguments": arguments}
+        case _:
+            return {"kind": "decline", "block": block_id, "reason": getattr(command, "reason", None)}

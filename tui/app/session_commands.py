@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tandem.tui.app.session import Session
     from tandem.tui.app.session_host import SessionHost
 
-__all__ = ["SessionCommands", "decision_write"]
+__all__ = ["SessionCommands"]
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +149,8 @@ class SessionCommands:
         context = self._session.context
         try:
             if context is not None and context.remote is not None:
+                from tandem.core.share.writes import decision_write
+
                 await self._session.bridge.run_coroutine(context.remote.write(decision_write(block.id, command)))
             else:
                 await asyncio.wrap_future(self._session.bridge.decide(block, command))
@@ -350,19 +352,3 @@ def _log_failure(future: concurrent.futures.Future[object]) -> None:
     if not future.cancelled() and future.exception() is not None:
         log.warning("an A2UI input value was not written: %s", future.exception())
 
-
-def decision_write(block_id: str, command: DecisionCommand) -> dict[str, Any]:
-    """A guest's decision as the write its host takes (`core.share.writes`)."""
-    from tandem.core.blocks import decisions
-
-    match command:
-        case decisions.Approve(edited_arguments=edited, reason=reason):
-            return {"kind": "approve", "block": block_id, "edited_arguments": edited, "reason": reason}
-        case decisions.Reject(reason=reason):
-            return {"kind": "reject", "block": block_id, "reason": reason}
-        case decisions.Respond(payload=payload):
-            return {"kind": "respond", "block": block_id, "payload": payload}
-        case decisions.Invoke(arguments=arguments):
-            return {"kind": "invoke", "block": block_id, "arguments": arguments}
-        case _:
-            return {"kind": "decline", "block": block_id, "reason": getattr(command, "reason", None)}
