@@ -17,12 +17,12 @@ from tests.helpers.langgraph_server import LangGraphServer  # noqa: E402
 from tandem.core.blocks import ApprovalBlock, InterruptBlock, TextBlock  # noqa: E402
 from tandem.core.log_entries import HumanWriteLogged  # noqa: E402
 from tandem.core.replay import restore  # noqa: E402
-from tandem.core.share.guest import GuestClient, ShareGuest  # noqa: E402
+from tandem.core.share.guest import GuestClient  # noqa: E402
 from tandem.core.share.host import ShareHost  # noqa: E402
 from tandem.core.share.wire import parse_address  # noqa: E402
 from tandem.core.store import ThreadStore  # noqa: E402
 from tandem.core.turns import Status  # noqa: E402
-from tandem.tui.cli.backend import AppHooks, build_agent, open_context  # noqa: E402
+from tandem.tui.cli.backend import AppHooks, build_agent, build_guest, open_context  # noqa: E402
 from tests.helpers.waits import until_async
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*get_config_jsonschema.*:DeprecationWarning")
@@ -40,9 +40,7 @@ async def test_a_guest_drives_a_langgraph_conversation_it_joined(langgraph_serve
     context.agent.env.user = "alice"
     host = ShareHost(context)
     await host.start()
-    client = GuestClient()
-    guest = ShareGuest(parse_address(host.address), "bob", build_agent(client, hooks=AppHooks()))
-    client.guest = guest
+    guest = build_guest(parse_address(host.address), "bob")
     try:
         mirror = await guest.join()
         await guest.write({"kind": "send", "text": "please delete notes.txt"})

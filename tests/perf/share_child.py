@@ -126,16 +126,14 @@ async def host_main(url: str, folder: str) -> None:
 
 
 async def guests_main(address: str, count: int, first: int) -> None:
-    from tandem.core.share.guest import GuestClient, ShareGuest
+    from tandem.core.share.guest import ShareGuest
     from tandem.core.share.wire import parse_address
-    from tandem.tui.cli.backend import AppHooks, build_agent
+    from tandem.tui.cli.backend import build_guest
 
     guests: list[ShareGuest] = []
     applied: list[list[tuple[int, float, float]]] = []
     for number in range(first, first + count):
-        client = GuestClient()
-        guest = ShareGuest(parse_address(address), f"guest {number}", build_agent(client, hooks=AppHooks()))
-        client.guest = guest
+        guest = build_guest(parse_address(address), f"guest {number}")
         stamps: list[tuple[int, float, float]] = []
         # Instrumentation: when each entry was read off the stream and when it was applied (the
         # guest's position moves once it is).

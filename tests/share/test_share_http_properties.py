@@ -38,7 +38,7 @@ async def _shared_over_http(folder: Path, data: st.DataObject) -> None:
     from tandem.core.share.host import ShareHost
     from tandem.core.share.wire import parse_address
     from tandem.core.store import ThreadStore
-    from tandem.tui.cli.backend import AppHooks, build_agent, open_context
+    from tandem.tui.cli.backend import AppHooks, build_agent, build_guest, open_context
 
     store = ThreadStore(folder / "threads.sqlite3")
     context = await open_context(None, speed=0, hooks=AppHooks(), store=store)
@@ -52,10 +52,7 @@ async def _shared_over_http(folder: Path, data: st.DataObject) -> None:
     values = Values()
     try:
         for name in GUESTS:
-            client = GuestClient()
-            agent = build_agent(client, hooks=AppHooks())
-            agent.env.user = name
-            guests[name] = client.guest = ShareGuest(parse_address(host.address), name, agent)
+            guests[name] = build_guest(parse_address(host.address), name)
             await guests[name].join()
         for step in range(data.draw(st.integers(2, 6), label="writes")):
             who = data.draw(st.sampled_from(PEOPLE), label="writer")

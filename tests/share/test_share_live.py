@@ -24,7 +24,7 @@ from tandem.core.share.writes import ShareRefused
 from tandem.core.store import ThreadStore
 from tandem.core.turns import Status
 from tandem.tui.app.a2ui_actions import guest_surface_action
-from tandem.tui.cli.backend import AppHooks, build_agent, open_context
+from tandem.tui.cli.backend import AppHooks, build_agent, build_guest, open_context
 from tests.helpers.tcp_proxy import TcpProxy
 from tests.helpers.waits import until_async
 
@@ -49,13 +49,8 @@ async def shared(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterato
 
 
 def _guest(host: ShareHost, name: str, *, events: list[tuple[str, str]] | None = None, address: str | None = None) -> ShareGuest:
-    client = GuestClient()
-    agent = build_agent(client, hooks=AppHooks())
-    agent.env.user = name
-    guest = ShareGuest(parse_address(address or host.address), name, agent,
+    return build_guest(parse_address(address or host.address), name,
                        events=(lambda kind, text: events.append((kind, text))) if events is not None else None)
-    client.guest = guest
-    return guest
 
 
 def _texts(context: AgentContext) -> list[str]:

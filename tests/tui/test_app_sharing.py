@@ -9,10 +9,10 @@ from typing import Any
 
 from textual.widgets import Static
 
-from tandem.core.share.guest import GuestClient, ShareGuest
+from tandem.core.share.guest import ShareGuest
 from tandem.core.share.wire import parse_address
 from tandem.core.turns import Status
-from tandem.tui.cli.backend import AppHooks, build_agent
+from tandem.tui.cli.backend import build_guest
 from tests.helpers.demo_app import demo_app
 from tests.helpers.waits import wait_for
 
@@ -22,11 +22,7 @@ def _status(app: Any) -> str:
 
 
 def _guest(address: str, name: str, events: list[tuple[str, str]]) -> ShareGuest:
-    client = GuestClient()
-    guest = ShareGuest(parse_address(address), name, build_agent(client, hooks=AppHooks()),
-                       events=lambda kind, text: events.append((kind, text)))
-    client.guest = guest
-    return guest
+    return build_guest(parse_address(address), name, events=lambda kind, text: events.append((kind, text)))
 
 
 def _command(app: Any, title: str) -> Any:

@@ -45,15 +45,11 @@ class Sharing:
         """The guests connected when each share was last looked at (who joined, who left)."""
         self.at_start = False
         """Share the first conversation as soon as it is ready (`tandem --share`)."""
-        self.guest_of: str | None = None
-        """The status line's words for a guest's conversation (`tandem join`), or None: not a guest."""
 
     def mounted(self) -> None:
-        """The app is up: share the first conversation if asked, say whose a guest's is."""
+        """The app is up: share the first conversation if asked."""
         if self.at_start:
             self.start()
-        if self.guest_of is not None:
-            self.app.call_after_refresh(lambda: self.app.main.set_sharing(self.guest_of))
 
     def host_of(self, session: Session) -> ShareHost | None:
         entry = self._shares.get(session)

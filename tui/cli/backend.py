@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
@@ -27,6 +27,10 @@ from tandem.core.thread import ConversationThread
 from tandem.core.timeouts import CONNECT_TIMEOUT, READ_TIMEOUT, TURN_TIMEOUT
 from tandem.core.tool_blocks import tool_block
 
+if TYPE_CHECKING:
+    from tandem.core.share.guest import ShareEvent, ShareGuest
+    from tandem.core.share.wire import ShareAddress
+
 __all__ = [
     "WeatherBlock",
     "HaikuBlock",
@@ -36,6 +40,7 @@ __all__ = [
     "chat_client_factory",
     "build_agent",
     "build_context",
+    "build_guest",
     "open_context",
     "forget_if_empty",
 ]
@@ -196,6 +201,17 @@ def build_agent(
     # A2UI surfaces: fired events ride in forwardedProps (core.a2ui.find_outbox(agent) reaches them).
     install_a2ui(agent, agent_id=agent_id, delivery="forwarded_props")
     return agent
+
+
+def build_guest(address: ShareAddress, name: str, *, events: ShareEvent | None = None) -> ShareGuest:
+    """A guest of the conversation shared at `address` (`tandem join`): its copy is replayed by an
+    agent built as the host's is (the same handlers, hence the same blocks); closing the copy's
+    client closes the connection. Call `join()` on the engine loop."""
+    from tandem.core.share.guest import GuestClient, ShareGuest
+
+    client = GuestClient()
+    client.guest = ShareGuest(address, name, build_agent(client, hooks=AppHooks()), events=events)
+    return client.guest
 
 
 def build_context(

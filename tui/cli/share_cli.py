@@ -135,14 +135,9 @@ def _guest_app(args: argparse.Namespace, environ: Mapping[str, str], address: An
         app.session.bridge.to_ui(lambda: _told(app, kind, text, line))
 
     async def join(_loop: object) -> AgentContext:
-        from tandem.core.share.guest import GuestClient, ShareGuest
-        from tandem.tui.cli.backend import AppHooks, build_agent
+        from tandem.tui.cli.backend import build_guest
 
-        client = GuestClient()
-        agent = build_agent(client, hooks=AppHooks())
-        agent.env.user = name
-        guest = ShareGuest(address, name, agent, events=events)
-        client.guest = guest
+        guest = build_guest(address, name, events=events)
         joined.append(guest)
         context = await guest.join()
         context.remote = guest
@@ -166,10 +161,8 @@ def _guest_line(guest: Any) -> str:
 
 def _told(app: TandemApp, kind: str, text: str, line: str | None) -> None:
     """What the host or the connection did, told to the guest (UI thread); `line`: the status line's words."""
-    if line is not None:
-        app.sharing.guest_of = line
-        if app.painting():
-            app.main.set_sharing(line)
+    if line is not None and app.painting():
+        app.main.set_sharing(line)
     severity: Literal["information", "warning"] = "warning" if kind in ("end", "removed", "reconnecting", "refused") else "information"
     app.notify(text, title="Shared conversation", severity=severity, timeout=30 if severity == "warning" else 8,
                markup=False)
