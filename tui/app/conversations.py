@@ -281,6 +281,11 @@ class Conversations:
             self._stopping = asyncio.ensure_future(self._stop())
         await asyncio.shield(self._stopping)
 
+    @property
+    def stopping(self) -> asyncio.Future[None] | None:
+        """The stop under way or done (None: not asked yet)."""
+        return self._stopping
+
     async def _stop(self) -> None:
         shown = self.shown
         opened = [session.context.conversation_id for session in self.sessions if session.context is not None]

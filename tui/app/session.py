@@ -296,6 +296,11 @@ class Session:
             self._stopping = asyncio.ensure_future(self._stop())
         await asyncio.shield(self._stopping)
 
+    @property
+    def stopping(self) -> asyncio.Future[None] | None:
+        """The stop under way or done (None: not asked yet)."""
+        return self._stopping
+
     async def _stop(self) -> None:
         context = self.context
         if not self.engine.running or context is None:
