@@ -70,6 +70,7 @@ def test_killing_the_terminal_mid_stream_ends_tandem(tmp_path: Path, under_shell
     # It closed its log on the way out: the thread reopens, with the question asked.
     again = Terminal(f"env XDG_DATA_HOME={tmp_path} {TANDEM} --speed 0 --resume")
     try:
-        again.wait_for(lambda s: "/demo long" in s and "streaming" not in s, "the reopened thread")
+        # The status line's "◐ streaming…", not the word in the answer's own text (it says "streaming" too).
+        again.wait_for(lambda s: "/demo long" in s and "◐ streaming" not in s, "the reopened thread")
     finally:
         again.close()
