@@ -108,20 +108,21 @@ class A2UIOutbox:
         self.handler = handler
         self.delivery: DeliveryMode = delivery
 
-    def messages_for(self, action: dict[str, JsonValue]) -> list[ChatMessage]:
+    def messages_for(self, action: dict[str, JsonValue], *, author: str | None = None) -> list[ChatMessage]:
         """The messages to start the new run with, after `fire_action` returned `sent`.
 
         `message` delivery: one user message describing the event (and the event no longer
         rides in `forwardedProps`). `forwarded_props` delivery: no message; the event goes in
         the run's `forwardedProps.a2uiAction.userAction`. Send the result with
-        `AgentContext.send(...)` (or queue it while a turn runs).
+        `AgentContext.send(...)` (or queue it while a turn runs). `author`: who fired it (a shared
+        conversation's guest), the conversation's person when None.
         """
         if self.delivery == "forwarded_props":
             return []
         block = self.handler.surfaces.get(str(action.get("surfaceId")))
         if block is not None:
             block.mark_sent(action)
-        return [action_message(action)]
+        return [action_message(action, author=author)]
 
     def forwarded_props(self) -> dict[str, JsonValue]:
         """The A2UI entries of the next request's `forwardedProps` (drains events and errors)."""

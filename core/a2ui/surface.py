@@ -233,6 +233,13 @@ class SurfaceBlock(Block):
             return run_function(data, action["functionCall"], self.profile)
         return ActionResult("refused", message="The action is neither an event nor a function call.")
 
+    def fires_event(self, component_id: str) -> bool:
+        """Whether the component's action is an `event` for the agent (not a local function call or link)."""
+        surface = self.surface
+        model = surface.components_model.get(component_id) if surface else None
+        action = model.properties.get("action") if model else None
+        return isinstance(action, dict) and isinstance(action.get("event"), dict)
+
     def _fire_event(self, data: DataContext, component_id: str, action: dict[str, Any], who: str | None) -> ActionResult:
         try:
             event = data.resolve_action(action)["event"]

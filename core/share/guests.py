@@ -30,6 +30,11 @@ def clean_name(name: str) -> str:
     return text or "guest"
 
 
+CONNECTS_PER_SECOND = 0.2
+CONNECTS_BURST = 10.0
+"""A guest may reconnect 10 times at once, then once every 5 s (a cut link retries within 3 s)."""
+
+
 @dataclass
 class RateLimit:
     """A token bucket: `rate` writes a second, `burst` at once."""
@@ -67,6 +72,10 @@ class Guest:
     removed: bool = False
     bytes_sent: int = 0
     rate: RateLimit = field(default_factory=RateLimit)
+    """Its writes."""
+    connects: RateLimit = field(default_factory=lambda: RateLimit(rate=CONNECTS_PER_SECOND, burst=CONNECTS_BURST,
+                                                                  tokens=CONNECTS_BURST))
+    """Its connections: each one costs the host a catch-up read from the log."""
 
     @property
     def connected(self) -> bool:

@@ -198,6 +198,8 @@ class ShareHost:
         else:
             if request.headers.get(SHARE_HEADER, self.share_id) != self.share_id:
                 return PlainTextResponse("tandem: this share has ended; join again\n", status_code=410)
+            if not guest.connects.take():
+                return PlainTextResponse("tandem: reconnecting too often; wait a moment\n", status_code=429)
             try:
                 since = max(0, int(request.headers.get("last-event-id", "0")))
             except ValueError:

@@ -212,6 +212,8 @@ class TestOutbound:
         [message] = outbox.messages_for(result.action)
         assert message.role == "user" and '"submit_booking"' in message.text
         assert "a2uiAction" not in outbox.forwarded_props()
+        [signed] = outbox.messages_for(block.fire_action("submit", who="bob").action, author="bob")
+        assert signed.author == "bob" and message.author is None  # a shared conversation's guest fired it
 
 
 class TestReplay:

@@ -309,3 +309,28 @@ async def test_a_guest_fills_and_submits_a_surface_signed_with_its_name(shared: 
     writes = [e.write for e in store.open(context.conversation_id, read_only=True).entries() if isinstance(e, HumanWriteLogged)]
     assert [(w.kind, w.who) for w in writes if w.kind.startswith("a2ui")] == [("a2ui_input", "bob"), ("a2ui_action", "bob")]
     await guest.aclose()
+
+
+async def test_a_guest_that_reconnects_too_often_waits_and_the_others_do_not(shared: Any) -> None:
+    """Every connection costs the host a catch-up from the log: a guest's own key is limited."""
+    from tandem.core.share.guests import CONNECTS_BURST
+    from tandem.core.share.wire import SHARE_HEADER
+
+    context, host, _store = shared
+    turn = await context.send("hello there")
+    await turn.wait()
+    bob, carol = _guest(host, "bob"), _guest(host, "carol")
+    await bob.join()
+    await carol.join()
+    [bob_key] = [g.key for g in host.guests if g.name == "bob"]
+    headers = {"Authorization": f"Bearer {bob_key}", "Last-Event-ID": "0", SHARE_HEADER: host.share_id}
+    codes: list[int] = []
+    async with httpx.AsyncClient(base_url=parse_address(host.address).base) as client:
+        for _ in range(int(CONNECTS_BURST) + 2):
+            async with client.stream("GET", EVENTS_PATH, headers=headers) as response:
+                codes.append(response.status_code)
+    assert codes[0] == 200 and codes[-1] == 429
+    await carol.write({"kind": "send", "text": "carol is still welcome"})
+    await until_async(lambda: len(context.turns) == 2, "carol's message started a turn")
+    await bob.aclose()
+    await carol.aclose()

@@ -26,6 +26,7 @@ from tandem.tui.cli.backend import build_context
 from tandem.widgets import view_for
 from tandem.widgets.a2ui_surface import SurfaceView
 from tandem.widgets.marked_checkbox import MarkedCheckbox
+from tests.helpers.a2ui_scripts import activity, booking_form, make_agent, run
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 
@@ -155,3 +156,25 @@ class TestOpenUrl:
         seen: list[str] = []
         result = await handle_surface_action(None, None, _link_surface(url), "root", "/", confirm, open_url=seen.append)  # type: ignore[arg-type]
         assert result.status == "refused" and seen == []
+
+    async def test_a_guests_copy_opens_links_itself_and_never_fires_events_there(self) -> None:
+        """A shared conversation's guest (no outbox): links run on its own copy; an event is refused
+        without a human write (the guest sends it to the host, which logs it)."""
+        link = _link_surface("https://example.com/docs")
+        assert not link.fires_event("root")
+        seen: list[str] = []
+
+        async def yes(_url: str) -> bool:
+            return True
+
+        result = await handle_surface_action(None, None, link, "root", "/", yes, open_url=seen.append)  # type: ignore[arg-type]
+        assert result.status == "needs_confirmation" and seen == ["https://example.com/docs"]
+
+        agent, _outbox = make_agent()
+        run(agent, activity(booking_form()))
+        [form] = [b for b in agent.pipeline.blocks if isinstance(b, SurfaceBlock)]
+        written: list[str] = []
+        agent.env.write = lambda kind, *args, **kwargs: written.append(kind)  # type: ignore[method-assign]
+        assert form.fires_event("submit")
+        refused = await handle_surface_action(None, None, form, "submit", "/", yes, open_url=seen.append)  # type: ignore[arg-type]
+        assert refused.status == "refused" and written == [] and form.unsent_actions == []

@@ -38,7 +38,7 @@ def handle_value_changed(block: SurfaceBlock, path: str, value: JsonValue) -> bo
 
 async def handle_surface_action(
     context: AgentContext,
-    outbox: A2UIOutbox,
+    outbox: A2UIOutbox | None,
     block: SurfaceBlock,
     component_id: str,
     scope: str,
@@ -57,7 +57,9 @@ async def handle_surface_action(
 
     Args:
         context: The conversation.
-        outbox: What `install_a2ui` returned for this conversation's agent.
+        outbox: What `install_a2ui` returned for this conversation's agent; None on a shared
+            conversation's guest copy, which runs only function calls and links (an event is
+            refused: the guest sends it to the host instead).
         block: The surface the component belongs to.
         component_id: The component whose action fires (`SurfaceView.ActionFired.component_id`).
         scope: Its data scope (`SurfaceView.ActionFired.scope`).
@@ -69,9 +71,11 @@ async def handle_surface_action(
     Returns:
         What firing the action did.
     """
+    if outbox is None and block.fires_event(component_id):
+        return ActionResult("refused", message="This copy of the conversation cannot send events to the agent.")
     result = block.fire_action(component_id, scope, who=who)
-    if result.status == "sent" and result.action is not None:
-        await _deliver(context, outbox, block, result.action)
+    if result.status == "sent" and result.action is not None and outbox is not None:
+        await _deliver(context, outbox, block, result.action, who)
     elif result.status == "needs_confirmation" and result.url:
         url = result.url
         if urlparse(url).scheme.lower() not in OPENABLE_SCHEMES:
@@ -81,8 +85,9 @@ async def handle_surface_action(
     return result
 
 
-async def _deliver(context: AgentContext, outbox: A2UIOutbox, block: SurfaceBlock, action: dict[str, JsonValue]) -> None:
-    messages = outbox.messages_for(action)
+async def _deliver(context: AgentContext, outbox: A2UIOutbox, block: SurfaceBlock, action: dict[str, JsonValue],
+                   who: str | None) -> None:
+    messages = outbox.messages_for(action, author=who)
     if context.busy and messages:
         for message in messages:
             context.queue(message)
