@@ -169,3 +169,27 @@ async def test_the_switcher_lists_every_conversation_and_shows_the_one_picked() 
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session is first and "One." in shown_text(app), "conversation 1 shown")
         assert "Two." not in shown_text(app)
+
+
+async def test_files_attached_to_a_draft_stay_with_their_conversation(tmp_path: Path) -> None:
+    from tandem.tui.app.attachments_bar import AttachmentsBar
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("remember the milk\n")
+    app = Scripted([[text("Hello from one.", message_id="m1")]]).app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        first = app.session
+        app.main.composer.input.insert("see the file")
+        bar = app.main.composer.query_one(AttachmentsBar)
+        assert bar.attach_path(notes) is not None
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.session is not first and app.ready.is_set(), "the second conversation")
+        assert bar.attachments == [] and app.main.composer.input.text == ""
+        await pilot.press("alt+1")
+        await wait_for(pilot, lambda: app.session is first, "conversation 1 again")
+        assert [a.name for a in bar.attachments] == ["notes.txt"], "the file came back with its draft"
+        assert app.main.composer.input.text == "see the file"
+        await pilot.press("alt+2")
+        await wait_for(pilot, lambda: app.session is not first, "conversation 2 again")
+        assert bar.attachments == []

@@ -1,4 +1,5 @@
-"""What a conversation keeps while another one is shown: its status, when it changed, its draft."""
+"""What a conversation keeps while another one is shown: its status, when it changed, its draft
+(the composer's text and the files attached to it)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tandem.core.blocks import Block
+    from tandem.core.content import AttachmentContent
     from tandem.core.context import AgentContext
     from tandem.core.notify import Subscription
     from tandem.core.turns import Status
     from tandem.tui.app.bridge import Bridge
+    from tandem.tui.app.composer import Composer
     from tandem.tui.app.screens.resumed_lines import PaintedLines
 
 __all__ = ["Backstage", "fresh_lines"]
@@ -22,7 +25,7 @@ class Backstage:
 
     Owns the status last seen (`status`), since when it waits on the person (`waiting_since`),
     when anything last happened (`updated_at`, epoch seconds), the times of the blocks that came
-    while hidden, and the text left in the composer (`draft`). While hidden (`watch`), the
+    while hidden, and what was left in the composer (`draft`, `attachments`). While hidden (`watch`), the
     conversation's status changes and new blocks reach the UI thread through `bridge.to_ui`
     (a few per turn, never per token); `unwatch` ends that when the conversation is shown again.
     `status`, `waiting_since`, `updated_at` and `draft` are UI-thread values; `watch` and
@@ -45,11 +48,30 @@ class Backstage:
         """When (epoch seconds) the conversation last changed."""
         self.draft: str = ""
         """The composer's text when the conversation was hidden, given back when it is shown."""
+        self.attachments: list[AttachmentContent] = []
+        """The files attached to that text, not sent yet (already read: given back as they were)."""
         self.times: dict[str, float | None] = {}
         """When the blocks that came while hidden came (merged into the session's times on show)."""
         self._subscriptions: list[Subscription] = []
 
     # -- UI thread ---------------------------------------------------------------------------
+
+    def keep_draft(self, composer: Composer) -> None:
+        """The conversation leaves the screen: take what the person was writing out of `composer`."""
+        from tandem.tui.app.attachments_bar import AttachmentsBar
+
+        self.draft = composer.input.text
+        self.attachments = composer.query_one(AttachmentsBar).take()
+
+    def give_back_draft(self, composer: Composer) -> None:
+        """The conversation is shown again: put what the person was writing back into `composer`."""
+        from tandem.tui.app.attachments_bar import AttachmentsBar
+
+        composer.input.load_text(self.draft)
+        bar = composer.query_one(AttachmentsBar)
+        bar.take()  # what a conversation closed while shown left there went with it
+        bar.put_back(self.attachments)
+        self.attachments = []
 
     def status_seen(self, status: Status | str) -> None:
         """The conversation's status is `status` now (shown or hidden)."""

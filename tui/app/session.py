@@ -331,12 +331,12 @@ class Session:
     # -- on and off screen -----------------------------------------------------------------------
 
     async def hide(self) -> None:
-        """Another conversation takes the screen: keep the draft, drop the approvals' modal, and
+        """Another conversation takes the screen: keep the draft (text and files), drop the approvals' modal, and
         follow this one off screen (its status and new blocks only; no widgets, no paints)."""
         if not self.shown:
             return
         main = self._host.main
-        self.backstage.draft = main.composer.input.text
+        self.backstage.keep_draft(main.composer)
         if self.context is not None:
             await self.keep_painted_lines()  # as at a quit: shown again or resumed, it starts painted
         self.shown = False
@@ -362,7 +362,7 @@ class Session:
         self.times.update(self.backstage.times)
         self.backstage.times.clear()
         main.set_title(self.thread_title)
-        main.composer.input.load_text(self.backstage.draft)
+        self.backstage.give_back_draft(main.composer)
         context = self.context
         if context is not None and self.engine.running:
 
