@@ -4,7 +4,8 @@ A long Markdown answer streams into the real app (headless, scripted client) in 
 that the conversation scrolls a few lines per frame and the compositor reuses the moved lines.
 After each step is painted, two screens must equal a fresh, whole render of the same state
 (`Compositor.render_strips`, which renders every widget): the compositor's own composed lines,
-and a screen model fed only the updates the app sent to its output (what a terminal shows).
+and a screen model fed only the updates the app sent to its output (what a terminal shows). And the conversation's scrollbar, which keeps its lines while its thumb
+covers the same cells (`tui.terminal.steady_scrollbar`), shows what a fresh render of it shows.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from typing import Any
 
 from rich.segment import Segment
 from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.scrollbar import ScrollBar
 
 from tandem.core import Status
+from tandem.tui.terminal.conversation_scroll import ConversationScroll
 from tandem.tui.terminal.flush_frame import frame_pending
 from tandem.tui.terminal.row_segments import fit
 from tandem.tui.terminal.screen_compositor import MapKeepingCompositor
 from tandem.tui.terminal.screen_rows import ScreenRows
+from tandem.tui.terminal.steady_scrollbar import SteadyScrollBar
 from tandem.widgets import TextView
 from tests.helpers.app_harness import Scripted, send, started, text
 from tests.helpers.waits import wait_for
@@ -76,6 +80,7 @@ async def test_reused_lines_equal_a_fresh_render() -> None:
         await send(pilot, "go")
         await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the stream")
         written = ""
+        scrollbars = 0
         for part in steps:
             written += part
             app.engine.loop.call_soon_threadsafe(go.set)
@@ -94,5 +99,14 @@ async def test_reused_lines_equal_a_fresh_render() -> None:
             if sent.valid:
                 shown = [_cells(row) for row in sent.target]
                 assert shown == fresh, f"stale lines sent after {len(written)} characters"
+            bar = app.main.query_one(ConversationScroll).vertical_scrollbar
+            assert isinstance(bar, SteadyScrollBar)
+            if bar.display and bar.size:
+                kept = [_cells(tuple(strip)) for strip in bar.render_lines(bar.size.region)]
+                bar._set_dirty()  # (its styles cache rendered anew)
+                rendered = [_cells(tuple(strip)) for strip in ScrollBar.render_lines(bar, bar.size.region)]
+                assert kept == rendered, f"a stale scrollbar after {len(written)} characters"
+                scrollbars += 1
+        assert scrollbars, "the scrollbar was never shown"
         assert compositor.blits > 5, "the stream never scrolled by a blit: the test saw nothing reused"
         assert sent.valid
