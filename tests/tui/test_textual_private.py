@@ -33,7 +33,7 @@ textual._compositor.CompositorUpdate textual._compositor.LayoutUpdate textual._c
 textual._styles_cache.StylesCache textual._xterm_parser.XTermParser textual.widget._RenderCache
 
 App._display
-Compositor._full_map_invalidated DOMNode._component_styles DOMNode._get_component_classes DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
+Compositor._full_map_invalidated Compositor._full_map Compositor._dirty_regions Compositor._regions_to_spans Widget._repaint_regions DOMNode._component_styles DOMNode._get_component_classes DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
 Markdown._markdown Markdown._theme Screen._callbacks Screen._compositor
 Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required
 Screen._layout_widgets Screen._on_timer_update Screen._on_update Screen._refresh_layout Screen._update_timer
@@ -42,7 +42,7 @@ DOMNode._nodes Widget._has_relative_children_height Widget._layout_updates
 Widget._border_subtitle Widget._border_title Widget._dirty_regions Widget._render Widget._render_cache
 Widget._render_content Widget._scroll_update Widget._set_dirty Widget._size_updated Widget._styles_cache
 
-*._attach *._running *._previous_cursor_position *._get_component_classes *._background_screens *._batch_count *._begin_update *._binding_chain *._cache *._cache_key
+*._attach *._vertical_scrollbar *._start_widget *._running *._previous_cursor_position *._get_component_classes *._background_screens *._batch_count *._begin_update *._binding_chain *._cache *._cache_key
 *._callbacks *._compositor *._compositor_refresh *._dirty_lines *._dirty_regions *._dirty_widgets *._display
 *._driver *._id *._initial_markdown *._invoke_and_clear_callbacks *._layout_required *._layout_widgets
 *._message_queue *._modal_binding_chain *._must_signal_resume *._on_update *._pending_children

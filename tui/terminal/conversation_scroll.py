@@ -8,7 +8,10 @@ from typing import ClassVar
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widgets import Static
+
+from tandem.tui.terminal.steady_scrollbar import steady_vertical_scrollbar
 
 __all__ = ["ConversationScroll", "NewContentHint"]
 
@@ -88,6 +91,10 @@ class ConversationScroll(VerticalScroll, can_focus=True):
         if scrollbar in compositor.visible_widgets:
             compositor.update_widgets({scrollbar})
             scrollbar._repaint_required = False
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return steady_vertical_scrollbar(self)  # (rendered again only when its thumb moved)
 
     def release_anchor(self) -> None:
         # Textual releases the anchor on any user scroll and, on 8.2.8, does not re-engage it
