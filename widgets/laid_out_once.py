@@ -85,9 +85,6 @@ class LaidOutOnce(_WidgetBase):
         if kept:
             cache._cache.update(kept)
             cache._dirty_lines.clear()
-            # Nor is its place on the screen painted again: its lines look as they did, and where
-            # it grew, moved or a child came or went, the screen's layout marks the cells itself.
-            self._repaint_regions.clear()
 
     def _lines_independent_of_height(self) -> bool:
         """Whether this is a container whose every line looks the same (no top or bottom edge)."""

@@ -33,7 +33,7 @@ textual._compositor.CompositorUpdate textual._compositor.LayoutUpdate textual._c
 textual._styles_cache.StylesCache textual._xterm_parser.XTermParser textual.widget._RenderCache
 
 App._display
-Compositor._full_map_invalidated Compositor._full_map Compositor._dirty_regions Compositor._regions_to_spans Widget._repaint_regions DOMNode._component_styles DOMNode._get_component_classes DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
+Compositor._full_map_invalidated DOMNode._component_styles DOMNode._get_component_classes DOMNode._pruning Markdown._build_from_source Markdown._last_parsed_line
 Markdown._markdown Markdown._theme Screen._callbacks Screen._compositor
 Screen._compositor_refresh Screen._dirty_widgets Screen._invoke_and_clear_callbacks Screen._layout_required
 Screen._layout_widgets Screen._on_timer_update Screen._on_update Screen._refresh_layout Screen._update_timer

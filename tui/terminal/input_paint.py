@@ -27,8 +27,6 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tandem.tui.terminal.screen_compositor import MapKeepingCompositor
-
 __all__ = ["InputFirstPaint", "seams_present"]
 
 
@@ -232,15 +230,11 @@ class InputFirstPaint(Screen[Any]):
         app = self.app
         owed = set(compositor._dirty_regions)  # (a put-off layout paint's: it goes out later, whole)
         compositor._dirty_regions.clear()
-        # (And the lines it moves, `screen_compositor`: that paint moves them, not this one.)
-        blit = compositor.take_blit() if isinstance(compositor, MapKeepingCompositor) else None
         try:
             compositor.update_widgets({widget})
             update = compositor.render_update(screen_stack=app._background_screens)
         finally:
             compositor._dirty_regions.update(owed)
-            if isinstance(compositor, MapKeepingCompositor):
-                compositor.restore_blit(blit)
         if update is None:
             return
         self.input_first_paints += 1

@@ -149,18 +149,6 @@ class ScreenRows:
             if row is not target[y]:
                 self._set(y, row)
 
-    def shift_band(self, left: int, right: int, top: int, bottom: int, lines: int) -> list[int]:
-        """Move the target's cells [left, right) of rows [top, bottom) down by `lines` (up when
-        negative), as a scroll of that band would; returns the rows that received moved cells
-        (the rows the move leaves without a source keep what they held)."""
-        width = self.width
-        before = self.target
-        rows = range(max(top, top + lines), min(bottom, bottom + lines))
-        moved = [(y, cut(before[y - lines], left, right)) for y in rows]
-        for y, cells in moved:
-            self._set(y, splice(before[y], left, right, cells, width))
-        return list(rows)
-
     # -- the bytes ---------------------------------------------------------------------------
 
     @property
