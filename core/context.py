@@ -26,6 +26,7 @@ from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
 
 if TYPE_CHECKING:
+    from tandem.core.replay import BackgroundRestore
     from tandem.core.share.guest import ShareGuest
 
 __all__ = ["AgentContext", "mark_stopped_answers"]
@@ -64,6 +65,8 @@ class AgentContext:
         self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
+        self.restoring: BackgroundRestore | None = None
+        """The replay of the log still under way (`restore(background=True)`): busy until released."""
         self.remote: ShareGuest | None = None  # a guest's copy of a shared conversation: writes go to its host
         self.log_writer = LogWriter(self.thread, agent)
         """Commits the log and knows whether it is saved (`unsaved`)."""
@@ -98,8 +101,8 @@ class AgentContext:
 
     @property
     def busy(self) -> bool:
-        """Whether a turn is streaming or awaiting input."""
-        return self.status in (Status.STREAMING, Status.AWAITING_INPUT)
+        """Whether a turn is streaming or awaiting input, or the log is still being restored."""
+        return self.status in (Status.STREAMING, Status.AWAITING_INPUT) or self.restoring is not None
 
     @property
     def pending_blocks(self) -> list[InteractiveBlock]:
@@ -217,6 +220,11 @@ class AgentContext:
         it back answerable); a segment cut mid-stream restores as a retryable error, after the
         part of the answer that had arrived (the person read it: quitting must not unsay it)."""
         self._disposing = True
+        if self.restoring is not None:
+            # Stopped where it is: the log is untouched, the next restore replays it whole.
+            self.restoring.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.restoring.task
         await self.cancel()
         try:
             # What streamed since the last commit (a segment commits when it ends, or every

@@ -75,10 +75,12 @@ class ReplayCopy:
         tail = self._log_entries(connection, where, covered)
         self._covered = covered
         self._tail = tail
-        return self._replayed(connection, where, chunks, tail)
+        return self._replayed(connection, where, chunks, tail, tail[-1][1] if tail else covered)
 
     def _replayed(self, connection: sqlite3.Connection, where: str, chunks: list[tuple[int, str]],
-                  tail: list[SpanEntry]) -> Iterator[LogEntry]:
+                  tail: list[SpanEntry], upto: int) -> Iterator[LogEntry]:
+        """`upto`: the log's last entry when it was read; what is committed later (a message sent
+        while a background restore runs) is the live conversation's, never replayed into it."""
         for first, text in chunks:
             try:
                 entries = with_attachment_data(connection, decode_entries([(first, text)], where))
@@ -87,7 +89,7 @@ class ReplayCopy:
                 # The log from this row on replaces the copy; the next commit rewrites it from here.
                 rest = self._log_entries(connection, where, first - 1)
                 self._covered, self._tail = first - 1, rest
-                yield from (entry for _first, _last, entry in rest)
+                yield from (entry for _first, last, entry in rest if last <= upto)
                 return
             yield from entries
             del entries

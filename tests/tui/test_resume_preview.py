@@ -60,13 +60,13 @@ def _gated(app: TandemApp, gate: threading.Event, *, fail: bool = False, entered
     assert app.threads is not None
     build = app.threads._build
 
-    async def slow(store: ThreadStore, resume: str | None) -> Any:
+    async def slow(store: ThreadStore, resume: str | None, **options: Any) -> Any:
         if entered is not None:
             entered.set()
         await asyncio.to_thread(gate.wait, 30)
         if fail:
             raise RuntimeError("the replay failed")
-        return await build(store, resume)
+        return await build(store, resume, **options)
 
     app.threads._build = slow
     return app

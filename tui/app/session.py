@@ -16,7 +16,6 @@ from tandem.tui.app.session_commands import SessionCommands
 from tandem.tui.app.session_host import SessionHost
 
 if TYPE_CHECKING:
-
     from tandem.core.blocks import Block
     from tandem.core.context import AgentContext
     from tandem.core.state.agent_state import AgentState
@@ -29,8 +28,8 @@ __all__ = ["READY_WAIT_SECONDS", "Session"]
 log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 30.0
-"""How long a message typed before the conversation is ready waits for it (start-up imports the
-runtime and may restore a long thread; a failed start gives the message back at once)."""
+"""How long a command before the conversation is ready waits for it (start-up imports the runtime;
+a message is taken as soon as a restore goes live; a failed start gives it back at once)."""
 
 
 class Session:
@@ -102,6 +101,7 @@ class Session:
         self._stopping: asyncio.Future[None] | None = None
         self.share_stop: Callable[[], Awaitable[None]] | None = None
         """Ends the share of this conversation, telling its guests (set while it is shared: `Sharing`)."""
+        self.restoring: AgentContext | None = None  # while its log is replayed: it takes messages only
         self.painted: PaintedLines | None = None
         """The lines the screen showed of this conversation when it was last left (kept with its
         thread's tail when it is retired: `ThreadLibrary.retire`)."""
@@ -202,11 +202,10 @@ class Session:
 
     async def start(self, *, preview: bool = True) -> None:
         """Build the conversation on the engine and show it if it is `shown`; ready once the host
-        showed the rest.
-
-        Call once, after the first frame: the engine thread imports the runtime (most of the
-        start-up time). A resumed thread's stored last screenful stands in meanwhile (`preview`:
-        the first conversation's, read before the engine opens the store).
+        showed the rest. Call once, after the first frame: the engine thread imports the runtime
+        (most of the start-up time). A resumed thread's stored last screenful stands in meanwhile
+        (`preview`: the first conversation's, read before the engine opens the store), and while
+        its log is replayed in the background (`core.replay.BackgroundRestore`: `restoring`).
 
         Raises:
             Exception: the conversation could not be built (`startup_failed` is then set, and a
@@ -218,6 +217,11 @@ class Session:
                 await main.show_preview()
             await asyncio.to_thread(self.engine.launch)
             context = await asyncio.wrap_future(self.engine.build(self._factory))
+            restoring = context.restoring
+            if restoring is not None:
+                self.restoring = context
+                if not await self.bridge.run_coroutine(restoring.wait()):
+                    return  # stopped by a quit
             if self.shown:
                 await self._show(context)
                 await main.lines.drop()
@@ -235,20 +239,19 @@ class Session:
             self.startup_failed = True
             self.backstage.status_seen("error")
             raise
-        self.context = context
+        if restoring is not None:  # followed now: what was sent meanwhile goes
+            await self.bridge.run_coroutine(restoring.release())
+        self.context, self.restoring = context, None
         self.ready.set()
 
     async def _show(self, context: AgentContext) -> None:
-        """Show `context`: its existing (restored) blocks first, then what it does next.
-
-        The state panel is mounted first only if it shows (state, proposals, or opened by hand);
-        otherwise the host mounts it after the conversation's first frame.
-        """
-        # Read on the UI thread like any block: the engine is idle between a restore and the
-        # first human action (a restored question waits for the human).
+        """Show `context`: its existing (restored) blocks first, then what it does next. The state
+        panel is mounted first only if it shows (state, proposals, or opened by hand); otherwise
+        the host mounts it after the conversation's first frame."""
+        # Read on the UI thread like any block: the engine is idle between a restore and the first
+        # human action (a restored question waits; a background restore's replay has ended).
         restored = list(context.blocks)
-        # Restored blocks show the time the log kept for them, as they did live (none, not the
-        # time of the restore, where it kept none).
+        # Restored blocks show the time the log kept for them, as live (none where it kept none).
         logged = context.block_times if self.clock is not None else {}
         for block in restored:
             self.times[block.id] = logged.get(block.id)
@@ -290,19 +293,17 @@ class Session:
         With saved threads, the conversation is disposed of (nothing logged: an approval left
         pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
         The UI loop keeps running meanwhile. Callers share one stop: a quit's worker cancelled at
-        shutdown does not cut it short, and the unmount that follows waits for it, not a second.
-        """
+        shutdown does not cut it short, and the unmount that follows waits for it, not a second."""
         if self._stopping is None:
             self._stopping = asyncio.ensure_future(self._stop())
         await asyncio.shield(self._stopping)
 
     @property
     def stopping(self) -> asyncio.Future[None] | None:
-        """The stop under way or done (None: not asked yet)."""
-        return self._stopping
+        return self._stopping  # the stop under way or done (None: not asked yet)
 
     async def _stop(self) -> None:
-        context = self.context
+        context = self.context or self.restoring
         if not self.engine.running or context is None:
             return
         if self.shown:

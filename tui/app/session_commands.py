@@ -56,8 +56,9 @@ class SessionCommands:
         from tandem.widgets.sanitize import sanitize
 
         session, host = self._session, self._host
-        # Typed while the conversation starts (or another thread opens): it goes once ready.
-        context = session.context if session.ready.is_set() else await session.wait_until_ready()
+        # Typed while the conversation starts (or another thread opens): it goes once ready; while
+        # its log is replayed in the background, it is queued behind the restore at once.
+        context = session.context if session.ready.is_set() else session.restoring or await session.wait_until_ready()
         if context is None:
             composer = host.main.composer
             if not composer.input.text:
