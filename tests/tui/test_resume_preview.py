@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers.thread_harness import SavedScript
-from tests.helpers.app_harness import send, started, text, wait_for
+from tests.helpers.app_harness import send, shown_text, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -284,3 +284,40 @@ async def test_a_thread_written_by_ask_shows_its_last_screenful_first(tmp_path: 
                        "the replayed blocks shown")
         shown = [(b.id, b.text) for b in app.conversation.all_blocks if isinstance(getattr(b, "text", None), str)]
         assert shown[-len(stored):] == stored  # the replayed blocks are the ones it stood for
+
+
+async def test_a_message_sent_while_the_log_is_replayed_is_queued_behind_it(tmp_path: Path,
+                                                                              monkeypatch: Any) -> None:
+    """The conversation is live at the stored tail: Enter while the log is still replayed in the
+    background queues the message (logged at once); it goes, in order, once the replay ends."""
+    from tandem.core.log_entries import HumanWriteLogged, TurnStarted
+    from tandem.core.replay import BackgroundRestore
+
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    held = threading.Event()
+    replay = BackgroundRestore._run
+
+    async def held_replay(self: BackgroundRestore, *args: Any, **kwargs: Any) -> None:
+        await asyncio.to_thread(held.wait, 30)
+        await replay(self, *args, **kwargs)
+
+    monkeypatch.setattr(BackgroundRestore, "_run", held_replay)
+    app = saved.app([[text("Fourth answer.", message_id="m3")]], resume="")
+    async with app.run_test(size=OTHER_SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session.restoring is not None, "the conversation live, its log not replayed")
+        await send(pilot, "question 3")
+        context = app.session.restoring
+        assert context is not None
+        await wait_for(pilot, lambda: context.queued, "the message queued behind the restore")
+        logged = context.thread.entries()[-1]
+        assert isinstance(logged, HumanWriteLogged) and logged.write.kind == "queue"  # committed at once
+        assert not app.ready.is_set()
+        held.set()
+        await started(pilot)
+        await wait_for(pilot, lambda: app.main.status is Status.IDLE and "Fourth answer." in shown_text(app),
+                       "the message sent once the log was replayed, and answered")
+        texts = [b.text for b in app.conversation.all_blocks if b.role != "system" and hasattr(b, "text")]
+        assert texts[-3:] == [ANSWERS[-1], "question 3", "Fourth answer."]
+        turns = [entry for entry in context.thread.entries() if isinstance(entry, TurnStarted)]
+        assert [m.text for m in turns[-1].messages] == ["question 3"]
