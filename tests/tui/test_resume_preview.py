@@ -286,38 +286,43 @@ async def test_a_thread_written_by_ask_shows_its_last_screenful_first(tmp_path: 
         assert shown[-len(stored):] == stored  # the replayed blocks are the ones it stood for
 
 
-async def test_a_message_sent_while_the_log_is_replayed_is_queued_behind_it(tmp_path: Path,
-                                                                              monkeypatch: Any) -> None:
-    """The conversation is live at the stored tail: Enter while the log is still replayed in the
-    background queues the message (logged at once); it goes, in order, once the replay ends."""
+async def test_messages_sent_while_the_log_is_replayed_are_queued_behind_it_in_order(tmp_path: Path,
+                                                                                      monkeypatch: Any) -> None:
+    """The conversation is live at the stored tail: a message sent while the log is still replayed
+    in the background is queued (logged at once), and one typed even before (while the engine
+    built the conversation) goes before it; both go, in order, once the replay ends."""
     from tandem.core.log_entries import HumanWriteLogged, TurnStarted
     from tandem.core.replay import BackgroundRestore
 
     saved = SavedScript(tmp_path / "threads.sqlite3")
     await _saved_thread(saved)
-    held = threading.Event()
+    built, replayed = threading.Event(), threading.Event()
     replay = BackgroundRestore._run
 
     async def held_replay(self: BackgroundRestore, *args: Any, **kwargs: Any) -> None:
-        await asyncio.to_thread(held.wait, 30)
+        await asyncio.to_thread(replayed.wait, 30)
         await replay(self, *args, **kwargs)
 
     monkeypatch.setattr(BackgroundRestore, "_run", held_replay)
-    app = saved.app([[text("Fourth answer.", message_id="m3")]], resume="")
+    app = _gated(saved.app([[text("Fourth answer.", message_id="m3")]], resume=""), built)
     async with app.run_test(size=OTHER_SIZE) as pilot:
+        await _preview_painted(pilot, app)
+        await send(pilot, "question 3")  # before the conversation exists: it waits
+        built.set()
         await wait_for(pilot, lambda: app.session.restoring is not None, "the conversation live, its log not replayed")
-        await send(pilot, "question 3")
         context = app.session.restoring
         assert context is not None
-        await wait_for(pilot, lambda: context.queued, "the message queued behind the restore")
-        logged = context.thread.entries()[-1]
-        assert isinstance(logged, HumanWriteLogged) and logged.write.kind == "queue"  # committed at once
+        await wait_for(pilot, lambda: len(context.queued) == 1, "the first message queued behind the restore")
+        await send(pilot, "question 4")
+        await wait_for(pilot, lambda: len(context.queued) == 2, "the second one queued after it")
+        logged = context.thread.entries()[-2:]
+        assert all(isinstance(entry, HumanWriteLogged) and entry.write.kind == "queue" for entry in logged)  # committed
         assert not app.ready.is_set()
-        held.set()
+        replayed.set()
         await started(pilot)
         await wait_for(pilot, lambda: app.main.status is Status.IDLE and "Fourth answer." in shown_text(app),
-                       "the message sent once the log was replayed, and answered")
-        texts = [b.text for b in app.conversation.all_blocks if b.role != "system" and hasattr(b, "text")]
-        assert texts[-3:] == [ANSWERS[-1], "question 3", "Fourth answer."]
+                       "both sent once the log was replayed, and answered")
         turns = [entry for entry in context.thread.entries() if isinstance(entry, TurnStarted)]
-        assert [m.text for m in turns[-1].messages] == ["question 3"]
+        assert [m.text for m in turns[-1].messages] == ["question 3", "question 4"]
+        texts = [getattr(b, "text", None) for b in app.conversation.all_blocks]
+        assert texts[-4:] == [ANSWERS[-1], "question 3", "question 4", "Fourth answer."]
