@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -95,7 +96,7 @@ class BackgroundRestore:
     meanwhile is queued behind the restore and logged at once, as a follow-up is (logged after
     every entry being replayed: the replay read them before). `release()`, called by the owner
     once it follows the replayed context, makes it live and sends what was queued.
-    Cancelled (`cancel`, the context disposed of), it stays set: the context was never whole,
+    Stopped (`stop`, the context disposed of), it stays set: the context was never whole,
     and nothing may be derived from it (no tail kept, the thread not forgotten).
     Engine loop only.
     """
@@ -132,8 +133,12 @@ class BackgroundRestore:
             return False
         return True
 
-    def cancel(self) -> None:
+    async def stop(self) -> None:
+        """Stop the replay where it is (the context disposed of): the log is untouched, and the
+        next restore replays it whole."""
         self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.task
 
     async def release(self) -> None:
         """The conversation is whole and followed: live from now, what was queued sent."""
