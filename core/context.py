@@ -26,6 +26,7 @@ from tandem.core.thread import ConversationThread, InMemoryThread
 from tandem.core.turns import Status, Turn, TurnStatus
 
 if TYPE_CHECKING:
+    from tandem.core.replay import BackgroundRestore
     from tandem.core.share.guest import ShareGuest
 
 __all__ = ["AgentContext", "mark_stopped_answers"]
@@ -36,11 +37,10 @@ log = logging.getLogger(__name__)
 class AgentContext:
     """Runs the conversation: turns, status, the segment loop, cancel, retry and the log.
 
-    Owns the turns, the status, the follow-up queue, the running task and the thread (log).
-    The loop streams a segment, and if it produced interactive blocks, enters
-    `awaiting_input`, awaits all of them, turns the decisions into continuation messages and
-    streams the next segment in the same turn. Errors become conversation state, never
-    exceptions in the caller. Engine thread only; every notification fires on it.
+    Owns the turns, the status, the follow-up queue, the running task and the thread (log). The loop
+    streams a segment, and if it produced interactive blocks, enters `awaiting_input`, awaits all of
+    them, turns the decisions into continuation messages and streams the next segment in the same
+    turn. Errors become conversation state, never exceptions. Engine thread only; so is every notification.
     """
 
     def __init__(
@@ -64,13 +64,13 @@ class AgentContext:
         self._disposing = False
         self._turn_added: Notifier[Turn] = Notifier()
         self._status_changed: Notifier[Status] = Notifier()
+        self.restoring: BackgroundRestore | None = None  # the log replayed in the background: busy until released
         self.remote: ShareGuest | None = None  # a guest's copy of a shared conversation: writes go to its host
         self.log_writer = LogWriter(self.thread, agent)
         """Commits the log and knows whether it is saved (`unsaved`)."""
         self.block_times: dict[str, float] = {}
-        """When each block appeared (block id → epoch seconds, the env's clock): stamped as blocks
-        are emitted, restored from the log (`SegmentEnded.block_times`, a turn's own time for its
-        request). A block of an older log may have none."""
+        """When each block appeared (block id → epoch seconds, the env's clock): stamped as blocks are emitted,
+        restored from the log (`SegmentEnded.block_times`, a turn's own time for its request); maybe none (older logs)."""
         self._segment_times: dict[str, float] = {}
         self._request_at: float | None = None
         agent.env.record = self.log_writer.human_write
@@ -98,8 +98,8 @@ class AgentContext:
 
     @property
     def busy(self) -> bool:
-        """Whether a turn is streaming or awaiting input."""
-        return self.status in (Status.STREAMING, Status.AWAITING_INPUT)
+        """Whether a turn is streaming or awaiting input, or the log is still being restored."""
+        return self.status in (Status.STREAMING, Status.AWAITING_INPUT) or self.restoring is not None
 
     @property
     def pending_blocks(self) -> list[InteractiveBlock]:
@@ -211,16 +211,15 @@ class AgentContext:
         return turn
 
     async def dispose(self) -> None:
-        """Stop what runs, roll back unresolved proposals, close the client and the thread.
-        Unlike `cancel()`, nothing is logged: the app is closing, not the human deciding. A turn
-        waiting for a decision stays waiting in the log (durable suspension: `restore()` brings
-        it back answerable); a segment cut mid-stream restores as a retryable error, after the
-        part of the answer that had arrived (the person read it: quitting must not unsay it)."""
+        """Stop what runs (a background restore too), roll back unresolved proposals, close the client and the
+        thread. Unlike `cancel()`, nothing is logged: the app is closing, not the human deciding. A turn waiting
+        for a decision stays waiting in the log (durable suspension: `restore()` brings it back answerable); a
+        segment cut mid-stream restores as a retryable error, after what had arrived (quitting must not unsay it)."""
         self._disposing = True
+        if self.restoring is not None:
+            await self.restoring.stop()
         await self.cancel()
-        try:
-            # What streamed since the last commit (a segment commits when it ends, or every
-            # `checkpoint_entries` updates): without this, `close()` drops it.
+        try:  # what streamed since the last commit (at a segment's end or checkpoint): `close()` would drop it
             self.thread.commit()
         except TandemError as exc:
             log.warning("could not save the end of the conversation: %s", exc)

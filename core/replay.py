@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 
 from tandem.core.agent import UIAgent
 from tandem.core.blocks.interactive import InteractiveBlock
@@ -31,9 +33,13 @@ from tandem.core.store.entries_codec import paused_gc
 from tandem.core.thread import ConversationThread
 from tandem.core.turns import Status, Turn, TurnStatus
 
-__all__ = ["Replayer", "restore"]
+__all__ = ["BackgroundRestore", "Replayer", "restore"]
 
 log = logging.getLogger(__name__)
+
+
+SLICE_SECONDS = 0.02
+"""How long a background restore replays before it lets the engine loop run other work."""
 
 
 async def restore(
@@ -42,6 +48,7 @@ async def restore(
     *,
     id_factory: Callable[[], str] | None = None,
     resume: bool = True,
+    background: bool = False,
 ) -> AgentContext:
     """Rebuild a conversation from its log.
 
@@ -56,25 +63,91 @@ async def restore(
         thread: The log to replay; new entries are appended to it.
         id_factory: Turn id factory for turns started after the restore.
         resume: Start waiting on pending interactive blocks at once (needs a running loop).
+        background: Return the context at once, its log replayed by a `BackgroundRestore` on
+            this loop (`context.restoring`) in slices; the caller shows the thread's stored
+            tail meanwhile and `release()`s it once it follows the context.
     """
     context = AgentContext(agent, thread=thread, id_factory=id_factory)
     replayer = Replayer(context)
+    entries = thread.replay_entries()  # what is replayed is read now: later appends are not in it
+    if background:
+        context.restoring = BackgroundRestore(replayer, entries, resume=resume)
+        return context
     agent.env.replaying = True
     try:
         # One pause of the cyclic collector for the whole replay, not one per stored row: what it
         # builds lives on (blocks, turns, the history), and walking it again at each row made a
         # thread of 100,000 messages replay 1.5 times slower in the app (see `paused_gc`).
         with paused_gc():
-            for position, entry in enumerate(thread.replay_entries()):
-                try:
-                    replayer.apply(entry)
-                except Exception as exc:  # noqa: BLE001 - one bad entry must not make the thread unopenable
-                    log.exception("could not replay log entry %d (%s)", position, entry.entry)
-                    replayer.unreplayable(position, entry, exc)
+            for position, entry in enumerate(entries):
+                replayer.apply_logged(position, entry)
     finally:
         agent.env.replaying = False
     replayer.finish(resume=resume)
     return context
+
+
+class BackgroundRestore:
+    """A restore whose conversation is live before its log is replayed (`restore(background=True)`).
+
+    Owns the replay task, started on the running loop (the engine's) at construction: the log
+    is replayed into the context in slices of `SLICE_SECONDS`, so the loop keeps serving the
+    person and other conversations. Until `release()`, the context is `busy`: a message sent
+    meanwhile is queued behind the restore and logged at once, as a follow-up is (logged after
+    every entry being replayed: the replay read them before). `release()`, called by the owner
+    once it follows the replayed context, makes it live and sends what was queued.
+    Stopped (`stop`, the context disposed of), it stays set: the context was never whole,
+    and nothing may be derived from it (no tail kept, the thread not forgotten).
+    Engine loop only.
+    """
+
+    def __init__(self, replayer: Replayer, entries: Iterable[LogEntry], *, resume: bool) -> None:
+        self._replayer = replayer
+        self.task = asyncio.get_running_loop().create_task(self._run(entries, resume), name="restore")
+
+    async def _run(self, entries: Iterable[LogEntry], resume: bool) -> None:
+        replayer, env = self._replayer, self._replayer.agent.env
+        env.replaying = True
+        try:
+            with paused_gc():
+                until = time.perf_counter() + SLICE_SECONDS
+                for position, entry in enumerate(entries):
+                    replayer.apply_logged(position, entry)
+                    if not position & 63 and time.perf_counter() > until:
+                        env.replaying = False  # what runs between slices is live
+                        await asyncio.sleep(0)
+                        env.replaying = True
+                        until = time.perf_counter() + SLICE_SECONDS
+        finally:
+            env.replaying = False
+        replayer.finish(resume=resume)
+
+    async def wait(self) -> bool:
+        """Until the log is replayed: True, or False if the replay was cancelled (the context
+        disposed of). Raises what else stopped it (the log could not be read)."""
+        try:
+            await asyncio.shield(self.task)
+        except asyncio.CancelledError:
+            if not self.task.cancelled():
+                raise  # the waiter itself was cancelled
+            return False
+        return True
+
+    async def stop(self) -> None:
+        """Stop the replay where it is (the context disposed of): the log is untouched, and the
+        next restore replays it whole."""
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.task
+
+    async def release(self) -> None:
+        """The conversation is whole and followed: live from now, what was queued sent."""
+        if not await self.wait():
+            return
+        context = self._replayer.context
+        context.restoring = None
+        if context.queued and context.status is Status.IDLE:
+            await context.send_or_queue(())
 
 
 class Replayer:
@@ -91,6 +164,17 @@ class Replayer:
         self.last_interactive: list[InteractiveBlock] = []
         self.refused: list[InteractiveBlock] = []  # blocks reopened by the last refused segment
         self.turn_times: dict[str, float] = {}
+        self.queued: list[ChatMessage] = []
+        """Follow-ups queued and not sent when the log ends (the context's own queue may meanwhile
+        hold messages sent during a background restore: they come after these)."""
+
+    def apply_logged(self, position: int, entry: LogEntry) -> None:
+        """`apply(entry)`, an entry that cannot be replayed shown as an error block instead."""
+        try:
+            self.apply(entry)
+        except Exception as exc:  # noqa: BLE001 - one bad entry must not make the thread unopenable
+            log.exception("could not replay log entry %d (%s)", position, entry.entry)
+            self.unreplayable(position, entry, exc)
 
     def apply(self, entry: LogEntry) -> None:
         if isinstance(entry, TurnStarted):
@@ -102,7 +186,7 @@ class Replayer:
                 times[self.pipeline.add_user_message(message, turn.id, ordinal).id] = entry.at
             self.turn_times[turn.id] = entry.at
             self.last_interactive = []
-            self.context.queued.clear()  # a turn takes every follow-up queued before it
+            self.queued.clear()  # a turn takes every follow-up queued before it
         elif isinstance(entry, SegmentStarted):
             turn = self.turns[entry.turn_id]
             turn.segments = max(turn.segments, entry.index + 1)
@@ -229,7 +313,7 @@ class Replayer:
                     state.resolve_conflict(write.target, resolution, write.payload.get("value"), who=write.who, at=write.at, record=False)  # type: ignore[arg-type]
             elif write.kind == "queue":
                 # Queued and not sent yet when the log ends: queued again (sent with the next turn).
-                self.context.queued.append(ChatMessage.model_validate(write.payload["message"]))
+                self.queued.append(ChatMessage.model_validate(write.payload["message"]))
             elif write.kind == "withdraw":
                 self._withdraw(write.target)
             elif write.kind != "cancel":
@@ -243,6 +327,7 @@ class Replayer:
 
     def finish(self, *, resume: bool) -> None:
         context = self.context
+        context.queued[:0] = self.queued
         open_turns = [t for t in context.turns if t.status is TurnStatus.RUNNING]
         if not open_turns:
             context.status = Status.ERROR if context._failed else Status.IDLE

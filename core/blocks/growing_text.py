@@ -23,7 +23,11 @@ class GrowingText:
     (uncontended, it costs far less than the notification that follows an append).
     """
 
-    __slots__ = ("_joined", "_tail", "_tail_length", "_length", "_lock")
+    __slots__ = ("_joined", "_tail", "_tail_length", "_length")
+
+    _lock = threading.Lock()
+    """One lock for every text: held for O(1) appends and reads of what is new, so never contended
+    for long; one each was 100,000 locks in a thread of 100,000 messages."""
 
     def __init__(self, initial: str = "") -> None:
         self._joined = initial
@@ -32,7 +36,6 @@ class GrowingText:
         """Deltas appended after `_joined`, in order (never empty strings)."""
         self._tail_length = 0
         self._length = len(initial)
-        self._lock = threading.Lock()
 
     @property
     def value(self) -> str:
@@ -71,6 +74,9 @@ class GrowingText:
         if not delta:
             return
         with self._lock:
+            if not self._length:
+                self._joined, self._length = delta, len(delta)  # the first delta is the text: no copy
+                return
             self._tail.append(delta)
             size = len(delta)
             self._length += size

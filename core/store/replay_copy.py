@@ -75,23 +75,44 @@ class ReplayCopy:
         tail = self._log_entries(connection, where, covered)
         self._covered = covered
         self._tail = tail
-        return self._replayed(connection, where, chunks, tail)
+        return self._replayed(connection, where, chunks, tail, tail[-1][1] if tail else covered)
 
-    def _replayed(self, connection: sqlite3.Connection, where: str, chunks: list[tuple[int, str]],
-                  tail: list[SpanEntry]) -> Iterator[LogEntry]:
-        for first, text in chunks:
+    def _replayed(self, connection: sqlite3.Connection, where: str, chunks: list[int],
+                  tail: list[SpanEntry], upto: int) -> Iterator[LogEntry]:
+        """`chunks`: the first sequence numbers of the copy's rows, each read as it is reached (the
+        copy is immutable below `_covered`: a commit only adds rows after it). `upto`: the log's
+        last entry when it was read; what is committed later (a message sent while a background
+        restore runs) is the live conversation's, never replayed into it."""
+        for first in chunks:
             try:
+                text = self._row(connection, first)
                 entries = with_attachment_data(connection, decode_entries([(first, text)], where))
             except LogStoreError as exc:
                 log.warning("ignoring the replay copy of %s from entry %d on: %s", where, first, exc)
                 # The log from this row on replaces the copy; the next commit rewrites it from here.
                 rest = self._log_entries(connection, where, first - 1)
                 self._covered, self._tail = first - 1, rest
-                yield from (entry for _first, _last, entry in rest)
+                yield from (entry for _first, last, entry in rest if last <= upto)
                 return
+            del text
             yield from entries
             del entries
         yield from (entry for _first, _last, entry in tail)
+
+    def _row(self, connection: sqlite3.Connection, first: int) -> str:
+        """The entries of the copy's row that starts at `first`, as `decode_entries` joins them.
+
+        Raises:
+            LogStoreError: the row is gone or damaged.
+        """
+        row = connection.execute(
+            "SELECT json FROM replay WHERE thread_id = ? AND version = ? AND first_seq = ?",
+            (self.thread_id, COMPACTION_VERSION, first),
+        ).fetchone()
+        text = row[0] if row is not None else None
+        if not isinstance(text, str) or not (text.startswith("[") and text.endswith("]")):
+            raise LogStoreError(f"the replay copy's row at entry {first} is damaged")
+        return text[1:-1]
 
     def _log_entries(self, connection: sqlite3.Connection, where: str, after: int) -> list[SpanEntry]:
         rows = connection.execute(
@@ -140,18 +161,21 @@ class ReplayCopy:
         """How many entries the tail holds in memory (joined runs count once)."""
         return len(self._tail or ())
 
-    def _coverage(self, connection: sqlite3.Connection) -> tuple[int, list[tuple[int, str]]]:
+    def _coverage(self, connection: sqlite3.Connection) -> tuple[int, list[int]]:
+        """The last sequence number the copy covers without a gap, and the first sequence number of
+        each of its rows that holds entries (their text is read as the replay reaches them: the
+        whole copy at once was ~45 MB of JSON text held through a 100,000-message replay)."""
         rows = connection.execute(
-            "SELECT first_seq, last_seq, json FROM replay WHERE thread_id = ? AND version = ? ORDER BY first_seq",
+            "SELECT first_seq, last_seq, length(json) FROM replay WHERE thread_id = ? AND version = ? ORDER BY first_seq",
             (self.thread_id, COMPACTION_VERSION),
         ).fetchall()
         covered = -1
-        chunks: list[tuple[int, str]] = []
-        for first, last, text in rows:
-            if first != covered + 1 or not (text.startswith("[") and text.endswith("]")):
-                break  # a gap (or a damaged row): the log's entries from here on
-            if len(text) > 2:
-                chunks.append((first, text[1:-1]))  # `decode_entries` joins rows into arrays
+        chunks: list[int] = []
+        for first, last, size in rows:
+            if first != covered + 1:
+                break  # a gap: the log's entries from here on
+            if size is None or size > 2:
+                chunks.append(first)  # a damaged row is found when it is read
             covered = last
         return covered, chunks
 

@@ -110,7 +110,7 @@ def keep_tail(context: AgentContext, lines: dict[str, Any] | None = None) -> boo
     a conversation, `tandem ask` after its turn): what is pending committed, then the end of the
     blocks a conversation shows (all but debug blocks), with `lines` if the caller has them.
     Returns whether a tail was written: not for a thread that is not in a store, is closed or
-    read-only, a conversation still streaming, or a commit that failed (the writer's own commit
+    read-only, a conversation still streaming or still being restored, or a commit that failed (the writer's own commit
     reports that). Engine thread.
     """
     from tandem.core.handlers import DebugBlock
@@ -119,6 +119,8 @@ def keep_tail(context: AgentContext, lines: dict[str, Any] | None = None) -> boo
     thread = context.thread
     if not isinstance(thread, SqliteThread) or thread.closed or thread.read_only or context.status.value == "streaming":
         return False
+    if context.restoring is not None:
+        return False  # its blocks are not all replayed: the stored tail, if any, stays as it was
     try:
         thread.commit()  # what is pending is what the tail shows the end of
     except Exception:  # noqa: BLE001 - the writer's next commit retries and reports a failure

@@ -108,6 +108,9 @@ class BlocksServer:
 
     url: str
     requests: list[tuple[int, int]] = field(default_factory=list)
+    keep_bodies: bool = False
+    """Whether to keep each request's body (`bodies`), for tests that compare what was sent."""
+    bodies: list[bytes] = field(default_factory=list)
 
 
 def _events(text: str) -> Iterator[BaseEvent]:
@@ -141,6 +144,8 @@ def build_app(server: BlocksServer) -> Starlette:
         raw = await request.body()
         run_input = RunAgentInput.model_validate_json(raw)
         server.requests.append((len(raw), len(run_input.messages)))
+        if server.keep_bodies:
+            server.bodies.append(raw)
         last = next((m for m in reversed(run_input.messages) if m.role == "user"), None)
         text = last.content if last is not None and isinstance(last.content, str) else ""
         encoder = EventEncoder(accept=request.headers.get("accept", ""))

@@ -44,7 +44,7 @@ class SavedScript:
         run = next(_runs)
         client = ScriptedChatClient(segments)
 
-        async def build(store: ThreadStore, resume: str | None) -> AgentContext:
+        async def build(store: ThreadStore, resume: str | None, *, background: bool = False) -> AgentContext:
             agent = UIAgent(client, env=BlockEnv(user="ada", clock=lambda: CLOCK), state=AgentState(self.state))
             turn_ids = (f"r{run}-t{n}" for n in itertools.count(1))
             if resume is None:
@@ -54,7 +54,8 @@ class SavedScript:
                 if not resume and latest is None:
                     raise LogStoreError("there is no saved thread to resume yet")
                 thread_id = store.resolve(resume) if resume else latest.id  # type: ignore[union-attr]
-                context = await restore(agent, store.open(thread_id), id_factory=lambda: next(turn_ids))
+                context = await restore(agent, store.open(thread_id), id_factory=lambda: next(turn_ids),
+                                        background=background)
             self.contexts.append(context)
             return context
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers.thread_harness import SavedScript
-from tests.helpers.app_harness import send, started, text, wait_for
+from tests.helpers.app_harness import send, shown_text, started, text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -60,13 +60,13 @@ def _gated(app: TandemApp, gate: threading.Event, *, fail: bool = False, entered
     assert app.threads is not None
     build = app.threads._build
 
-    async def slow(store: ThreadStore, resume: str | None) -> Any:
+    async def slow(store: ThreadStore, resume: str | None, **options: Any) -> Any:
         if entered is not None:
             entered.set()
         await asyncio.to_thread(gate.wait, 30)
         if fail:
             raise RuntimeError("the replay failed")
-        return await build(store, resume)
+        return await build(store, resume, **options)
 
     app.threads._build = slow
     return app
@@ -284,3 +284,45 @@ async def test_a_thread_written_by_ask_shows_its_last_screenful_first(tmp_path: 
                        "the replayed blocks shown")
         shown = [(b.id, b.text) for b in app.conversation.all_blocks if isinstance(getattr(b, "text", None), str)]
         assert shown[-len(stored):] == stored  # the replayed blocks are the ones it stood for
+
+
+async def test_messages_sent_while_the_log_is_replayed_are_queued_behind_it_in_order(tmp_path: Path,
+                                                                                      monkeypatch: Any) -> None:
+    """The conversation is live at the stored tail: a message sent while the log is still replayed
+    in the background is queued (logged at once), and one typed even before (while the engine
+    built the conversation) goes before it; both go, in order, once the replay ends."""
+    from tandem.core.log_entries import HumanWriteLogged, TurnStarted
+    from tandem.core.replay import BackgroundRestore
+
+    saved = SavedScript(tmp_path / "threads.sqlite3")
+    await _saved_thread(saved)
+    built, replayed = threading.Event(), threading.Event()
+    replay = BackgroundRestore._run
+
+    async def held_replay(self: BackgroundRestore, *args: Any, **kwargs: Any) -> None:
+        await asyncio.to_thread(replayed.wait, 30)
+        await replay(self, *args, **kwargs)
+
+    monkeypatch.setattr(BackgroundRestore, "_run", held_replay)
+    app = _gated(saved.app([[text("Fourth answer.", message_id="m3")]], resume=""), built)
+    async with app.run_test(size=OTHER_SIZE) as pilot:
+        await _preview_painted(pilot, app)
+        await send(pilot, "question 3")  # before the conversation exists: it waits
+        built.set()
+        await wait_for(pilot, lambda: app.session.restoring is not None, "the conversation live, its log not replayed")
+        context = app.session.restoring
+        assert context is not None
+        await wait_for(pilot, lambda: len(context.queued) == 1, "the first message queued behind the restore")
+        await send(pilot, "question 4")
+        await wait_for(pilot, lambda: len(context.queued) == 2, "the second one queued after it")
+        logged = context.thread.entries()[-2:]
+        assert all(isinstance(entry, HumanWriteLogged) and entry.write.kind == "queue" for entry in logged)  # committed
+        assert not app.ready.is_set()
+        replayed.set()
+        await started(pilot)
+        await wait_for(pilot, lambda: app.main.status is Status.IDLE and "Fourth answer." in shown_text(app),
+                       "both sent once the log was replayed, and answered")
+        turns = [entry for entry in context.thread.entries() if isinstance(entry, TurnStarted)]
+        assert [m.text for m in turns[-1].messages] == ["question 3", "question 4"]
+        texts = [getattr(b, "text", None) for b in app.conversation.all_blocks]
+        assert texts[-4:] == [ANSWERS[-1], "question 3", "question 4", "Fourth answer."]

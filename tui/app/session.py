@@ -16,7 +16,6 @@ from tandem.tui.app.session_commands import SessionCommands
 from tandem.tui.app.session_host import SessionHost
 
 if TYPE_CHECKING:
-
     from tandem.core.blocks import Block
     from tandem.core.context import AgentContext
     from tandem.core.state.agent_state import AgentState
@@ -29,14 +28,11 @@ __all__ = ["READY_WAIT_SECONDS", "Session"]
 log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 30.0
-"""How long a message typed before the conversation is ready waits for it (start-up imports the
-runtime and may restore a long thread; a failed start gives the message back at once)."""
+"""How long a command before the conversation is ready (a message: live) waits for it; a failed start gives it back at once."""
 
 
 class Session:
-    """One live conversation, shown by the main screen or kept off screen.
-
-    Owns its `AgentContext` (built on the engine it shares with the app's other conversations),
+    """One live conversation, shown by the main screen or kept off screen. Owns its `AgentContext` (built on the engine it shares with the app's other conversations),
     the bridge (every crossing between the UI and the engine thread), the approvals waiting to be
     asked, the blocks' times, the thread's title, its life off screen (`backstage`) and its
     lifecycle: `start` (shown or not), `hide` and `show` (another conversation takes the screen:
@@ -86,8 +82,8 @@ class Session:
         self.bridge = Bridge(self.engine, self, frame_seconds=frame_seconds)
         self.context: AgentContext | None = None
         """The conversation (read on the UI thread; call its methods only through the bridge)."""
-        self.ready = asyncio.Event()
-        """Set once the engine built the conversation and the bridge is attached."""
+        self.ready = asyncio.Event()  # set once the engine built the conversation and the bridge is attached
+        self.live = asyncio.Event()  # set once it takes messages: ready, or live while its log is replayed
         self.thread_title: str | None = None
         """The saved thread's title, as the store has it (None: not saved, or nothing said yet)."""
         self.startup_failed = False
@@ -102,6 +98,7 @@ class Session:
         self._stopping: asyncio.Future[None] | None = None
         self.share_stop: Callable[[], Awaitable[None]] | None = None
         """Ends the share of this conversation, telling its guests (set while it is shared: `Sharing`)."""
+        self.restoring: AgentContext | None = None  # while its log is replayed (`live`, not `ready`)
         self.painted: PaintedLines | None = None
         """The lines the screen showed of this conversation when it was last left (kept with its
         thread's tail when it is retired: `ThreadLibrary.retire`)."""
@@ -202,11 +199,10 @@ class Session:
 
     async def start(self, *, preview: bool = True) -> None:
         """Build the conversation on the engine and show it if it is `shown`; ready once the host
-        showed the rest.
-
-        Call once, after the first frame: the engine thread imports the runtime (most of the
-        start-up time). A resumed thread's stored last screenful stands in meanwhile (`preview`:
-        the first conversation's, read before the engine opens the store).
+        showed the rest. Call once, after the first frame: the engine thread imports the runtime
+        (most of the start-up time). A resumed thread's stored last screenful stands in meanwhile
+        (`preview`: the first conversation's, read before the engine opens the store), and while
+        its log is replayed in the background (`core.replay.BackgroundRestore`: `restoring`).
 
         Raises:
             Exception: the conversation could not be built (`startup_failed` is then set, and a
@@ -218,6 +214,12 @@ class Session:
                 await main.show_preview()
             await asyncio.to_thread(self.engine.launch)
             context = await asyncio.wrap_future(self.engine.build(self._factory))
+            restoring = context.restoring
+            if restoring is not None:
+                self.restoring = context
+                self.live.set()
+                if not await self.bridge.run_coroutine(restoring.wait()):
+                    return  # stopped by a quit
             if self.shown:
                 await self._show(context)
                 await main.lines.drop()
@@ -235,20 +237,19 @@ class Session:
             self.startup_failed = True
             self.backstage.status_seen("error")
             raise
-        self.context = context
+        if restoring is not None:  # followed now: what was sent meanwhile goes
+            await self.bridge.run_coroutine(restoring.release())
+        self.context, self.restoring = context, None
         self.ready.set()
+        self.live.set()
 
     async def _show(self, context: AgentContext) -> None:
-        """Show `context`: its existing (restored) blocks first, then what it does next.
-
-        The state panel is mounted first only if it shows (state, proposals, or opened by hand);
-        otherwise the host mounts it after the conversation's first frame.
-        """
-        # Read on the UI thread like any block: the engine is idle between a restore and the
-        # first human action (a restored question waits for the human).
+        """Show `context`: its existing (restored) blocks first, then what it does next. The state
+        panel is mounted first only if it shows (state, proposals, or opened by hand); otherwise
+        the host mounts it after the conversation's first frame."""
+        # Read on the UI thread like any block: the engine is idle between a restore (its replay
+        # ended) and the first human action. They show the time the log kept for them, as live.
         restored = list(context.blocks)
-        # Restored blocks show the time the log kept for them, as they did live (none, not the
-        # time of the restore, where it kept none).
         logged = context.block_times if self.clock is not None else {}
         for block in restored:
             self.times[block.id] = logged.get(block.id)
@@ -262,15 +263,16 @@ class Session:
         self.bridge.flush()
         self.refresh_title(context)
 
-    async def wait_until_ready(self) -> AgentContext | None:
-        """The conversation once it is ready; None if its start failed or it took too long."""
+    async def wait_until_ready(self, *, live: bool = False) -> AgentContext | None:
+        """The conversation once ready (`live`: once it takes messages), waiters in the order they came; None if its start failed or it took too long."""
+        event = self.live if live else self.ready
         for _ in range(int(READY_WAIT_SECONDS / 0.1)):
-            if self.ready.is_set() or self.startup_failed:
+            if event.is_set() or self.startup_failed:
                 break
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(0.1):
-                    await self.ready.wait()
-        return self.context if self.ready.is_set() else None
+                    await event.wait()
+        return self.context or self.restoring if event.is_set() else None
 
     async def keep_painted_lines(self) -> None:
         """Keep what the screen shows of the conversation being left (a quit, a switch), painted
@@ -290,19 +292,17 @@ class Session:
         With saved threads, the conversation is disposed of (nothing logged: an approval left
         pending stays answerable after `tandem --resume`) and an empty thread is forgotten.
         The UI loop keeps running meanwhile. Callers share one stop: a quit's worker cancelled at
-        shutdown does not cut it short, and the unmount that follows waits for it, not a second.
-        """
+        shutdown does not cut it short, and the unmount that follows waits for it, not a second."""
         if self._stopping is None:
             self._stopping = asyncio.ensure_future(self._stop())
         await asyncio.shield(self._stopping)
 
     @property
     def stopping(self) -> asyncio.Future[None] | None:
-        """The stop under way or done (None: not asked yet)."""
-        return self._stopping
+        return self._stopping  # the stop under way or done (None: not asked yet)
 
     async def _stop(self) -> None:
-        context = self.context
+        context = self.context or self.restoring
         if not self.engine.running or context is None:
             return
         if self.shown:

@@ -56,8 +56,9 @@ class SessionCommands:
         from tandem.widgets.sanitize import sanitize
 
         session, host = self._session, self._host
-        # Typed while the conversation starts (or another thread opens): it goes once ready.
-        context = session.context if session.ready.is_set() else await session.wait_until_ready()
+        # Typed while the conversation starts (or another thread opens): it goes once live (while
+        # its log is replayed in the background: queued behind the restore), in the order typed.
+        context = session.context if session.ready.is_set() else await session.wait_until_ready(live=True)
         if context is None:
             composer = host.main.composer
             if not composer.input.text:
@@ -93,7 +94,7 @@ class SessionCommands:
         from tandem.widgets.sanitize import sanitize
 
         session, host = self._session, self._host
-        context = session.context if session.ready.is_set() else await session.wait_until_ready()
+        context = session.context if session.ready.is_set() else await session.wait_until_ready(live=True)
         if context is None:
             self._put_back(text, attachments)
             host.notify("The conversation is not ready, so the message was not sent; it is back in the composer",

@@ -24,12 +24,14 @@ if TYPE_CHECKING:
 
 __all__ = ["ContextBuilder", "Replayer", "ThreadLibrary", "open_file", "read_open", "write_open"]
 
-ContextBuilder = Callable[["ThreadStore", "str | None"], Awaitable["AgentContext"]]
+ContextBuilder = Callable[..., Awaitable["AgentContext"]]
 Replayer = Callable[["ThreadStore", str, "str | None"], Awaitable["ReplayReport"]]
 """Replays a saved thread against an endpoint (None: the demo agent): `replay(store, thread_id, url)`
 (`tui.cli.replay_run.replay_thread` with the app's headers and timeouts)."""
 """Builds a conversation saved in the store: `build(store, resume)`; `resume` is None for a new
-thread, "" for the most recent one, else an id or unique prefix (see `tui.cli.backend.open_context`)."""
+thread, "" for the most recent one, else an id or unique prefix (see `tui.cli.backend.open_context`).
+Called as `build(store, resume, background=True)` for the thread whose stored tail the screen shows:
+its log may then be replayed in the background (`core.replay.BackgroundRestore`)."""
 
 
 class ThreadLibrary:
@@ -58,6 +60,7 @@ class ThreadLibrary:
         """What the last `factory` was asked to resume (None: a new thread; "": the latest)."""
         self._tail: StoredTail | None = None
         self._tail_read = False
+        self._went_live = False
 
     @property
     def store(self) -> ThreadStore:
@@ -93,7 +96,18 @@ class ThreadLibrary:
         Raises:
             LogStoreError: the store is unreadable, the thread does not exist or is open elsewhere.
         """
+        if build is None and self._restore_point(resume):
+            return await self._build(self.store, resume, background=True)
         return await (build or self._build)(self.store, resume)
+
+    def _restore_point(self, resume: str | None) -> bool:
+        """Whether `resume` is the thread whose trusted stored tail the screen shows (`stored_tail`,
+        read for this very resume): its conversation may go live before its log is replayed.
+        Once: a thread opened again later is restored whole."""
+        if resume is None or resume != self.resuming or not self._tail_read or self._tail is None or self._went_live:
+            return False
+        self._went_live = True
+        return True
 
     def remember_open(self, thread_ids: builtins.list[str], shown: str | None) -> None:
         """Keep which threads were open (and which was shown) for `tandem --resume-all`: those

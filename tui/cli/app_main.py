@@ -94,7 +94,7 @@ def builder(settings: Settings, *, set_theme: Callable[[str], None] | None = Non
             connecting: Callable[[bool], None] | None = None) -> ContextBuilder:
     """Builds a conversation saved in the store, with the agent of `settings` (`ThreadLibrary.open`)."""
 
-    async def build(store: ThreadStore, resume: str | None) -> AgentContext:
+    async def build(store: ThreadStore, resume: str | None, *, background: bool = False) -> AgentContext:
         from tandem.tui.cli import backend
 
         hooks = backend.AppHooks()
@@ -104,7 +104,7 @@ def builder(settings: Settings, *, set_theme: Callable[[str], None] | None = Non
             hooks.connecting = connecting
         return await backend.open_context(settings.url, settings.headers, speed=settings.speed, hooks=hooks,
                                           store=store, resume=resume,
-                                          client_options=settings.client_options())
+                                          client_options=settings.client_options(), background=background)
 
     return build
 

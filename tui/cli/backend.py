@@ -245,6 +245,7 @@ async def open_context(
     resume: str | None = None,
     env: BlockEnv | None = None,
     client_options: dict[str, Any] | None = None,
+    background: bool = False,
 ) -> AgentContext:
     """A conversation saved in `store`: a new thread, or a restored one when `resume` is given.
 
@@ -252,6 +253,8 @@ async def open_context(
 
     Args:
         resume: A thread id or unique prefix; "" means the most recent thread.
+        background: Restore the thread in the background (`core.replay.BackgroundRestore`): for a
+            caller that shows its stored tail meanwhile.
         client_options: `build_chat_client`'s keyword arguments (the timeouts:
             `Timeouts.client_options`; by default core's).
 
@@ -273,13 +276,13 @@ async def open_context(
         if latest is None:
             raise LogStoreError("there is no saved thread to resume yet; start one with `tandem`")
         thread_id = latest.id
-    return await restore(agent, store.open(thread_id))
+    return await restore(agent, store.open(thread_id), background=background)
 
 
 def forget_if_empty(context: AgentContext, store: ThreadStore | None) -> None:
     """Delete the context's thread from `store` if nothing was ever said in it (call after dispose)."""
-    if store is None or context.turns:
-        return
+    if store is None or context.turns or context.restoring is not None:
+        return  # said something, or its log was not all replayed (a quit during a background restore)
     try:
         store.delete(context.thread.thread_id)
     except LogStoreError:
