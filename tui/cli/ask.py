@@ -57,6 +57,7 @@ from tandem.tui.cli.ask_conflicts import ConflictDecider, OnConflict
 from tandem.tui.cli.ask_decider import Decider, Policy
 from tandem.tui.cli.ask_input import LineReader
 from tandem.tui.cli.ask_output import JsonPrinter, PlainPrinter, Printer, one_line
+from tandem.tui.cli.ask_printer import same_destination
 
 if TYPE_CHECKING:
     from tandem.core.content import AttachmentContent
@@ -193,7 +194,9 @@ async def ask_turn(
         thread.close(None)
         _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
         return EXIT_FAILED
-    printer: Printer = JsonPrinter(stdout) if as_json else PlainPrinter(stdout, progress=stderr)
+    # Output written once per go of the loop, unless it shares a place with stderr's prompts.
+    held = not same_destination(stdout, stderr)
+    printer: Printer = JsonPrinter(stdout, held=held) if as_json else PlainPrinter(stdout, progress=stderr, held=held)
     printer.thread_id = thread.thread_id
     printer.attach(context)
     reader = LineReader(stdin)
