@@ -144,7 +144,7 @@ def _tune_collector() -> None:
     is frozen out of the scans, and young collections run every 50,000 allocations: a saved
     turn holds each checkpoint's events (up to 20,000 parsed events, `SqliteThread`) until they
     are written, and with collections every 10,000 each of them was scanned and moved on before
-    it was freed (a fifth of the collector's time at 400,000 events). Garbage without cycles is
+    it was freed (the collector took 0.15 s of a 400,000-event turn, 0.09 s now). Garbage without cycles is
     still freed at once; in this short-lived process cyclic garbage may wait.
     """
     gc.freeze()
