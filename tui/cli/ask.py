@@ -197,13 +197,15 @@ async def ask_turn(
         thread.close(None)
         _say(stderr, f"cannot use {safe_url(url or '')}: {exc}")
         return EXIT_FAILED
-    # Output written once per go of the loop, unless it shares a place with stderr's prompts.
-    held = not same_destination(stdout, stderr)
+    prompts = stderr if (_is_tty(stdin) if interactive is None else interactive) else None
+    # Output written once per go of the loop (`HeldOutput`), unless a person is asked questions
+    # (a prompt must follow the line it asks about, even through `| tee`) or stdout and stderr
+    # share one place (their lines stay in order).
+    held = prompts is None and not same_destination(stdout, stderr)
     printer: Printer = JsonPrinter(stdout, held=held) if as_json else PlainPrinter(stdout, progress=stderr, held=held)
     printer.thread_id = thread.thread_id
     printer.attach(context)
     reader = LineReader(stdin)
-    prompts = stderr if (_is_tty(stdin) if interactive is None else interactive) else None
     decider = Decider(context, policy, reader, prompts=prompts, errors=stderr, tool_policies=tool_policies)
     conflicts = ConflictDecider(context, on_conflict, reader, prompts=prompts, errors=stderr)
     turn: Turn | None = None

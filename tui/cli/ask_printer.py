@@ -80,8 +80,8 @@ class HeldOutput:
     A stream fed a line per event (a state change every hundred events, a text flush every
     chunk) otherwise costs a system call per line: at 400,000 events, 11,000 writes. Held
     output is for a stream nothing else interleaves with: `tandem ask` holds stdout and
-    stderr only when they go to different places (`same_destination`), since its prompts and
-    failure line go to stderr unheld. A closed pipe on the other end (`tandem ask … | head`)
+    stderr only when nobody is prompted and they go to different places (`same_destination`),
+    since its prompts and failure line go to stderr unheld. A closed pipe on the other end (`tandem ask … | head`)
     (or a closed stream) silences it (`broken`). Owns the text not written yet; engine loop only.
     """
 
