@@ -147,3 +147,27 @@ def test_threads_compress_and_read_at_once_each_with_its_own_contexts() -> None:
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(round_trip, entries))
+
+
+ODD_TEXTS = ["", "plain", "é ü 中文 🎉 \u2028\u2029 \ufeff", "".join(map(chr, range(0x80))), '"\\/\b\f\n\r\t', "\x7f\x80\x9f\xa0"]
+
+
+@pytest.mark.parametrize("text", ODD_TEXTS, ids=range(len(ODD_TEXTS)))
+@pytest.mark.parametrize(("message_id", "author", "role"), [("m1", None, "assistant"), (None, "critic", "user")])
+def test_a_text_update_encodes_to_the_bytes_pydantic_writes(text: str, message_id: str | None, author: str | None,
+                                                            role: str) -> None:
+    update = ChatUpdate(role=role, message_id=message_id, author=author, contents=[TextContent(text=text)],
+                        raw=[{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": text}])
+    entry = logged_update("t1", update)
+    assert update_entry_json(entry) == entry.model_dump_json().encode()
+    replay: dict[int, str] = {}
+    update_entry_json(entry, replay)
+    assert replay[id(entry)] == entry.model_dump_json(exclude={"update": {"raw"}})
+
+
+def test_a_text_update_pydantic_cannot_encode_fails_as_it_does() -> None:
+    entry = logged_update("t1", ChatUpdate.model_construct(message_id="m1", contents=[TextContent(text="\ud800")], raw=None))
+    with pytest.raises(PydanticSerializationError):
+        entry.model_dump_json()
+    with pytest.raises(PydanticSerializationError):
+        update_entry_json(entry)

@@ -35,8 +35,8 @@ class JsonPrinter(Printer):
     `{"event": "turn", "status", "error"}`. JSON escapes every control and non-ASCII character.
     """
 
-    def __init__(self, out: TextIO) -> None:
-        super().__init__(out)
+    def __init__(self, out: TextIO, *, held: bool = False) -> None:
+        super().__init__(out, held=held)
         self._milestones: dict[str, tuple[Any, ...]] = {}
         self._order: list[Block] = []
 
@@ -56,6 +56,7 @@ class JsonPrinter(Printer):
         self._write_json(
             {"event": "turn", "status": turn.status.value, "error": turn.error, "thread": self.thread_id, "schema": SCHEMA_VERSION}
         )
+        super().finish(context, turn)
 
     def _merged(self, record: MergeRecord) -> None:
         self._write_json({"event": "state_merge", **record.to_json()})

@@ -6,8 +6,6 @@ the terminal. Imports nothing from Textual.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -36,7 +34,7 @@ from tandem.core.state.conflicts import FieldConflict, MergeRecord
 from tandem.core.state.fields import MISSING
 from tandem.core.turns import Turn
 from tandem.tui.cli.ask_printer import SHORT as _SHORT
-from tandem.tui.cli.ask_printer import Printer, approval_arguments, one_line, short_json
+from tandem.tui.cli.ask_printer import HeldOutput, Printer, approval_arguments, one_line, short_json, soon
 
 __all__ = ["PlainPrinter"]
 
@@ -94,11 +92,11 @@ class PlainPrinter(Printer):
     when one is given (`tandem ask`: stderr).
     """
 
-    def __init__(self, out: TextIO, progress: TextIO | None = None) -> None:
-        super().__init__(out)
-        self._progress_out = progress if progress is not None else out
-        """Where progress goes (`[step]`, `[subagent]`, `[state]`): stderr for `tandem ask`, so
-        its stdout is the answer and the decisions only."""
+    def __init__(self, out: TextIO, progress: TextIO | None = None, *, held: bool = False) -> None:
+        super().__init__(out, held=held)
+        self._progress = None if progress is None or progress is out else HeldOutput(progress, held=held)
+        """Where progress goes (`[step]`, `[subagent]`, `[state]`) when not to `out`: stderr for
+        `tandem ask`, so its stdout is the answer and the decisions only."""
         self._seen: dict[str, _Seen] = {}
         self._mid_line: str | None = None
         """The block whose text left the cursor mid-line, if any."""
@@ -106,7 +104,7 @@ class PlainPrinter(Printer):
         """The state's revision last described."""
         self._proposals: set[str] = set()
         self._diverged = False
-        self._texts: Coalescer[TextBlock] = Coalescer(self._text_changed, _soon)
+        self._texts: Coalescer[TextBlock] = Coalescer(self._text_changed, soon)
         """Text blocks that grew since they were last written: written once per go of the loop
         (not once per delta), and always before any other output, so the order is kept."""
 
@@ -122,6 +120,12 @@ class PlainPrinter(Printer):
     def finish(self, context: AgentContext, turn: Turn) -> None:
         self._texts.flush()
         self._end_line()
+        super().finish(context, turn)
+
+    def flush(self) -> None:
+        super().flush()
+        if self._progress is not None:
+            self._progress.flush()
 
     def close(self) -> None:
         self._texts.flush()
@@ -307,26 +311,12 @@ class PlainPrinter(Printer):
         self._write(text + "\n")
 
     def _progress_line(self, text: str) -> None:
-        if self._progress_out is self._out:
+        if self._progress is None:
             self._line(text)
             return
         self._texts.flush()
         # stdout keeps the answer's own text: a line break for the progress goes to stderr only.
-        try:
-            self._progress_out.write(("\n" if self._mid_line is not None else "") + text + "\n")
-            self._progress_out.flush()
-        except (BrokenPipeError, ValueError):
-            pass  # stderr gone: the answer on stdout still matters
-
-
-def _soon(callback: Callable[[], None]) -> None:
-    """Call `callback` when the engine loop is next free (at once without a running loop)."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        callback()
-        return
-    loop.call_soon(callback)
+        self._progress.write(("\n" if self._mid_line is not None else "") + text + "\n")
 
 
 def _side(value: Any) -> str:
