@@ -19,9 +19,11 @@ class BuildPace:
     next batches, which recover as steps get cheaper again). Owned by one `SurfaceView`; UI thread only.
     """
 
-    STEP_SECONDS: ClassVar[float] = 0.012
-    """What one step may take: a key waits behind at most a few of them (the mount and layout of one
-    batch, a frame) and is answered well within 200 ms, on a machine shared with other work."""
+    STEP_SECONDS: ClassVar[float] = 0.025
+    """What one step may take: a key waits behind a few of them (the mount and layout of one batch,
+    a frame). Each batch costs a frame too (the screen's layout and paint, tens of milliseconds
+    whatever its size): at 12 ms, 5,000 rows took twice the CPU of 200-row batches; at 40 ms keys
+    waited longer (`tests/perf/bench_surface_pty.py`, a shared machine)."""
     FIRST: ClassVar[int] = 24
     """Components of a batch before anything was measured."""
     MOST: ClassVar[int] = 200
