@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -11,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Rule, TabbedContent, TabPane
 
 from tandem.core.a2ui import ResolvedComponent
+from tandem.widgets.a2ui_build_pace import BuildPace
 from tandem.widgets.a2ui_component_widget import ComponentWidget
 from tandem.widgets.a2ui_layout_page import LayoutPage
 from tandem.widgets.laid_out_once import LaidOutOnce
@@ -43,9 +45,13 @@ class LayoutComponent(ComponentWidget):
         layout: vertical;
         &.-horizontal { layout: horizontal; }
         &.-horizontal > * { margin: 0 1 0 0; }
-        &.-list > *, &.-list > LayoutPage > * { margin: 0 0 0 0; }
+        &.-list > *, &.-list > LayoutPage > *, &.-list > LayoutPage > LayoutPage > * { margin: 0 0 0 0; }
     }
     """
+
+    CHAPTER_PAGES: ClassVar[int] = 16
+    """Pages a chapter holds, when paged (each page placed is a widget the screen's layout walks on
+    every frame: hundreds of them cost it as much as their rows)."""
 
     def __init__(self, node: ResolvedComponent, children: Iterable[Widget], *, id: str | None = None, paged: bool = False) -> None:
         self.rows: list[Widget] = list(children)
@@ -71,19 +77,37 @@ class LayoutComponent(ComponentWidget):
         if self.composed:
             self._lay_out()
 
-    async def add_rows(self, rows: list[Widget]) -> None:
-        """Mount `rows`, the next of the component's children (built after it mounted): a page of their own when paged."""
+    async def add_rows(self, rows: list[Widget], pace: BuildPace | None = None, components: int = 0) -> None:
+        """Mount `rows`, the next of the component's children (built after it mounted): a page of their own when paged.
+
+        With `pace`, what registering the rows costs the UI thread (`components` in all, counting
+        the rows' descendants) is noted as its `mount` step, and the page's first layout as its `layout`.
+        """
         start = len(self.rows)
         self.rows += rows
         children = self.node.slots.get("children", ())
         for child_node, widget in zip(children[start:], rows):
             self._place(child_node, widget)
+        into: Widget = self
         if self.paged:
-            page = LayoutPage(*rows)
+            # A page of their own (laid out alone: a page's layout costs all of its rows), in the
+            # last chapter while it has room; mounted empty (registered at once, not awaited), so
+            # that registering the rows (the stylesheet matched against each) is a call of its own, timed here.
+            chapter = self.children[-1] if self.children else None
+            if not (isinstance(chapter, LayoutPage) and chapter.is_chapter and len(chapter.children) < self.CHAPTER_PAGES):
+                chapter = LayoutPage(chapter=True)
+                chapter.styles.align_horizontal = self.styles.align_horizontal
+                self.mount(chapter)
+            chapter.unfold()
+            into = page = LayoutPage()
             page.styles.align_horizontal = self.styles.align_horizontal
-            await self.mount(page)
-        else:
-            await self.mount_all(rows)
+            chapter.mount(page)
+            page.expect(pace, components)
+        started = time.perf_counter()
+        mounting = into.mount_all(rows)
+        if pace is not None:
+            pace.note("mount", components, time.perf_counter() - started)
+        await mounting
 
     def _lay_out(self) -> None:
         node = self.node
@@ -95,8 +119,10 @@ class LayoutComponent(ComponentWidget):
         else:
             self.styles.align_horizontal = _HORIZONTAL_ALIGN.get(align, "left")  # type: ignore[assignment]
         if self.paged:
-            for page in self.children:
+            for page in self.query_children(LayoutPage):
                 page.styles.align_horizontal = self.styles.align_horizontal
+                for inner in page.query_children(LayoutPage):
+                    inner.styles.align_horizontal = self.styles.align_horizontal
         for child_node, widget in zip(node.slots.get("children", ()), self.rows):
             self._place(child_node, widget)
 
@@ -122,9 +148,11 @@ class PagedLayoutComponent(LaidOutOnce, LayoutComponent):
     any height as at height 0, it measures its pages at a height that stays the same as it
     grows, so the pages' sizes are reused (and their rows not walked again) until a page changes.
 
-    Every `FOLD_SECONDS` while mounted it folds the pages farther than `FOLD_MARGIN` screens from
-    the screen and unfolds the others (`LayoutPage.fold`): the screen's layout places only the
-    rows near what the person sees, however long the column. UI thread only.
+    The pages of the rows mounted later (`add_rows`) are held in chapters of `CHAPTER_PAGES`
+    (pages of pages). Every `FOLD_SECONDS` while mounted it folds the chapters and pages farther
+    than `FOLD_MARGIN` screens from the screen and unfolds the others (`LayoutPage.fold`): the
+    screen's layout places only the rows near what the person sees, and a few dozen chapters,
+    however long the column. UI thread only.
     """
 
     FOLD_SECONDS: ClassVar[float] = 0.1
@@ -140,17 +168,22 @@ class PagedLayoutComponent(LaidOutOnce, LayoutComponent):
         self.set_interval(self.FOLD_SECONDS, self.fold_pages)
 
     def fold_pages(self) -> None:
-        """Fold the pages far from the screen, unfold those near it (their regions from the last layout)."""
+        """Fold the chapters and pages far from the screen, unfold those near it (their regions from the last layout)."""
         screen = self.screen.region
         margin = int(screen.height * self.FOLD_MARGIN)
-        near = Region(screen.x, screen.y - margin, screen.width, screen.height + 2 * margin)
-        for page in self.children:
-            if isinstance(page, LayoutPage):
-                region = page.region
-                if region.overlaps(near) or page.has_focus_within:
-                    page.unfold()
-                elif region:
-                    page.fold()
+        self._fold_within(self, Region(screen.x, screen.y - margin, screen.width, screen.height + 2 * margin))
+
+    def _fold_within(self, container: Widget, near: Region) -> None:
+        for page in container.children:
+            if not isinstance(page, LayoutPage):
+                continue
+            region = page.region
+            if region.overlaps(near) or page.has_focus_within:
+                page.unfold()
+                if page.is_chapter:
+                    self._fold_within(page, near)
+            elif region:
+                page.fold()
 
 
 class CardComponent(ComponentWidget):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from textual import events
@@ -9,13 +10,15 @@ from textual.geometry import Size, Spacing
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
+from tandem.widgets.a2ui_build_pace import BuildPace
 from tandem.widgets.laid_out_once import LaidOutOnce
 
 __all__ = ["LayoutPage"]
 
 
 class LayoutPage(LaidOutOnce, Widget):
-    """A run of a long vertical layout's children, mounted together (one batch of the surface's build).
+    """A run of a long vertical layout's children, mounted together (one batch of the surface's
+    build), or a chapter: a run of such pages.
 
     Owns its children and whether it is folded. Laid out once (`LaidOutOnce`): arranged at any
     height as at height 0, so a page's arrangement, and its rows' sizes, are reused until one of
@@ -34,6 +37,24 @@ class LayoutPage(LaidOutOnce, Widget):
     }
     """
 
+    def __init__(self, *rows: Widget, chapter: bool = False) -> None:
+        """
+        Args:
+            rows: The rows it starts with.
+            chapter: Whether it holds pages (and is folded as one) instead of rows.
+        """
+        super().__init__(*rows)
+        self.is_chapter = chapter
+        """Whether its children are pages, not rows."""
+        self._pace: BuildPace | None = None
+        self._expected = 0  # components mounted whose layout was not worked out yet
+
+    def expect(self, pace: BuildPace | None, components: int) -> None:
+        """Rows of `components` components in all are about to be mounted into the page: its first
+        layout with them is noted in `pace` as what laying them out cost (`BuildPace`'s `layout` step)."""
+        self._pace = pace
+        self._expected += components
+
     _rows_key: tuple[int, int] | None = None
     """(children's updates, layout updates) when `_rows_free` was found; a row's new size or style bumps the latter."""
     _rows_free: tuple[bool, bool] = (False, False)
@@ -46,9 +67,18 @@ class LayoutPage(LaidOutOnce, Widget):
         """Whether the rows are out of the screen's layout."""
         return self._folded is not None
 
+    @property
+    def growing(self) -> bool:
+        """Whether rows were mounted into it (or into its last page, for a chapter) that no layout placed yet."""
+        if self._expected:
+            return True
+        last = self.children[-1] if self.is_chapter and self.children else None
+        return isinstance(last, LayoutPage) and last.growing
+
     def fold(self) -> None:
-        """Take the rows out of the screen's layout (they stay mounted), keeping the page's height."""
-        if self._folded is None and self.size.height:
+        """Take the rows out of the screen's layout (they stay mounted), keeping the page's height;
+        not while it grows (the height it had would be kept, without what it took since)."""
+        if self._folded is None and self.size.height and not self.growing:
             self._folded = (self.size.width, self.size.height)
             self.refresh(layout=True)
 
@@ -61,7 +91,14 @@ class LayoutPage(LaidOutOnce, Widget):
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         if self._folded is not None:
             return DockArrangeResult([], set(), Spacing())
-        return super().arrange(size, optimal)
+        if not self._expected or not self.children:
+            return super().arrange(size, optimal)
+        started = time.perf_counter()
+        arranged = super().arrange(size, optimal)
+        if self._pace is not None:
+            self._pace.note("layout", self._expected, time.perf_counter() - started)
+        self._expected = 0
+        return arranged
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._folded is None:

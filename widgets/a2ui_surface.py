@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any, ClassVar
 
 from pydantic import JsonValue
@@ -14,27 +16,24 @@ from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
-from textual.worker import Worker, WorkerState
 
 from tandem.core.a2ui import ResolvedComponent, SurfaceBlock
+from tandem.widgets.a2ui_build_pace import BuildPace
 from tandem.widgets.a2ui_components import (
     ButtonComponent,
     CardComponent,
-    DividerComponent,
     FallbackComponent,
-    IconComponent,
     LayoutComponent,
-    MediaComponent,
     ModalComponent,
     PagedLayoutComponent,
     PlaceholderComponent,
     SurfaceModal,
     TabsComponent,
-    TextComponent,
 )
-from tandem.widgets.a2ui_inputs import CheckBoxComponent, ChoicePickerComponent, DateTimeComponent, InputComponent, SliderComponent, TextFieldComponent
-from tandem.widgets.a2ui_image import ImageComponent
-from tandem.widgets.a2ui_render_keys import render_keys, tree_signature
+from tandem.widgets.a2ui_inputs import InputComponent
+from tandem.widgets.a2ui_leaves import LEAF_RENDERERS
+from tandem.widgets.a2ui_render_keys import render_keys
+from tandem.widgets.a2ui_resolve import ResolvedTree, TreeResolver, resolved_tree
 from tandem.widgets.block_view import BlockView
 from tandem.widgets.screen_turn import screen_turn
 from tandem.widgets.sanitize import agent_text, safe_id
@@ -50,27 +49,11 @@ _STATUS_TEXT = {
 
 _STALLED_TEXT = "✗ the agent's run ended before this UI was complete"
 
-_RESOLVE_GROUP = "surface-resolve"
-
 _PROGRESS_TEXT = "… building this UI: {built:,} of {total:,} components shown"
 
 _MODAL_PREFIX = "modal:"
 """Render keys of an open modal's content widgets (they live on the modal screen)."""
 
-_LEAVES: dict[str, Callable[..., Widget]] = {
-    "Text": TextComponent,
-    "Image": ImageComponent,
-    "Video": MediaComponent,
-    "AudioPlayer": MediaComponent,
-    "Icon": IconComponent,
-    "Divider": DividerComponent,
-    "Button": ButtonComponent,
-    "TextField": TextFieldComponent,
-    "CheckBox": CheckBoxComponent,
-    "ChoicePicker": ChoicePickerComponent,
-    "Slider": SliderComponent,
-    "DateTimeInput": DateTimeComponent,
-}
 
 
 class SurfaceView(BlockView):
@@ -81,14 +64,16 @@ class SurfaceView(BlockView):
     keeping focus and unsent typing by key. Inputs post `ValueChanged`, buttons `ActionFired`;
     the app forwards both to the engine thread (`tui.app.a2ui_actions`). UI thread only.
     State classes: `-building`, `-retrying`, `-failed`, `-deleted`, `-stalled`, `-invalid`.
-    A tree of more than `MOUNT_BATCH` components is mounted in batches, a frame between them (the
-    rest of a Row, Column or List's children wait in `_later`, built from the newest snapshot),
-    so that keys are handled while thousands of components mount.
+    A tree of more than `MOUNT_BATCH` components is resolved in a thread (`TreeResolver`) and
+    mounted in batches, a frame between them (the rest of a Row, Column or List's children wait
+    in `_later`, built from the newest snapshot), each batch sized by what the last ones cost
+    (`BuildPace`), so that keys are handled while thousands of components mount.
     """
 
     MOUNT_BATCH: ClassVar[int] = 200
-    """Components built and mounted in one step (each costs about a millisecond or two to build,
-    mount and lay out: thousands at once kept Esc and Ctrl+Q waiting for seconds)."""
+    """Components above which a tree is resolved in a thread and built in batches (each component
+    costs about a millisecond or two to build, mount and lay out: thousands at once kept Esc and
+    Ctrl+Q waiting for seconds), and a vertical layout's children above which it holds them in pages."""
 
     DEFAULT_CSS: ClassVar[str] = """
     SurfaceView {
@@ -146,6 +131,8 @@ class SurfaceView(BlockView):
         self._tree = Vertical(classes="surface-view--tree")
         self._newest_nodes: dict[str, ResolvedComponent] = {}  # the newest snapshot, by render key
         self._newest_names: dict[int, str] = {}  # ... its render keys by node id
+        self._resolver = TreeResolver(self, lambda: self.surface)
+        self._pace = BuildPace()
         self._room: int | None = None  # components the build under way may still make (None: no limit)
         self._later: deque[tuple[str, deque[str]]] = deque()  # (container's key, its children's keys) to mount
         self._generation = 0  # a rebuild starts a new one: batches of an older tree stop
@@ -183,29 +170,30 @@ class SurfaceView(BlockView):
         """Render the block's tree: resolved here, or in a thread for a surface of more components than one batch."""
         surface = self.surface.surface
         if surface is None or len(surface.components_model) <= self.MOUNT_BATCH:
-            self._render_tree(self.surface.tree())
-        elif self._resolving:
+            self._render_tree(resolved_tree(self.surface))
+        elif self._resolver.busy:
             self._resolve_again = True  # (the newer version is resolved when this one is in)
         else:
-            # Resolving binds every component's properties against the data model (about a
-            # millisecond each): thousands held the UI thread, and every key, for a second or more.
             self._resolving = len(surface.components_model)
-            self.run_worker(self.surface.tree, thread=True, group=_RESOLVE_GROUP, exit_on_error=False)
+            self._resolver.start()
 
-    @on(Worker.StateChanged)
-    def _resolved(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != _RESOLVE_GROUP or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+    @on(TreeResolver.Done)
+    def _resolved(self, done: TreeResolver.Done) -> None:
+        done.stop()
+        if not self._resolver.finished(done):
             return
-        event.stop()
         self._resolving = 0
-        if event.state == WorkerState.SUCCESS:
-            self._render_tree(event.worker.result)
-        else:  # (the engine thread changed the surface as it was read: read it here)
-            self._render_tree(self.surface.tree())
+        # (failed: the engine thread changed the surface as it was read: read it here)
+        self._render_tree(resolved_tree(self.surface) if done.failed else done.tree)
         if self._resolve_again:
             self._resolve_again = False
             self._show_tree()
         self._show_status()
+
+    def on_unmount(self) -> None:
+        super().on_unmount()
+        self._resolver.stop()
+        self._generation += 1  # (the batches left stop)
 
     def _show_status(self) -> None:
         """The status line: the block's status, and how much of the tree is built while batches remain."""
@@ -233,8 +221,8 @@ class SurfaceView(BlockView):
         """The widget rendering the component with render key `key` (tests, focus)."""
         return self._widgets.get(key)
 
-    def _render_tree(self, root: ResolvedComponent | None) -> None:
-        if root is None:
+    def _render_tree(self, resolved: ResolvedTree | None) -> None:
+        if resolved is None:
             if self._widgets:
                 self._generation += 1
                 self._later.clear()
@@ -242,10 +230,9 @@ class SurfaceView(BlockView):
                 self._widgets = {}
                 self._signature = None
             return
-        signature = tree_signature(root)
-        keys = dict(render_keys(root))
+        root, signature, keys = resolved.root, resolved.signature, resolved.nodes
         self._newest_nodes = keys
-        self._newest_names = {id(node): key for key, node in keys.items()}
+        self._newest_names = resolved.names
         if signature == self._signature:
             for key, node in keys.items():
                 for name in (key, f"{_MODAL_PREFIX}{key}"):
@@ -260,7 +247,7 @@ class SurfaceView(BlockView):
         self._generation += 1
         self._later.clear()
         self._built = 0
-        self._room = self.MOUNT_BATCH
+        self._room = self._pace.batch() if len(keys) > self.MOUNT_BATCH else None
         try:
             tree = self._build(root, self._newest_names)
         finally:
@@ -274,26 +261,39 @@ class SurfaceView(BlockView):
             self.run_worker(self._mount_later(self._generation), group="surface-mount", exit_on_error=False)
 
     async def _mount_later(self, generation: int) -> None:
-        """Mount the components `_render_tree` left for later, `MOUNT_BATCH` at a time, a frame between."""
+        """Mount the components `_render_tree` left for later, a batch (`BuildPace`) at a time.
+
+        Each batch is three steps of the UI thread with turns of its loop between them (building
+        the widgets, mounting them, the frame that lays out their page), each sized to take about
+        `BuildPace.STEP_SECONDS`: a key waits behind one step at a time.
+        """
         await screen_turn(self)
         while self._later and generation == self._generation and self.is_attached:
             parent_key, keys = self._later[0]
             parent = self._widgets.get(parent_key)
             batch: list[Widget] = []
-            self._room = self.MOUNT_BATCH
+            room = self._room = self._pace.batch()
+            started = time.perf_counter()
+            # The build stops at the batch's size or its time, whichever comes first: a batch
+            # of components costlier than the last ones measured still ends within its step.
+            deadline = started + BuildPace.STEP_SECONDS
             try:
-                while keys and self._room > 0 and parent is not None:
+                while keys and self._room > 0 and parent is not None and (not batch or time.perf_counter() < deadline):
                     node = self._newest_nodes.get(keys.popleft())
                     if node is not None:
                         batch.append(self._build(node, self._newest_names))
             finally:
-                self._room = None
+                built, self._room = room - self._room, None
+            self._pace.note("build", built, time.perf_counter() - started)
             if not keys or parent is None:
                 self._later.popleft()
             if parent is None or not parent.is_attached or not batch:
                 continue
             assert isinstance(parent, LayoutComponent)  # (only a Row, Column or List leaves children for later)
-            await parent.add_rows(batch)
+            await asyncio.sleep(0)
+            if generation != self._generation or not parent.is_attached:
+                return
+            await parent.add_rows(batch, self._pace, built)
             self._show_status()
             if not await screen_turn(self):
                 return
@@ -335,8 +335,8 @@ class SurfaceView(BlockView):
             widget = TabsComponent(node, [self._build(child, names) for child in node.slots.get("tabs", ())], id=widget_id)
         elif node.type == "Modal":
             widget = ModalComponent(node, id=widget_id)
-        elif node.type in _LEAVES and node.supported:
-            widget = _LEAVES[node.type](node, id=widget_id)
+        elif node.type in LEAF_RENDERERS and node.supported:
+            widget = LEAF_RENDERERS[node.type](node, id=widget_id)
         else:
             widget = FallbackComponent(node, [self._build(child, names) for child in node.children], id=widget_id)
         widget.add_class("a2ui-component", update=False)  # (styled when it mounts: not one style pass per widget now)

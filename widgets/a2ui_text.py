@@ -87,9 +87,13 @@ class TextComponent(Static):
     """
 
     def __init__(self, node: ResolvedComponent, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        # The content is given to the constructor, not set by `update`: set on a widget not yet
+        # mounted, it asks for a layout once the widget is mounted, and every row of a giant
+        # surface's page asking so had the page laid out twice.
+        self._links: list[str] = []
+        super().__init__(self._content_of(node), id=id)
         self.node = node
-        self.update_node(node)
+        self._set_variant(node)
 
     class LinkClicked(Message):
         """A link in a Text was clicked: the app checks the scheme and asks before opening it."""
@@ -101,12 +105,20 @@ class TextComponent(Static):
 
     def update_node(self, node: ResolvedComponent) -> None:
         self.node = node
+        self._set_variant(node)
+        self.update(self._content_of(node))
+
+    def _set_variant(self, node: ResolvedComponent) -> None:
         variant = node.props.get("variant") or "body"
         for name in ("h1", "h2", "h3", "h4", "h5", "caption"):
-            self.set_class(variant == name, f"-{name}")
+            if self.has_class(f"-{name}") != (variant == name):
+                self.set_class(variant == name, f"-{name}")
+
+    def _content_of(self, node: ResolvedComponent) -> Content:
+        """The node's text as content; its links (in order) become `_links`."""
         text = node.props.get("text")
-        self._links: list[str] = []
-        self.update(inline_markdown("" if text is None else text, self._links))
+        self._links = []
+        return inline_markdown("" if text is None else text, self._links)
 
     def action_open_link(self, index: int) -> None:
         """A link was clicked (its `@click` meta): post `LinkClicked` with its target."""

@@ -25,7 +25,7 @@ from tandem.core.a2ui.outbound import A2UIChatClient, A2UIOutbox, DeliveryMode, 
 from tandem.core.lazy_exports import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
-    from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent
+    from tandem.core.a2ui.resolved import CheckResult, ResolvedComponent, ResolveStopped
     from tandem.core.a2ui.actions import ActionResult, ActionStatus
     from tandem.core.a2ui.surface import SurfaceBlock, SurfaceError, agent_display_name
 
@@ -34,6 +34,7 @@ if typing.TYPE_CHECKING:
 _LAZY = {
     "CheckResult": "tandem.core.a2ui.resolved",
     "ResolvedComponent": "tandem.core.a2ui.resolved",
+    "ResolveStopped": "tandem.core.a2ui.resolved",
     "ActionResult": "tandem.core.a2ui.actions",
     "ActionStatus": "tandem.core.a2ui.actions",
     "SurfaceBlock": "tandem.core.a2ui.surface",
@@ -57,6 +58,7 @@ __all__ = [
     "COMPONENT_SCHEMA_DESCRIPTION",
     "CheckResult",
     "DeliveryMode",
+    "ResolveStopped",
     "ResolvedComponent",
     "SurfaceBlock",
     "SurfaceError",

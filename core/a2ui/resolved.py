@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from a2ui.core.state import ComponentModel, SurfaceModel
 from tandem.core.a2ui.catalog import BASIC_COMPONENT_TYPES
 from tandem.core.json_pointer import escape
 
-__all__ = ["CheckResult", "ResolvedComponent", "resolve_component", "walk", "scope_key"]
+__all__ = ["CheckResult", "ResolveStopped", "ResolvedComponent", "resolve_component", "walk", "scope_key"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,10 @@ MAX_DEPTH = 48
 
 _CHECK_KEYS = frozenset({"isValid", "validationErrors", "validationResult", "checks"})
 _REGEX_TIMEOUT = 0.05  # seconds: an agent's validationRegexp must not hang the engine
+
+
+class ResolveStopped(Exception):
+    """A resolution was stopped by its caller's `stop` before it finished (nothing was changed)."""
 
 
 @dataclass(frozen=True)
@@ -201,13 +205,20 @@ def resolve_component(
     *,
     depth: int = MAX_DEPTH,
     refused: Mapping[str, str] | None = None,
+    stop: Callable[[], bool] | None = None,
     _seen: frozenset[str] = frozenset(),
 ) -> ResolvedComponent:
     """Resolve `component_id` in `scope` and its subtree.
 
     Never raises for agent mistakes: a missing child, a cycle or excessive depth becomes a
     placeholder; a binding that fails to evaluate resolves to None.
+
+    Raises:
+        ResolveStopped: `stop` (asked before each component) returned True: a surface of
+            thousands of components takes seconds to resolve, which its caller may no longer need.
     """
+    if stop is not None and stop():
+        raise ResolveStopped(component_id)
     model = surface.components_model.get(component_id)
     key = f"{component_id}@{scope}"
     if model is None or depth <= 0 or key in _seen:
@@ -219,7 +230,7 @@ def resolve_component(
         props, bindings, check = {k: _json_ready(v) for k, v in model.properties.items()}, {}, CheckResult(True)
     seen = _seen | {key}
     slots = {
-        name: tuple(resolve_component(surface, child, child_scope, depth=depth - 1, refused=refused, _seen=seen) for child, child_scope in refs)
+        name: tuple(resolve_component(surface, child, child_scope, depth=depth - 1, refused=refused, stop=stop, _seen=seen) for child, child_scope in refs)
         for name, refs in _child_refs(model, props, surface, scope).items()
     }
     return ResolvedComponent(component_id, model.type, scope, props, bindings, slots, check, refusal=(refused or {}).get(component_id))

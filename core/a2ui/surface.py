@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from a2ui.core import A2uiError
@@ -161,10 +161,16 @@ class SurfaceBlock(Block):
             return ResolvedComponent(component_id, "", scope, placeholder=True)
         return resolve_component(surface, component_id, scope, refused=self.refused_actions)
 
-    def tree(self) -> ResolvedComponent | None:
-        """The resolved tree from the root, or None while there is no surface."""
+    def tree(self, stop: Callable[[], bool] | None = None) -> ResolvedComponent | None:
+        """The resolved tree from the root, or None while there is no surface.
+
+        Raises:
+            ResolveStopped: `stop`, asked before each component, returned True.
+        """
         surface = self.surface
-        return None if surface is None else resolve_component(surface, surface.root_id or "root", refused=self.refused_actions)
+        if surface is None:
+            return None
+        return resolve_component(surface, surface.root_id or "root", refused=self.refused_actions, stop=stop)
 
     def iter_components(self) -> Iterator[tuple[int, ResolvedComponent]]:
         """(depth, component) pairs of the tree from the root, pre-order."""

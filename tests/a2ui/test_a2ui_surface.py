@@ -8,7 +8,7 @@ import pytest
 from tests.helpers.a2ui_scripts import ALT_CATALOG, CATALOG, activity, booking_form, components, create, data, delete, make_agent, message_parts, run, surfaces
 from a2ui.core.schema.v0_9.client_to_server import A2uiClientActionMessage
 
-from tandem.core.a2ui import ResolvedComponent, SurfaceBlock
+from tandem.core.a2ui import ResolvedComponent, ResolveStopped, SurfaceBlock
 
 pytestmark = pytest.mark.filterwarnings("ignore::a2ui.core.resolution.MissingDataBindingWarning")
 
@@ -50,6 +50,22 @@ class TestMessages:
         [block] = surfaces(agent)
         assert block.profile.name == "basic" and block.catalog_id == catalog
         assert block.tree().type == "Divider" and block.errors == []
+
+    def test_a_resolution_stops_when_asked(self):
+        agent, _ = make_agent()
+        rows = [{"id": f"r{i}", "component": "Text", "text": f"row {i}"} for i in range(50)]
+        run(agent, message_parts([create("s"), components("s", {"id": "root", "component": "Column", "children": [r["id"] for r in rows]}, *rows)]))
+        [block] = surfaces(agent)
+        asked: list[int] = []
+
+        def stop_after_ten() -> bool:
+            asked.append(1)
+            return len(asked) > 10
+
+        with pytest.raises(ResolveStopped):
+            block.tree(stop_after_ten)
+        assert len(asked) == 11  # (asked before each component; none resolved after it said stop)
+        assert len(block.tree(lambda: False).children) == 50
 
     def test_children_not_arrived_yet_are_placeholders(self):
         agent, _ = make_agent()

@@ -6,11 +6,15 @@ is built, types a key every `--gap` seconds and times its echo (erasing it after
 a mouse wheel up and down after each key). The surface counts as built when, after a key, the
 process uses under 2% of a core for 0.3 s with nothing typed. Prints, per run: the slowest and
 median key echo, the process's and the UI thread's CPU from the message sent to the surface built
-(the keys' own cost included; `--no-keys` for the build's alone), and the wall time. `--tandem`
-(twice or more) compares checkouts in one run, alternating. Prints figures, asserts nothing; the
-machine may be shared: wall times are noisy, CPU less so.
+(the keys' own cost included; `--no-keys` for the build's alone), and the wall time. With
+`--stops`, each run is followed by two more of the same surface: one presses Esc as soon as the run
+has begun (the agent's surface still on its way in, or being built) and times the status line
+back to idle, one presses Ctrl+Q `--quit-after` seconds into the build and times the process's exit.
+`--tandem` (twice or more) compares checkouts in one run, alternating. Prints figures, asserts
+nothing; the machine may be shared: wall times are noisy, CPU less so.
 
-    python -m tests.perf.bench_surface_pty [--count 5000] [--runs 2] [--gap 0.1] [--no-keys] [--scroll] [--tandem PATH]...
+    python -m tests.perf.bench_surface_pty [--count 5000] [--runs 2] [--gap 0.1] [--no-keys] [--scroll]
+        [--stops] [--quit-after 2] [--tandem PATH]...
 """
 
 from __future__ import annotations
@@ -42,16 +46,21 @@ def _screen(output: bytes) -> str:
     return "\n".join(screen.display)
 
 
-def one_run(url: str, count: int, gap: float, keys: bool, scroll: bool, tandem: Path = TANDEM) -> dict[str, float]:
+def _start(url: str, count: int, tandem: Path, data_dir: str) -> PtyApp:
     budgets = [f"--budget=surface_components={count + 10}", f"--budget=message_components={count + 10}",
                "--budget=message_bytes=64M", "--budget=response_bytes=256M"]
+    command = [sys.executable, str(tandem)] if tandem.suffix == ".py" else [str(tandem)]
+    app = PtyApp([*command, "--url", f"{url}giant-surface?count={count}", *budgets], tandem_env(data_dir),
+                 columns=100, rows=30)
+    app.wait_for(b"idle", 0, 60)
+    time.sleep(0.5)
+    return app
+
+
+def one_run(url: str, count: int, gap: float, keys: bool, scroll: bool, tandem: Path = TANDEM) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as data_dir:
-        command = [sys.executable, str(tandem)] if tandem.suffix == ".py" else [str(tandem)]
-        app = PtyApp([*command, "--url", f"{url}giant-surface?count={count}", *budgets], tandem_env(data_dir),
-                     columns=100, rows=30)
+        app = _start(url, count, tandem, data_dir)
         try:
-            app.wait_for(b"idle", 0, 60)
-            time.sleep(0.5)
             start = app.size()
             cpu, ui_cpu = app.cpu_seconds(), app.main_thread_cpu_seconds()
             app.type("flood me\r")
@@ -87,6 +96,43 @@ def one_run(url: str, count: int, gap: float, keys: bool, scroll: bool, tandem: 
             app.close()
 
 
+def stop_runs(url: str, count: int, quit_after: float, tandem: Path) -> dict[str, float]:
+    """Seconds from Esc (pressed once the run began) to the status line's idle, and from Ctrl+Q
+    (`quit_after` seconds after the build showed its progress) to the process's exit."""
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as data_dir:
+        app = _start(url, count, tandem, data_dir)
+        try:
+            start = app.size()
+            app.type("flood me\r")
+            app.wait_for(b"FLOOD-BEGIN", start, 60)
+            offset = app.size()
+            pressed = time.monotonic()
+            app.type("\x1b")
+            app.wait_for(b"idle", offset, 120)
+            figures["esc"] = time.monotonic() - pressed
+            quitting = time.monotonic()
+            app.type("\x11")
+            app.process.wait(120)
+            figures["quit_after_esc"] = time.monotonic() - quitting
+        finally:
+            app.close()
+    with tempfile.TemporaryDirectory() as data_dir:
+        app = _start(url, count, tandem, data_dir)
+        try:
+            start = app.size()
+            app.type("flood me\r")
+            app.wait_for(b"building this UI", start, 120)
+            time.sleep(quit_after)
+            quitting = time.monotonic()
+            app.type("\x11")
+            app.process.wait(120)
+            figures["quit"] = time.monotonic() - quitting
+        finally:
+            app.close()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=5000)
@@ -94,6 +140,8 @@ def main() -> None:
     parser.add_argument("--gap", type=float, default=0.1)
     parser.add_argument("--no-keys", action="store_true", help="type nothing: the build's CPU alone")
     parser.add_argument("--scroll", action="store_true", help="a wheel up and down after each key")
+    parser.add_argument("--stops", action="store_true", help="also time Esc and Ctrl+Q during the build")
+    parser.add_argument("--quit-after", type=float, default=2.0, help="seconds into the build before Ctrl+Q")
     parser.add_argument("--tandem", action="append", type=Path,
                         help="the `tandem` to run (a script is run with this interpreter); given twice or more, the runs alternate between them")
     args = parser.parse_args()
@@ -103,6 +151,11 @@ def main() -> None:
             print(f"run {run + 1} {tandem.name}: {args.count:,} components: key echo slowest {figures['slowest']:.3f} s, "
                   f"median {figures['median']:.3f} s ({figures['keys']:.0f} keys); built in {figures['wall']:.1f} s "
                   f"wall, CPU {figures['cpu']:.2f} s (UI thread {figures['ui_cpu']:.2f} s)", flush=True)
+            if args.stops:
+                stops = stop_runs(url, args.count, args.quit_after, tandem)
+                print(f"run {run + 1} {tandem.name}: {args.count:,} components: Esc -> idle {stops['esc']:.2f} s "
+                      f"(then Ctrl+Q -> exit {stops['quit_after_esc']:.2f} s); Ctrl+Q {args.quit_after:g} s into the "
+                      f"build -> exit {stops['quit']:.2f} s", flush=True)
 
 
 if __name__ == "__main__":

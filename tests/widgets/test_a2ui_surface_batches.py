@@ -1,7 +1,7 @@
 """SurfaceView: a surface of more components than `MOUNT_BATCH` is resolved off the UI thread and
 mounted in batches, in order, with the newest snapshot of each component, a long column's rows in
-pages of at most one batch, a status line counting what is shown until all is; a rebuild stops the
-batches of the tree it replaces."""
+pages of at most one batch (held in chapters of pages), a status line counting what is shown until
+all is; a rebuild stops the batches of the tree it replaces; batches are sized by what they cost."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tandem.core.a2ui import SurfaceBlock, install_a2ui
 from tandem.core.content import ActivityContent
 from tandem.core.scripted import ScriptedChatClient
 from tandem.widgets import view_for
+from tandem.widgets.a2ui_build_pace import BuildPace
 from tandem.widgets.a2ui_components import LayoutComponent, LayoutPage, TextComponent
 from tandem.widgets.a2ui_surface import SurfaceView
 
@@ -61,6 +62,21 @@ class _Host(App[None]):
         self.first_mount = len(self.query(TextComponent))
 
 
+def _pages(view: SurfaceView) -> list[LayoutPage]:
+    """The pages holding rows, in order (not the chapters holding pages)."""
+    return [page for page in view.query(LayoutPage) if not page.is_chapter]
+
+
+def _tops(view: SurfaceView) -> list[LayoutPage]:
+    """The pages and chapters the paged column holds itself."""
+    return [page for page in view.query(LayoutPage) if not isinstance(page.parent, LayoutPage)]
+
+
+def _out(page: LayoutPage) -> bool:
+    """Whether the page's rows are out of the screen's layout (it, or its chapter, folded)."""
+    return page.folded or (isinstance(page.parent, LayoutPage) and page.parent.folded)
+
+
 def _rows(view: SurfaceView) -> list[str]:
     return [str(widget.node.props.get("text")) for widget in view.query(TextComponent)]
 
@@ -74,7 +90,7 @@ async def test_a_giant_surface_mounts_in_batches_in_order() -> None:
         assert app.first_mount < ROWS  # the first frame did not wait for every component
         await wait_until(pilot, lambda: len(_rows(view)) == ROWS, "every row mounted")
         assert _rows(view) == [f"row {i}" for i in range(ROWS)]
-        pages = list(view.query(LayoutPage))
+        pages = _pages(view)
         assert len(pages) >= 2 and all(0 < len(page.children) <= SurfaceView.MOUNT_BATCH for page in pages)
         assert [row for page in pages for row in page.children] == list(view.query(TextComponent))
 
@@ -145,15 +161,15 @@ async def test_pages_far_from_the_screen_fold_and_unfold_when_scrolled_near() ->
     async with app.run_test(size=(60, 20)) as pilot:
         view = app.query_one(SurfaceView)
         await wait_until(pilot, lambda: len(_rows(view)) == ROWS * 2, "every row mounted")
-        pages = list(view.query(LayoutPage))
-        await wait_until(pilot, lambda: pages[-1].folded and not pages[0].folded, "the pages off screen folded")
+        pages = _pages(view)
+        await wait_until(pilot, lambda: _out(pages[-1]) and not _out(pages[0]), "the pages off screen folded")
         height = view.region.height
-        assert sum(page.region.height for page in pages) == ROWS * 2  # (a folded page keeps its height)
+        assert sum(page.region.height for page in _tops(view)) == ROWS * 2  # (a folded page keeps its height)
         scroller = app.query_one(VerticalScroll)
         scroller.scroll_end(animate=False)
         last = view.widget_for(f"r{ROWS * 2 - 1}")
         assert last is not None and not last.region  # (not placed while its page is folded)
-        await wait_until(pilot, lambda: not pages[-1].folded and pages[0].folded and last.region.height == 1,
+        await wait_until(pilot, lambda: not _out(pages[-1]) and _out(pages[0]) and last.region.height == 1,
                          "the last page unfolded and its rows placed, the first folded")
         assert view.region.height == height
         assert _rows(view) == [f"row {i}" for i in range(ROWS * 2)]
@@ -166,9 +182,24 @@ async def test_a_folded_page_takes_its_rows_height_at_a_new_width() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(SurfaceView)
         await wait_until(pilot, lambda: len(_rows(view)) == ROWS, "every row mounted")
-        pages = list(view.query(LayoutPage))
-        await wait_until(pilot, lambda: pages[-1].folded, "the last page folded")
-        await wait_until(pilot, lambda: sum(page.region.height for page in pages) == ROWS, "one line a row")
+        pages, tops = _pages(view), _tops(view)
+        await wait_until(pilot, lambda: _out(pages[-1]), "the last page folded")
+        await wait_until(pilot, lambda: sum(page.region.height for page in tops) == ROWS, "one line a row")
         await pilot.resize_terminal(40, 20)
-        await wait_until(pilot, lambda: sum(page.region.height for page in pages) == ROWS * 2, "two lines a row, folded or not")
-        assert pages[-1].folded
+        await wait_until(pilot, lambda: sum(page.region.height for page in tops) == ROWS * 2, "two lines a row, folded or not")
+        assert _out(pages[-1])
+
+
+def test_a_batch_is_sized_for_its_costliest_step() -> None:
+    pace = BuildPace()
+    assert pace.batch() == BuildPace.FIRST  # nothing measured yet
+    pace.note("build", 10, 0.001)  # 0.1 ms a component
+    pace.note("layout", 10, 0.006)  # 0.6 ms a component: the costliest
+    assert pace.batch() == int(BuildPace.STEP_SECONDS / 0.0006)
+    pace.note("layout", 10, 0.0)  # cheaper now: the average halves the cost
+    assert pace.batch() == int(BuildPace.STEP_SECONDS / 0.0003)
+    pace.note("mount", 1, 1.0)  # a step far slower than its budget
+    assert pace.batch() == 1
+    cheap = BuildPace()
+    cheap.note("build", 1000, 0.0001)
+    assert cheap.batch() == BuildPace.MOST
