@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 __all__ = [
-    "FullCollectionPause", "HELD_OLD_THRESHOLD", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
+    "FullCollectionPause", "HELD_OLD_THRESHOLD", "HELD_WALK_MIDDLES", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
     "skip_collection_at_exit", "trim_heap",
 ]
 
@@ -55,6 +55,16 @@ and kept (its views, their chunks and painted lines), so each one costs more tha
 CPython's 10, a 2,000 tokens/s answer of 11,000 tokens met two in its last second, 185 and 227 ms
 each (both threads stopped; keys and frames waited). At 100 a turn walks its objects a tenth as
 often; the turn's settle collects what is left."""
+
+HELD_WALK_MIDDLES = 4
+"""Middle collections since the last full one before a held turn's objects are walked (`walk_held`).
+
+A turn that goes on for a minute (an agent flooding text) unmounts view after view; each is
+cyclic garbage among the turn's objects, found only by a full collection, and at
+`HELD_OLD_THRESHOLD` the turn met none: the app grew ~2 MB/s for as long as it streamed. Walked
+when this many middle collections (`YOUNG_THRESHOLD` × `MIDDLE_THRESHOLD` objects made and
+kept each) ran since, a walk covers what the turn made since its last walk and what it keeps
+(the window's views), not the conversation (frozen)."""
 
 POSTPONED_THRESHOLD = 1_000_000
 """The old generation's threshold while a full collection is postponed: middle collections before one may start."""
@@ -133,6 +143,16 @@ class FullCollectionPause:
         if young < YOUNG_THRESHOLD:  # a higher one was tuned by someone else (`tandem ask`): kept as found
             young, middle, old = YOUNG_THRESHOLD, MIDDLE_THRESHOLD, max(old, HELD_OLD_THRESHOLD)
         gc.set_threshold(young, middle, old)
+
+    def walk_held(self) -> bool:
+        """While held, collect what the turn made (not the frozen heap) and give the C heap's free
+        pages back, if `HELD_WALK_MIDDLES` middle collections ran since the last full one.
+        Returns whether it walked."""
+        if not self._held or gc.get_count()[2] < HELD_WALK_MIDDLES:
+            return False
+        gc.collect()
+        trim_heap()
+        return True
 
     def postpone(self) -> None:
         """While still held, start no full collection on its own: the turn ended and its walk waits
