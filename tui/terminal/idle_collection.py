@@ -9,8 +9,8 @@ are therefore timed by what the person does:
 - A sweep of the whole heap (`FullCollectionPause.sweep`) waits until the app has been idle for
   `IDLE_SECONDS`: nothing streaming, no input.
 - While a turn streams, what it made is walked every `WALK_SECONDS` when enough of it was kept
-  (`FullCollectionPause.walk_held`) and the person did not type within `QUIET_SECONDS` (or kept
-  typing through `WALK_SECONDS` × 4): a turn that streams for minutes stays bounded.
+  (`FullCollectionPause.walk_held`), four times as much while the person types (input within
+  `QUIET_SECONDS`): a turn that streams for minutes stays bounded.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from textual import events
 from textual.app import App
 
 from tandem.tui.app.bridge import FRAME_SECONDS
-from tandem.tui.terminal.garbage import FullCollectionPause
+from tandem.tui.terminal.garbage import HELD_WALK_MIDDLES, FullCollectionPause
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -61,7 +61,6 @@ class IdleCollection:
         self._last_input = 0.0
         self._timer: Timer | None = None
         self._walks: Timer | None = None
-        self._walked = 0.0
 
     def hold(self) -> None:
         """Hold full collections (start-up's objects) until the first status settles them."""
@@ -85,7 +84,6 @@ class IdleCollection:
             self.collector.hold()
             self._turn_streamed = True
             if self._walks is None:
-                self._walked = time.monotonic()
                 self._walks = self._app.set_interval(self.WALK_SECONDS, self._walk_while_streaming)
             return
         if self._walks is not None:
@@ -96,12 +94,10 @@ class IdleCollection:
             self._app.call_after_refresh(self._settle_when_quiet)
 
     def _walk_while_streaming(self) -> None:
-        now = time.monotonic()
-        typing = now - self._last_input < self.QUIET_SECONDS
-        if typing and now - self._walked < self.WALK_SECONDS * 4:
-            return
-        if self.collector.walk_held():
-            self._walked = now
+        # A walk of a long turn takes tenths of a second under load: not while the person types
+        # (a key, Esc), unless the turn kept four times what is due a walk meanwhile.
+        typing = time.monotonic() - self._last_input < self.QUIET_SECONDS
+        self.collector.walk_held(middles=HELD_WALK_MIDDLES * 4 if typing else HELD_WALK_MIDDLES)
 
     def _settle_when_quiet(self) -> None:
         """End the hold once the text views drained and the person paused (`tui.terminal.garbage`).
