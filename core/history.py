@@ -12,7 +12,9 @@ from tandem.core.content import (
     ToolCallContent,
     ToolResultContent,
 )
+from tandem.core.blocks.growing_text import GrowingText
 from tandem.core.messages import ChatMessage, ChatUpdate, Role
+from tandem.core.text_spill import SPILL_MIN_CHARS
 from tandem.core.tool_arguments import parse_arguments
 from tandem.core.unvalidated import part as _part
 
@@ -73,10 +75,14 @@ class HistoryFolder:
     A message is complete once the next one starts (only the last one receives parts), and is
     built then: its builder and delta strings are freed while the segment streams, rather than
     all at its end, where they left holes among what the app keeps (memory it never gave back).
+    A complete message of plain text is kept as a finished `GrowingText`, which the process's
+    `TextSpill` moves out of memory under a flood (`_KeptText`): the messages are built whole
+    again when they are read (`messages`, `messages_since`), and a segment that is cancelled or
+    fails, whose messages are never read, never brings them back.
     """
 
     def __init__(self) -> None:
-        self._done: list[ChatMessage] = []
+        self._done: list[ChatMessage | _KeptText] = []
         self._current: _MessageBuilder | None = None
         self.watchers: list[Callable[[ChatUpdate], None]] = []
         """Called with every update folded in except the deltas that join a run of text (each
@@ -121,7 +127,7 @@ class HistoryFolder:
     def messages_since(self, mark: int) -> list[ChatMessage]:
         """The complete messages folded since `mark` (the one being built is complete now)."""
         self._finish()
-        return self._done[mark:]
+        return [_built(message) for message in self._done[mark:]]
 
     def _start(self, builder: _MessageBuilder) -> _MessageBuilder:
         """Make `builder` the message being built; the one before it is complete."""
@@ -131,13 +137,40 @@ class HistoryFolder:
 
     def _finish(self) -> None:
         if self._current is not None and (message := self._current.build()) is not None:
-            self._done.append(message)
+            self._done.append(_KeptText.of(message))
         self._current = None
 
     def messages(self) -> list[ChatMessage]:
         """The complete messages of what was added so far (call once, at the segment's end)."""
         self._finish()
-        return list(self._done)
+        return [_built(message) for message in self._done]
+
+
+class _KeptText:
+    """A complete message of one plain text part, its text in a finished `GrowingText` (which
+    the process's spill may move out of memory)."""
+
+    __slots__ = ("role", "message_id", "author", "text")
+
+    def __init__(self, role: Role, message_id: str | None, author: str | None, text: str) -> None:
+        self.role, self.message_id, self.author = role, message_id, author
+        self.text = GrowingText(text)
+        self.text.finish()
+
+    @classmethod
+    def of(cls, message: ChatMessage) -> ChatMessage | _KeptText:
+        """`message` as the folder keeps it: long plain text as a `_KeptText`, the rest as it is."""
+        contents = message.contents
+        if len(contents) == 1 and contents[0].__class__ is TextContent and len(text := contents[0].text) >= SPILL_MIN_CHARS:  # type: ignore[attr-defined]
+            return cls(message.role, message.message_id, message.author, text)
+        return message
+
+    def message(self) -> ChatMessage:
+        return _message(self.role, [_run_part(TextContent, self.text.value)], self.message_id, self.author)
+
+
+def _built(message: ChatMessage | _KeptText) -> ChatMessage:
+    return message.message() if message.__class__ is _KeptText else message  # type: ignore[union-attr,return-value]
 
 
 class _MessageBuilder:

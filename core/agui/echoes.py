@@ -24,7 +24,9 @@ it is what Markdown rendering and the model's next prompt ignore anyway.
 
 from __future__ import annotations
 
-__all__ = ["echo_text", "echo_key"]
+import hashlib
+
+__all__ = ["EchoText", "echo_text", "echo_key"]
 
 
 def echo_text(text: str) -> str:
@@ -32,6 +34,57 @@ def echo_text(text: str) -> str:
     return text.strip()
 
 
-def echo_key(role: str, text: str) -> tuple[str, str]:
-    """What an echo must share with the message it repeats (beside the one-to-one match)."""
-    return role, text.strip()
+def echo_key(role: str, text: str) -> tuple[str, bytes]:
+    """What an echo must share with the message it repeats (beside the one-to-one match): its
+    role and a digest of its `echo_text` (a message streamed at full speed for a minute must not
+    be kept whole to be compared: `EchoText` builds the same digest delta by delta)."""
+    return role, _digest(text.strip())
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+
+
+class EchoText:
+    """The digest of a streamed message's `echo_text`, fed its deltas as they come (`append`).
+
+    Owns the running hash of the text after its leading whitespace, up to its last
+    non-whitespace character, and the whitespace after that (as runs of one character, so a
+    stream of blanks costs no memory), which joins the hash only if more text follows.
+    Engine thread only.
+    """
+
+    __slots__ = ("_hash", "_blank", "_started", "empty")
+
+    def __init__(self) -> None:
+        self.empty = True
+        """No character was appended yet."""
+        self._hash = hashlib.blake2b(digest_size=20)
+        self._blank: list[list[object]] = []
+        """Whitespace since the last non-whitespace character: [character, count] runs."""
+        self._started = False
+
+    def append(self, delta: str) -> None:
+        """One more delta of the message."""
+        if delta:
+            self.empty = False
+        if not self._started:
+            delta = delta.lstrip()
+            if not delta:
+                return
+            self._started = True
+        body = delta.rstrip()
+        if body:
+            for character, count in self._blank:
+                self._hash.update((character * count).encode("utf-8", "surrogatepass"))  # type: ignore[operator]
+            self._blank.clear()
+            self._hash.update(body.encode("utf-8", "surrogatepass"))
+        for character in delta[len(body):]:
+            if self._blank and self._blank[-1][0] == character:
+                self._blank[-1][1] += 1  # type: ignore[operator]
+            else:
+                self._blank.append([character, 1])
+
+    def key(self, role: str) -> tuple[str, bytes]:
+        """`echo_key(role, text)` of the text appended so far."""
+        return role, self._hash.copy().digest()

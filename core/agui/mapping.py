@@ -38,6 +38,7 @@ from ag_ui.core import EventType, Interrupt, Message
 from tandem.core.agui.activity_mapping import CUSTOM_HELD, RAW_HELD, Activities, debug_part, without_held
 from tandem.core.agui.call_mapping import CallMapping
 from tandem.core.agui.calls import KnownCall, PredictStateMapping
+from tandem.core.agui.echoes import EchoText
 from tandem.core.agui.events import TANDEM_ROLES, AnyEvent, UnknownEvent
 from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL, ON_INTERRUPT, adk_confirmation, custom_interrupt, interrupt_part
 from tandem.core.agui.reasoning_repeats import ReasoningRepeats, run_raw
@@ -90,7 +91,7 @@ class EventMapper:
         self._state = StateMapping(predict_state, self.adapter_state_keys, self.calls, self._run_calls)
         self._snapshots = SnapshotReconciler(sent, self.calls, self._declared)
         self._snapshots.known_ids.update(known_message_ids)
-        self._texts: dict[str, list[str]] = {}  # message id → its text (or reasoning) deltas so far
+        self._texts: dict[str, EchoText | list[str]] = {}  # message id → its text's digest (or reasoning's deltas) so far
         self._roles: dict[str, Role] = {}
         self._repeats = ReasoningRepeats()
         self._held = self._repeats.held  # read per reasoning delta
@@ -252,7 +253,8 @@ class EventMapper:
     def _reasoning_end(self, event: Any, raw: Any) -> list[ChatUpdate]:
         if event.message_id in self._held:
             return self._repeats.ended(event.message_id, raw, self._author(event))
-        self._repeats.completed("".join(self._texts.get(event.message_id) or ()))
+        deltas = self._texts.get(event.message_id)
+        self._repeats.completed("".join(deltas) if isinstance(deltas, list) else "")
         return []
 
     # -- state and activity ------------------------------------------------------------------

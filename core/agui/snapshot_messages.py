@@ -49,7 +49,7 @@ from ag_ui.core import (
 )
 
 from tandem.core.agui.calls import KnownCall
-from tandem.core.agui.echoes import echo_key
+from tandem.core.agui.echoes import EchoText, echo_key
 from tandem.core.agui.interrupts import ADK_CONFIRMATION_TOOL
 from tandem.core.agui.events import TANDEM_ROLES
 from tandem.core.unvalidated import update
@@ -97,8 +97,11 @@ class SnapshotReconciler:
         # what the stream added; `_read_sent` unites them with what was sent.
         self._sent: Sequence[Message] | None = sent
         self.known_ids: set[str] = set()
-        self._sent_texts: Counter[tuple[str, str]] = Counter()
-        self._streamed: dict[str, tuple[str, list[str]]] = {}  # message id → (role, text deltas)
+        self._sent_texts: Counter[tuple[str, bytes]] = Counter()
+        # message id → (role, its deltas): a text message's as the digest echoes compare (not
+        # kept whole: a flood of text would be held here a second time), reasoning's as the
+        # strings, which the mapper joins to weigh repeated thoughts.
+        self._streamed: dict[str, tuple[str, EchoText | list[str]]] = {}
         self.answered: set[str] = set()
         """Call ids that have a result (sent, streamed or snapshotted)."""
         self._answered_in_turn: set[tuple[str, str]] = set()
@@ -120,11 +123,12 @@ class SnapshotReconciler:
 
     # -- what the stream showed ------------------------------------------------------------------
 
-    def streamed_text(self, message_id: str, role: str) -> list[str]:
-        """The list this run's deltas of a text or reasoning message are appended to."""
+    def streamed_text(self, message_id: str, role: str) -> EchoText | list[str]:
+        """What this run's deltas of a text message (an `EchoText`) or of a reasoning message
+        (`role` "reasoning": a list) are appended to."""
         entry = self._streamed.get(message_id)
         if entry is None:
-            entry = self._streamed[message_id] = (role, [])
+            entry = self._streamed[message_id] = (role, [] if role == "reasoning" else EchoText())
             self.known_ids.add(message_id)
         return entry[1]
 
@@ -146,8 +150,10 @@ class SnapshotReconciler:
         messages = list(messages)
         available = Counter(self._sent_texts)
         for role, chunks in self._streamed.values():
-            text = "".join(chunks)
-            if text:
+            if isinstance(chunks, EchoText):
+                if not chunks.empty:
+                    available[chunks.key(role)] += 1
+            elif text := "".join(chunks):
                 available[echo_key(role, text)] += 1
         # Messages matched by id use up their text first: an unknown-id message with the same
         # text is then a second message, not an echo.
@@ -165,7 +171,7 @@ class SnapshotReconciler:
                 updates.append(new)
         return updates
 
-    def _reconcile_one(self, message: Message, available: Counter[tuple[str, str]]) -> ChatUpdate | None:
+    def _reconcile_one(self, message: Message, available: Counter[tuple[str, bytes]]) -> ChatUpdate | None:
         raw = {"type": "MESSAGES_SNAPSHOT", "message": message.model_dump(mode="json", by_alias=True)}
         known_id = message.id in self.known_ids
         if isinstance(message, ToolMessage):
@@ -219,7 +225,7 @@ class SnapshotReconciler:
                                informational_only=informational, encrypted_value=call.encrypted_value,
                                internal=call.function.name == ADK_CONFIRMATION_TOOL)
 
-    def _split_thoughts(self, messages: Sequence[Message], available: Counter[tuple[str, str]]) -> set[str]:
+    def _split_thoughts(self, messages: Sequence[Message], available: Counter[tuple[str, bytes]]) -> set[str]:
         """Ids of consecutive reasoning messages whose texts, joined, are one thought the client has.
 
         ag-ui-langgraph streams a model's reasoning chunks as one reasoning message, then
@@ -247,7 +253,7 @@ class SnapshotReconciler:
         return pieces
 
     @staticmethod
-    def _take(available: Counter[tuple[str, str]], role: str, text: str) -> bool:
+    def _take(available: Counter[tuple[str, bytes]], role: str, text: str) -> bool:
         key = echo_key(role, text)
         if available[key] > 0:
             available[key] -= 1

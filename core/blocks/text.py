@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tandem.core.blocks.base import Block
+from tandem.core.blocks.base import Block, Lifecycle
 from tandem.core.blocks.growing_text import GrowingText
 
 __all__ = ["TextBlock", "ReasoningBlock", "mark_stopped_answers"]
@@ -47,6 +47,13 @@ class TextBlock(Block):
         """Add a delta and notify."""
         self._text.append(delta)
         self.changed()
+
+    def complete(self) -> None:
+        """→ inactive; the finished text may then leave memory (`GrowingText.finish`)."""
+        finishing = self.lifecycle is not Lifecycle.INACTIVE
+        super().complete()
+        if finishing:
+            self._text.finish()
 
     def mark_stopped(self) -> None:
         """The answer was cut short by a cancel."""

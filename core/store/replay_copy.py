@@ -53,6 +53,11 @@ class ReplayCopy:
         """The last sequence number the stored copy covers (-1: none)."""
         self._tail: list[SpanEntry] | None = [] if empty else None
         """Committed entries after `_covered` (None: not read yet)."""
+        self._swept = empty
+        """Whether rows of another `COMPACTION_VERSION` are known gone. Looking for them reads every
+        row of the copy whole (a minute's text flood: ~0.9 s at each commit, Esc's among them), so
+        the first commit removes them and the later ones only what lies past the coverage."""
+        self._sweeping = False
 
     @property
     def loaded(self) -> bool:
@@ -138,10 +143,14 @@ class ReplayCopy:
         done, rest = tail[: len(tail) - keep], tail[len(tail) - keep :]
         if not done:
             return rest, self._covered
-        connection.execute(
-            "DELETE FROM replay WHERE thread_id = ? AND (version != ? OR first_seq > ?)",
-            (self.thread_id, COMPACTION_VERSION, self._covered),
-        )
+        if self._swept:
+            connection.execute("DELETE FROM replay WHERE thread_id = ? AND first_seq > ?", (self.thread_id, self._covered))
+        else:
+            connection.execute(
+                "DELETE FROM replay WHERE thread_id = ? AND (version != ? OR first_seq > ?)",
+                (self.thread_id, COMPACTION_VERSION, self._covered),
+            )
+            self._sweeping = True
         connection.execute(
             "INSERT INTO replay (thread_id, first_seq, last_seq, version, json) VALUES (?, ?, ?, ?, ?)",
             (self.thread_id, done[0][0], done[-1][1], COMPACTION_VERSION, replay_json([entry for _f, _l, entry in done], compacted=compacted, known=known)),
@@ -151,6 +160,7 @@ class ReplayCopy:
     def accept(self, staged: tuple[list[SpanEntry], int]) -> None:
         """Record what `stage()` wrote, now that its transaction committed."""
         self._tail, self._covered = staged
+        self._swept = self._swept or self._sweeping
 
     def pending(self) -> int:
         """How many committed entries the stored copy does not cover yet (0 when not read)."""

@@ -10,11 +10,14 @@ The floods run for about a second each; the waits are hang guards, not timings (
 from __future__ import annotations
 
 from collections.abc import Iterator
+import time
+from pathlib import Path
 
 import pytest
 
-from tests.helpers.flood_app import FloodRun, export_latest
+from tests.helpers.flood_app import KEY, FloodRun, FloodTandem, export_latest
 from tests.helpers.flood_server import serve_flood
+from tests.helpers.waits import wait_until
 
 pytestmark = pytest.mark.e2e  # the real `tandem` in a pseudo-terminal
 
@@ -63,3 +66,46 @@ def test_the_app_keeps_control_and_the_thread_reopens(flood_url: str, scenario: 
     assert "flood me" in exported.stdout
     if scenario in ENDED_BY_BUDGET:
         assert ENDED_BY_BUDGET[scenario] in exported.stdout, exported.stdout[-2000:]
+
+
+LOG_BEFORE_MB, LOG_AFTER_MB = 10, 35
+"""The window of the flood sampled, by the size of the thread's log on disk (some 15 MB of text
+between them), not by time: a loaded machine takes longer to get there, not a different answer."""
+FLAT_MB = 50
+"""How much the app may grow over that window: the text it received is in the log and in a spill
+file, not in its memory (before the spill and the held turn's walks it grew ~85 MB here)."""
+
+
+def _log_mb(data_dir: Path) -> float:
+    return sum(path.stat().st_size for path in data_dir.glob("tandem/threads.sqlite3*") if path.is_file()) / 1e6
+
+
+def test_a_text_flood_past_the_response_budget_leaves_memory_flat(flood_url: str, tmp_path: Path) -> None:
+    """With `response_bytes` raised, the text flood streams on: the app's resident memory grows by
+    less than `FLAT_MB` while its log grows from 10 to 35 MB, a key typed meanwhile is echoed, and
+    Esc stops the turn (hang guards only)."""
+    app = FloodTandem(["--url", flood_url + "text", "--budget", "response_bytes=64G"], str(tmp_path))
+    try:
+        app.wait_for(b"idle", 0, 90)
+        app.type("flood me\r")
+        wait_until(lambda: _log_mb(tmp_path) >= LOG_BEFORE_MB, "the log past LOG_BEFORE_MB", seconds=120)
+        first = app.rss_mb()
+        samples = []
+
+        def sampled() -> bool:
+            samples.append(app.rss_mb())
+            return _log_mb(tmp_path) >= LOG_AFTER_MB
+
+        wait_until(sampled, "the log past LOG_AFTER_MB", seconds=240, every=0.25)
+        offset = app.size()
+        app.type(KEY)
+        app.wait_for(KEY.encode(), offset, 60)
+        app.type("\x7f")  # (Esc with text in the composer does not stop the turn)
+        time.sleep(0.3)  # as FloodRun: an Esc right after a Backspace was seen lost
+        offset = app.size()
+        app.type("\x1b")
+        assert app.wait_any([b"idle", b"error"], offset, 60) == b"idle"
+        assert max(samples) - first < FLAT_MB, (first, samples[::8])
+        assert app.peak_rss_mb() < RSS_BUDGET_MB
+    finally:
+        app.close()

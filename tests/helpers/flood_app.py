@@ -35,10 +35,10 @@ def tandem_env(data_dir: str) -> dict[str, str]:
 
 
 class FloodTandem(PtyApp):
-    """`tandem ARGS` in a 100×30 pty, its data in `data_dir`."""
+    """`tandem ARGS` in a 100×30 pty, its data in `data_dir` (`tandem`: which executable)."""
 
-    def __init__(self, args: list[str], data_dir: str) -> None:
-        super().__init__([str(TANDEM), *args], tandem_env(data_dir), columns=100, rows=30)
+    def __init__(self, args: list[str], data_dir: str, tandem: Path = TANDEM) -> None:
+        super().__init__([str(tandem), *args], tandem_env(data_dir), columns=100, rows=30)
 
     def wait_any(self, needles: list[bytes], offset: int, seconds: float) -> bytes:
         """The first of `needles` written after `offset` (a hang guard of `seconds`).
@@ -73,6 +73,8 @@ class FloodRun:
     """More arguments for `tandem` (such as `--budget response_bytes=1G`)."""
     budget: bool = False
     """Wait for a budget's error card to end the turn before the key (else Esc stops the flood)."""
+    tandem: Path = TANDEM
+    """The `tandem` executable (another checkout's, for a before-and-after bench)."""
     rss_mb: list[tuple[float, float]] = field(default_factory=list)
     """(seconds since the message was sent, VmRSS in MiB), sampled while flooding."""
     peak_mb: float = 0.0
@@ -85,7 +87,7 @@ class FloodRun:
 
     def run(self) -> FloodRun:
         """Flood, key, Esc, quit (see the module); returns itself with the figures filled in."""
-        app = FloodTandem(["--url", self.url + self.scenario, *self.args], self.data_dir)
+        app = FloodTandem(["--url", self.url + self.scenario, *self.args], self.data_dir, self.tandem)
         try:
             app.wait_for(b"idle", 0, self.guard)
             start = app.size()
@@ -129,7 +131,7 @@ class FloodRun:
 
     def reopen(self) -> bytes:
         """`tandem --resume` of the flooded thread until idle; returns what it wrote."""
-        app = FloodTandem(["--resume", "--url", self.url + self.scenario], self.data_dir)
+        app = FloodTandem(["--resume", "--url", self.url + self.scenario], self.data_dir, self.tandem)
         try:
             app.wait_any([b"idle", b"error"], 0, self.guard)
             return app.since(0)

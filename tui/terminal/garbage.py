@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import gc
 import sys
+import time
 from typing import Any
 
 __all__ = [
-    "FullCollectionPause", "HELD_OLD_THRESHOLD", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
+    "FullCollectionPause", "HELD_OLD_THRESHOLD", "HELD_WALK_FREEZE_SECONDS", "HELD_WALK_MIDDLES", "MIDDLE_THRESHOLD", "POSTPONED_THRESHOLD", "SWEEP_GROWTH", "YOUNG_THRESHOLD",
     "skip_collection_at_exit", "trim_heap",
 ]
 
@@ -55,6 +56,19 @@ and kept (its views, their chunks and painted lines), so each one costs more tha
 CPython's 10, a 2,000 tokens/s answer of 11,000 tokens met two in its last second, 185 and 227 ms
 each (both threads stopped; keys and frames waited). At 100 a turn walks its objects a tenth as
 often; the turn's settle collects what is left."""
+
+HELD_WALK_MIDDLES = 4
+"""Middle collections since the last full one before a held turn's objects are walked (`walk_held`).
+
+A turn that goes on for a minute (an agent flooding text) unmounts view after view; each is
+cyclic garbage among the turn's objects, found only by a full collection, and at
+`HELD_OLD_THRESHOLD` the turn met none: the app grew ~2 MB/s for as long as it streamed. Walked
+when this many middle collections (`YOUNG_THRESHOLD` × `MIDDLE_THRESHOLD` objects made and
+kept each) ran since, a walk covers what the turn made and kept, not the conversation (frozen);
+one that took longer than `HELD_WALK_FREEZE_SECONDS` freezes what survived it."""
+
+HELD_WALK_FREEZE_SECONDS = 0.1
+"""A held walk that took longer freezes what survived it (`walk_held`): walks stay short."""
 
 POSTPONED_THRESHOLD = 1_000_000
 """The old generation's threshold while a full collection is postponed: middle collections before one may start."""
@@ -133,6 +147,23 @@ class FullCollectionPause:
         if young < YOUNG_THRESHOLD:  # a higher one was tuned by someone else (`tandem ask`): kept as found
             young, middle, old = YOUNG_THRESHOLD, MIDDLE_THRESHOLD, max(old, HELD_OLD_THRESHOLD)
         gc.set_threshold(young, middle, old)
+
+    def walk_held(self, middles: int = HELD_WALK_MIDDLES) -> bool:
+        """While held, collect what the turn made (not the frozen heap) and give the C heap's free
+        pages back, if `middles` middle collections ran since the last full one. Returns whether
+        it walked."""
+        if not self._held or gc.get_count()[2] < middles:
+            return False
+        started = time.perf_counter()
+        gc.collect()
+        trim_heap()
+        if time.perf_counter() - started > HELD_WALK_FREEZE_SECONDS:
+            # What survived joins the frozen objects, so the next walks cover only what is made
+            # after this one (walking all a flood's turn kept took 0.4 s after a minute, on a
+            # loaded machine). Views alive now and unmounted later wait for the settle's sweep
+            # (`SWEEP_GROWTH`), as views of earlier turns do: frozen only when walks grow slow.
+            self._freeze()
+        return True
 
     def postpone(self) -> None:
         """While still held, start no full collection on its own: the turn ended and its walk waits

@@ -8,6 +8,9 @@ are therefore timed by what the person does:
   for `QUIET_SECONDS`; the turn's hold lasts until then.
 - A sweep of the whole heap (`FullCollectionPause.sweep`) waits until the app has been idle for
   `IDLE_SECONDS`: nothing streaming, no input.
+- While a turn streams, what it made is walked every `WALK_SECONDS` when enough of it was kept
+  (`FullCollectionPause.walk_held`), four times as much while the person types (input within
+  `QUIET_SECONDS`): a turn that streams for minutes stays bounded.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from textual import events
 from textual.app import App
 
 from tandem.tui.app.bridge import FRAME_SECONDS
-from tandem.tui.terminal.garbage import FullCollectionPause
+from tandem.tui.terminal.garbage import HELD_WALK_MIDDLES, FullCollectionPause
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -41,6 +44,8 @@ class IdleCollection:
     """After a turn, how long without input before its garbage is collected."""
     IDLE_SECONDS: float = 10.0
     """How long without input or a stream before the whole heap is swept."""
+    WALK_SECONDS: float = 5.0
+    """While a turn streams, how often whether its objects are due a walk is looked at."""
 
     def __init__(self, app: App[Any], streaming: Callable[[], bool]) -> None:
         """
@@ -55,6 +60,7 @@ class IdleCollection:
         self._turn_streamed = False
         self._last_input = 0.0
         self._timer: Timer | None = None
+        self._walks: Timer | None = None
 
     def hold(self) -> None:
         """Hold full collections (start-up's objects) until the first status settles them."""
@@ -77,9 +83,21 @@ class IdleCollection:
         if streaming:
             self.collector.hold()
             self._turn_streamed = True
-        elif self.collector.held:
+            if self._walks is None:
+                self._walks = self._app.set_interval(self.WALK_SECONDS, self._walk_while_streaming)
+            return
+        if self._walks is not None:
+            self._walks.stop()
+            self._walks = None
+        if self.collector.held:
             self.collector.postpone()
             self._app.call_after_refresh(self._settle_when_quiet)
+
+    def _walk_while_streaming(self) -> None:
+        # A walk of a long turn takes tenths of a second under load: not while the person types
+        # (a key, Esc), unless the turn kept four times what is due a walk meanwhile.
+        typing = time.monotonic() - self._last_input < self.QUIET_SECONDS
+        self.collector.walk_held(middles=HELD_WALK_MIDDLES * 4 if typing else HELD_WALK_MIDDLES)
 
     def _settle_when_quiet(self) -> None:
         """End the hold once the text views drained and the person paused (`tui.terminal.garbage`).
@@ -128,7 +146,10 @@ class IdleCollection:
         self._timer = self._app.set_timer(seconds, due)
 
     def close(self) -> None:
-        """Stop the timer and release the collector (the app unmounts)."""
+        """Stop the timers and release the collector (the app unmounts)."""
+        if self._walks is not None:
+            self._walks.stop()
+            self._walks = None
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
