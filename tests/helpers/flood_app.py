@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tests.helpers.pty_app import PtyApp
 
-__all__ = ["FloodRun", "FloodTandem", "TANDEM", "export_latest", "tandem_env"]
+__all__ = ["AskFlood", "FloodRun", "FloodTandem", "TANDEM", "ask_flood", "export_latest", "rss_mb", "tandem_env"]
 
 TANDEM = Path(sys.executable).with_name("tandem")
 ESC = "\x1b"
@@ -148,3 +148,51 @@ def export_latest(data_dir: str, seconds: float = 120) -> subprocess.CompletedPr
                      if len(word) >= 6 and all(c in "0123456789abcdef" for c in word))
     return subprocess.run([str(TANDEM), "export", thread_id], capture_output=True, text=True, env=env,
                           timeout=seconds, stdin=subprocess.DEVNULL)
+
+
+def rss_mb(pid: int) -> float:
+    """The process's resident memory (VmRSS) in MiB; 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+@dataclass
+class AskFlood:
+    """One `tandem ask` under a flood: its RSS over time, how long SIGINT took, what it printed."""
+
+    samples: list[tuple[float, float]]
+    """(seconds since start, RSS MiB), every 0.25 s."""
+    stop_seconds: float | None
+    """SIGINT → exit (None: it ended by itself first)."""
+    returncode: int
+    printed_mb: float
+
+    @property
+    def peak_mb(self) -> float:
+        return max((mb for _, mb in self.samples), default=0.0)
+
+
+def ask_flood(tandem: Path, url: str, extra: list[str], seconds: float, data_dir: str) -> AskFlood:
+    """Run `tandem ask --url URL EXTRA... "flood me"` for at most `seconds`, then SIGINT it."""
+    import signal
+
+    with open(os.path.join(data_dir, "out"), "wb") as out:
+        process = subprocess.Popen([str(tandem), "ask", "--url", url, *extra, "flood me"], stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=tandem_env(data_dir))
+        started, samples = time.monotonic(), []
+        while process.poll() is None and time.monotonic() - started < seconds:
+            samples.append((time.monotonic() - started, rss_mb(process.pid)))
+            time.sleep(0.25)
+        stop = None
+        if process.poll() is None:
+            interrupted = time.monotonic()
+            process.send_signal(signal.SIGINT)
+            process.wait(120)
+            stop = time.monotonic() - interrupted
+    return AskFlood(samples, stop, process.returncode, os.path.getsize(os.path.join(data_dir, "out")) / 1e6)

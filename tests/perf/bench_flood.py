@@ -15,22 +15,10 @@ The machine may be shared: times are noisy.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import subprocess
 import tempfile
-import time
 
-from tests.helpers.flood_app import TANDEM, FloodRun, export_latest, tandem_env
+from tests.helpers.flood_app import TANDEM, FloodRun, ask_flood, export_latest
 from tests.helpers.flood_server import SCENARIOS, serve_flood
-
-
-def _rss(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def app_scenario(url: str, scenario: str, seconds: float, every: float, extra: list[str]) -> None:
@@ -48,24 +36,11 @@ def app_scenario(url: str, scenario: str, seconds: float, every: float, extra: l
 
 def ask_scenario(url: str, scenario: str, seconds: float, every: float, extra: list[str]) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
-        with open(os.path.join(data_dir, "out"), "wb") as out:
-            process = subprocess.Popen([str(TANDEM), "ask", "--url", url + scenario, *extra, "flood me"], stdout=out,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=tandem_env(data_dir))
-            started, samples = time.monotonic(), []
-            while process.poll() is None and time.monotonic() - started < seconds:
-                samples.append((time.monotonic() - started, _rss(process.pid)))
-                time.sleep(0.25)
-            stop = None
-            if process.poll() is None:
-                interrupted = time.monotonic()
-                process.send_signal(signal.SIGINT)
-                process.wait(120)
-                stop = time.monotonic() - interrupted
-        shown = [f"{at:4.0f}s {mb:5.0f}" for at, mb in samples if at // every != (at - 0.25) // every]
-        print(f"[ask] {scenario}: RSS MiB over time: {', '.join(shown)}")
-        peak = max((mb for _, mb in samples), default=0.0)
-        ending = f"SIGINT → exit {stop:.3f} s" if stop is not None else "ended by itself"
-        print(f"[ask] {scenario}: peak sampled {peak:.0f} MiB; {ending}; exit status {process.returncode}")
+        run = ask_flood(TANDEM, url + scenario, extra, seconds, data_dir)
+    shown = [f"{at:4.0f}s {mb:5.0f}" for at, mb in run.samples if at // every != (at - 0.25) // every]
+    print(f"[ask] {scenario}: RSS MiB over time: {', '.join(shown)}")
+    ending = f"SIGINT → exit {run.stop_seconds:.3f} s" if run.stop_seconds is not None else "ended by itself"
+    print(f"[ask] {scenario}: peak sampled {run.peak_mb:.0f} MiB; {ending}; exit status {run.returncode}")
 
 
 def main() -> None:

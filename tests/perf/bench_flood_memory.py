@@ -21,27 +21,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from tests.helpers.flood_app import TANDEM, FloodRun, tandem_env
+from tests.helpers.flood_app import TANDEM, FloodRun, ask_flood
 from tests.helpers.flood_server import serve_flood
 
 RAISED = ["--budget", "response_bytes=64G"]
-
-
-def _rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def _shown(samples: list[tuple[float, float]], every: float) -> str:
@@ -60,24 +46,11 @@ def app_run(tandem: Path, url: str, seconds: float, every: float) -> None:
 
 def ask_run(tandem: Path, url: str, seconds: float, every: float) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
-        with open(os.path.join(data_dir, "out"), "wb") as out:
-            process = subprocess.Popen([str(tandem), "ask", "--url", url + "text", *RAISED, "flood me"], stdout=out,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=tandem_env(data_dir))
-            started, samples = time.monotonic(), []
-            while process.poll() is None and time.monotonic() - started < seconds:
-                samples.append((time.monotonic() - started, _rss_mb(process.pid)))
-                time.sleep(0.25)
-            stop = None
-            if process.poll() is None:
-                interrupted = time.monotonic()
-                process.send_signal(signal.SIGINT)
-                process.wait(120)
-                stop = time.monotonic() - interrupted
-            text_mb = os.path.getsize(os.path.join(data_dir, "out")) / 1e6
-    print(f"  ask: RSS MiB {_shown(samples, every)}")
-    ending = f"SIGINT → exit {stop:.3f} s" if stop is not None else "ended by itself"
-    print(f"  ask: peak sampled {max((mb for _, mb in samples), default=0):.0f} MiB; {text_mb:.0f} MB of text "
-          f"printed; {ending}, exit status {process.returncode}")
+        run = ask_flood(tandem, url + "text", RAISED, seconds, data_dir)
+    print(f"  ask: RSS MiB {_shown(run.samples, every)}")
+    ending = f"SIGINT → exit {run.stop_seconds:.3f} s" if run.stop_seconds is not None else "ended by itself"
+    print(f"  ask: peak sampled {run.peak_mb:.0f} MiB; {run.printed_mb:.0f} MB of text "
+          f"printed; {ending}, exit status {run.returncode}")
 
 
 def main() -> None:
