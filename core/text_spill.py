@@ -54,7 +54,7 @@ class SpilledText:
             return ""
         if self.size == self.length:  # ASCII: characters are bytes, read only what is asked for
             return self._spill.read(self.offset + start, self.size - start).decode("ascii")
-        return self._spill.read(self.offset, self.size).decode("utf-8")[start:]
+        return self._spill.read(self.offset, self.size).decode("utf-8", "surrogatepass")[start:]
 
 
 class _Spillable(Protocol):

@@ -28,7 +28,7 @@ def spill(tmp_path: object) -> TextSpill:
 
 
 def _text(rng: random.Random, size: int) -> str:
-    alphabet = "ab \n\té€😀\u200b"
+    alphabet = "ab \n\té€😀\u200b\ud800"  # (a lone surrogate: agent JSON can carry one)
     return "".join(rng.choice(alphabet) if rng.random() < 0.2 else rng.choice("xyz ") for _ in range(size))
 
 
