@@ -193,3 +193,32 @@ async def test_files_attached_to_a_draft_stay_with_their_conversation(tmp_path: 
         await pilot.press("alt+2")
         await wait_for(pilot, lambda: app.session is not first, "conversation 2 again")
         assert bar.attachments == []
+
+
+async def test_a_hidden_conversations_connection_retries_stay_off_the_shown_status_line() -> None:
+    from tandem.tui.app.status_line import CONNECTING_LABEL
+
+    gate = asyncio.Event()
+    app = Scripted([streamed_segment("word " * 200, token=20, gate=gate, gate_at=3)]).app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        first = app.session
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.session is not first and app.ready.is_set(), "the second conversation")
+        second = app.session
+        await send(pilot, "write a lot")
+        await wait_for(pilot, lambda: app.main.status is Status.STREAMING, "the shown answer streaming")
+
+        def status_line() -> str:
+            return str(app.main.query_one("#status-line", Static).render())
+
+        # As the engine thread says it (the agent's client, retrying a refused connection); the
+        # marker comes after it through the shown conversation's bridge, in order.
+        marked: list[str] = []
+        app.engine.loop.call_soon_threadsafe(app.connecting_from_engine, True, first.context)
+        app.engine.loop.call_soon_threadsafe(lambda: second.bridge.to_ui(lambda: marked.append(status_line())))
+        await wait_for(pilot, lambda: bool(marked), "the marker")
+        assert CONNECTING_LABEL.split("…")[0] not in marked[0], "the hidden conversation's retry shown on this one"
+        app.engine.loop.call_soon_threadsafe(app.connecting_from_engine, True, second.context)
+        await wait_for(pilot, lambda: CONNECTING_LABEL.split("…")[0] in status_line(), "the shown conversation's own retry")
+        release(app, gate)

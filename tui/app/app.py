@@ -326,9 +326,9 @@ class TandemApp(WireApp):
 
     # -- engine-thread entry points -------------------------------------------------------------
 
-    def connecting_from_engine(self, retrying: bool) -> None:
-        """The agent refused the connection, tried again (True) or no more (False): the status line says so."""
-        self.session.connecting_from_engine(retrying)
+    def connecting_from_engine(self, retrying: bool, context: object = None) -> None:
+        """The agent of `context` (None: the shown one's) refused the connection, tried again (True) or no more (False)."""
+        next((s for s in list(self.conversations.sessions) if s.context is context), self.session).connecting_from_engine(retrying)
 
     def set_theme_from_engine(self, name: str) -> concurrent.futures.Future[str]:
         """Switch the theme (the `change_theme` UI action): a future of its name, or ValueError if unknown."""

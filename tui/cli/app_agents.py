@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 from functools import partial
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tandem.tui.app.conversation_commands import AgentChoice
 
@@ -30,21 +30,23 @@ class AppAgents:
     """
 
     def __init__(self, library: ThreadLibrary, settings: Settings, args: argparse.Namespace,
-                 environ: Mapping[str, str], *, set_theme: Callable[[str], None] | None = None) -> None:
+                 environ: Mapping[str, str], *, set_theme: Callable[[str], None] | None = None,
+                 connecting: Callable[[bool, Any], None] | None = None) -> None:
         self._library = library
         self._settings = settings
         self._args = args
         self._environ = environ
         self._set_theme = set_theme
+        self._connecting = connecting
 
     def _opener(self, settings_of: Callable[[], Settings]) -> Callable[[str | None], ContextFactory]:
         from tandem.tui.cli.app_main import builder
 
-        library, set_theme = self._library, self._set_theme
+        library, set_theme, connecting = self._library, self._set_theme, self._connecting
 
         def opener(resume: str | None) -> ContextFactory:
             def factory(_loop: object) -> object:
-                return library.open(resume, builder(settings_of(), set_theme=set_theme))
+                return library.open(resume, builder(settings_of(), set_theme=set_theme, connecting=connecting))
 
             return factory  # type: ignore[return-value]
 

@@ -62,7 +62,7 @@ def build_library(
     settings: Settings,
     *,
     set_theme: Callable[[str], None] | None = None,
-    connecting: Callable[[bool], None] | None = None,
+    connecting: Callable[[bool, AgentContext | None], None] | None = None,
     store_path: Path | None = None,
 ) -> ThreadLibrary:
     """The saved threads for these settings: conversations built by `tui.cli.backend.open_context`.
@@ -72,7 +72,8 @@ def build_library(
     Args:
         settings: The agent (`url`, `headers`: never stored), the demo's `speed` and the `timeouts`.
         set_theme: The thread-safe theme switch the conversation's hooks get.
-        connecting: Told (thread-safe) while a refused connection to the agent is tried again.
+        connecting: Told (thread-safe) while a refused connection to the agent is tried again, with
+            the conversation whose agent it is (each conversation's status line says its own).
         store_path: The store file (default: `threads.sqlite3` in the user data directory).
     """
     from tandem.tui.app.thread_library import ThreadLibrary
@@ -91,7 +92,7 @@ def build_library(
 
 
 def builder(settings: Settings, *, set_theme: Callable[[str], None] | None = None,
-            connecting: Callable[[bool], None] | None = None) -> ContextBuilder:
+            connecting: Callable[[bool, AgentContext | None], None] | None = None) -> ContextBuilder:
     """Builds a conversation saved in the store, with the agent of `settings` (`ThreadLibrary.open`)."""
 
     async def build(store: ThreadStore, resume: str | None, *, background: bool = False) -> AgentContext:
@@ -100,11 +101,15 @@ def builder(settings: Settings, *, set_theme: Callable[[str], None] | None = Non
         hooks = backend.AppHooks()
         if set_theme is not None:
             hooks.set_theme = set_theme
+        built: list[AgentContext] = []
         if connecting is not None:
-            hooks.connecting = connecting
-        return await backend.open_context(settings.url, settings.headers, speed=settings.speed, hooks=hooks,
-                                          store=store, resume=resume,
-                                          client_options=settings.client_options(), background=background)
+            # (the client first connects on the first request, once the conversation is built)
+            hooks.connecting = lambda retrying: connecting(retrying, built[0] if built else None)
+        context = await backend.open_context(settings.url, settings.headers, speed=settings.speed, hooks=hooks,
+                                             store=store, resume=resume,
+                                             client_options=settings.client_options(), background=background)
+        built.append(context)
+        return context
 
     return build
 
@@ -208,8 +213,8 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         # the terminal, or never (`widgets.picture.graphics_protocol`). Half blocks need no asking.
         import textual_image.widget  # noqa: F401
 
-    def connecting(retrying: bool) -> None:
-        app.connecting_from_engine(retrying)  # thread-safe; the status line says it on the UI's turn
+    def connecting(retrying: bool, context: AgentContext | None = None) -> None:
+        app.connecting_from_engine(retrying, context)  # thread-safe; its status line says it on the UI's turn
 
     library = build_library(settings, set_theme=set_theme, connecting=connecting)
     app = TandemApp(
@@ -233,7 +238,7 @@ def run_app(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     _use_driver(app, display.glyphs)
     from tandem.tui.cli.app_agents import AppAgents
 
-    agents = AppAgents(library, settings, first, environ, set_theme=set_theme)
+    agents = AppAgents(library, settings, first, environ, set_theme=set_theme, connecting=connecting)
     app.conversation_commands.agents = agents.choices()
     app.conversation_commands.agent_at = agents.at_url
     app.opening = [agents.choice(extra) for extra in more]
