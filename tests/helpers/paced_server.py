@@ -18,7 +18,7 @@ import argparse
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 __all__ = ["answer_tokens", "paced_app"]
 
@@ -36,8 +36,9 @@ def answer_tokens(tokens: int) -> list[str]:
     return pieces[:tokens]
 
 
-def paced_app(rate: float, tokens: int):  # type: ignore[no-untyped-def]
-    """The ASGI app: each POST streams `answer_tokens(tokens)` at `rate` tokens/s."""
+def paced_app(rate: float, pieces: list[str], mark: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
+    """The ASGI app: each POST streams `pieces` (one token each) at `rate` tokens/s. `mark("start")`
+    is called as the first token's clock starts, `mark("end")` once the last one is out."""
     from ag_ui.core import (
         RunFinishedEvent,
         RunStartedEvent,
@@ -51,7 +52,6 @@ def paced_app(rate: float, tokens: int):  # type: ignore[no-untyped-def]
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
-    pieces = answer_tokens(tokens)
     encoder = EventEncoder()
 
     async def run(request: Request) -> StreamingResponse:
@@ -63,6 +63,8 @@ def paced_app(rate: float, tokens: int):  # type: ignore[no-untyped-def]
             yield encoder.encode(RunStartedEvent(thread_id=thread_id, run_id=run_id)).encode()
             yield encoder.encode(TextMessageStartEvent(message_id=message_id, role="assistant")).encode()
             started, sent = time.monotonic(), 0
+            if mark is not None:
+                mark("start")
             while sent < len(pieces):
                 due = min(len(pieces), int((time.monotonic() - started) * rate) + 1)
                 if due > sent:
@@ -70,6 +72,8 @@ def paced_app(rate: float, tokens: int):  # type: ignore[no-untyped-def]
                                   for piece in pieces[sent:due]).encode()
                     sent = due
                 await asyncio.sleep(TICK_SECONDS)
+            if mark is not None:
+                mark("end")
             yield encoder.encode(TextMessageEndEvent(message_id=message_id)).encode()
             yield encoder.encode(RunFinishedEvent(thread_id=thread_id, run_id=run_id)).encode()
 
@@ -87,7 +91,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=2000.0, help="tokens per second")
     parser.add_argument("--tokens", type=int, default=10_000, help="tokens per run")
     args = parser.parse_args()
-    config = uvicorn.Config(paced_app(args.rate, args.tokens), host="127.0.0.1", port=0, log_level="warning",
+    pieces = answer_tokens(args.tokens)
+    config = uvicorn.Config(paced_app(args.rate, pieces), host="127.0.0.1", port=0, log_level="warning",
                             lifespan="off", access_log=False)
     server = uvicorn.Server(config)
     startup = server.startup
@@ -96,7 +101,6 @@ def main() -> None:
         await startup(sockets)  # type: ignore[arg-type]
         port = server.servers[0].sockets[0].getsockname()[1]
         print(f"http://127.0.0.1:{port}/", flush=True)
-        pieces = answer_tokens(args.tokens)
         encoder = EventEncoder()
         sent = sum(len(encoder.encode(TextMessageContentEvent(message_id="m-0000000000000", delta=p))) for p in pieces)
         print(f"tokens {len(pieces)} bytes {sent}", flush=True)

@@ -48,7 +48,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tests.helpers.pty_app import PtyApp
@@ -86,51 +85,13 @@ def split_tokens(text: str) -> list[str]:
 def serve(rate: float, tokens: int) -> None:
     """Serve the answer at `rate` tokens/s; print the URL, then `start T` / `end T` per run."""
     import uvicorn
-    from ag_ui.core import (
-        RunFinishedEvent,
-        RunStartedEvent,
-        TextMessageContentEvent,
-        TextMessageEndEvent,
-        TextMessageStartEvent,
-    )
-    from ag_ui.encoder import EventEncoder
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import StreamingResponse
-    from starlette.routing import Route
 
-    import asyncio
+    from tests.helpers.paced_server import paced_app
 
-    pieces = split_tokens(answer_text(tokens))
-    encoder = EventEncoder()
+    def mark(what: str) -> None:
+        print(f"{what} {time.monotonic()}", flush=True)
 
-    async def run(request: Request) -> StreamingResponse:
-        body = await request.json()
-        thread_id, run_id = body.get("threadId", "t"), body.get("runId", "r")
-        message_id = f"m-{time.monotonic_ns()}"
-
-        async def events() -> AsyncIterator[bytes]:
-            yield encoder.encode(RunStartedEvent(thread_id=thread_id, run_id=run_id)).encode()
-            yield encoder.encode(TextMessageStartEvent(message_id=message_id, role="assistant")).encode()
-            started = time.monotonic()
-            print(f"start {started}", flush=True)
-            sent = 0
-            while sent < len(pieces):
-                due = min(len(pieces), int((time.monotonic() - started) * rate) + 1)
-                if due > sent:
-                    yield "".join(
-                        encoder.encode(TextMessageContentEvent(message_id=message_id, delta=piece))
-                        for piece in pieces[sent:due]
-                    ).encode()
-                    sent = due
-                await asyncio.sleep(0.005)
-            print(f"end {time.monotonic()}", flush=True)
-            yield encoder.encode(TextMessageEndEvent(message_id=message_id)).encode()
-            yield encoder.encode(RunFinishedEvent(thread_id=thread_id, run_id=run_id)).encode()
-
-        return StreamingResponse(events(), media_type="text/event-stream")
-
-    app = Starlette(routes=[Route("/", run, methods=["POST"])])
+    app = paced_app(rate, split_tokens(answer_text(tokens)), mark)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     original_startup = server.startup
