@@ -222,10 +222,8 @@ class SurfaceBlock(Block):
         actions run only the basic catalog's functions; `openUrl` only returns an http(s) URL
         for the UI to open after the human confirms. Never raises for agent mistakes.
         """
-        surface = self.surface
-        model = surface.components_model.get(component_id) if surface else None
-        action = model.properties.get("action") if model else None
-        if surface is None or model is None or not isinstance(action, dict):
+        surface, action = self.surface, self._action(component_id)
+        if surface is None or action is None:
             return ActionResult("refused", message="This control has no action.")
         if component_id in self.refused_actions:
             return ActionResult("refused", message=self.refused_actions[component_id])
@@ -241,10 +239,15 @@ class SurfaceBlock(Block):
 
     def fires_event(self, component_id: str) -> bool:
         """Whether the component's action is an `event` for the agent (not a local function call or link)."""
+        action = self._action(component_id)
+        return action is not None and isinstance(action.get("event"), dict)
+
+    def _action(self, component_id: str) -> dict[str, Any] | None:
+        """The component's `action` as the agent wrote it (None: no such component, or no action)."""
         surface = self.surface
         model = surface.components_model.get(component_id) if surface else None
         action = model.properties.get("action") if model else None
-        return isinstance(action, dict) and isinstance(action.get("event"), dict)
+        return action if isinstance(action, dict) else None
 
     def _fire_event(self, data: DataContext, component_id: str, action: dict[str, Any], who: str | None) -> ActionResult:
         try:

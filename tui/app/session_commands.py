@@ -252,12 +252,12 @@ class SessionCommands:
             return
 
         async def fire() -> ActionResult:
-            if context.remote is not None and block.fires_event(component_id):
-                await context.remote.write({"kind": "act", "block": block.id, "component": component_id, "scope": scope})
-                return ActionResult("sent")
-            # A guest's function calls and links run on its own copy: nothing reaches the host or the log.
-            outbox = find_outbox(context.agent) if context.remote is None else None
-            if outbox is None and context.remote is None:
+            if context.remote is not None:
+                if block.fires_event(component_id):
+                    await context.remote.write({"kind": "act", "block": block.id, "component": component_id, "scope": scope})
+                    return ActionResult("sent")
+                outbox = None  # a guest's function calls and links run on its own copy: nothing reaches the host
+            elif (outbox := find_outbox(context.agent)) is None:
                 return ActionResult("disabled", message="This conversation does not deliver A2UI events.")
             return await handle_surface_action(
                 context, outbox, block, component_id, scope, self._confirm_url_from_engine, open_url=self._open_checked_url
